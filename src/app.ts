@@ -1,0 +1,151 @@
+/**
+ * Builds the running service from a config: stores, bus, engine, HTTP apps. `main.ts` only calls
+ * this and handles signals; tests start the real process instead.
+ */
+import { join } from 'node:path';
+import { swagger } from '@elysiajs/swagger';
+import { Elysia, type AnyElysia } from 'elysia';
+import { createLocalBus } from './bus/local';
+import { createNatsBus } from './bus/nats';
+import { decodeJson, subjects, type Bus } from './bus/types';
+import type { Config } from './config';
+import { SlugActors, type EndpointSnapshot } from './engine/actors';
+import { CaptureEngine } from './engine/capture';
+import { CaptureLog } from './engine/capture-log';
+import { Shipper } from './engine/shipper';
+import { apiRoutes } from './http/api/index';
+import { errorHandler } from './http/errors';
+import { receiverRoutes } from './http/receiver';
+import { log } from './log';
+import type { Capture } from './model/capture';
+import type { Ctx } from './services/context';
+import { startPurger } from './services/purger';
+import { createClickHouseCaptureStore } from './stores/captures/clickhouse';
+import { createSqliteCaptureStore } from './stores/captures/sqlite';
+import type { CaptureStore } from './stores/captures/types';
+import { openPglite, openPostgres, type StateDb } from './stores/state/db';
+import { findEndpointBySlug } from './stores/state/endpoints';
+
+export interface Service {
+  ctx: Ctx;
+  servers: ReturnType<typeof Bun.serve>[];
+  urls: { api: string; receiver: string };
+  stop(): Promise<void>;
+}
+
+async function openCaptureStore(config: Config): Promise<CaptureStore> {
+  if (!config.clickhouseUrl) return createSqliteCaptureStore({ path: join(config.dataDir, 'captures.sqlite') });
+  const u = new URL(config.clickhouseUrl);
+  const database = u.pathname.replace(/^\/+|\/+$/g, '') || 'hookcap';
+  return createClickHouseCaptureStore({
+    url: `${u.protocol}//${u.host}`,
+    database,
+    username: u.username ? decodeURIComponent(u.username) : undefined,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+  });
+}
+
+export async function startService(config: Config): Promise<Service> {
+  const state: StateDb = config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(config.dataDir);
+  const captures = await openCaptureStore(config);
+  await captures.migrate();
+  const bus: Bus = config.natsUrl ? await createNatsBus(config.natsUrl, config.natsPrefix) : createLocalBus();
+  const ctx: Ctx = { config, db: state.db, captures, bus };
+
+  const actors = new SlugActors({
+    load: async (slug): Promise<EndpointSnapshot | null> => {
+      const row = await findEndpointBySlug(state.db, slug);
+      return row
+        ? {
+            id: row.id,
+            slug: row.slug,
+            userId: row.userId,
+            ownerKeyId: row.ownerKeyId,
+            mockResponse: row.mockResponse ?? null,
+            notificationUrl: row.notificationUrl,
+            signing: row.signing ?? null,
+            expiresAt: row.expiresAt,
+          }
+        : null;
+    },
+  });
+  const unsubscribeConfig = bus.subscribe(subjects.endpointChanged, (data) => {
+    actors.invalidate(decodeJson<{ slug: string }>(data).slug);
+  });
+
+  // The receiver role owns the capture log: replay what a crash left unshipped, then serve.
+  const isReceiver = config.roles.has('receiver');
+  const opened = isReceiver ? await CaptureLog.open(join(config.dataDir, 'log'), config.logSegmentBytes) : null;
+  const shipper = opened ? new Shipper(captures, opened.log, { batchRows: config.shipBatchRows, maxAgeMs: config.shipMaxAgeMs }) : null;
+  if (opened && shipper) {
+    for (const f of opened.unshipped) shipper.enqueue(JSON.parse(new TextDecoder().decode(f.payload)) as Capture, f.position, true);
+    if (opened.unshipped.length > 0) log.info('replaying capture log', { captures: opened.unshipped.length });
+  }
+  const engine = opened && shipper ? new CaptureEngine({ actors, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit }) : null;
+  const stopPurger = config.roles.has('api') ? startPurger(ctx) : () => {};
+
+  const api = new Elysia()
+    .use(errorHandler)
+    .use(
+      swagger({
+        path: '/docs',
+        documentation: {
+          info: { title: 'hookcap API', version: '0.1.0', description: 'Webhook capture service. See README.md.' },
+          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+          security: [{ bearer: [] }],
+        },
+      }),
+    )
+    .get('/healthz', () => ({ ok: true, roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind } }));
+  if (config.roles.has('api')) api.use(apiRoutes(ctx));
+  const receiver = engine ? receiverRoutes(engine, config) : null;
+  const maxRequestBodySize = Math.max(config.maxBodyBytes * 2, config.maxBodyBytes + 1024 * 1024);
+
+  // Elysia's own listen, so handlers get `server` (the receiver needs it for the sender ip).
+  const listen = (app: AnyElysia, port: number) => {
+    app.listen({ port, hostname: config.host, maxRequestBodySize });
+    if (!app.server) throw new Error(`could not listen on ${config.host}:${port}`);
+    return app.server;
+  };
+  const servers: ReturnType<typeof Bun.serve>[] = [];
+  if (config.receiverPort === null) {
+    if (receiver) api.use(receiver);
+    api.all('*', () => errorResponseNotFound());
+    servers.push(listen(api, config.port));
+  } else {
+    api.all('*', () => errorResponseNotFound());
+    servers.push(listen(api, config.port));
+    if (receiver) {
+      const rapp = new Elysia().use(errorHandler).use(receiver).all('*', () => errorResponseNotFound());
+      servers.push(listen(rapp, config.receiverPort));
+    }
+  }
+  const apiPort = servers[0]?.port ?? config.port;
+  const receiverPort = servers[1]?.port ?? apiPort;
+
+  return {
+    ctx,
+    servers,
+    urls: { api: `http://localhost:${apiPort}`, receiver: `http://localhost:${receiverPort}` },
+    async stop() {
+      // Stop accepting, let in-flight captures finish, ship everything, then close stores.
+      await Promise.all(servers.map((s) => s.stop(false)));
+      stopPurger();
+      unsubscribeConfig();
+      if (opened && shipper) {
+        await opened.log.close();
+        await shipper.stop();
+      }
+      await bus.close();
+      await captures.close();
+      await state.close();
+    },
+  };
+}
+
+function errorResponseNotFound(): Response {
+  return new Response(JSON.stringify({ error: 'not found', code: 'not_found' }), {
+    status: 404,
+    headers: { 'content-type': 'application/json' },
+  });
+}

@@ -1,0 +1,33 @@
+import { connect } from 'nats';
+import type { Bus } from './types';
+
+/**
+ * NATS core pub/sub. Captures are already durable in the capture log and the capture store, so
+ * the bus only needs at-most-once delivery; a stream client that misses a message catches up
+ * from the store with Last-Event-ID.
+ */
+export async function createNatsBus(url: string, prefix: string): Promise<Bus> {
+  const u = new URL(url);
+  const nc = await connect({
+    servers: `${u.hostname}:${u.port || 4222}`,
+    user: u.username ? decodeURIComponent(u.username) : undefined,
+    pass: u.password ? decodeURIComponent(u.password) : undefined,
+    name: 'hookcap',
+    maxReconnectAttempts: -1,
+  });
+  const full = (subject: string) => `${prefix}.${subject}`;
+  return {
+    kind: 'nats',
+    publish(subject, data) {
+      nc.publish(full(subject), data);
+    },
+    subscribe(subject, handler) {
+      const sub = nc.subscribe(full(subject), { callback: (_err, msg) => handler(msg.data) });
+      return () => sub.unsubscribe();
+    },
+    flush: () => nc.flush(),
+    close: async () => {
+      await nc.drain();
+    },
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * Fan-out between nodes: live captures to stream nodes, config invalidation to every node's
+ * actors. NATS in production, an in-process bus embedded. Subjects are relative; the bus adds the
+ * deployment prefix.
+ */
+export type BusHandler = (data: Uint8Array) => void;
+
+export interface Bus {
+  readonly kind: 'nats' | 'local';
+  publish(subject: string, data: Uint8Array): void;
+  /** Returns the unsubscribe function. Handlers must be short: they run on the read path. */
+  subscribe(subject: string, handler: BusHandler): () => void;
+  /** Resolves once everything published so far has left this process. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const subjects = {
+  capture: (endpointId: string) => `captures.${endpointId}`,
+  /** An endpoint's config changed or it was deleted: actors drop their snapshot. */
+  endpointChanged: 'config.endpoint',
+} as const;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+export const encodeJson = (value: unknown): Uint8Array => encoder.encode(JSON.stringify(value));
+export const decodeJson = <T>(data: Uint8Array): T => JSON.parse(decoder.decode(data)) as T;

@@ -1,0 +1,87 @@
+/**
+ * Errors are values with a code. Services throw (or return) AppError; one table maps a code to its
+ * HTTP status, and one handler (src/http/errors.ts) renders `{error, code}`.
+ *
+ * Capture API errors render `error` as a human message; agent API errors (SPEC 7.2) render
+ * `error` as the code itself, with the message in `error_description`.
+ */
+export const ERROR_STATUS = {
+  // capture API (SPEC 7.1)
+  validation: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  rate_limited_api: 429,
+  quota_exceeded: 429,
+  payment_required: 402,
+  unavailable: 503,
+  internal: 500,
+  // agent API (SPEC 7.2)
+  invalid_request: 400,
+  invalid_issuer: 401,
+  invalid_audience: 401,
+  invalid_signature: 401,
+  credential_expired: 401,
+  replay_detected: 401,
+  missing_verified_email: 403,
+  invalid_claim_token: 400,
+  claim_expired: 410,
+  previously_claimed: 409,
+  otp_invalid: 401,
+  otp_expired: 410,
+  too_many_keys: 409,
+  rate_limited: 429,
+  temporarily_unavailable: 503,
+  unsupported_credential_type: 400,
+  invalid_email: 400,
+  invalid_token: 400,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Codes whose JSON `error` is the code itself (the agent API of SPEC 7.2). */
+const AGENT_CODES = new Set<ErrorCode>([
+  'invalid_request',
+  'invalid_issuer',
+  'invalid_audience',
+  'invalid_signature',
+  'credential_expired',
+  'replay_detected',
+  'missing_verified_email',
+  'invalid_claim_token',
+  'claim_expired',
+  'previously_claimed',
+  'otp_invalid',
+  'otp_expired',
+  'too_many_keys',
+  'rate_limited',
+  'temporarily_unavailable',
+  'unsupported_credential_type',
+  'invalid_email',
+  'invalid_token',
+]);
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra response headers, e.g. Retry-After. */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+  }
+
+  toJSON(): Record<string, string> {
+    return AGENT_CODES.has(this.code)
+      ? { error: this.code, error_description: this.message }
+      : { error: this.message, code: this.code };
+  }
+}
+
+export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
+export const invalid = (message: string) => new AppError('validation', message);

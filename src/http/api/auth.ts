@@ -1,0 +1,46 @@
+import { Elysia } from 'elysia';
+import * as auth from '../../services/auth';
+import type { Ctx } from '../../services/context';
+import { authPlugin, sessionCookie } from '../auth';
+import { Credentials, SessionBody, UserBody } from './models';
+
+const MAX_AGE = 30 * 24 * 3600;
+
+export const authRoutes = (ctx: Ctx) => {
+  const secure = ctx.config.baseUrl.startsWith('https:');
+  return new Elysia({ prefix: '/api/auth', detail: { tags: ['auth'] } })
+    .post(
+      '/signup',
+      async ({ body, set }) => {
+        const out = await auth.signup(ctx, body);
+        set.status = 201;
+        set.headers['set-cookie'] = sessionCookie(out.token, MAX_AGE, secure);
+        return out;
+      },
+      { body: Credentials, response: { 201: SessionBody }, detail: { summary: 'Create an account and a browser session' } },
+    )
+    .post(
+      '/login',
+      async ({ body, set }) => {
+        const out = await auth.login(ctx, body);
+        set.headers['set-cookie'] = sessionCookie(out.token, MAX_AGE, secure);
+        return out;
+      },
+      { body: Credentials, response: { 200: SessionBody }, detail: { summary: 'Start a browser session' } },
+    )
+    .use(authPlugin(ctx))
+    .post(
+      '/logout',
+      async ({ principal, set }) => {
+        await auth.logout(ctx, principal);
+        set.status = 204;
+        set.headers['set-cookie'] = sessionCookie('', 0, secure);
+      },
+      { detail: { summary: 'End the browser session' } },
+    )
+    .get(
+      '/me',
+      ({ principal }) => auth.publicUser(auth.requireAccount(principal)),
+      { response: { 200: UserBody }, detail: { summary: 'The signed-in account' } },
+    );
+};

@@ -1,0 +1,49 @@
+/** The one place errors become HTTP: AppError by its code, framework errors by kind. */
+import { Elysia } from 'elysia';
+import { AppError } from '../errors';
+import { log } from '../log';
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+/** Renders any thrown value as `{error}` JSON with the SPEC 7 status. Only 5xx is logged. */
+export function errorResponse(err: unknown, code?: string | number): Response {
+  if (err instanceof AppError) {
+    if (err.status >= 500 && err.code !== 'unavailable') log.error('request failed', { code: err.code, error: err.message });
+    return json(err.status, err.toJSON(), err.headers);
+  }
+  switch (code) {
+    case 'VALIDATION': {
+      const detail = validationMessage(err);
+      return json(400, { error: detail, code: 'validation' });
+    }
+    case 'PARSE':
+      return json(400, { error: 'request body is not valid for its content type', code: 'validation' });
+    case 'NOT_FOUND':
+      return json(404, { error: 'not found', code: 'not_found' });
+    case 'INVALID_COOKIE_SIGNATURE':
+      return json(401, { error: 'invalid session cookie', code: 'unauthorized' });
+  }
+  log.error('unhandled error', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  return json(500, { error: 'internal server error', code: 'internal' });
+}
+
+function validationMessage(err: unknown): string {
+  // Elysia's ValidationError carries the failing TypeBox error; name the field in plain words.
+  const e = err as { all?: { path?: string; message?: string; summary?: string }[]; message?: string };
+  const first = e.all?.[0];
+  if (first) {
+    const field = (first.path ?? '').replace(/^\//, '').replace(/\//g, '.');
+    const what = first.summary ?? first.message ?? 'is invalid';
+    return field ? `${field}: ${what}` : what;
+  }
+  return 'request is invalid';
+}
+
+export const errorHandler = new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ error, code }) =>
+  errorResponse(error, code),
+);

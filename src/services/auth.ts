@@ -1,0 +1,86 @@
+/** Sign-up, log-in, sessions and principal resolution. */
+import { AppError } from '../errors';
+import { randomId, secretToken, sha256Hex } from '../ids';
+import * as accounts from '../stores/state/accounts';
+import type { UserRow } from '../stores/state/schema';
+import type { Ctx, Principal } from './context';
+
+const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface SessionResult {
+  user: { id: string; email: string };
+  token: string;
+}
+
+export const publicUser = (u: UserRow) => ({ id: u.id, email: u.email });
+
+export function validEmail(email: string): boolean {
+  return email.length <= 254 && EMAIL_RE.test(email);
+}
+
+async function startSession(ctx: Ctx, user: UserRow): Promise<SessionResult> {
+  const token = secretToken('ses');
+  const now = Date.now();
+  await accounts.insertSession(ctx.db, { tokenHash: sha256Hex(token), userId: user.id, createdAt: now, expiresAt: now + SESSION_TTL_MS });
+  return { user: publicUser(user), token };
+}
+
+export async function signup(ctx: Ctx, input: { email: string; password: string }): Promise<SessionResult> {
+  const email = input.email.trim();
+  if (!validEmail(email)) throw new AppError('validation', 'email is not a valid address');
+  if (input.password.length < 8) throw new AppError('validation', 'password must be at least 8 characters');
+  const user = await accounts.insertUser(ctx.db, {
+    id: randomId('usr'),
+    email,
+    passwordHash: await Bun.password.hash(input.password, { algorithm: 'argon2id' }),
+    plan: 'free',
+    createdAt: Date.now(),
+  });
+  if (!user) throw new AppError('conflict', 'an account with this email already exists');
+  return startSession(ctx, user);
+}
+
+export async function login(ctx: Ctx, input: { email: string; password: string }): Promise<SessionResult> {
+  const user = await accounts.findUserByEmail(ctx.db, input.email.trim());
+  // Verify against a dummy hash when the user is unknown, so timing does not reveal accounts.
+  const hash = user?.passwordHash ?? DUMMY_HASH;
+  const ok = await Bun.password.verify(input.password, hash);
+  if (!user || !user.passwordHash || !ok) throw new AppError('unauthorized', 'wrong email or password');
+  return startSession(ctx, user);
+}
+
+const DUMMY_HASH = await Bun.password.hash('dummy-password-for-timing', { algorithm: 'argon2id' });
+
+export async function logout(ctx: Ctx, principal: Principal): Promise<void> {
+  if (principal.kind === 'session') await accounts.deleteSession(ctx.db, principal.tokenHash);
+}
+
+/** Resolves a bearer token (svc_ key or ses_ session) to a principal; null when unknown. */
+export async function resolveToken(ctx: Ctx, token: string): Promise<Principal | null> {
+  const hash = sha256Hex(token);
+  if (token.startsWith('ses_')) {
+    const user = await accounts.findSessionUser(ctx.db, hash, Date.now());
+    return user ? { kind: 'session', user, tokenHash: hash } : null;
+  }
+  if (token.startsWith('svc_')) {
+    const found = await accounts.findLiveKey(ctx.db, hash);
+    if (!found) return null;
+    return found.user ? { kind: 'key', user: found.user, key: found.key } : { kind: 'agent', key: found.key };
+  }
+  return null;
+}
+
+/** The account behind a principal; unclaimed agent keys are refused (SPEC 3.2). */
+export function requireAccount(p: Principal): UserRow {
+  if (p.kind === 'agent') {
+    throw new AppError('forbidden', 'this agent key is not claimed yet: it may only use /api/agent/sandbox');
+  }
+  return p.user;
+}
+
+/** Routes of SPEC 4.7: a browser session only, never an API key. */
+export function requireSession(p: Principal): UserRow {
+  if (p.kind !== 'session') throw new AppError('forbidden', 'this route needs a browser session, not an API key');
+  return p.user;
+}

@@ -1,0 +1,69 @@
+/** Captured requests of the caller's endpoints: list, page, get one, clear. */
+import { AppError } from '../errors';
+import type { Capture } from '../model/capture';
+import type { EndpointScope, PageCursor } from '../stores/captures/types';
+import * as endpointStore from '../stores/state/endpoints';
+import type { EndpointRow, UserRow } from '../stores/state/schema';
+import type { Ctx } from './context';
+import { getOwnEndpoint } from './endpoints';
+
+export const scopeOf = (e: EndpointRow): EndpointScope => ({ endpointId: e.id, since: e.clearedAt });
+
+export function clampLimit(ctx: Ctx, limit: number | undefined): number {
+  if (limit === undefined) return ctx.config.listDefaultLimit;
+  if (!Number.isInteger(limit) || limit < 1) throw new AppError('validation', 'limit must be a positive integer');
+  return Math.min(limit, ctx.config.listMaxLimit);
+}
+
+export function encodeCursor(c: PageCursor): string {
+  return Buffer.from(`${c.receivedAt}.${c.id}`).toString('base64url');
+}
+
+export function decodeCursor(raw: string): PageCursor {
+  const text = Buffer.from(raw, 'base64url').toString('utf8');
+  const dot = text.indexOf('.');
+  const receivedAt = Number(text.slice(0, dot));
+  const id = text.slice(dot + 1);
+  if (dot < 1 || !Number.isSafeInteger(receivedAt) || !/^req_[0-9A-Z]{26}$/.test(id)) {
+    throw new AppError('validation', 'cursor is not one this API returned');
+  }
+  return { receivedAt, id };
+}
+
+export async function listRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number): Promise<Capture[]> {
+  const ep = await getOwnEndpoint(ctx, user, slug);
+  return ctx.captures.list(scopeOf(ep), clampLimit(ctx, limit));
+}
+
+export async function pageRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number, cursor?: string) {
+  const ep = await getOwnEndpoint(ctx, user, slug);
+  const n = clampLimit(ctx, limit);
+  const before = cursor ? decodeCursor(cursor) : undefined;
+  // One extra row tells whether another page exists without a count.
+  const rows = await ctx.captures.list(scopeOf(ep), n + 1, before);
+  const items = rows.slice(0, n);
+  const last = items.at(-1);
+  const hasMore = rows.length > n;
+  return { items, cursor: hasMore && last ? encodeCursor(last) : null, hasMore };
+}
+
+/** Endpoints whose captures this user may read. */
+export async function visibleScopes(ctx: Ctx, user: UserRow): Promise<EndpointScope[]> {
+  return (await endpointStore.listUserEndpoints(ctx.db, user.id)).map(scopeOf);
+}
+
+export async function getRequest(ctx: Ctx, user: UserRow, id: string): Promise<Capture> {
+  if (!/^req_[0-9A-Z]{26}$/.test(id)) throw new AppError('not_found', 'request not found');
+  const found = await ctx.captures.get(id, await visibleScopes(ctx, user));
+  if (!found) throw new AppError('not_found', 'request not found');
+  return found;
+}
+
+/**
+ * Clears an endpoint's captures by moving its watermark: captures received up to now disappear at
+ * once on every query, whatever the store's delete latency.
+ */
+export async function clearRequests(ctx: Ctx, user: UserRow, slug: string): Promise<void> {
+  const ep = await getOwnEndpoint(ctx, user, slug);
+  await endpointStore.clearEndpoint(ctx.db, ep.id, Date.now());
+}

@@ -1,0 +1,174 @@
+import { readdir } from 'node:fs/promises';
+import { createClient } from '@clickhouse/client';
+import { idTime } from '../../ids';
+import type { Capture } from '../../model/capture';
+import * as sql from './clickhouse-sql';
+import { captureToRow, metaSearchText, rowToCapture } from './row';
+import { quoteIdentifier } from './sql-quote';
+import type { CaptureStore, EndpointScope, PageCursor, SearchFilter, SearchPage } from './types';
+
+export interface ClickHouseCaptureStoreOptions {
+  /** HTTP interface, e.g. http://127.0.0.1:8123 */
+  url: string;
+  /** Created by migrate() when missing. */
+  database: string;
+  username?: string;
+  password?: string;
+}
+
+const DDL_DIR = new URL('../../../clickhouse/', import.meta.url);
+
+// Ids per IN list: ~35 bytes each quoted, so a statement stays far below 18.16's default
+// max_query_size (256 KiB), which applies to the whole SELECT text.
+const KEYS_PER_QUERY = 1000;
+
+type Row = Record<string, unknown>;
+
+/** Every statement of every clickhouse/*.sql file, in file-name order. Each must be idempotent. */
+async function ddlStatements(): Promise<string[]> {
+  const files = (await readdir(DDL_DIR)).filter((f) => f.endsWith('.sql')).sort();
+  const statements: string[] = [];
+  for (const file of files) {
+    const text = await Bun.file(new URL(file, DDL_DIR)).text();
+    // Whole-line comments go first so a ';' inside one cannot split a statement.
+    const code = text
+      .split('\n')
+      .filter((line) => !line.trimStart().startsWith('--'))
+      .join('\n');
+    statements.push(...code.split(';').map((s) => s.trim()).filter((s) => s !== ''));
+  }
+  return statements;
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function uniqueBy<T>(items: readonly T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const k = key(item);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+function toKey(row: Row): sql.RowKey {
+  const { endpoint_id: endpointId, received_at: receivedAt, id } = row;
+  if (typeof endpointId !== 'string' || typeof id !== 'string') throw new Error('clickhouse: malformed key row');
+  // UInt64 arrives as a quoted string in JSON output.
+  return { endpointId, receivedAt: Number(receivedAt), id };
+}
+
+function captureKey(c: Capture): sql.RowKey {
+  return { endpointId: c.endpointId, receivedAt: c.receivedAt, id: c.id };
+}
+
+/**
+ * Captures in ClickHouse through @clickhouse/client, written to run on 18.16 (no query
+ * parameters: values are rendered by sql-quote) and on current releases.
+ */
+export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions): CaptureStore {
+  const database = quoteIdentifier(opts.database);
+  const auth = { username: opts.username ?? 'default', password: opts.password ?? '' };
+  const client = createClient({ url: opts.url, database: opts.database, ...auth });
+
+  async function select(query: string): Promise<Row[]> {
+    const result = await client.query({ query, format: 'JSONEachRow' });
+    return result.json<Row>();
+  }
+
+  /** Whole rows for keys, in the keys' order; a key seen twice (an unmerged duplicate) once. */
+  async function rowsByKeys(keys: readonly sql.RowKey[]): Promise<Capture[]> {
+    const unique = uniqueBy(keys, (k) => k.id);
+    const parts = await Promise.all(chunks(unique, KEYS_PER_QUERY).map((c) => select(sql.rowsByKeysQuery(c))));
+    const byId = new Map<string, Capture>();
+    for (const row of parts.flat()) {
+      const capture = rowToCapture(row);
+      byId.set(capture.id, capture);
+    }
+    return unique.flatMap((k) => byId.get(k.id) ?? []);
+  }
+
+  async function page(where: string, order: 'asc' | 'desc', limit: number, offset = 0): Promise<Capture[]> {
+    if (limit <= 0) return [];
+    const keys = (await select(sql.keysQuery(where, order, limit, offset))).map(toKey);
+    return keys.length === 0 ? [] : rowsByKeys(keys);
+  }
+
+  async function storedIds(batch: readonly Capture[]): Promise<Set<string>> {
+    // Sorted by id (= time order), each chunk covers a short time range.
+    const keys = batch.map(captureKey).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const found = await Promise.all(chunks(keys, KEYS_PER_QUERY).map((c) => select(sql.existingIdsQuery(c))));
+    return new Set(found.flat().map((r) => String(r.id)));
+  }
+
+  return {
+    kind: 'clickhouse',
+
+    async migrate() {
+      // A client bound to a database that does not exist yet fails every request, even this one.
+      const bootstrap = createClient({ url: opts.url, ...auth });
+      try {
+        await bootstrap.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
+      } finally {
+        await bootstrap.close();
+      }
+      for (const statement of await ddlStatements()) await client.command({ query: statement });
+    },
+
+    async insert(batch, insertOpts) {
+      let rows = uniqueBy(batch, (c) => c.id);
+      if (insertOpts?.dedupe && rows.length > 0) {
+        const stored = await storedIds(rows);
+        rows = rows.filter((c) => !stored.has(c.id));
+      }
+      if (rows.length === 0) return;
+      await client.insert({
+        table: 'captures',
+        values: rows.map((c) => captureToRow(c, metaSearchText(c))),
+        format: 'JSONEachRow',
+      });
+    },
+
+    async list(scope: EndpointScope, limit: number, before?: PageCursor) {
+      const where = [sql.scopeCondition([scope]), ...(before ? [sql.beforeCondition(before)] : [])].join(' AND ');
+      return page(where, 'desc', limit);
+    },
+
+    async listAfter(scope: EndpointScope, after: PageCursor, limit: number) {
+      return page(`${sql.scopeCondition([scope])} AND ${sql.afterCondition(after)}`, 'asc', limit);
+    },
+
+    async get(id: string, scopes: EndpointScope[]) {
+      const receivedAt = idTime(id);
+      if (scopes.length === 0 || !Number.isSafeInteger(receivedAt)) return null;
+      const [row] = await select(sql.getQuery(id, receivedAt, scopes));
+      return row ? rowToCapture(row) : null;
+    },
+
+    async search(p: SearchPage) {
+      if (p.scopes.length === 0) return [];
+      return page(sql.filterCondition(p), p.order, p.limit, p.offset);
+    },
+
+    async count(filter: SearchFilter) {
+      if (filter.scopes.length === 0) return 0;
+      const [row] = await select(sql.countQuery(filter));
+      return Number(row?.n ?? 0);
+    },
+
+    async purge(endpointIds: string[]) {
+      if (endpointIds.length === 0) return;
+      // A mutation: accepted at once, applied in the background (18.16 has no mutations_sync).
+      await client.command({ query: sql.purgeQuery(endpointIds) });
+    },
+
+    async close() {
+      await client.close();
+    },
+  };
+}

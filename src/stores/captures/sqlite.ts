@@ -1,0 +1,165 @@
+import { Database } from 'bun:sqlite';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Capture } from '../../model/capture';
+import { CAPTURE_COLUMNS, ROW_COLUMNS, captureToRow, metaSearchText, rowToCapture, searchNeedle } from './row';
+import { groupScopesBySince } from './scopes';
+import type { CaptureStore, EndpointScope, PageCursor, SearchFilter, SearchPage } from './types';
+
+export interface SqliteCaptureStoreOptions {
+  /** Database file (its folder is created), or ":memory:". */
+  path: string;
+}
+
+type Binding = string | number;
+type Row = Record<string, unknown>;
+
+/** A piece of WHERE clause with its bound values; values never enter the SQL text. */
+interface Clause {
+  sql: string;
+  params: Binding[];
+}
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS captures (
+    id TEXT PRIMARY KEY,
+    endpoint_id TEXT NOT NULL,
+    received_at INTEGER NOT NULL,
+    method TEXT NOT NULL,
+    path TEXT NOT NULL,
+    headers TEXT NOT NULL,
+    body TEXT NOT NULL,
+    body_encoding TEXT NOT NULL,
+    query_params TEXT NOT NULL,
+    content_type TEXT NOT NULL,
+    ip TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    detected_provider TEXT NOT NULL,
+    detected_event TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    search_text TEXT NOT NULL
+  )`,
+  'CREATE INDEX IF NOT EXISTS captures_endpoint_time ON captures (endpoint_id, received_at, id)',
+];
+
+const SELECT_COLUMNS = CAPTURE_COLUMNS.join(', ');
+const INSERT_SQL =
+  `INSERT OR IGNORE INTO captures (${ROW_COLUMNS.join(', ')})` +
+  ` VALUES (${ROW_COLUMNS.map(() => '?').join(', ')})`;
+
+/**
+ * SQLite has no Unicode case folding (LIKE and lower() fold ASCII only), so the body is lower-cased
+ * in JS next to the other fields and searched with instr(): the same matches as ClickHouse for
+ * everything but exotic case pairs.
+ */
+function searchText(c: Capture): string {
+  return `${metaSearchText(c)}\n${c.body.toLowerCase()}`;
+}
+
+function placeholders(n: number): string {
+  return Array.from({ length: n }, () => '?').join(', ');
+}
+
+function scopeClause(scopes: readonly EndpointScope[]): Clause {
+  const groups = groupScopesBySince(scopes);
+  return {
+    sql: `(${groups.map((g) => `(endpoint_id IN (${placeholders(g.endpointIds.length)}) AND received_at > ?)`).join(' OR ')})`,
+    params: groups.flatMap((g) => [...g.endpointIds, g.since]),
+  };
+}
+
+function filterClause(filter: SearchFilter): Clause {
+  const clauses = [scopeClause(filter.scopes)];
+  if (filter.method !== undefined) clauses.push({ sql: 'method = ?', params: [filter.method] });
+  if (filter.q) clauses.push({ sql: 'instr(search_text, ?) > 0', params: [searchNeedle(filter.q)] });
+  if (filter.from !== undefined) clauses.push({ sql: 'received_at >= ?', params: [filter.from] });
+  if (filter.to !== undefined) clauses.push({ sql: 'received_at <= ?', params: [filter.to] });
+  return and(...clauses);
+}
+
+function and(...clauses: Clause[]): Clause {
+  return { sql: clauses.map((c) => c.sql).join(' AND '), params: clauses.flatMap((c) => c.params) };
+}
+
+function orderBy(order: 'asc' | 'desc'): string {
+  return order === 'asc' ? 'ORDER BY received_at ASC, id ASC' : 'ORDER BY received_at DESC, id DESC';
+}
+
+/** Captures in a local SQLite file through bun:sqlite: the embedded twin of the ClickHouse store. */
+export function createSqliteCaptureStore(opts: SqliteCaptureStoreOptions): CaptureStore {
+  if (opts.path !== ':memory:') mkdirSync(dirname(opts.path), { recursive: true });
+  const db = new Database(opts.path, { create: true, strict: true });
+  db.run('PRAGMA journal_mode = WAL');
+  // WAL + NORMAL survives a process crash; durability across power loss is the capture log's job.
+  db.run('PRAGMA synchronous = NORMAL');
+  db.run('PRAGMA busy_timeout = 5000');
+
+  // db.query() caches the compiled statement per SQL text, so repeated shapes are prepared once.
+  function select(where: Clause, tail = ''): Capture[] {
+    const text = `SELECT ${SELECT_COLUMNS} FROM captures WHERE ${where.sql} ${tail}`;
+    return db.query<Row, Binding[]>(text).all(...where.params).map(rowToCapture);
+  }
+
+  function page(where: Clause, order: 'asc' | 'desc', limit: number, offset = 0): Capture[] {
+    if (limit <= 0) return [];
+    // A negative LIMIT means "no limit" to SQLite, hence the guard above; offset is clamped alike.
+    const params = [...where.params, limit, Math.max(0, offset)];
+    return select({ sql: where.sql, params }, `${orderBy(order)} LIMIT ? OFFSET ?`);
+  }
+
+  return {
+    kind: 'sqlite',
+
+    async migrate() {
+      for (const statement of SCHEMA) db.run(statement);
+    },
+
+    async insert(batch) {
+      // INSERT OR IGNORE on the id primary key: a replayed capture is skipped, dedupe or not.
+      const statement = db.query<Row, Binding[]>(INSERT_SQL);
+      db.transaction((captures: readonly Capture[]) => {
+        for (const c of captures) {
+          const row = captureToRow(c, searchText(c));
+          statement.run(...ROW_COLUMNS.map((column) => row[column]));
+        }
+      })(batch);
+    },
+
+    async list(scope: EndpointScope, limit: number, before?: PageCursor) {
+      const cursor: Clause[] = before ? [{ sql: '(received_at, id) < (?, ?)', params: [before.receivedAt, before.id] }] : [];
+      return page(and(scopeClause([scope]), ...cursor), 'desc', limit);
+    },
+
+    async listAfter(scope: EndpointScope, after: PageCursor, limit: number) {
+      const cursor = { sql: '(received_at, id) > (?, ?)', params: [after.receivedAt, after.id] };
+      return page(and(scopeClause([scope]), cursor), 'asc', limit);
+    },
+
+    async get(id: string, scopes: EndpointScope[]) {
+      if (scopes.length === 0) return null;
+      const [capture] = select(and({ sql: 'id = ?', params: [id] }, scopeClause(scopes)), 'LIMIT 1');
+      return capture ?? null;
+    },
+
+    async search(p: SearchPage) {
+      if (p.scopes.length === 0) return [];
+      return page(filterClause(p), p.order, p.limit, p.offset);
+    },
+
+    async count(filter: SearchFilter) {
+      if (filter.scopes.length === 0) return 0;
+      const where = filterClause(filter);
+      const row = db.query<{ n: number }, Binding[]>(`SELECT count(*) AS n FROM captures WHERE ${where.sql}`).get(...where.params);
+      return row?.n ?? 0;
+    },
+
+    async purge(endpointIds: string[]) {
+      if (endpointIds.length === 0) return;
+      db.query<Row, Binding[]>(`DELETE FROM captures WHERE endpoint_id IN (${placeholders(endpointIds.length)})`).run(...endpointIds);
+    },
+
+    async close() {
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { Capture } from '../../model/capture';
+
+/**
+ * One endpoint the caller may see, and the time (ms, exclusive) before which its captures are
+ * hidden because they were cleared. `since` 0 shows everything.
+ */
+export interface EndpointScope {
+  endpointId: string;
+  since: number;
+}
+
+/** Position of a capture in newest-first order: (receivedAt, id) descending. */
+export interface PageCursor {
+  receivedAt: number;
+  id: string;
+}
+
+export interface SearchFilter {
+  /** Already authorised by the caller; an empty list matches nothing. */
+  scopes: EndpointScope[];
+  /** Upper-case HTTP method. */
+  method?: string;
+  /** Case-insensitive substring over path, body, header values and query string. */
+  q?: string;
+  /** Inclusive bounds on receivedAt, ms. */
+  from?: number;
+  to?: number;
+}
+
+export interface SearchPage extends SearchFilter {
+  limit: number;
+  offset: number;
+  order: 'asc' | 'desc';
+}
+
+/**
+ * Where captured requests live: ClickHouse in production, bun:sqlite embedded. Both pass the one
+ * conformance suite in test/stores/captures.test.ts.
+ */
+export interface CaptureStore {
+  readonly kind: 'clickhouse' | 'sqlite';
+  /** Creates tables if missing (DDL from clickhouse/ or the SQLite schema). */
+  migrate(): Promise<void>;
+  /**
+   * Inserts one batch. With `dedupe` (used when replaying the capture log after a crash) rows whose
+   * id is already stored are skipped, so a replay never duplicates.
+   */
+  insert(batch: Capture[], opts?: { dedupe?: boolean }): Promise<void>;
+  /** Newest first, strictly older than `before` in (receivedAt, id) order. */
+  list(scope: EndpointScope, limit: number, before?: PageCursor): Promise<Capture[]>;
+  /** Oldest first, strictly newer than `after`: SSE catch-up after Last-Event-ID. */
+  listAfter(scope: EndpointScope, after: PageCursor, limit: number): Promise<Capture[]>;
+  /** One capture by id, only if it belongs to one of `scopes` (and is not cleared). */
+  get(id: string, scopes: EndpointScope[]): Promise<Capture | null>;
+  search(page: SearchPage): Promise<Capture[]>;
+  count(filter: SearchFilter): Promise<number>;
+  /** Physically removes every capture of these endpoints (may complete asynchronously). */
+  purge(endpointIds: string[]): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,85 @@
+/** Queries on users, sessions and API keys. Every value goes through drizzle's parameters. */
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import type { Db } from './db';
+import { apiKeys, sessions, users, type ApiKeyRow, type UserRow } from './schema';
+
+export async function insertUser(db: Db, row: typeof users.$inferInsert): Promise<UserRow | null> {
+  const out = await db.insert(users).values(row).onConflictDoNothing().returning();
+  return out[0] ?? null;
+}
+
+export async function findUserByEmail(db: Db, email: string): Promise<UserRow | null> {
+  const out = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1);
+  return out[0] ?? null;
+}
+
+export async function findUserById(db: Db, id: string): Promise<UserRow | null> {
+  const out = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  return out[0] ?? null;
+}
+
+export async function deleteUser(db: Db, id: string): Promise<void> {
+  await db.delete(users).where(eq(users.id, id));
+}
+
+export async function insertSession(db: Db, row: typeof sessions.$inferInsert): Promise<void> {
+  await db.insert(sessions).values(row);
+}
+
+export async function findSessionUser(db: Db, tokenHash: string, now: number): Promise<UserRow | null> {
+  const out = await db
+    .select({ user: users })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.tokenHash, tokenHash), sql`${sessions.expiresAt} > ${now}`))
+    .limit(1);
+  return out[0]?.user ?? null;
+}
+
+export async function deleteSession(db: Db, tokenHash: string): Promise<void> {
+  await db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
+}
+
+export async function insertApiKey(db: Db, row: typeof apiKeys.$inferInsert): Promise<ApiKeyRow> {
+  const out = await db.insert(apiKeys).values(row).returning();
+  const key = out[0];
+  if (!key) throw new Error('insert api_keys returned no row');
+  return key;
+}
+
+/** A live (not revoked) key by hash, with its owner when it has one. */
+export async function findLiveKey(db: Db, keyHash: string): Promise<{ key: ApiKeyRow; user: UserRow | null } | null> {
+  const out = await db
+    .select({ key: apiKeys, user: users })
+    .from(apiKeys)
+    .leftJoin(users, eq(users.id, apiKeys.userId))
+    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  const row = out[0];
+  return row ? { key: row.key, user: row.user } : null;
+}
+
+export async function listUserKeys(db: Db, userId: string): Promise<ApiKeyRow[]> {
+  return db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .orderBy(asc(apiKeys.createdAt));
+}
+
+export async function countUserKeys(db: Db, userId: string): Promise<number> {
+  const out = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)));
+  return Number(out[0]?.n ?? 0);
+}
+
+/** Deletes one of the user's keys; false when no such key of theirs. */
+export async function deleteUserKey(db: Db, userId: string, keyId: string): Promise<boolean> {
+  const out = await db
+    .delete(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId)))
+    .returning({ id: apiKeys.id });
+  return out.length > 0;
+}

@@ -1,0 +1,85 @@
+/**
+ * The account-state database: Postgres (DATABASE_URL) or PGlite under DATA_DIR. Both speak the
+ * same SQL, run the same migrations from sql/, and are used through the same drizzle API.
+ */
+import { readdirSync, readFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import * as schema from './schema';
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface StateDb {
+  readonly kind: 'postgres' | 'pglite';
+  readonly db: Db;
+  close(): Promise<void>;
+}
+
+const MIGRATIONS_DIR = join(import.meta.dir, '..', '..', '..', 'sql');
+/** Serialises migrations when several nodes start at once against one Postgres. */
+const MIGRATION_LOCK = 727_311;
+
+interface RawExec {
+  exec(sqlText: string): Promise<void>;
+  applied(): Promise<Set<string>>;
+}
+
+async function migrate(raw: RawExec): Promise<void> {
+  await raw.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+  );
+  const done = await raw.applied();
+  const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort();
+  for (const file of files) {
+    if (done.has(file)) continue;
+    const body = readFileSync(join(MIGRATIONS_DIR, file), 'utf8');
+    // The file name comes from our own sql/ folder, never from input; still quote it as a literal.
+    const name = file.replace(/'/g, "''");
+    await raw.exec(`BEGIN;\n${body}\nINSERT INTO schema_migrations (name) VALUES ('${name}');\nCOMMIT;`);
+  }
+}
+
+export async function openPostgres(url: string): Promise<StateDb> {
+  const client = postgres(url, { max: 10, onnotice: () => {} });
+  const reserved = await client.reserve();
+  try {
+    await reserved`SELECT pg_advisory_lock(${MIGRATION_LOCK})`;
+    await migrate({
+      exec: async (text) => {
+        await reserved.unsafe(text);
+      },
+      applied: async () => new Set((await reserved`SELECT name FROM schema_migrations`).map((r) => String(r.name))),
+    });
+    await reserved`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`;
+  } finally {
+    reserved.release();
+  }
+  return {
+    kind: 'postgres',
+    db: drizzlePostgres(client, { schema }) as unknown as Db,
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+export async function openPglite(dataDir: string): Promise<StateDb> {
+  const dir = join(dataDir, 'pglite');
+  mkdirSync(dir, { recursive: true });
+  const pg = new PGlite(dir);
+  await pg.waitReady;
+  await migrate({
+    exec: async (text) => {
+      await pg.exec(text);
+    },
+    applied: async () =>
+      new Set((await pg.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name)),
+  });
+  return {
+    kind: 'pglite',
+    db: drizzlePglite(pg, { schema }) as unknown as Db,
+    close: () => pg.close(),
+  };
+}

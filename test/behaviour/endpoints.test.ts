@@ -1,0 +1,123 @@
+import { expect, test } from 'bun:test';
+import { call, json, newAccount } from '../support/client';
+import { describeBackends } from '../support/suite';
+
+describeBackends('endpoints', (h) => {
+  test('create returns id, slug, name, url and createdAt in ms', async () => {
+    const a = await newAccount(h.url);
+    const before = Date.now();
+    const r = await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'stripe test' } });
+    expect(r.status).toBe(201);
+    expect(r.body.id).toStartWith('ep_');
+    expect(r.body.slug).toMatch(/^[a-z0-9]{12}$/);
+    expect(r.body.name).toBe('stripe test');
+    expect(r.body.url).toBe(`${h.url}/w/${r.body.slug}`);
+    expect(Number.isInteger(r.body.createdAt)).toBe(true);
+    expect(r.body.createdAt).toBeGreaterThanOrEqual(before - 1000);
+    const got = await call(h.url, 'GET', `/api/endpoints/${r.body.slug}`, { token: a.key });
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ id: r.body.id, slug: r.body.slug, name: 'stripe test', url: r.body.url });
+    const list = await call(h.url, 'GET', '/api/endpoints', { token: a.key });
+    expect(list.body.map((e: { id: string }) => e.id)).toEqual([r.body.id]);
+  });
+
+  test('create validates the body', async () => {
+    const a = await newAccount(h.url);
+    for (const body of [{}, { name: 42 }, 'nope']) {
+      const r = await call(h.url, 'POST', '/api/endpoints', { token: a.key, body });
+      expect(r.status).toBe(400);
+      expect(typeof r.body.error).toBe('string');
+    }
+    expect((await call(h.url, 'GET', '/api/endpoints', { token: a.key })).body).toEqual([]);
+  });
+
+  test('PATCH sets and clears the mock response; the receiver answers with it', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'mock' } })).body;
+    const mock = { status: 201, body: '<ok/>', headers: { 'Content-Type': 'application/xml', 'X-Custom': 'yes' } };
+    const p = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { mockResponse: mock, name: 'renamed' } });
+    expect(p.status).toBe(200);
+    expect(p.body.name).toBe('renamed');
+    expect(p.body.mockResponse).toEqual({ status: 201, body: '<ok/>', headers: { 'content-type': 'application/xml', 'x-custom': 'yes' } });
+    const hit = await fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', body: 'x' });
+    expect(hit.status).toBe(201);
+    expect(await hit.text()).toBe('<ok/>');
+    expect(hit.headers.get('x-custom')).toBe('yes');
+    expect(hit.headers.get('content-type')).toBe('application/xml');
+    const cleared = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { mockResponse: null } });
+    expect(cleared.body.mockResponse).toBeNull();
+    const again = await fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', body: 'x' });
+    expect(again.status).toBe(200);
+  });
+
+  test('PATCH validates mockResponse and notificationUrl and leaves nothing half-written', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'v' } })).body;
+    const bad = [
+      { notificationUrl: 'ftp://example.com/x' },
+      { notificationUrl: 'not a url' },
+      { notificationUrl: `https://example.com/${'a'.repeat(2048)}` },
+      { mockResponse: { status: 99, body: '', headers: {} } },
+      { mockResponse: { status: 200, body: '', headers: { 'bad header': 'x' } } },
+      { mockResponse: { status: 200, body: '', headers: { 'x-a': 'line\r\nbreak' } } },
+      { name: 'ok-name', notificationUrl: 'javascript:alert(1)' },
+    ];
+    for (const body of bad) {
+      const r = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body });
+      expect(r.status).toBe(400);
+      expect(typeof r.body.error).toBe('string');
+    }
+    const after = await call(h.url, 'GET', `/api/endpoints/${ep.slug}`, { token: a.key });
+    expect(after.body.name).toBe('v');
+    expect(after.body.notificationUrl).toBeNull();
+    const url = `https://hooks.example.com/${'a'.repeat(2000)}`;
+    const ok = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { notificationUrl: url } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.notificationUrl).toBe(url);
+    const off = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { notificationUrl: null } });
+    expect(off.body.notificationUrl).toBeNull();
+  });
+
+  test("another account sees 404 for every route of someone else's endpoint", async () => {
+    const a = await newAccount(h.url);
+    const b = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'private' } })).body;
+    await fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', body: 'secret' });
+    for (const [method, path, body] of [
+      ['GET', `/api/endpoints/${ep.slug}`],
+      ['PATCH', `/api/endpoints/${ep.slug}`, { name: 'hijack' }],
+      ['DELETE', `/api/endpoints/${ep.slug}`],
+      ['GET', `/api/endpoints/${ep.slug}/requests`],
+      ['GET', `/api/endpoints/${ep.slug}/requests/paginated`],
+      ['DELETE', `/api/endpoints/${ep.slug}/requests`],
+    ] as const) {
+      const r = await call(h.url, method, path, { token: b.key, body });
+      expect(r.status).toBe(404);
+      expect(r.text).not.toContain('secret');
+    }
+    expect((await call(h.url, 'GET', '/api/endpoints', { token: b.key })).body).toEqual([]);
+    const still = await call(h.url, 'GET', `/api/endpoints/${ep.slug}`, { token: a.key });
+    expect(still.body.name).toBe('private');
+  });
+
+  test('DELETE removes the endpoint; its slug stops capturing', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'bye' } })).body;
+    expect((await fetch(`${h.url}/w/${ep.slug}`)).status).toBe(200);
+    expect((await call(h.url, 'DELETE', `/api/endpoints/${ep.slug}`, { token: a.key })).status).toBe(204);
+    expect((await call(h.url, 'GET', `/api/endpoints/${ep.slug}`, { token: a.key })).status).toBe(404);
+    const r = await fetch(`${h.url}/w/${ep.slug}`);
+    expect(r.status).toBe(404);
+    expect((await json(r)).error).toContain(ep.slug);
+  });
+
+  test('unknown routes and the OpenAPI page', async () => {
+    const r = await call(h.url, 'GET', '/api/nope');
+    expect(r.status).toBe(404);
+    expect(typeof r.body.error).toBe('string');
+    const spec = await call(h.url, 'GET', '/docs/json');
+    expect(spec.status).toBe(200);
+    expect(Object.keys(spec.body.paths)).toContain('/api/endpoints/{slug}/requests/paginated');
+    expect((await fetch(`${h.url}/docs`)).status).toBe(200);
+  });
+});

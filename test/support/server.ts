@@ -1,0 +1,84 @@
+/** Starts the real service as a child process on a real port, as a user would run it. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Subprocess } from 'bun';
+
+const ROOT = resolve(import.meta.dir, '..', '..');
+
+export async function freePort(): Promise<number> {
+  const s = Bun.serve({ port: 0, fetch: () => new Response('') });
+  const port = s.port ?? 0;
+  s.stop(true);
+  return port;
+}
+
+export interface TestServer {
+  url: string;
+  port: number;
+  dataDir: string;
+  env: Record<string, string>;
+  proc: Subprocess;
+  output: () => string;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** Reuse a data dir (restart after a crash). */
+  dataDir?: string;
+  port?: number;
+}
+
+export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
+  const port = opts.port ?? (await freePort());
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'hookcap-test-'));
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    BASE_URL: `http://127.0.0.1:${port}`,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    SHIP_MAX_AGE_MS: '50',
+    ...opts.env,
+  };
+  let out = '';
+  const proc = Bun.spawn([process.execPath, join(ROOT, 'src', 'main.ts')], {
+    cwd: ROOT,
+    env,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const collect = async (stream: ReadableStream<Uint8Array>) => {
+    const dec = new TextDecoder();
+    for await (const chunk of stream) out += dec.decode(chunk);
+  };
+  void collect(proc.stdout);
+  void collect(proc.stderr);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}:\n${out}`);
+    try {
+      const r = await fetch(`${url}/healthz`);
+      if (r.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      proc.kill();
+      throw new Error(`server did not become healthy:\n${out}`);
+    }
+    await Bun.sleep(50);
+  }
+  return { url, port, dataDir, env, proc, output: () => out };
+}
+
+export async function stopServer(s: TestServer, opts: { keepData?: boolean } = {}): Promise<void> {
+  if (s.proc.exitCode === null) {
+    s.proc.kill('SIGTERM');
+    await s.proc.exited;
+  }
+  if (!opts.keepData) rmSync(s.dataDir, { recursive: true, force: true });
+}

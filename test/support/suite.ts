@@ -1,0 +1,48 @@
+/**
+ * One behaviour suite, run on both backends: `describeBackends('name', (h) => { test(...) })`
+ * starts a real server per backend for the file and tears it down after.
+ */
+import { afterAll, beforeAll, describe } from 'bun:test';
+import { BACKENDS, provision, type BackendEnv, type BackendName } from './backends';
+import { startServer, stopServer, type TestServer } from './server';
+
+export interface Harness {
+  backend: BackendName;
+  /** Base URL of the running server. */
+  readonly url: string;
+  readonly server: TestServer;
+  readonly provisioned: BackendEnv;
+}
+
+export function describeBackends(title: string, body: (h: Harness) => void, env: Record<string, string> = {}): void {
+  for (const backend of BACKENDS) {
+    describe(`${title} [${backend}]`, () => {
+      let server: TestServer | undefined;
+      let provisioned: BackendEnv | undefined;
+      const h: Harness = {
+        backend,
+        get url() {
+          if (!server) throw new Error('server not started');
+          return server.url;
+        },
+        get server() {
+          if (!server) throw new Error('server not started');
+          return server;
+        },
+        get provisioned() {
+          if (!provisioned) throw new Error('backend not provisioned');
+          return provisioned;
+        },
+      };
+      beforeAll(async () => {
+        provisioned = await provision(backend);
+        server = await startServer({ env: { ...provisioned.env, ...env } });
+      });
+      afterAll(async () => {
+        if (server) await stopServer(server);
+        await provisioned?.cleanup();
+      });
+      body(h);
+    });
+  }
+}
