@@ -1,0 +1,453 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { captureId, randomId } from '../../src/ids';
+import type { Capture } from '../../src/model/capture';
+import { createClickHouseCaptureStore } from '../../src/stores/captures/clickhouse';
+import { quoteIdentifier } from '../../src/stores/captures/sql-quote';
+import { createSqliteCaptureStore } from '../../src/stores/captures/sqlite';
+import type { CaptureStore, EndpointScope, PageCursor } from '../../src/stores/captures/types';
+
+/** A store under test and how to remove everything it left behind. */
+export interface StoreHarness {
+  store: CaptureStore;
+  teardown(): Promise<void>;
+}
+
+// bunfig's [test] timeout is not applied by this Bun (tests stopped at the 5 s default), and a
+// ClickHouse purge is a background mutation the suite waits for.
+setDefaultTimeout(60_000);
+
+// A fixed day keeps ClickHouse rows in a handful of daily partitions.
+const T0 = Date.UTC(2024, 2, 10, 12, 0, 0);
+
+let pathSeq = 0;
+
+function capture(endpointId: string, receivedAt: number, fields: Partial<Capture> = {}): Capture {
+  const body = fields.body ?? `{"n":${pathSeq}}`;
+  return {
+    id: captureId(receivedAt),
+    endpointId,
+    method: 'POST',
+    path: `/p/${pathSeq++}`,
+    headers: { 'content-type': 'application/json', 'user-agent': 'conformance' },
+    body,
+    bodyEncoding: 'utf8',
+    queryParams: {},
+    contentType: 'application/json',
+    ip: '203.0.113.7',
+    size: Buffer.byteLength(body),
+    receivedAt,
+    detectedProvider: '',
+    detectedEvent: '',
+    ...fields,
+  };
+}
+
+const newEndpoint = () => randomId('ep');
+const all = (endpointId: string, since = 0): EndpointScope => ({ endpointId, since });
+const cursorOf = (c: Capture): PageCursor => ({ receivedAt: c.receivedAt, id: c.id });
+const ids = (captures: readonly Capture[]) => captures.map((c) => c.id);
+
+function compareDesc(a: Capture, b: Capture): number {
+  if (a.receivedAt !== b.receivedAt) return b.receivedAt - a.receivedAt;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+const newestFirst = (captures: readonly Capture[]) => [...captures].sort(compareDesc);
+const oldestFirst = (captures: readonly Capture[]) => newestFirst(captures).reverse();
+
+function shuffled<T>(items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    const a = out[i];
+    const b = out[j];
+    if (a === undefined || b === undefined) continue;
+    out[i] = b;
+    out[j] = a;
+  }
+  return out;
+}
+
+/** Retries an assertion until it passes or the time is up (for asynchronous purges). */
+async function eventually(check: () => Promise<void>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await Bun.sleep(200);
+    }
+  }
+}
+
+/**
+ * The one suite every CaptureStore implementation passes. `flush` runs after each write, for a
+ * store that makes writes visible later.
+ */
+export function runCaptureStoreConformance(
+  name: string,
+  factory: () => Promise<StoreHarness>,
+  flush: (store: CaptureStore) => Promise<void> = async () => {},
+): void {
+  describe(`CaptureStore conformance: ${name}`, () => {
+    let harness: StoreHarness | undefined;
+
+    function store(): CaptureStore {
+      if (!harness) throw new Error('store not set up');
+      return harness.store;
+    }
+
+    async function insert(batch: Capture[], opts?: { dedupe?: boolean }): Promise<void> {
+      await store().insert(batch, opts);
+      await flush(store());
+    }
+
+    /** Every capture in newest-first order, read through list pages of `pageSize`. */
+    async function listAll(scope: EndpointScope, pageSize: number): Promise<Capture[]> {
+      const out: Capture[] = [];
+      let before: PageCursor | undefined;
+      for (let pages = 0; pages < 10_000; pages++) {
+        const page = await store().list(scope, pageSize, before);
+        out.push(...page);
+        const last = page.at(-1);
+        if (page.length < pageSize || !last) return out;
+        before = cursorOf(last);
+      }
+      throw new Error('listAll: no end');
+    }
+
+    beforeAll(async () => {
+      harness = await factory();
+      await store().migrate();
+      // migrate() runs on every start, so it must be harmless to repeat.
+      await store().migrate();
+    });
+
+    afterAll(async () => {
+      await harness?.teardown();
+    });
+
+    test('kind names the implementation', () => {
+      expect(['clickhouse', 'sqlite']).toContain(store().kind);
+    });
+
+    test('insert then list: newest first, limited, every field round-trips', async () => {
+      const ep = newEndpoint();
+      const rows = [0, 1, 2, 3, 4].map((i) =>
+        capture(ep, T0 + i * 1000, {
+          method: i % 2 ? 'GET' : 'POST',
+          queryParams: { page: String(i), tag: ['a', 'b'] },
+          detectedProvider: 'stripe',
+          detectedEvent: 'invoice.paid',
+        }),
+      );
+      const signed: Capture = {
+        ...capture(ep, T0 + 5000),
+        signatureVerified: false,
+        signatureError: null,
+        signingProvider: 'github',
+      };
+      const failed: Capture = { ...capture(ep, T0 + 6000), signatureVerified: false, signatureError: 'bad mac' };
+      const all6 = [...rows, signed, failed];
+      await insert(shuffled(all6));
+
+      expect(await store().list(all(ep), 100)).toEqual(newestFirst(all6));
+      expect(ids(await store().list(all(ep), 3))).toEqual(ids(newestFirst(all6).slice(0, 3)));
+      expect(await store().list(all(ep), 0)).toEqual([]);
+      expect(await store().list(all(newEndpoint()), 10)).toEqual([]);
+    });
+
+    test('an empty batch is a no-op', async () => {
+      await insert([]);
+      await insert([], { dedupe: true });
+    });
+
+    test('cursor paging visits every row once, including rows with equal receivedAt', async () => {
+      const ep = newEndpoint();
+      const rows: Capture[] = [];
+      for (let t = 0; t < 40; t++) for (let k = 0; k < 3; k++) rows.push(capture(ep, T0 + t * 10));
+      // Another endpoint interleaved in time must not leak into the pages.
+      await insert(shuffled([...rows, ...rows.slice(0, 20).map((r) => capture(newEndpoint(), r.receivedAt))]));
+
+      const expected = ids(newestFirst(rows));
+      for (const pageSize of [1, 7, 50, 200]) {
+        expect(ids(await listAll(all(ep), pageSize))).toEqual(expected);
+      }
+      const middle = newestFirst(rows)[59];
+      if (!middle) throw new Error('fixture');
+      expect(ids(await store().list(all(ep), 5, cursorOf(middle)))).toEqual(expected.slice(60, 65));
+    });
+
+    test('since hides cleared captures (exclusive) in list, search, count and listAfter', async () => {
+      const ep = newEndpoint();
+      const rows = [0, 1, 2, 3, 4, 5].map((i) => capture(ep, T0 + i * 1000));
+      await insert(rows);
+      const since = T0 + 2000;
+      const visible = newestFirst(rows.filter((r) => r.receivedAt > since));
+      expect(visible.length).toBe(3);
+
+      const scope = all(ep, since);
+      expect(ids(await store().list(scope, 100))).toEqual(ids(visible));
+      expect(ids(await store().search({ scopes: [scope], limit: 100, offset: 0, order: 'desc' }))).toEqual(ids(visible));
+      expect(await store().count({ scopes: [scope] })).toBe(3);
+      const first = rows[0];
+      if (!first) throw new Error('fixture');
+      expect(ids(await store().listAfter(scope, cursorOf(first), 100))).toEqual(ids(oldestFirst(visible)));
+    });
+
+    test('get returns a capture only inside the given scopes and after since', async () => {
+      const ep = newEndpoint();
+      const other = newEndpoint();
+      const row = capture(ep, T0 + 42_000, { body: 'get me' });
+      await insert([row, capture(other, T0 + 42_000)]);
+
+      expect(await store().get(row.id, [all(ep)])).toEqual(row);
+      expect(await store().get(row.id, [all(other), all(ep)])).toEqual(row);
+      expect(await store().get(row.id, [all(other)])).toBeNull();
+      expect(await store().get(row.id, [])).toBeNull();
+      expect(await store().get(row.id, [all(ep, row.receivedAt)])).toBeNull();
+      expect(await store().get(row.id, [all(ep, row.receivedAt - 1)])).toEqual(row);
+      expect(await store().get(captureId(T0 + 42_000), [all(ep)])).toBeNull();
+      expect(await store().get('req_not-a-ulid', [all(ep)])).toBeNull();
+      expect(await store().get("req_' OR 1=1 --", [all(ep)])).toBeNull();
+    });
+
+    test('dedupe insert skips stored ids and keeps new ones', async () => {
+      const ep = newEndpoint();
+      const first = [0, 1, 2, 3].map((i) => capture(ep, T0 + i * 500));
+      await insert(first);
+      const fresh = [4, 5].map((i) => capture(ep, T0 + i * 500));
+      const replay = [...first, ...fresh, ...fresh];
+      await insert(shuffled(replay), { dedupe: true });
+      await insert(shuffled(replay), { dedupe: true });
+
+      expect(ids(await store().list(all(ep), 100))).toEqual(ids(newestFirst([...first, ...fresh])));
+      expect(await store().count({ scopes: [all(ep)] })).toBe(6);
+    });
+
+    test('dedupe works for a batch larger than one lookup query', async () => {
+      const ep = newEndpoint();
+      const rows = Array.from({ length: 2500 }, (_, i) => capture(ep, T0 + i));
+      await insert(rows.slice(0, 1500));
+      await insert(rows, { dedupe: true });
+      expect(await store().count({ scopes: [all(ep)] })).toBe(2500);
+      expect(new Set(ids(await listAll(all(ep), 1000))).size).toBe(2500);
+    });
+
+    describe('search', () => {
+      const ep = newEndpoint();
+      const ep2 = newEndpoint();
+      const rows: Capture[] = [
+        capture(ep, T0 + 1000, { method: 'GET', body: '' }),
+        capture(ep, T0 + 2000, { body: '{"greeting":"Hello World"}' }),
+        capture(ep, T0 + 3000, { method: 'PUT', path: '/Orders/Paid' }),
+        capture(ep, T0 + 4000, { headers: { 'x-custom': 'SuperSecretValue', 'x-header-name-only': '1' } }),
+        capture(ep, T0 + 5000, { method: 'GET', queryParams: { page: '2', tag: ['red', 'Blue'] } }),
+        capture(ep, T0 + 6000, { body: `it's 100% a\\b_c "quoted" {x:String}` }),
+        capture(ep, T0 + 7000, { body: 'abc plain' }),
+        capture(ep, T0 + 8000, { body: 'Grüße ÜBER alles, ПРИВЕТ мир' }),
+        capture(ep2, T0 + 1500, { method: 'GET', body: 'hello from ep2' }),
+        capture(ep2, T0 + 9000, { body: 'HELLO again' }),
+      ];
+      const scopes = [all(ep), all(ep2)];
+      const byIndex = (...indexes: number[]) => indexes.flatMap((i) => rows[i] ?? []);
+
+      async function matches(filter: { method?: string; q?: string; from?: number; to?: number }) {
+        const found = await store().search({ scopes, ...filter, limit: 1000, offset: 0, order: 'desc' });
+        expect(await store().count({ scopes, ...filter })).toBe(found.length);
+        return found;
+      }
+
+      beforeAll(async () => {
+        await insert(rows);
+      });
+
+      test('no filter: every capture in scope, newest first', async () => {
+        expect(ids(await matches({}))).toEqual(ids(newestFirst(rows)));
+      });
+
+      test('by method', async () => {
+        expect(ids(await matches({ method: 'GET' }))).toEqual(ids(newestFirst(byIndex(0, 4, 8))));
+        expect(ids(await matches({ method: 'PUT' }))).toEqual(ids(byIndex(2)));
+        expect(await matches({ method: 'PATCH' })).toEqual([]);
+      });
+
+      test('q is a case-insensitive substring of the body', async () => {
+        expect(ids(await matches({ q: 'hello WORLD' }))).toEqual(ids(byIndex(1)));
+        expect(ids(await matches({ q: 'hello' }))).toEqual(ids(newestFirst(byIndex(1, 8, 9))));
+      });
+
+      test('q matches the path, header values and the query string', async () => {
+        expect(ids(await matches({ q: 'orders/PAID' }))).toEqual(ids(byIndex(2)));
+        expect(ids(await matches({ q: 'supersecret' }))).toEqual(ids(byIndex(3)));
+        expect(ids(await matches({ q: 'page=2' }))).toEqual(ids(byIndex(4)));
+        expect(ids(await matches({ q: 'tag=blue' }))).toEqual(ids(byIndex(4)));
+        // Header names are not searched, only their values.
+        expect(await matches({ q: 'x-header-name-only' })).toEqual([]);
+      });
+
+      test('q folds case beyond ASCII', async () => {
+        expect(ids(await matches({ q: 'grüße über' }))).toEqual(ids(byIndex(7)));
+        expect(ids(await matches({ q: 'привет МИР' }))).toEqual(ids(byIndex(7)));
+      });
+
+      test('hostile q is matched literally', async () => {
+        const hostile = byIndex(5);
+        for (const q of ["it's", '100%', 'a\\b_c', '"quoted"', '{x:String}', "'s 100% a\\b"]) {
+          expect(ids(await matches({ q }))).toEqual(ids(hostile));
+        }
+        // LIKE wildcards would match every row; here they are plain characters.
+        expect(ids(await matches({ q: '%' }))).toEqual(ids(hostile));
+        expect(ids(await matches({ q: '_c' }))).toEqual(ids(hostile));
+        expect(await matches({ q: "'; DROP TABLE captures; --" })).toEqual([]);
+        expect(await matches({ q: '\\' + "'" })).toEqual([]);
+        expect(await matches({ q: 'a\\\\b' })).toEqual([]);
+        expect(await store().count({ scopes })).toBe(rows.length);
+      });
+
+      test('an empty q filters nothing', async () => {
+        expect((await matches({ q: '' })).length).toBe(rows.length);
+      });
+
+      test('from and to are inclusive bounds', async () => {
+        const inRange = rows.filter((r) => r.receivedAt >= T0 + 2000 && r.receivedAt <= T0 + 5000);
+        expect(ids(await matches({ from: T0 + 2000, to: T0 + 5000 }))).toEqual(ids(newestFirst(inRange)));
+        expect((await matches({ from: T0 + 9000 })).length).toBe(1);
+        expect((await matches({ to: T0 + 1000 })).length).toBe(1);
+        expect(await matches({ from: T0 + 5001, to: T0 + 5999 })).toEqual([]);
+      });
+
+      test('filters combine', async () => {
+        expect(ids(await matches({ method: 'GET', q: 'hello', from: T0 }))).toEqual(ids(byIndex(8)));
+      });
+
+      test('order asc/desc with limit and offset', async () => {
+        const asc = oldestFirst(rows);
+        const page = (order: 'asc' | 'desc', limit: number, offset: number) =>
+          store().search({ scopes, limit, offset, order });
+        expect(ids(await page('asc', 3, 0))).toEqual(ids(asc.slice(0, 3)));
+        expect(ids(await page('asc', 3, 2))).toEqual(ids(asc.slice(2, 5)));
+        expect(ids(await page('desc', 4, 3))).toEqual(ids(newestFirst(rows).slice(3, 7)));
+        expect(await page('desc', 5, rows.length)).toEqual([]);
+        expect(await page('desc', 0, 0)).toEqual([]);
+      });
+
+      test('scopes limit the search, each with its own since', async () => {
+        const only2 = await store().search({ scopes: [all(ep2)], limit: 100, offset: 0, order: 'desc' });
+        expect(ids(only2)).toEqual(ids(newestFirst(byIndex(8, 9))));
+        const mixed = [all(ep, T0 + 6000), all(ep2, T0 + 1500)];
+        const found = await store().search({ scopes: mixed, limit: 100, offset: 0, order: 'asc' });
+        expect(ids(found)).toEqual(ids(oldestFirst(byIndex(6, 7, 9))));
+        expect(await store().count({ scopes: mixed })).toBe(3);
+      });
+
+      test('no scopes match nothing', async () => {
+        expect(await store().search({ scopes: [], limit: 10, offset: 0, order: 'desc' })).toEqual([]);
+        expect(await store().count({ scopes: [] })).toBe(0);
+      });
+    });
+
+    test('listAfter: oldest first, strictly after the cursor, limited', async () => {
+      const ep = newEndpoint();
+      const rows: Capture[] = [];
+      for (let t = 0; t < 5; t++) for (let k = 0; k < 2; k++) rows.push(capture(ep, T0 + t * 100));
+      await insert(shuffled(rows));
+      const asc = oldestFirst(rows);
+      const cut = asc[2];
+      if (!cut) throw new Error('fixture');
+
+      expect(ids(await store().listAfter(all(ep), cursorOf(cut), 100))).toEqual(ids(asc.slice(3)));
+      expect(ids(await store().listAfter(all(ep), cursorOf(cut), 4))).toEqual(ids(asc.slice(3, 7)));
+      expect(ids(await store().listAfter(all(ep), { receivedAt: 0, id: '' }, 100))).toEqual(ids(asc));
+      const last = asc.at(-1);
+      if (!last) throw new Error('fixture');
+      expect(await store().listAfter(all(ep), cursorOf(last), 100)).toEqual([]);
+    });
+
+    test('purge removes every capture of the given endpoints only', async () => {
+      const gone = [newEndpoint(), newEndpoint()];
+      const kept = newEndpoint();
+      const rows = [...gone, kept].flatMap((ep) => [0, 1, 2].map((i) => capture(ep, T0 + i)));
+      await insert(rows);
+      await store().purge(gone);
+      await store().purge([]);
+
+      await eventually(async () => {
+        expect(await store().count({ scopes: gone.map((ep) => all(ep)) })).toBe(0);
+      });
+      for (const ep of gone) expect(await store().list(all(ep), 10)).toEqual([]);
+      expect((await store().list(all(kept), 10)).length).toBe(3);
+      const first = rows[0];
+      if (!first) throw new Error('fixture');
+      expect(await store().get(first.id, [all(first.endpointId)])).toBeNull();
+    });
+
+    test('a non-UTF-8 body (base64) round-trips byte for byte', async () => {
+      const ep = newEndpoint();
+      const bytes = Buffer.from([0xff, 0xfe, 0x00, 0x80, 0xc3, 0x28, 0x41]);
+      const row = capture(ep, T0 + 77, {
+        body: bytes.toString('base64'),
+        bodyEncoding: 'base64',
+        size: bytes.length,
+        contentType: 'application/octet-stream',
+      });
+      await insert([row]);
+      const got = await store().get(row.id, [all(ep)]);
+      expect(got).toEqual(row);
+      expect(Buffer.from(got?.body ?? '', 'base64').equals(bytes)).toBe(true);
+    });
+
+    test('unicode and control characters round-trip everywhere', async () => {
+      const ep = newEndpoint();
+      const text = 'ünïcödé 🎉 中文 עברית e\u0301 \u0000 \u0001 \t\r\n "q" \\ \' /';
+      const row = capture(ep, T0 + 88, {
+        path: '/ünï/🎉/a b',
+        headers: { 'x-unicode': text, 'content-type': 'text/plain; charset=utf-8' },
+        queryParams: { 'ключ': 'значение', emoji: ['🎉', '✓'] },
+        body: text,
+        size: Buffer.byteLength(text),
+        ip: '2001:db8::1',
+        detectedEvent: 'événement',
+      });
+      await insert([row]);
+      expect(await store().get(row.id, [all(ep)])).toEqual(row);
+      expect(await store().list(all(ep), 1)).toEqual([row]);
+      const found = await store().search({ scopes: [all(ep)], q: '🎉 中文', limit: 10, offset: 0, order: 'desc' });
+      expect(ids(found)).toEqual([row.id]);
+    });
+  });
+}
+
+runCaptureStoreConformance('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookcap-captures-'));
+  const store = createSqliteCaptureStore({ path: join(dir, 'captures.db') });
+  return {
+    store,
+    async teardown() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123';
+
+runCaptureStoreConformance('clickhouse', async () => {
+  const database = `hookcap_test_${randomId('x', 6).slice(2).replace(/[^A-Za-z0-9]/g, '')}`;
+  const ping = await fetch(new URL('/ping', CLICKHOUSE_URL)).catch((err: unknown) => err);
+  if (!(ping instanceof Response) || !ping.ok) {
+    throw new Error(`ClickHouse is not answering at ${CLICKHOUSE_URL} (run scripts/services.sh): ${String(ping)}`);
+  }
+  const store = createClickHouseCaptureStore({ url: CLICKHOUSE_URL, database });
+  return {
+    store,
+    async teardown() {
+      await store.close();
+      await fetch(CLICKHOUSE_URL, { method: 'POST', body: `DROP DATABASE IF EXISTS ${quoteIdentifier(database)}` });
+    },
+  };
+});
