@@ -1,0 +1,36 @@
+/** Runs wrk against a URL and parses its summary. */
+import { join } from 'node:path';
+
+export interface WrkResult {
+  rps: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  p50: number;
+  p99: number;
+}
+
+function ms(v: string, unit: string): number {
+  const n = Number(v);
+  return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : n;
+}
+
+export async function wrk(url: string, opts: { connections: number; seconds: number; threads?: number }): Promise<WrkResult> {
+  const script = join(import.meta.dir, 'post.lua');
+  const proc = Bun.spawn(
+    ['wrk', `-t${opts.threads ?? 1}`, `-c${opts.connections}`, `-d${opts.seconds}s`, '--latency', '-s', script, url],
+    { stdout: 'pipe', stderr: 'pipe' },
+  );
+  const out = await new Response(proc.stdout).text();
+  await proc.exited;
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  const errMatch = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const errors = errMatch ? errMatch.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+  const pct = (p: string) => {
+    const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
+    return m?.[1] && m[2] ? ms(m[1], m[2]) : Number.NaN;
+  };
+  return { rps, requests, non2xx, errors, p50: pct('50'), p99: pct('99') };
+}
