@@ -4,15 +4,17 @@
  */
 import { join } from 'node:path';
 import { swagger } from '@elysiajs/swagger';
+import { Value } from '@sinclair/typebox/value';
 import { Elysia, type AnyElysia } from 'elysia';
 import { createLocalBus } from './bus/local';
 import { createNatsBus } from './bus/nats';
 import { decodeJson, subjects, type Bus } from './bus/types';
 import type { Config } from './config';
 import { SlugActors, type EndpointSnapshot } from './engine/actors';
-import { CaptureEngine } from './engine/capture';
+import { CaptureEngine, combineHooks, type CaptureHooks } from './engine/capture';
 import { CaptureLog } from './engine/capture-log';
 import { Shipper } from './engine/shipper';
+import { SigningConfigSchema } from './engine/signing';
 import { apiRoutes } from './http/api/index';
 import { errorHandler } from './http/errors';
 import { receiverRoutes } from './http/receiver';
@@ -63,7 +65,7 @@ export async function startService(config: Config): Promise<Service> {
             ownerKeyId: row.ownerKeyId,
             mockResponse: row.mockResponse ?? null,
             notificationUrl: row.notificationUrl,
-            signing: row.signing ?? null,
+            signing: row.signing && Value.Check(SigningConfigSchema, row.signing) ? row.signing : null,
             expiresAt: row.expiresAt,
           }
         : null;
@@ -81,7 +83,12 @@ export async function startService(config: Config): Promise<Service> {
     for (const f of opened.unshipped) shipper.enqueue(JSON.parse(new TextDecoder().decode(f.payload)) as Capture, f.position, true);
     if (opened.unshipped.length > 0) log.info('replaying capture log', { captures: opened.unshipped.length });
   }
-  const engine = opened && shipper ? new CaptureEngine({ actors, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit }) : null;
+  // Features layered on the capture path register here (quota, usage, notifications).
+  const captureHooks: CaptureHooks[] = [];
+  const engine =
+    opened && shipper
+      ? new CaptureEngine({ actors, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, hooks: combineHooks(captureHooks) })
+      : null;
   const stopPurger = config.roles.has('api') ? startPurger(ctx) : () => {};
 
   const api = new Elysia()

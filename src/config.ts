@@ -41,6 +41,42 @@ export interface Config {
   /** Secret for HMACs of short codes (OTPs). Generated per data dir when unset. */
   serverSecret: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  stream: {
+    /** Keepalive comment interval (SPEC: 30 s). */
+    pingMs: number;
+    /** A stream is closed after this long; the client reconnects (SPEC: 30 min). */
+    maxMs: number;
+    /** Events queued for one slow client before it is dropped. */
+    clientBuffer: number;
+  };
+  notify: {
+    timeoutMs: number;
+    maxAttempts: number;
+    /** Pending notifications held in memory; beyond it new ones are dropped (and counted). */
+    queueLimit: number;
+  };
+  /**
+   * Outbound requests (notifications, send-test) never reach loopback, private, link-local or
+   * metadata addresses, unless the host (name or IP, optionally :port) is listed here.
+   */
+  outboundAllow: readonly string[];
+  /** Plan name → monthly request quota. Accounts start on `free`. */
+  plans: Readonly<Record<string, { limit: number }>>;
+  /** How often actors flush usage counters to Postgres. */
+  usageFlushMs: number;
+  agent: {
+    /** Sandbox endpoint lifetime and per-key cap (SPEC 4.9). */
+    sandboxTtlMs: number;
+    sandboxMaxEndpoints: number;
+    /** Pending anonymous registrations before `temporarily_unavailable`. */
+    maxPending: number;
+    /** Lifetime of claim tokens and user codes. */
+    claimTtlMs: number;
+    /** Minimum time between two JWKS refetches of one issuer (unknown kid). */
+    jwksCooldownMs: number;
+    /** Accept http:// issuers (local test identity providers only). */
+    allowInsecureIssuers: boolean;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -65,6 +101,34 @@ function url(env: Env, name: string, def: string | null): string | null {
   }
   return raw;
 }
+
+function json<T>(env: Env, name: string, def: T, check: (v: unknown) => v is T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(`${name} must be JSON`);
+  }
+  if (!check(parsed)) throw new ConfigError(`${name} has the wrong shape`);
+  return parsed;
+}
+
+function list(env: Env, name: string): string[] {
+  return (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+const isPlans = (v: unknown): v is Record<string, { limit: number }> =>
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  'free' in v &&
+  Object.values(v).every(
+    (p) => typeof p === 'object' && p !== null && Number.isInteger((p as { limit?: unknown }).limit) && (p as { limit: number }).limit >= 0,
+  );
+
+const DEFAULT_PLANS = { free: { limit: 100_000 }, pro: { limit: 5_000_000 }, teams: { limit: 20_000_000 } };
 
 function bool(env: Env, name: string, def: boolean): boolean {
   const raw = env[name];
@@ -117,6 +181,27 @@ export function loadConfig(env: Env = process.env): Config {
     listMaxLimit,
     serverSecret: env.SERVER_SECRET || null,
     logLevel,
+    stream: Object.freeze({
+      pingMs: int(env, 'STREAM_PING_MS', 30_000, 10),
+      maxMs: int(env, 'STREAM_MAX_MS', 30 * 60_000, 100),
+      clientBuffer: int(env, 'STREAM_CLIENT_BUFFER', 1_000, 1),
+    }),
+    notify: Object.freeze({
+      timeoutMs: int(env, 'NOTIFY_TIMEOUT_MS', 5_000, 1),
+      maxAttempts: int(env, 'NOTIFY_MAX_ATTEMPTS', 5, 1),
+      queueLimit: int(env, 'NOTIFY_QUEUE_LIMIT', 10_000, 1),
+    }),
+    outboundAllow: Object.freeze(list(env, 'OUTBOUND_ALLOW')),
+    plans: Object.freeze(json(env, 'PLANS', DEFAULT_PLANS, isPlans)),
+    usageFlushMs: int(env, 'USAGE_FLUSH_MS', 1_000, 10),
+    agent: Object.freeze({
+      sandboxTtlMs: int(env, 'SANDBOX_TTL_MS', 24 * 3600_000, 1000),
+      sandboxMaxEndpoints: int(env, 'SANDBOX_MAX_ENDPOINTS', 3, 1),
+      maxPending: int(env, 'AGENT_MAX_PENDING', 10_000, 1),
+      claimTtlMs: int(env, 'CLAIM_TTL_MS', 3600_000, 1000),
+      jwksCooldownMs: int(env, 'JWKS_COOLDOWN_MS', 30_000, 0),
+      allowInsecureIssuers: bool(env, 'AGENT_ALLOW_INSECURE_ISSUERS', false),
+    }),
   });
 }
 

@@ -4,6 +4,7 @@
  * anywhere is announced on the bus (config.endpoint) and every node's actor drops its snapshot.
  */
 import type { MockResponse } from '../stores/state/schema';
+import type { SigningConfig } from './signing';
 
 export interface EndpointSnapshot {
   id: string;
@@ -12,7 +13,7 @@ export interface EndpointSnapshot {
   ownerKeyId: string | null;
   mockResponse: MockResponse | null;
   notificationUrl: string | null;
-  signing: Record<string, unknown> | null;
+  signing: SigningConfig | null;
   expiresAt: number | null;
 }
 

@@ -10,7 +10,9 @@ import type { Bus } from '../bus/types';
 import { subjects } from '../bus/types';
 import type { SlugActors, EndpointSnapshot } from './actors';
 import type { CaptureLog } from './capture-log';
+import { detectProvider } from './providers';
 import type { Shipper } from './shipper';
+import { verifySignature } from './signing';
 
 export interface IncomingRequest {
   slug: string;
@@ -22,6 +24,19 @@ export interface IncomingRequest {
   headers: Headers;
   body: Uint8Array;
   ip: string;
+  /** Receiver base URL as senders see it; signature schemes that sign the URL (Twilio, Square) need it. */
+  publicBase: string;
+}
+
+/**
+ * Seams for features layered on the capture path. Both run synchronously on the hot path, so
+ * they must be O(1) in-memory work: anything slower is queued by the hook itself.
+ */
+export interface CaptureHooks {
+  /** Refuses a capture before anything is stored (e.g. over quota); null admits it. */
+  admit?(endpoint: EndpointSnapshot): AppError | null;
+  /** Called once the capture is durable and acknowledged (usage counting, notifications). */
+  captured?(capture: Capture, endpoint: EndpointSnapshot): void;
 }
 
 export interface CaptureResponse {
@@ -30,12 +45,29 @@ export interface CaptureResponse {
   body: string;
 }
 
+/** One hook set from many; `admit` refuses if any part refuses. */
+export function combineHooks(parts: CaptureHooks[]): CaptureHooks {
+  return {
+    admit(endpoint) {
+      for (const p of parts) {
+        const refused = p.admit?.(endpoint);
+        if (refused) return refused;
+      }
+      return null;
+    },
+    captured(capture, endpoint) {
+      for (const p of parts) p.captured?.(capture, endpoint);
+    },
+  };
+}
+
 export interface CaptureEngineDeps {
   actors: SlugActors;
   log: CaptureLog;
   shipper: Shipper;
   bus: Bus;
   backlogLimit: number;
+  hooks?: CaptureHooks;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -77,11 +109,14 @@ export class CaptureEngine {
       // The store is not keeping up (or is down): refuse rather than hold unbounded memory.
       throw new AppError('unavailable', 'capture store is behind; retry shortly', { 'retry-after': '1' });
     }
+    const refused = this.deps.hooks?.admit?.(endpoint);
+    if (refused) throw refused;
     const capture = this.record(endpoint, req);
     const payload = encoder.encode(JSON.stringify(capture));
     const position = await log.append(payload);
     bus.publish(subjects.capture(endpoint.id), payload);
     shipper.enqueue(capture, position);
+    this.deps.hooks?.captured?.(capture, endpoint);
     return respond(endpoint, capture.id);
   }
 
@@ -90,7 +125,16 @@ export class CaptureEngine {
     const headers: Record<string, string> = {};
     for (const [k, v] of req.headers) headers[k] = v;
     const { body, bodyEncoding } = decodeBody(req.body);
-    return {
+    const queryParams = parseQuery(req.query);
+    const contentType = headers['content-type'] ?? '';
+    const detected = detectProvider({
+      headers,
+      body: bodyEncoding === 'utf8' ? body : '',
+      contentType,
+      method: req.method,
+      query: queryParams,
+    });
+    const record: Capture = {
       id: captureId(receivedAt),
       endpointId: endpoint.id,
       method: req.method,
@@ -98,14 +142,22 @@ export class CaptureEngine {
       headers,
       body,
       bodyEncoding,
-      queryParams: parseQuery(req.query),
-      contentType: headers['content-type'] ?? '',
+      queryParams,
+      contentType,
       ip: req.ip,
       size: req.body.length,
       receivedAt,
-      detectedProvider: '',
-      detectedEvent: '',
+      detectedProvider: detected.provider,
+      detectedEvent: detected.event,
     };
+    if (endpoint.signing) {
+      const url = `${req.publicBase}/w/${req.slug}${req.path === '/' ? '' : req.path}${req.query ? `?${req.query}` : ''}`;
+      const v = verifySignature(endpoint.signing, { headers, rawBody: req.body, url, method: req.method, now: receivedAt });
+      record.signatureVerified = v.signatureVerified;
+      record.signatureError = v.signatureError;
+      record.signingProvider = v.signingProvider;
+    }
+    return record;
   }
 }
 

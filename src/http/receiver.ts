@@ -57,6 +57,7 @@ export const receiverRoutes = (engine: CaptureEngine, config: Config) => {
       headers: request.headers,
       body,
       ip: forwarded || server?.requestIP(request)?.address || '',
+      publicBase: config.receiverUrl,
     });
     return new Response(out.body, { status: out.status, headers: out.headers });
   };

@@ -7,6 +7,15 @@ import type { EndpointRow, UserRow } from '../stores/state/schema';
 import type { Ctx } from './context';
 import { getOwnEndpoint } from './endpoints';
 
+/**
+ * The endpoint behind a slug if this user may READ its captures (list, page, search, stream);
+ * 404 otherwise. Every read path goes through this or `visibleScopes`, so sharing (teams) is
+ * decided in one place. Writes use `getOwnEndpoint`.
+ */
+export async function getReadableEndpoint(ctx: Ctx, user: UserRow, slug: string): Promise<EndpointRow> {
+  return getOwnEndpoint(ctx, user, slug);
+}
+
 export const scopeOf = (e: EndpointRow): EndpointScope => ({ endpointId: e.id, since: e.clearedAt });
 
 export function clampLimit(ctx: Ctx, limit: number | undefined): number {
@@ -31,12 +40,12 @@ export function decodeCursor(raw: string): PageCursor {
 }
 
 export async function listRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number): Promise<Capture[]> {
-  const ep = await getOwnEndpoint(ctx, user, slug);
+  const ep = await getReadableEndpoint(ctx, user, slug);
   return ctx.captures.list(scopeOf(ep), clampLimit(ctx, limit));
 }
 
 export async function pageRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number, cursor?: string) {
-  const ep = await getOwnEndpoint(ctx, user, slug);
+  const ep = await getReadableEndpoint(ctx, user, slug);
   const n = clampLimit(ctx, limit);
   const before = cursor ? decodeCursor(cursor) : undefined;
   // One extra row tells whether another page exists without a count.
@@ -47,7 +56,7 @@ export async function pageRequests(ctx: Ctx, user: UserRow, slug: string, limit?
   return { items, cursor: hasMore && last ? encodeCursor(last) : null, hasMore };
 }
 
-/** Endpoints whose captures this user may read. */
+/** Endpoints whose captures this user may read (own, and later shared with the user's teams). */
 export async function visibleScopes(ctx: Ctx, user: UserRow): Promise<EndpointScope[]> {
   return (await endpointStore.listUserEndpoints(ctx.db, user.id)).map(scopeOf);
 }
