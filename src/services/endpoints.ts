@@ -3,8 +3,20 @@ import { AppError } from '../errors';
 import { newSlug, randomId } from '../ids';
 import { encodeJson, subjects } from '../bus/types';
 import * as store from '../stores/state/endpoints';
+import type { SigningConfig } from '../engine/signing';
 import type { EndpointRow, MockResponse, UserRow } from '../stores/state/schema';
 import type { Ctx } from './context';
+
+/**
+ * The signing config as reads show it: everything but the secret, which is reduced to a hint
+ * (its last 4 characters) so an owner can tell which secret is set without it ever leaving.
+ */
+export function publicSigning(signing: Record<string, unknown> | null): Record<string, unknown> | null {
+  if (!signing) return null;
+  const { secret, ...rest } = signing;
+  const s = typeof secret === 'string' ? secret : '';
+  return { ...rest, secretHint: s.length >= 12 ? `…${s.slice(-4)}` : '…' };
+}
 
 export const publicEndpoint = (ctx: Ctx, e: EndpointRow) => ({
   id: e.id,
@@ -14,6 +26,7 @@ export const publicEndpoint = (ctx: Ctx, e: EndpointRow) => ({
   createdAt: e.createdAt,
   mockResponse: e.mockResponse ?? null,
   notificationUrl: e.notificationUrl ?? null,
+  signing: publicSigning(e.signing ?? null),
 });
 
 export type PublicEndpoint = ReturnType<typeof publicEndpoint>;
@@ -53,6 +66,8 @@ export interface EndpointPatch {
   name?: string;
   mockResponse?: MockResponse | null;
   notificationUrl?: string | null;
+  /** Endpoint-level signature verification; null turns it off. Validated by the route schema. */
+  signing?: SigningConfig | null;
 }
 
 const HOP_BY_HOP = new Set(['connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer']);
@@ -97,6 +112,7 @@ export async function updateEndpoint(ctx: Ctx, user: UserRow, slug: string, patc
     if (patch.notificationUrl !== null) validateNotificationUrl(patch.notificationUrl);
     set.notificationUrl = patch.notificationUrl;
   }
+  if (patch.signing !== undefined) set.signing = patch.signing;
   if (Object.keys(set).length === 0) return current;
   const row = await store.updateEndpoint(ctx.db, current.id, set);
   if (!row) throw new AppError('not_found', 'endpoint not found');

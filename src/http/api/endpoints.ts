@@ -2,6 +2,7 @@ import { Elysia, t } from 'elysia';
 import { requireAccount } from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import * as endpoints from '../../services/endpoints';
+import { SigningConfigSchema } from '../../engine/signing';
 import { authPlugin } from '../auth';
 import { EndpointBody, MockResponseBody } from './models';
 
@@ -42,9 +43,12 @@ export const endpointRoutes = (ctx: Ctx) =>
           name: t.Optional(t.String({ maxLength: 200 })),
           mockResponse: t.Optional(t.Union([MockResponseBody, t.Null()])),
           notificationUrl: t.Optional(t.Union([t.String(), t.Null()])),
+          signing: t.Optional(t.Union([SigningConfigSchema, t.Null()])),
         }),
         response: { 200: EndpointBody },
-        detail: { summary: 'Update name, mock response (null clears) or notification URL (null stops)' },
+        detail: {
+          summary: 'Update name, mock response (null clears), notification URL (null stops) or signature verification (null turns off)',
+        },
       },
     )
     .delete(

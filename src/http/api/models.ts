@@ -18,6 +18,7 @@ export const EndpointBody = t.Object({
   createdAt: t.Integer(),
   mockResponse: t.Union([MockResponseBody, t.Null()]),
   notificationUrl: t.Union([t.String(), t.Null()]),
+  signing: t.Union([t.Record(t.String(), t.Unknown(), { description: 'Signing config without its secret (secretHint shows the last 4 characters)' }), t.Null()]),
 });
 
 export const RequestRecord = CaptureRecord;
