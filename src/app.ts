@@ -19,12 +19,9 @@ import { apiRoutes } from './http/api/index';
 import { errorHandler } from './http/errors';
 import { receiverRoutes } from './http/receiver';
 import { log } from './log';
-import type { Capture } from './model/capture';
 import type { Ctx } from './services/context';
 import { startPurger } from './services/purger';
-import { createClickHouseCaptureStore } from './stores/captures/clickhouse';
-import { createSqliteCaptureStore } from './stores/captures/sqlite';
-import type { CaptureStore } from './stores/captures/types';
+import { captureStoreSpec, openCaptureStore } from './stores/captures/open';
 import { openPglite, openPostgres, type StateDb } from './stores/state/db';
 import { findEndpointBySlug } from './stores/state/endpoints';
 
@@ -35,21 +32,10 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-async function openCaptureStore(config: Config): Promise<CaptureStore> {
-  if (!config.clickhouseUrl) return createSqliteCaptureStore({ path: join(config.dataDir, 'captures.sqlite') });
-  const u = new URL(config.clickhouseUrl);
-  const database = u.pathname.replace(/^\/+|\/+$/g, '') || 'hookcap';
-  return createClickHouseCaptureStore({
-    url: `${u.protocol}//${u.host}`,
-    database,
-    username: u.username ? decodeURIComponent(u.username) : undefined,
-    password: u.password ? decodeURIComponent(u.password) : undefined,
-  });
-}
-
 export async function startService(config: Config): Promise<Service> {
   const state: StateDb = config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(config.dataDir);
-  const captures = await openCaptureStore(config);
+  const storeSpec = captureStoreSpec(config.clickhouseUrl, config.dataDir);
+  const captures = openCaptureStore(storeSpec);
   await captures.migrate();
   const bus: Bus = config.natsUrl ? await createNatsBus(config.natsUrl, config.natsPrefix) : createLocalBus();
   const ctx: Ctx = { config, db: state.db, captures, bus };
@@ -78,11 +64,10 @@ export async function startService(config: Config): Promise<Service> {
   // The receiver role owns the capture log: replay what a crash left unshipped, then serve.
   const isReceiver = config.roles.has('receiver');
   const opened = isReceiver ? await CaptureLog.open(join(config.dataDir, 'log'), config.logSegmentBytes) : null;
-  const shipper = opened ? new Shipper(captures, opened.log, { batchRows: config.shipBatchRows, maxAgeMs: config.shipMaxAgeMs }) : null;
-  if (opened && shipper) {
-    for (const f of opened.unshipped) shipper.enqueue(JSON.parse(new TextDecoder().decode(f.payload)) as Capture, f.position, true);
-    if (opened.unshipped.length > 0) log.info('replaying capture log', { captures: opened.unshipped.length });
-  }
+  // The shipper worker tails the log from its checkpoint, so a replay after a crash is just shipping.
+  const shipper = opened
+    ? new Shipper(opened.log, opened.end, opened.unshipped, { store: storeSpec, batchRows: config.shipBatchRows, maxAgeMs: config.shipMaxAgeMs })
+    : null;
   // Features layered on the capture path register here (quota, usage, notifications).
   const captureHooks: CaptureHooks[] = [];
   const engine =

@@ -4,8 +4,8 @@
  * thousands of captures share one fsync (group commit).
  *
  * Layout: DATA_DIR/log/<segment>.log files of frames [u32 length][u32 crc32][payload], and
- * `checkpoint.json`, the position up to which the shipper has stored everything. On open, frames
- * after the checkpoint are handed back for replay; a torn tail (crash mid-write) is cut off.
+ * `checkpoint.json`, the position up to which the shipper has stored everything. The shipper
+ * worker tails these files (log-reader.ts): the log itself is the shipping queue.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -13,23 +13,59 @@ import { join } from 'node:path';
 
 export interface LogPosition {
   segment: number;
-  /** Byte offset just past the frame. */
+  /** Byte offset just past the last frame counted. */
   offset: number;
 }
 
-export interface ReplayedFrame {
-  payload: Uint8Array;
-  position: LogPosition;
-}
-
 interface PendingAppend {
-  frame: Uint8Array;
-  resolve: (pos: LogPosition) => void;
+  payload: Uint8Array;
+  resolve: () => void;
   reject: (err: unknown) => void;
 }
 
-const HEADER = 8;
-const segmentName = (n: number) => `${String(n).padStart(12, '0')}.log`;
+export const FRAME_HEADER = 8;
+export const segmentName = (n: number) => `${String(n).padStart(12, '0')}.log`;
+
+export function listSegments(dir: string): number[] {
+  return readdirSync(dir)
+    .filter((f) => /^\d{12}\.log$/.test(f))
+    .map((f) => Number.parseInt(f, 10))
+    .sort((a, b) => a - b);
+}
+
+export function readCheckpoint(dir: string): LogPosition {
+  const path = join(dir, 'checkpoint.json');
+  if (!existsSync(path)) return { segment: 0, offset: 0 };
+  const pos = JSON.parse(readFileSync(path, 'utf8')) as LogPosition;
+  return Number.isInteger(pos.segment) && Number.isInteger(pos.offset) ? pos : { segment: 0, offset: 0 };
+}
+
+/** Everything up to `pos` is stored: persist that, and drop whole segments before it. */
+export function writeCheckpoint(dir: string, pos: LogPosition): void {
+  const tmp = join(dir, 'checkpoint.json.tmp');
+  writeFileSync(tmp, JSON.stringify(pos));
+  renameSync(tmp, join(dir, 'checkpoint.json'));
+  for (const seg of listSegments(dir)) {
+    if (seg < pos.segment) unlinkSync(join(dir, segmentName(seg)));
+  }
+}
+
+/** Calls `each` for every intact frame from `start`; returns the offset where intact data ends. */
+export function scanFrames(data: Uint8Array, start: number, each?: (payload: Uint8Array, end: number) => void): number {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  let at = start;
+  while (at + FRAME_HEADER <= data.length) {
+    const len = view.getUint32(at, true);
+    const crc = view.getUint32(at + 4, true);
+    const end = at + FRAME_HEADER + len;
+    if (end > data.length) break;
+    const payload = data.subarray(at + FRAME_HEADER, end);
+    if ((Bun.hash.crc32(payload) >>> 0) !== crc) break;
+    each?.(payload, end);
+    at = end;
+  }
+  return at;
+}
 
 export class CaptureLog {
   private file: FileHandle | null = null;
@@ -40,29 +76,33 @@ export class CaptureLog {
   private writing = false;
   private closed = false;
   private idle: (() => void)[] = [];
-  /** Captures per fsync, for the bench and /healthz. */
+  /** Called after each group is durable, with the new end of the log. */
+  onDurable: (end: LogPosition, frames: number) => void = () => {};
+  /** Captures per fsync, for the bench and tests. */
   readonly stats = { groups: 0, frames: 0 };
 
   private constructor(
-    private readonly dir: string,
+    readonly dir: string,
     private readonly segmentBytes: number,
   ) {}
 
-  /** Opens (or creates) the log and returns the frames not yet covered by the checkpoint. */
-  static async open(dir: string, segmentBytes: number): Promise<{ log: CaptureLog; unshipped: ReplayedFrame[] }> {
+  /**
+   * Opens (or creates) the log. A torn tail (crash mid-write: never acknowledged) is cut off.
+   * Returns the end of the log and how many frames lie after the checkpoint (still to ship).
+   */
+  static async open(dir: string, segmentBytes: number): Promise<{ log: CaptureLog; end: LogPosition; unshipped: number }> {
     mkdirSync(dir, { recursive: true });
     const log = new CaptureLog(dir, segmentBytes);
-    const checkpoint = log.readCheckpoint();
-    const segments = log.listSegments();
-    const unshipped: ReplayedFrame[] = [];
+    const checkpoint = readCheckpoint(dir);
+    const segments = listSegments(dir);
+    let unshipped = 0;
     for (const seg of segments) {
       if (seg < checkpoint.segment) continue;
       const path = join(dir, segmentName(seg));
       const data = new Uint8Array(readFileSync(path));
       const start = seg === checkpoint.segment ? checkpoint.offset : 0;
-      const valid = scanFrames(data, start, (payload, end) => unshipped.push({ payload, position: { segment: seg, offset: end } }));
+      const valid = scanFrames(data, start, () => unshipped++);
       if (valid < data.length) {
-        // A crash mid-write left a torn frame: it was never acknowledged, so cut it off.
         const fh = await open(path, 'r+');
         await fh.truncate(valid);
         await fh.sync();
@@ -70,34 +110,18 @@ export class CaptureLog {
       }
     }
     const last = segments.at(-1);
-    log.segment = last === undefined ? Math.max(1, checkpoint.segment) : last;
-    await log.openSegment(log.segment);
-    return { log, unshipped };
+    await log.openSegment(last === undefined ? Math.max(1, checkpoint.segment) : last);
+    return { log, end: { segment: log.segment, offset: log.size }, unshipped };
   }
 
-  /** Resolves with the frame's position once it is durable on disk. */
-  append(payload: Uint8Array): Promise<LogPosition> {
+  /** Resolves once the frame is durable on disk. */
+  append(payload: Uint8Array): Promise<void> {
     if (this.closed) return Promise.reject(new Error('capture log is closed'));
-    const frame = new Uint8Array(HEADER + payload.length);
-    const view = new DataView(frame.buffer);
-    view.setUint32(0, payload.length, true);
-    view.setUint32(4, Bun.hash.crc32(payload) >>> 0, true);
-    frame.set(payload, HEADER);
-    return new Promise<LogPosition>((resolve, reject) => {
-      this.group.push({ frame, resolve, reject });
-      this.groupBytes += frame.length;
+    return new Promise<void>((resolve, reject) => {
+      this.group.push({ payload, resolve, reject });
+      this.groupBytes += FRAME_HEADER + payload.length;
       if (!this.writing) void this.writeGroups();
     });
-  }
-
-  /** Everything up to `pos` is stored elsewhere: persist that, and drop whole shipped segments. */
-  checkpoint(pos: LogPosition): void {
-    const tmp = join(this.dir, 'checkpoint.json.tmp');
-    writeFileSync(tmp, JSON.stringify(pos));
-    renameSync(tmp, join(this.dir, 'checkpoint.json'));
-    for (const seg of this.listSegments()) {
-      if (seg < pos.segment) unlinkSync(join(this.dir, segmentName(seg)));
-    }
   }
 
   /** Waits for in-flight groups, then closes the file. */
@@ -119,13 +143,15 @@ export class CaptureLog {
         if (this.size > 0 && this.size + bytes > this.segmentBytes) await this.roll();
         const file = this.file;
         if (!file) throw new Error('capture log has no open segment');
+        // One buffer per group, frames written straight into it: one copy per capture.
         const buf = new Uint8Array(bytes);
-        const positions: LogPosition[] = [];
+        const view = new DataView(buf.buffer);
         let at = 0;
         for (const p of batch) {
-          buf.set(p.frame, at);
-          at += p.frame.length;
-          positions.push({ segment: this.segment, offset: this.size + at });
+          view.setUint32(at, p.payload.length, true);
+          view.setUint32(at + 4, Bun.hash.crc32(p.payload) >>> 0, true);
+          buf.set(p.payload, at + FRAME_HEADER);
+          at += FRAME_HEADER + p.payload.length;
         }
         let written = 0;
         while (written < buf.length) {
@@ -136,7 +162,8 @@ export class CaptureLog {
         this.size += bytes;
         this.stats.groups++;
         this.stats.frames += batch.length;
-        batch.forEach((p, i) => p.resolve(positions[i] ?? { segment: this.segment, offset: this.size }));
+        for (const p of batch) p.resolve();
+        this.onDurable({ segment: this.segment, offset: this.size }, batch.length);
       } catch (err) {
         // Nothing in this group was acknowledged; the senders get an error and may retry.
         for (const p of batch) p.reject(err);
@@ -157,35 +184,4 @@ export class CaptureLog {
     this.segment = n;
     this.size = (await this.file.stat()).size;
   }
-
-  private listSegments(): number[] {
-    return readdirSync(this.dir)
-      .filter((f) => /^\d{12}\.log$/.test(f))
-      .map((f) => Number.parseInt(f, 10))
-      .sort((a, b) => a - b);
-  }
-
-  private readCheckpoint(): LogPosition {
-    const path = join(this.dir, 'checkpoint.json');
-    if (!existsSync(path)) return { segment: 0, offset: 0 };
-    const pos = JSON.parse(readFileSync(path, 'utf8')) as LogPosition;
-    return Number.isInteger(pos.segment) && Number.isInteger(pos.offset) ? pos : { segment: 0, offset: 0 };
-  }
-}
-
-/** Calls `each` for every intact frame from `start`; returns the offset where intact data ends. */
-export function scanFrames(data: Uint8Array, start: number, each: (payload: Uint8Array, end: number) => void): number {
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  let at = start;
-  while (at + HEADER <= data.length) {
-    const len = view.getUint32(at, true);
-    const crc = view.getUint32(at + 4, true);
-    const end = at + HEADER + len;
-    if (end > data.length) break;
-    const payload = data.subarray(at + HEADER, end);
-    if ((Bun.hash.crc32(payload) >>> 0) !== crc) break;
-    each(payload, end);
-    at = end;
-  }
-  return at;
 }

@@ -113,9 +113,8 @@ export class CaptureEngine {
     if (refused) throw refused;
     const capture = this.record(endpoint, req);
     const payload = encoder.encode(JSON.stringify(capture));
-    const position = await log.append(payload);
+    await log.append(payload);
     bus.publish(subjects.capture(endpoint.id), payload);
-    shipper.enqueue(capture, position);
     this.deps.hooks?.captured?.(capture, endpoint);
     return respond(endpoint, capture.id);
   }

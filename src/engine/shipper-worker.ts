@@ -1,0 +1,114 @@
+/**
+ * The shipper, in a worker thread: tails the capture log from the checkpoint up to the durable
+ * end the main thread reports, and inserts large batches into the capture store (one insert per
+ * `batchRows` rows or per `maxAgeMs` of age). After each successful insert the checkpoint moves.
+ * Parsing, row building and the insert never touch the main thread's event loop.
+ */
+import type { Capture } from '../model/capture';
+import { openCaptureStore } from '../stores/captures/open';
+import type { CaptureStore } from '../stores/captures/types';
+import { readCheckpoint, writeCheckpoint, type LogPosition } from './capture-log';
+import { before, LogReader } from './log-reader';
+import type { FromWorker, ToWorker } from './shipper-protocol';
+
+declare const self: Worker;
+
+const decoder = new TextDecoder();
+let store: CaptureStore | null = null;
+let reader: LogReader | null = null;
+let dir = '';
+let batchRows = 10_000;
+let maxAgeMs = 250;
+let replayUntil: LogPosition = { segment: 0, offset: 0 };
+let durable: LogPosition = { segment: 0, offset: 0 };
+let pending: Capture[] = [];
+let pendingEnd: LogPosition | null = null;
+let pendingReplayed = false;
+let busy = false;
+let draining = false;
+let failures = 0;
+let timer: ReturnType<typeof setTimeout> | null = null;
+
+const post = (m: FromWorker) => self.postMessage(m);
+
+function fill(): void {
+  if (!reader) return;
+  while (pending.length < batchRows && before(reader.pos, durable)) {
+    const frames = reader.read(durable, batchRows - pending.length);
+    if (frames.length === 0) break;
+    for (const f of frames) {
+      if (!before(replayUntil, f.end)) pendingReplayed = true;
+      pending.push(JSON.parse(decoder.decode(f.payload)) as Capture);
+      pendingEnd = f.end;
+    }
+  }
+}
+
+async function pump(): Promise<void> {
+  if (busy || !store) return;
+  busy = true;
+  try {
+    for (;;) {
+      fill();
+      const oldest = pending[0];
+      if (!oldest || !pendingEnd) break;
+      const age = Date.now() - oldest.receivedAt;
+      if (pending.length < batchRows && age < maxAgeMs && !draining) {
+        schedule(maxAgeMs - age);
+        break;
+      }
+      try {
+        await store.insert(pending, { dedupe: pendingReplayed });
+      } catch (err) {
+        failures++;
+        post({ type: 'warn', message: String(err), rows: pending.length });
+        // The captures stay in the log; retry the same batch with backoff.
+        await Bun.sleep(Math.min(5_000, 100 * 2 ** Math.min(failures, 6)));
+        continue;
+      }
+      failures = 0;
+      writeCheckpoint(dir, pendingEnd);
+      post({ type: 'shipped', frames: pending.length });
+      pending = [];
+      pendingEnd = null;
+      pendingReplayed = false;
+    }
+  } finally {
+    busy = false;
+  }
+  if (draining && pending.length === 0 && reader && !before(reader.pos, durable)) post({ type: 'drained' });
+}
+
+function schedule(ms: number): void {
+  if (timer) return;
+  timer = setTimeout(() => {
+    timer = null;
+    void pump();
+  }, Math.max(0, ms));
+}
+
+self.onmessage = (event: MessageEvent<ToWorker>) => {
+  const m = event.data;
+  switch (m.type) {
+    case 'init':
+      dir = m.dir;
+      batchRows = m.batchRows;
+      maxAgeMs = m.maxAgeMs;
+      replayUntil = m.replayUntil;
+      durable = m.replayUntil;
+      store = openCaptureStore(m.store);
+      reader = new LogReader(dir, readCheckpoint(dir));
+      void pump();
+      break;
+    case 'durable':
+      durable = m.end;
+      if (!busy && !timer) void pump();
+      break;
+    case 'drain':
+      draining = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      void pump();
+      break;
+  }
+};
