@@ -5,7 +5,9 @@
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 let lastTime = -1;
-const lastRandom = new Uint8Array(10);
+let lastTimePart = '';
+/** The 80 random bits as 16 base32 digits, kept as numbers so "+1" needs no bigint. */
+const randomDigits = new Uint8Array(16);
 
 function encodeTime(ms: number): string {
   let out = '';
@@ -17,39 +19,36 @@ function encodeTime(ms: number): string {
   return out;
 }
 
-function encodeRandom(bytes: Uint8Array): string {
-  // 80 bits → 16 base32 chars, 5 bits each, most significant first.
-  let out = '';
-  let acc = 0;
-  let bits = 0;
-  for (const b of bytes) {
-    acc = (acc << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      out += CROCKFORD[(acc >> (bits - 5)) & 31];
-      bits -= 5;
-    }
-    acc &= (1 << bits) - 1;
-  }
-  return out;
+const CROCKFORD_CODES = Array.from(CROCKFORD, (c) => c.charCodeAt(0));
+const digitCodes = new Array<number>(16).fill(0);
+
+function randomPart(): string {
+  for (let i = 0; i < 16; i++) digitCodes[i] = CROCKFORD_CODES[randomDigits[i] ?? 0] ?? 48;
+  return String.fromCharCode.apply(null, digitCodes);
 }
 
 /** Monotonic within one process: ids made in the same ms still sort in creation order. */
 export function ulid(ms: number = Date.now()): string {
   if (ms === lastTime) {
-    for (let i = lastRandom.length - 1; i >= 0; i--) {
-      if (lastRandom[i] === 255) {
-        lastRandom[i] = 0;
+    // Same millisecond: increment the random part by one, base 32.
+    for (let i = randomDigits.length - 1; i >= 0; i--) {
+      const d = randomDigits[i] ?? 0;
+      if (d === 31) {
+        randomDigits[i] = 0;
       } else {
-        lastRandom[i] = (lastRandom[i] ?? 0) + 1;
+        randomDigits[i] = d + 1;
         break;
       }
     }
   } else {
     lastTime = ms;
-    crypto.getRandomValues(lastRandom);
+    lastTimePart = encodeTime(ms);
+    crypto.getRandomValues(randomDigits);
+    for (let i = 0; i < randomDigits.length; i++) randomDigits[i] = (randomDigits[i] ?? 0) & 31;
+    // Leave headroom so increments within one ms never wrap the top digit.
+    randomDigits[0] = (randomDigits[0] ?? 0) & 15;
   }
-  return encodeTime(ms) + encodeRandom(lastRandom);
+  return lastTimePart + randomPart();
 }
 
 /** The ms time encoded in a ULID-based id (prefix ignored); NaN when malformed. */
