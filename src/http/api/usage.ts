@@ -1,0 +1,22 @@
+import { Elysia, t } from 'elysia';
+import { requireAccount } from '../../services/auth';
+import type { Ctx } from '../../services/context';
+import * as usage from '../../services/usage';
+import { authPlugin } from '../auth';
+
+export const UsageBody = t.Object({
+  used: t.Integer(),
+  limit: t.Integer(),
+  remaining: t.Integer(),
+  plan: t.String(),
+  periodEnd: t.Integer(),
+});
+
+/** SPEC 4.4. */
+export const usageRoutes = (ctx: Ctx) =>
+  new Elysia({ prefix: '/api', detail: { tags: ['usage'] } })
+    .use(authPlugin(ctx))
+    .get('/usage', ({ principal }) => usage.getUsage(ctx, requireAccount(principal)), {
+      response: { 200: UsageBody },
+      detail: { summary: 'Captured requests this calendar month (UTC) against the plan quota; periodEnd is when it resets' },
+    });
