@@ -1,0 +1,103 @@
+/**
+ * One notification: the JSON body sent to an endpoint's notificationUrl for each capture, and one
+ * delivery attempt through the outbound guard. The body carries a summary and a link, never the
+ * captured headers or body: those may hold secrets and the notification URL is often a third party.
+ */
+import type { Capture } from '../model/capture';
+import { OutboundError, sendOutbound, type OutboundPolicy } from '../net/outbound';
+import type { EndpointSnapshot } from './actors';
+
+export const NOTIFICATION_TYPE = 'request.captured';
+export const NOTIFIER_USER_AGENT = 'hookcap-notifier/1';
+
+export interface NotificationPayload {
+  type: typeof NOTIFICATION_TYPE;
+  endpoint: { id: string; slug: string };
+  request: {
+    id: string;
+    method: string;
+    path: string;
+    receivedAt: number;
+    contentType: string;
+    size: number;
+    detectedProvider: string;
+    detectedEvent: string;
+    /** The API URL of the captured request (needs the owner's API key). */
+    link: string;
+  };
+}
+
+/** Copies only the summary fields, so a queued notification never pins a captured body in memory. */
+export function buildNotification(capture: Capture, endpoint: EndpointSnapshot, baseUrl: string): NotificationPayload {
+  return {
+    type: NOTIFICATION_TYPE,
+    endpoint: { id: endpoint.id, slug: endpoint.slug },
+    request: {
+      id: capture.id,
+      method: capture.method,
+      path: capture.path,
+      receivedAt: capture.receivedAt,
+      contentType: capture.contentType,
+      size: capture.size,
+      detectedProvider: capture.detectedProvider,
+      detectedEvent: capture.detectedEvent,
+      link: `${baseUrl}/api/requests/${capture.id}`,
+    },
+  };
+}
+
+export type DeliveryOutcome =
+  | { ok: true; status: number }
+  /** `retry` false: trying again cannot help (blocked address, a 4xx other than 429, …). */
+  | { ok: false; retry: boolean; reason: string; retryAfterMs?: number };
+
+/** Retry-After as ms (seconds or an HTTP date); undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  if (/^\s*[0-9]+\s*$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** What a final HTTP status means for the delivery. */
+export function outcomeOfStatus(status: number, retryAfter: string | null): DeliveryOutcome {
+  if (status >= 200 && status < 300) return { ok: true, status };
+  if (status === 429 || status >= 500) {
+    return { ok: false, retry: true, reason: `receiver answered ${status}`, retryAfterMs: parseRetryAfter(retryAfter) };
+  }
+  return { ok: false, retry: false, reason: `receiver answered ${status}` };
+}
+
+const RETRYABLE_FAILURES = new Set<OutboundError['kind']>(['dns', 'network', 'timeout']);
+
+/** One POST of `payload` to `url`. Never throws. */
+export async function deliverNotification(
+  url: string,
+  payload: NotificationPayload,
+  attempt: number,
+  policy: OutboundPolicy,
+): Promise<DeliveryOutcome> {
+  try {
+    const { response } = await sendOutbound(
+      {
+        url,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': NOTIFIER_USER_AGENT,
+          'x-hookcap-event': NOTIFICATION_TYPE,
+          'x-hookcap-request-id': payload.request.id,
+          'x-hookcap-attempt': String(attempt),
+        },
+        body: JSON.stringify(payload),
+      },
+      policy,
+    );
+    // The receiver's body is of no use to us; release the connection instead of reading it.
+    await response.body?.cancel().catch(() => {});
+    return outcomeOfStatus(response.status, response.headers.get('retry-after'));
+  } catch (err) {
+    if (err instanceof OutboundError) return { ok: false, retry: RETRYABLE_FAILURES.has(err.kind), reason: err.message };
+    return { ok: false, retry: true, reason: err instanceof Error ? err.message : String(err) };
+  }
+}

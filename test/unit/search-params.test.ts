@@ -1,0 +1,84 @@
+import { describe, expect, test } from 'bun:test';
+import { AppError } from '../../src/errors';
+import { MAX_Q_LENGTH, parseSearchCriteria, parseSearchPage, readSearchQuery, type RawSearchQuery } from '../../src/services/search-params';
+
+const NOW = Date.UTC(2024, 2, 10, 12, 0, 0);
+const LIMITS = { defaultLimit: 50, maxLimit: 1000, maxOffset: 10_000 };
+
+/** The 400 message for a query, or a failure when it is accepted. */
+function refusal(raw: RawSearchQuery): string {
+  try {
+    parseSearchPage(raw, LIMITS, NOW);
+  } catch (err) {
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).status).toBe(400);
+    return (err as AppError).message;
+  }
+  throw new Error(`accepted ${JSON.stringify(raw)}`);
+}
+
+describe('parseSearchPage', () => {
+  test('defaults: limit 50, offset 0, newest first, no filters', () => {
+    expect(parseSearchPage({}, LIMITS, NOW)).toEqual({ limit: 50, offset: 0, order: 'desc' });
+  });
+
+  test('every parameter, normalised', () => {
+    expect(
+      parseSearchPage(
+        { slug: 'abc', method: 'post', q: 'Invoice', from: '2h', to: '2024-03-10T12:00:00Z', limit: '10', offset: '20', order: 'asc' },
+        LIMITS,
+        NOW,
+      ),
+    ).toEqual({ slug: 'abc', method: 'POST', q: 'Invoice', from: NOW - 7_200_000, to: NOW, limit: 10, offset: 20, order: 'asc' });
+  });
+
+  test('limit above the cap is capped; empty values mean "not given"', () => {
+    expect(parseSearchPage({ limit: '5000' }, LIMITS, NOW).limit).toBe(1000);
+    expect(parseSearchPage({ limit: '', offset: '', order: '', q: '', method: '', slug: '' }, LIMITS, NOW)).toEqual({
+      limit: 50,
+      offset: 0,
+      order: 'desc',
+    });
+  });
+
+  test('each bad value is a 400 naming its parameter', () => {
+    expect(refusal({ order: 'newest' })).toStartWith('order must be asc or desc');
+    expect(refusal({ order: 'DESC' })).toStartWith('order');
+    for (const limit of ['-1', '0', 'ten', '1.5', '1e3', ' ']) expect(refusal({ limit })).toStartWith('limit must be');
+    for (const offset of ['-1', 'x', '2.5']) expect(refusal({ offset })).toStartWith('offset must be');
+    expect(refusal({ offset: '10001' })).toStartWith('offset must be at most 10000');
+    expect(refusal({ from: 'yesterday' })).toStartWith('from must be');
+    expect(refusal({ to: '2024-02-30' })).toStartWith('to must be');
+    expect(refusal({ from: '1h', to: '2h' })).toMatch(/^from .* is after to/);
+    expect(refusal({ method: 'GET POST' })).toStartWith('method must be');
+    expect(refusal({ method: 'G\u00e9T' })).toStartWith('method must be');
+    expect(refusal({ q: 'x'.repeat(MAX_Q_LENGTH + 1) })).toStartWith('q must be at most');
+  });
+
+  test('a q of exactly the maximum length, or with quotes and wildcards, is kept as is', () => {
+    const long = 'y'.repeat(MAX_Q_LENGTH);
+    expect(parseSearchPage({ q: long }, LIMITS, NOW).q).toBe(long);
+    expect(parseSearchPage({ q: "it's 100%_" }, LIMITS, NOW).q).toBe("it's 100%_");
+  });
+});
+
+describe('parseSearchCriteria', () => {
+  test('ignores limit, offset and order (count takes none)', () => {
+    expect(parseSearchCriteria({ limit: '-1', offset: 'x', order: 'sideways', method: 'get' }, NOW)).toEqual({ method: 'GET' });
+  });
+});
+
+describe('readSearchQuery', () => {
+  test('takes the search parameters, decoded, and nothing else', () => {
+    expect(readSearchQuery(new URLSearchParams('q=a%20b&from=2024-03-10T12%3A00%3A00%2B01%3A00&cursor=x&limit=5'))).toEqual({
+      q: 'a b',
+      from: '2024-03-10T12:00:00+01:00',
+      limit: '5',
+    });
+  });
+
+  test('a parameter given twice is refused by name', () => {
+    expect(() => readSearchQuery(new URLSearchParams('order=asc&order=desc'))).toThrow(/^order was given 2 times/);
+    expect(() => readSearchQuery(new URLSearchParams('q=&q='))).toThrow(/^q was given/);
+  });
+});
