@@ -1,0 +1,57 @@
+/**
+ * GET /api/stream/:slug — Server-Sent Events (SPEC 4.3, 6.1). Served by nodes with the `stream`
+ * role. Errors before the stream starts (401, 403, 404, 400, 503) are the usual `{error}` JSON.
+ */
+import { Elysia } from 'elysia';
+import { requireAccount } from '../services/auth';
+import type { Ctx } from '../services/context';
+import type { EndReason } from '../services/stream/connection';
+import type { StreamHub } from '../services/stream/hub';
+import { openStream } from '../services/stream/open';
+import { authPlugin } from './auth';
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  // nginx would otherwise buffer the stream.
+  'x-accel-buffering': 'no',
+};
+
+/**
+ * Seconds a socket gets to drain its last bytes once the server has ended its stream: a client at
+ * its time limit gets a while; a dropped one, or any at shutdown, next to none.
+ */
+const drainSeconds = (reason: EndReason) => (reason === 'expired' ? 10 : 1);
+
+/** The part of Bun's Server this route uses. */
+interface TimeoutServer {
+  timeout(request: Request, seconds: number): void;
+}
+
+export const streamRoutes = (ctx: Ctx, hub: StreamHub) =>
+  new Elysia({ prefix: '/api', detail: { tags: ['stream'] } }).use(authPlugin(ctx)).get(
+    '/stream/:slug',
+    async ({ principal, params, request, server }) => {
+      const srv: TimeoutServer | null = server;
+      const stream = await openStream(ctx, hub, {
+        user: requireAccount(principal),
+        slug: params.slug,
+        lastEventId: request.headers.get('last-event-id'),
+        signal: request.signal,
+        // Bun's idle timeout does not count writes, so it is off while streaming (pings keep
+        // proxies awake) and back on once the server ends the stream, to close stuck sockets.
+        onServerEnd: (reason) => srv?.timeout(request, drainSeconds(reason)),
+      });
+      srv?.timeout(request, 0);
+      return new Response(stream, { headers: SSE_HEADERS });
+    },
+    {
+      detail: {
+        summary: 'Live captures as Server-Sent Events',
+        description:
+          'Each capture is `event: request` with `id: <capture id>` and `data: <request record JSON>`. A `:ping` comment is sent every ' +
+          `${ctx.config.stream.pingMs / 1000} s; the stream ends after ${ctx.config.stream.maxMs / 60_000} min. Reconnect with ` +
+          '`Last-Event-ID` to receive what was missed first. Auth: Bearer key or the session cookie (EventSource).',
+      },
+    },
+  );

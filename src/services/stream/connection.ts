@@ -1,0 +1,171 @@
+/**
+ * One SSE client: a bounded queue in front of its socket. While the client catches up from the
+ * capture store, live events are held aside (bounded) and merged in without duplicates; once
+ * live, a client whose queue is over its bound is dropped. A dropped client reconnects with
+ * Last-Event-ID and catches up from the store, so dropping loses nothing it cannot get back.
+ */
+import type { PageCursor } from '../../stores/captures/types';
+import { isAfter, PING, type EventFrame } from './frames';
+
+export type EndReason = 'client' | 'expired' | 'slow' | 'shutdown' | 'error';
+
+export interface ConnectionOptions {
+  /** Events queued for this client before it counts as too slow (STREAM_CLIENT_BUFFER). */
+  buffer: number;
+  /** The endpoint's clear watermark: captures received at or before it are hidden. */
+  since: number;
+  /** Hold live events aside until `goLive`: the client is catching up from the store. */
+  holding: boolean;
+  /**
+   * Called once when the server ends the stream. Bun keeps a socket open while it still holds
+   * bytes for a client that does not read, whether the stream was closed or errored; re-arming the
+   * request's idle timeout (server.timeout) is what closes such a socket.
+   */
+  onServerEnd?: (reason: EndReason) => void;
+}
+
+export class SseConnection {
+  readonly stream: ReadableStream<Uint8Array>;
+  private controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+  private held: Map<string, EventFrame> | null;
+  /**
+   * Ids sent by catch-up that were not held, newest `buffer` of them: their live copy may still be
+   * on its way (another node's bus delivery can lag its store insert) and must not be sent twice.
+   */
+  private replayed: Set<string> | null;
+  private overflowed = false;
+  private endReason: EndReason | null = null;
+  private drained: (() => void) | null = null;
+  private readonly endHandlers: ((reason: EndReason) => void)[] = [];
+
+  constructor(private readonly opts: ConnectionOptions) {
+    this.held = opts.holding ? new Map() : null;
+    this.replayed = opts.holding ? new Set() : null;
+    this.stream = new ReadableStream<Uint8Array>(
+      {
+        start: (c) => {
+          this.controller = c;
+        },
+        // Called when the queue has room again: wakes a catch-up waiting in `replay`.
+        pull: () => this.wake(),
+        cancel: () => this.end('client'),
+      },
+      // desiredSize = buffer − queued, so a negative desiredSize is the "too slow" signal.
+      new CountQueuingStrategy({ highWaterMark: opts.buffer }),
+    );
+  }
+
+  get isEnded(): boolean {
+    return this.endReason !== null;
+  }
+
+  /** Runs `handler` once the stream ends (at once if it already has). */
+  onEnd(handler: (reason: EndReason) => void): void {
+    if (this.endReason === null) this.endHandlers.push(handler);
+    else handler(this.endReason);
+  }
+
+  /** A live capture. Runs inline on the bus read path once per client: O(1), never throws. */
+  deliver(frame: EventFrame): void {
+    if (this.endReason !== null || frame.receivedAt <= this.opts.since) return;
+    const held = this.held;
+    if (held === null) {
+      this.push(frame.bytes);
+      return;
+    }
+    if (this.overflowed || this.replayed?.has(frame.id)) return;
+    if (held.size >= this.opts.buffer) {
+      // Too many to hold while catching up: forget them; `restartHolding` makes catch-up read
+      // them back from the store instead.
+      held.clear();
+      this.overflowed = true;
+      return;
+    }
+    held.set(frame.id, frame);
+  }
+
+  ping(): void {
+    this.push(PING);
+  }
+
+  /** Queues bytes; a client whose queue is past its bound is dropped. */
+  push(bytes: Uint8Array): void {
+    const c = this.controller;
+    if (this.endReason !== null || c === null) return;
+    try {
+      c.enqueue(bytes);
+    } catch {
+      // The runtime closed the stream before telling us (client gone).
+      this.end('client');
+      return;
+    }
+    if ((c.desiredSize ?? 0) < 0) this.end('slow');
+  }
+
+  /**
+   * Catch-up: sends a frame read from the store in place of its held live copy, then waits while
+   * the queue is more than half full, so catch-up never outruns the client and pings still fit.
+   */
+  async replay(frame: EventFrame): Promise<void> {
+    const replayed = this.replayed;
+    if (this.held?.delete(frame.id) === false && replayed !== null) {
+      replayed.add(frame.id);
+      // Catch-up runs oldest first, so the ids kept are the newest: the only ones still live.
+      if (replayed.size > this.opts.buffer) {
+        const oldest = replayed.values().next();
+        if (!oldest.done) replayed.delete(oldest.value);
+      }
+    }
+    this.push(frame.bytes);
+    const c = this.controller;
+    if (this.endReason !== null || c === null || (c.desiredSize ?? 0) >= this.opts.buffer / 2) return;
+    await new Promise<void>((resolve) => {
+      this.drained = resolve;
+    });
+  }
+
+  /**
+   * True when live events were forgotten while holding (too many): holding starts afresh and the
+   * caller must read the store again once the forgotten ones have reached it.
+   */
+  restartHolding(): boolean {
+    if (!this.overflowed || this.endReason !== null) return false;
+    this.overflowed = false;
+    this.held = new Map();
+    return true;
+  }
+
+  /** Catch-up is over: sends the held live events the client has not had, in arrival order. */
+  goLive(after: PageCursor): void {
+    const held = this.held;
+    this.held = null;
+    this.replayed = null;
+    if (held === null) return;
+    for (const f of held.values()) if (isAfter(f, after)) this.push(f.bytes);
+  }
+
+  end(reason: EndReason): void {
+    if (this.endReason !== null) return;
+    this.endReason = reason;
+    this.held = null;
+    this.replayed = null;
+    this.wake();
+    const graceful = reason === 'expired' || reason === 'shutdown';
+    try {
+      // A graceful end lets queued events flush; otherwise the queue is discarded. error() gets
+      // undefined because Bun prints any Error it is given to stderr.
+      if (graceful) this.controller?.close();
+      else this.controller?.error(undefined);
+    } catch {
+      // already closed or cancelled by the runtime
+    }
+    if (reason !== 'client') this.opts.onServerEnd?.(reason);
+    for (const h of this.endHandlers.splice(0)) h(reason);
+  }
+
+  private wake(): void {
+    const resolve = this.drained;
+    this.drained = null;
+    resolve?.();
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * SSE wire frames. A live capture's frame is built once per bus message and the same bytes are
+ * queued to every client watching the slug, so fan-out costs no parsing or encoding per client.
+ */
+import { idTime } from '../../ids';
+import type { Capture } from '../../model/capture';
+import type { PageCursor } from '../../stores/captures/types';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export interface EventFrame {
+  /** The capture id, sent as the SSE `id:` so a reconnect can resume after it. */
+  id: string;
+  /** idTime(id), which equals the record's receivedAt. */
+  receivedAt: number;
+  bytes: Uint8Array;
+}
+
+/** Keepalive (SPEC 6.1). */
+export const PING = encoder.encode(':ping\n\n');
+/** First bytes of every stream, sent once live captures will reach it: clients may start sending. */
+export const OPENED = encoder.encode(':ok\n\n');
+
+const CAPTURE_ID = /^req_[0-9A-Z]{26}$/;
+const ID_LENGTH = 30;
+const LEAD = encoder.encode('{"id":"');
+const QUOTE = 0x22;
+const TAIL = encoder.encode('\n\n');
+
+/** A Last-Event-ID (or any capture id) as a store position; null when it is not a capture id. */
+export function cursorOf(id: string): PageCursor | null {
+  if (!CAPTURE_ID.test(id)) return null;
+  return { receivedAt: idTime(id), id };
+}
+
+/** Strictly after `cursor` in (receivedAt, id) order, the order of the capture store. */
+export const isAfter = (f: EventFrame, cursor: PageCursor): boolean =>
+  f.receivedAt > cursor.receivedAt || (f.receivedAt === cursor.receivedAt && f.id > cursor.id);
+
+/**
+ * The capture id of a record's JSON bytes. src/engine/capture.ts writes `id` first, so it is read
+ * straight from the bytes; anything else falls back to one parse per message.
+ */
+function recordId(json: Uint8Array): string | null {
+  const end = LEAD.length + ID_LENGTH;
+  if (json.length > end && json[end] === QUOTE && LEAD.every((b, i) => json[i] === b)) {
+    const id = decoder.decode(json.subarray(LEAD.length, end));
+    if (CAPTURE_ID.test(id)) return id;
+  }
+  try {
+    const value: unknown = JSON.parse(decoder.decode(json));
+    if (typeof value === 'object' && value !== null && 'id' in value && typeof value.id === 'string' && CAPTURE_ID.test(value.id)) {
+      return value.id;
+    }
+  } catch {
+    // not a record: ignored below
+  }
+  return null;
+}
+
+function frame(id: string, json: Uint8Array): EventFrame {
+  // JSON.stringify never emits a raw line break, so the record is always one `data:` line.
+  const head = encoder.encode(`id: ${id}\nevent: request\ndata: `);
+  const bytes = new Uint8Array(head.length + json.length + TAIL.length);
+  bytes.set(head, 0);
+  bytes.set(json, head.length);
+  bytes.set(TAIL, head.length + json.length);
+  return { id, receivedAt: idTime(id), bytes };
+}
+
+/** The frame of a bus message (a record's JSON bytes); null for a message that is not a record. */
+export function frameFromJson(json: Uint8Array): EventFrame | null {
+  const id = recordId(json);
+  return id === null ? null : frame(id, json);
+}
+
+/** The frame of a record read back from the capture store (catch-up). */
+export const frameFromCapture = (c: Capture): EventFrame => frame(c.id, encoder.encode(JSON.stringify(c)));

@@ -1,0 +1,103 @@
+/**
+ * GET /api/stream/{slug}: opens a live stream of an endpoint's captures, resuming after
+ * Last-Event-ID from the capture store when the client sends one.
+ */
+import { AppError } from '../../errors';
+import { log } from '../../log';
+import type { EndpointScope, PageCursor } from '../../stores/captures/types';
+import type { UserRow } from '../../stores/state/schema';
+import type { Ctx } from '../context';
+import { getReadableEndpoint, scopeOf } from '../requests';
+import { watchTeamAccess } from '../team-stream-guard';
+import { SseConnection, type EndReason } from './connection';
+import { cursorOf, frameFromCapture, OPENED } from './frames';
+import type { StreamHub } from './hub';
+
+/** Rows per catch-up read. */
+const CATCH_UP_PAGE = 500;
+/**
+ * Time the shipper may take beyond SHIP_MAX_AGE_MS to land a batch in the store. Catch-up reads the
+ * store only once every capture acknowledged before the subscription should be there (docs/stream.md).
+ */
+const SHIP_INSERT_MARGIN_MS = 250;
+
+export interface OpenStreamInput {
+  user: UserRow;
+  slug: string;
+  /** The Last-Event-ID header; null when absent. */
+  lastEventId: string | null;
+  /** Aborts when the client goes away. */
+  signal: AbortSignal;
+  /** See ConnectionOptions.onServerEnd. */
+  onServerEnd?: (reason: EndReason) => void;
+}
+
+export async function openStream(ctx: Ctx, hub: StreamHub, input: OpenStreamInput): Promise<ReadableStream<Uint8Array>> {
+  const endpoint = await getReadableEndpoint(ctx, input.user, input.slug);
+  const after = parseLastEventId(input.lastEventId);
+  const scope = scopeOf(endpoint);
+  const conn = new SseConnection({
+    buffer: ctx.config.stream.clientBuffer,
+    since: scope.since,
+    holding: after !== null,
+    onServerEnd: input.onServerEnd,
+  });
+  // Subscribe before reading the store, so nothing published meanwhile can fall between the two.
+  const leave = await hub.join(endpoint.id, conn);
+  const subscribedAt = Date.now();
+  conn.onEnd(leave);
+  // A viewer reading through a team loses the stream the moment that access ends, on any node.
+  if (endpoint.userId !== input.user.id) {
+    conn.onEnd(watchTeamAccess(ctx, { endpointId: endpoint.id, user: input.user, slug: input.slug }, () => conn.end('error')));
+  }
+  input.signal.addEventListener('abort', () => conn.end('client'), { once: true });
+  if (input.signal.aborted) conn.end('client');
+  conn.push(OPENED);
+  if (after !== null) {
+    const settleMs = ctx.config.shipMaxAgeMs + SHIP_INSERT_MARGIN_MS;
+    // The closures below live as long as the stream: they capture the id, not the whole row.
+    const endpointId = endpoint.id;
+    catchUp(ctx, conn, scope, after, subscribedAt + settleMs, settleMs).catch((err: unknown) => {
+      log.warn('stream catch-up failed', { endpointId, error: err instanceof Error ? err.message : String(err) });
+      conn.end('error');
+    });
+  }
+  return conn.stream;
+}
+
+function parseLastEventId(raw: string | null): PageCursor | null {
+  const id = raw?.trim();
+  if (!id) return null;
+  const cursor = cursorOf(id);
+  if (cursor === null) throw new AppError('validation', 'Last-Event-ID must be a capture id (req_…) this stream sent');
+  return cursor;
+}
+
+/**
+ * Sends what the client missed after `after`, then the live events held meanwhile, each once.
+ * The store is read only from `readAt` on: a capture acknowledged just before the subscription
+ * reached neither the subscription nor, yet, the store; by then the shipper has landed it.
+ */
+async function catchUp(ctx: Ctx, conn: SseConnection, scope: EndpointScope, after: PageCursor, readAt: number, settleMs: number): Promise<void> {
+  let cursor = after;
+  let wakeAt = readAt;
+  for (;;) {
+    const wait = wakeAt - Date.now();
+    if (wait > 0) await Bun.sleep(wait);
+    for (;;) {
+      if (conn.isEnded) return;
+      const page = await ctx.captures.listAfter(scope, cursor, CATCH_UP_PAGE);
+      for (const c of page) {
+        if (conn.isEnded) return;
+        await conn.replay(frameFromCapture(c));
+        cursor = { receivedAt: c.receivedAt, id: c.id };
+      }
+      if (page.length < CATCH_UP_PAGE) break;
+    }
+    // Live events were forgotten while catching up (too many to hold): read them back from the
+    // store once they have reached it.
+    if (!conn.restartHolding()) break;
+    wakeAt = Date.now() + settleMs;
+  }
+  conn.goLive(after);
+}

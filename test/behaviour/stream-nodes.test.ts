@@ -1,0 +1,90 @@
+/**
+ * Nodes as roles: a receiver-only node and a stream-only node (plus an API node for accounts)
+ * share one Postgres, ClickHouse and NATS. A capture taken by one reaches an SSE client of the
+ * other. Needs the server backend by nature: the embedded bus is in-process.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { BACKENDS, provision, type BackendEnv } from '../support/backends';
+import { call, eventually, newAccount } from '../support/client';
+import { startServer, stopServer, type TestServer } from '../support/server';
+import { SseClient } from '../support/sse';
+
+describe.skipIf(!BACKENDS.includes('server'))('stream and receiver on separate nodes [server]', () => {
+  let backend: BackendEnv | undefined;
+  const nodes: TestServer[] = [];
+  const node = (i: number): TestServer => {
+    const n = nodes[i];
+    if (!n) throw new Error('nodes not started');
+    return n;
+  };
+  const api = () => node(0);
+  const receiver = () => node(1);
+  const streamer = () => node(2);
+
+  beforeAll(async () => {
+    backend = await provision('server');
+    // One after another: each runs the migrations at start.
+    for (const roles of ['api', 'receiver', 'stream']) nodes.push(await startServer({ env: { ...backend.env, ROLES: roles } }));
+  });
+
+  afterAll(async () => {
+    for (const n of nodes) await stopServer(n);
+    await backend?.cleanup();
+  });
+
+  async function endpoint() {
+    const a = await newAccount(api().url);
+    const ep = (await call(api().url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'nodes' } })).body;
+    return { a, ep };
+  }
+
+  async function captureAt(slug: string, body: string): Promise<string> {
+    const r = await fetch(`${receiver().url}/w/${slug}`, { method: 'POST', body });
+    expect(r.status).toBe(200);
+    return ((await r.json()) as { id: string }).id;
+  }
+
+  test('each node serves only its roles', async () => {
+    const { a, ep } = await endpoint();
+    // receiver-only: no API, no stream
+    expect((await call(receiver().url, 'GET', '/api/endpoints', { token: a.key })).status).toBe(404);
+    expect((await SseClient.open(`${receiver().url}/api/stream/${ep.slug}`, { token: a.key })).response.status).toBe(404);
+    // stream-only: the stream and /healthz, nothing else
+    expect((await call(streamer().url, 'GET', '/healthz')).body.roles).toEqual(['stream']);
+    expect((await call(streamer().url, 'GET', '/api/endpoints', { token: a.key })).status).toBe(404);
+    expect((await fetch(`${streamer().url}/w/${ep.slug}`, { method: 'POST', body: 'x' })).status).toBe(404);
+    // api-only: no stream
+    expect((await SseClient.open(`${api().url}/api/stream/${ep.slug}`, { token: a.key })).response.status).toBe(404);
+  });
+
+  test('a capture sent to the receiver node reaches an SSE client of the stream node', async () => {
+    const { a, ep } = await endpoint();
+    const other = await newAccount(api().url);
+    expect((await SseClient.open(`${streamer().url}/api/stream/${ep.slug}`, { token: other.key })).response.status).toBe(404);
+    const clients = await Promise.all([1, 2, 3].map(() => SseClient.live(`${streamer().url}/api/stream/${ep.slug}`, { token: a.key })));
+    expect((await call(streamer().url, 'GET', '/healthz')).body.stream).toEqual({ topics: 1, clients: 3 });
+    const id = await captureAt(ep.slug, '{"across":"nodes"}');
+    for (const c of clients) await c.until(() => c.events.length === 1);
+    for (const c of clients) c.close();
+    const record = JSON.parse(clients[0]?.events[0]?.data ?? '');
+    expect(record).toMatchObject({ id, endpointId: ep.id, body: '{"across":"nodes"}' });
+    await eventually(async () => {
+      const s = (await call(streamer().url, 'GET', '/healthz')).body.stream;
+      return s.topics === 0 && s.clients === 0;
+    });
+  });
+
+  test('Last-Event-ID on the stream node catches up from ClickHouse, then goes live', async () => {
+    const { a, ep } = await endpoint();
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await captureAt(ep.slug, `n=${i}`));
+    await eventually(async () => (await call(api().url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: a.key })).body.length === 4);
+    const s = await SseClient.live(`${streamer().url}/api/stream/${ep.slug}`, { token: a.key, lastEventId: ids[0] });
+    await s.until(() => s.events.length === 3);
+    ids.push(await captureAt(ep.slug, 'live'));
+    await s.until(() => s.events.length === 4);
+    await Bun.sleep(300);
+    s.close();
+    expect(s.ids).toEqual(ids.slice(1));
+  });
+});
