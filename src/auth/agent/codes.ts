@@ -148,3 +148,35 @@ export function hashClaimToken(token: string): string {
 export function isClaimTokenFormat(token: unknown): token is string {
   return typeof token === 'string' && CLAIM_TOKEN.test(token);
 }
+
+/**
+ * The user code that belongs to a claim token, in display form. Derived (HMAC keyed by the server
+ * secret) rather than drawn, so the poll can echo it without the plain code ever being stored;
+ * only `hashUserCode` of it is kept. Uniform over the alphabet by rejection sampling.
+ *
+ * @example
+ * userCodeForClaimToken(token, secret) // 'QZTW-KBDM', the same for the same token and secret
+ */
+export function userCodeForClaimToken(claimToken: string, secret: string | Uint8Array): string {
+  assertSecret(secret);
+  const n = USER_CODE_ALPHABET.length;
+  const limit = 256 - (256 % n);
+  let chars = '';
+  for (let round = 0; chars.length < USER_CODE_LENGTH; round++) {
+    const digest = createHmac('sha256', secret).update(`hookcap-user-code-v1\n${round}\n${claimToken}`).digest();
+    for (const b of digest) {
+      if (b < limit) chars += USER_CODE_ALPHABET.charAt(b % n);
+      if (chars.length === USER_CODE_LENGTH) break;
+    }
+  }
+  return formatUserCode(chars);
+}
+
+/**
+ * HMAC-SHA256 (hex) of a canonical user code: the stored lookup key. An 8-letter code has about
+ * 34 bits, so a plain hash would fall to an offline search; the server secret prevents that.
+ */
+export function hashUserCode(canonical: string, secret: string | Uint8Array): string {
+  assertSecret(secret);
+  return createHmac('sha256', secret).update(`hookcap-user-code-lookup-v1\n${canonical}`).digest('hex');
+}

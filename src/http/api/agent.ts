@@ -1,0 +1,175 @@
+/**
+ * Agent registration (SPEC 4.8) and the sandbox (SPEC 4.9). Bodies are read raw (`rawText`)
+ * and checked by hand, so every refusal is a SPEC 7.2 code `{error, error_description}`; an
+ * identity assertion arrives as `application/jwt` and a logout token as `application/logout+jwt`.
+ */
+import { Elysia } from 'elysia';
+import { AppError } from '../../errors';
+import { requireSession } from '../../services/auth';
+import { confirmClaim, pollRegistration } from '../../services/agent/claim';
+import { agentDeps } from '../../services/agent/deps';
+import { claimTokenOf, otpOf, parseClaimRef, parseJsonObject, parseRegisterJson } from '../../services/agent/input';
+import { verifyOtp } from '../../services/agent/otp';
+import { RateMeter } from '../../services/agent/rate-limit';
+import { registerAnonymous, registerVerifiedEmail, registerWithAssertion } from '../../services/agent/register';
+import { revokeBySubject } from '../../services/agent/revoke';
+import { createSandboxEndpoint, listSandboxEndpoints, requireUnclaimedKey, sandboxRequests } from '../../services/agent/sandbox';
+import type { Ctx } from '../../services/context';
+import { authenticate } from '../auth';
+import { errorResponse } from '../errors';
+import { clientIp } from '../rate-limit';
+
+/** Far above any real body here (assertions are capped at 16 KiB by the verifier). */
+const MAX_AGENT_BODY = 64 * 1024;
+
+/** `application/JWT; charset=x` → `application/jwt`. */
+export function mediaType(request: Request): string {
+  return (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+/**
+ * Route-level parser: the body as text, whatever its type. (`parse: 'none'` stops working once a
+ * parse hook is in scope, as the API rate limiter's is.)
+ */
+export const rawText = ({ request }: { request: Request }): Promise<string> => request.text();
+
+function bodyText(body: unknown): string {
+  const text = typeof body === 'string' ? body : '';
+  if (text.length > MAX_AGENT_BODY) throw new AppError('invalid_request', 'body is too large');
+  return text;
+}
+
+function jsonBody(request: Request, body: unknown): Record<string, unknown> {
+  const type = mediaType(request);
+  if (type !== 'application/json' && type !== '') throw new AppError('invalid_request', 'send a JSON body (Content-Type: application/json)');
+  return parseJsonObject(bodyText(body));
+}
+
+/** Responses carrying credentials or codes are never cached (RFC 6749 §5.1). */
+const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
+
+/**
+ * Runs a rate-limited verb: its X-RateLimit-* headers go on the answer, success or error (SPEC 8).
+ */
+async function metered<T>(meter: RateMeter, set: { headers: Record<string, string | number> }, run: () => Promise<T>): Promise<T> {
+  try {
+    const out = await run();
+    Object.assign(set.headers, meter.headers());
+    return out;
+  } catch (e) {
+    if (e instanceof AppError) throw new AppError(e.code, e.message, { ...meter.headers(), ...NO_STORE, ...e.headers });
+    throw e;
+  }
+}
+
+/**
+ * Logout-token receivers answer every refusal with 400 and no-store (OIDC Back-Channel Logout
+ * §2.8), keeping the SPEC 7.2 code in the body; only "our issuer's keys are unreachable" stays 503
+ * so the provider retries.
+ */
+function logoutFailure(e: unknown): Response {
+  if (!(e instanceof AppError)) return errorResponse(e);
+  const status = e.code === 'temporarily_unavailable' ? e.status : 400;
+  return new Response(JSON.stringify(e.toJSON()), {
+    status,
+    headers: { 'content-type': 'application/json', ...NO_STORE, ...e.headers },
+  });
+}
+
+export const agentRoutes = (ctx: Ctx) => {
+  const deps = agentDeps(ctx);
+  return new Elysia({ prefix: '/api/agent', detail: { tags: ['agent'] } })
+    .post(
+      '/auth',
+      async ({ request, body, server, set }) => {
+        const meter = new RateMeter(ctx);
+        const caller = { ip: clientIp(request, server, ctx.config.trustProxy), meter };
+        Object.assign(set.headers, NO_STORE);
+        const out = await metered(meter, set, async () => {
+          const type = mediaType(request);
+          if (type === 'application/jwt') return registerWithAssertion(deps, bodyText(body), caller);
+          const input = parseRegisterJson(jsonBody(request, body));
+          return input.type === 'anonymous'
+            ? registerAnonymous(deps, input, caller)
+            : registerVerifiedEmail(deps, input, caller);
+        });
+        set.status = 201;
+        return out;
+      },
+      {
+        parse: rawText,
+        detail: {
+          summary: 'Register an agent: anonymous, verified_email (JSON with type), or an identity assertion (Content-Type: application/jwt)',
+        },
+      },
+    )
+    .post(
+      '/auth/poll',
+      async ({ request, body, set }) => {
+        Object.assign(set.headers, NO_STORE);
+        // Not rate limited (a 256-bit token cannot be guessed); the meter only marks errors no-store.
+        return metered(new RateMeter(ctx), set, async () => pollRegistration(deps, claimTokenOf(jsonBody(request, body))));
+      },
+      { parse: rawText, detail: { summary: 'Poll a registration with {claim_token}: pending (with user_code) or claimed' } },
+    )
+    .post(
+      '/auth/claim/verify-otp',
+      async ({ request, body, server, set }) => {
+        const meter = new RateMeter(ctx);
+        Object.assign(set.headers, NO_STORE);
+        return metered(meter, set, async () => {
+          const json = jsonBody(request, body);
+          const input = { claimToken: claimTokenOf(json), otp: otpOf(json) };
+          return verifyOtp(deps, input, { ip: clientIp(request, server, ctx.config.trustProxy), meter });
+        });
+      },
+      { parse: rawText, detail: { summary: 'Verify the emailed code {claim_token, otp}; returns the API key once' } },
+    )
+    .post(
+      '/auth/claim/confirm',
+      async ({ request, body, server, set }) => {
+        const meter = new RateMeter(ctx);
+        return metered(meter, set, async () => {
+          const user = requireSession(await authenticate(ctx, request));
+          const ref = parseClaimRef(jsonBody(request, body));
+          return confirmClaim(deps, user, ref, { ip: clientIp(request, server, ctx.config.trustProxy), meter });
+        });
+      },
+      { parse: rawText, detail: { summary: 'Claim an anonymous registration {claim_token} or {user_code} (browser session only)' } },
+    )
+    .post(
+      '/auth/revoke',
+      async ({ request, body, set }) => {
+        try {
+          if (mediaType(request) !== 'application/logout+jwt') {
+            throw new AppError('invalid_request', 'send the logout token with Content-Type: application/logout+jwt');
+          }
+          const out = await revokeBySubject(deps, bodyText(body));
+          Object.assign(set.headers, NO_STORE);
+          return out;
+        } catch (e) {
+          return logoutFailure(e);
+        }
+      },
+      { parse: rawText, detail: { summary: 'Identity providers: revoke every key issued for a subject (logout token)' } },
+    )
+    .post(
+      '/sandbox/endpoints',
+      async ({ request, set }) => {
+        const key = requireUnclaimedKey(await authenticate(ctx, request));
+        set.status = 201;
+        return createSandboxEndpoint(ctx, key);
+      },
+      { parse: rawText, detail: { summary: 'Unclaimed agent keys: create an ephemeral capture-only endpoint' } },
+    )
+    .get(
+      '/sandbox/endpoints',
+      async ({ request, query }) => {
+        const key = requireUnclaimedKey(await authenticate(ctx, request));
+        if (query.slug === undefined) return listSandboxEndpoints(ctx, key);
+        const limit = query.limit === undefined ? undefined : Number(query.limit);
+        return sandboxRequests(ctx, key, query.slug, limit);
+      },
+      { detail: { summary: "Unclaimed agent keys: list this key's sandbox endpoints, or ?slug= one endpoint's captured requests" } },
+    );
+};

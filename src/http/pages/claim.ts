@@ -1,0 +1,124 @@
+/**
+ * The claim ceremony pages (SPEC 4.8): `/agent/claim?token=<claim_token>` (the link the agent
+ * shows) and `/agent/claim` (type the user code). Both show who is asking and what the key will
+ * be allowed to do, and end at one confirm button that posts to the same verb as the API.
+ */
+import { Elysia } from 'elysia';
+import { AppError } from '../../errors';
+import { confirmClaim, previewClaim, type ClaimPreview } from '../../services/agent/claim';
+import { agentDeps } from '../../services/agent/deps';
+import type { ClaimRef } from '../../services/agent/input';
+import { RateMeter } from '../../services/agent/rate-limit';
+import type { Ctx } from '../../services/context';
+import type { UserRow } from '../../stores/state/schema';
+import { rawText } from '../api/agent';
+import { clientIp } from '../rate-limit';
+import { esc, isSameOriginPost, page, readForm, redirect, sessionUser } from './html';
+
+/** What each scope lets the key do, in words for the person deciding. */
+const SCOPE_WORDS: Record<string, string> = {
+  'webhooks:read': 'list your endpoints and read every request they capture',
+  'webhooks:write': 'create, change and delete your endpoints and clear their captured requests',
+};
+
+const FAILURE_WORDS: Partial<Record<AppError['code'], string>> = {
+  invalid_claim_token: 'This claim link or code does not match any agent waiting to be connected. Check it and try again.',
+  claim_expired: 'This request has expired. Ask the agent to register again and use its new link or code.',
+  previously_claimed: 'This agent has already been connected to an account.',
+  too_many_keys: 'Your account already holds the maximum number of API keys. Delete one on your account page, then try again.',
+  rate_limited: 'Too many attempts. Wait a few minutes and try again.',
+};
+
+function failurePage(e: AppError, user: UserRow): Response {
+  const text = FAILURE_WORDS[e.code] ?? e.message;
+  return page(
+    'Cannot connect agent',
+    `<h1>Cannot connect this agent</h1><p class="error" role="alert" data-code="${esc(e.code)}">${esc(text)}</p>
+<p><a href="/agent/claim">Enter a code</a></p><p class="muted">Signed in as ${esc(user.email)}.</p>`,
+    e.status,
+  );
+}
+
+function codeForm(user: UserRow, error: string | null = null, status = 200): Response {
+  return page(
+    'Connect an agent',
+    `<h1>Connect an AI agent</h1>
+<p>Type the code your agent showed you.</p>${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
+<form method="get" action="/agent/claim" id="code-form">
+<label for="code">Code</label><input id="code" name="code" placeholder="XXXX-XXXX" autocomplete="off" autocapitalize="characters" required>
+<button type="submit">Continue</button></form>
+<p class="muted">Signed in as ${esc(user.email)}.</p>`,
+    status,
+  );
+}
+
+function confirmPage(user: UserRow, preview: ClaimPreview, field: 'claim_token' | 'user_code', value: string): Response {
+  const scopes = preview.scopes.map((s) => `<li><code>${esc(s)}</code>: ${esc(SCOPE_WORDS[s] ?? s)}</li>`).join('');
+  const sandbox =
+    preview.sandboxEndpoints > 0
+      ? `<p>Its ${preview.sandboxEndpoints} sandbox endpoint${preview.sandboxEndpoints === 1 ? '' : 's'} will become endpoints of your account.</p>`
+      : '';
+  return page(
+    'Connect an agent',
+    `<h1>Connect an AI agent to your account</h1>
+<p>An agent calling itself <strong id="client-name">${esc(preview.clientName)}</strong> asks to use your hookcap account <strong>${esc(user.email)}</strong>.</p>
+<p>If you confirm, its API key will be allowed to:</p><ul id="scopes">${scopes}</ul>${sandbox}
+<p>Confirm only if you started this agent yourself. This request expires at ${esc(new Date(preview.expiresAt).toISOString())}.</p>
+<form method="post" action="/agent/claim" id="confirm-form"><input type="hidden" name="${field}" value="${esc(value)}">
+<button type="submit" id="confirm">Confirm and connect</button></form>
+<p><a href="/agent/claim">Cancel</a></p>`,
+  );
+}
+
+function loginRedirect(request: Request): Response {
+  const url = new URL(request.url);
+  return redirect(`/agent/login?next=${encodeURIComponent(`${url.pathname}${url.search}`)}`);
+}
+
+export const claimPages = (ctx: Ctx) => {
+  const deps = agentDeps(ctx);
+  type Server = Parameters<typeof clientIp>[1];
+  const callerOf = (request: Request, server: Server) => ({ ip: clientIp(request, server, ctx.config.trustProxy), meter: new RateMeter(ctx) });
+
+  return new Elysia({ detail: { tags: ['pages'], hide: true } })
+    .get('/agent/claim', async ({ request, server, query }) => {
+      const user = await sessionUser(ctx, request);
+      if (!user) return loginRedirect(request);
+      const ref: ClaimRef | null = query.token ? { claimToken: query.token } : query.code ? { userCode: query.code } : null;
+      if (!ref) return codeForm(user);
+      try {
+        const preview = await previewClaim(deps, ref, callerOf(request, server));
+        return 'claimToken' in ref ? confirmPage(user, preview, 'claim_token', ref.claimToken) : confirmPage(user, preview, 'user_code', ref.userCode);
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        // A mistyped code deserves the form again, not a dead end.
+        if ('userCode' in ref && e.code === 'invalid_claim_token') return codeForm(user, FAILURE_WORDS.invalid_claim_token, e.status);
+        return failurePage(e, user);
+      }
+    })
+    .post(
+      '/agent/claim',
+      async ({ request, body, server }) => {
+        const form = readForm(body);
+        const user = await sessionUser(ctx, request);
+        if (!user) return redirect('/agent/claim');
+        if (!isSameOriginPost(request)) return failurePage(new AppError('invalid_request', 'This form must be sent from this site.'), user);
+        const token = form.get('claim_token');
+        const code = form.get('user_code');
+        const ref: ClaimRef | null = token ? { claimToken: token } : code ? { userCode: code } : null;
+        if (!ref) return codeForm(user, 'Enter the code your agent showed you.', 400);
+        try {
+          const out = await confirmClaim(deps, user, ref, callerOf(request, server));
+          return page(
+            'Agent connected',
+            `<h1>Agent connected</h1><p class="ok" role="status" id="claimed"><strong>${esc(out.client_name)}</strong> is now connected to ${esc(user.email)}.</p>
+<p>Its key can now ${out.scopes.map((s) => esc(SCOPE_WORDS[s] ?? s)).join(', and ')}. You can see and delete it among your API keys.</p>`,
+          );
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          return failurePage(e, user);
+        }
+      },
+      { parse: rawText },
+    );
+};

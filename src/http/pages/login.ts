@@ -1,0 +1,66 @@
+/**
+ * The minimal log-in / sign-up page of the claim ceremony: a visitor who is not signed in is sent
+ * here from /agent/claim and back there (only there) afterwards.
+ */
+import { Elysia } from 'elysia';
+import { AppError } from '../../errors';
+import { buckets, RateMeter } from '../../services/agent/rate-limit';
+import * as auth from '../../services/auth';
+import type { Ctx } from '../../services/context';
+import { rawText } from '../api/agent';
+import { clientIp } from '../rate-limit';
+import { sessionCookie } from '../auth';
+import { esc, isSameOriginPost, page, readForm, redirect, sessionUser } from './html';
+
+const SESSION_MAX_AGE = 30 * 24 * 3600;
+
+/** Only claim pages are valid destinations, so the page can never become an open redirect. */
+export function safeNext(raw: string | null | undefined): string {
+  return raw && /^\/agent\/claim(?:\?[A-Za-z0-9_\-.~%=&+]*)?$/.test(raw) ? raw : '/agent/claim';
+}
+
+export function loginPage(next: string, error: string | null = null, status = 200): Response {
+  const hidden = `<input type="hidden" name="next" value="${esc(next)}">`;
+  const note = error ? `<p class="error" role="alert">${esc(error)}</p>` : '';
+  return page(
+    'Sign in',
+    `<h1>Sign in to continue</h1>
+<p>An AI agent wants to be connected to a hookcap account. Sign in, or create an account, to review it.</p>${note}
+<form method="post" action="/agent/login" id="login">${hidden}
+<label for="login-email">Email</label><input id="login-email" name="email" type="email" autocomplete="username" required>
+<label for="login-password">Password</label><input id="login-password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button></form>
+<h2>New to hookcap?</h2>
+<form method="post" action="/agent/signup" id="signup">${hidden}
+<label for="signup-email">Email</label><input id="signup-email" name="email" type="email" autocomplete="username" required>
+<label for="signup-password">Password (at least 8 characters)</label><input id="signup-password" name="password" type="password" autocomplete="new-password" minlength="8" required>
+<button type="submit">Create account</button></form>`,
+    status,
+  );
+}
+
+export const loginPages = (ctx: Ctx) => {
+  const secure = ctx.config.baseUrl.startsWith('https:');
+  const submit = (verb: typeof auth.login) => async ({ request, body, server }: { request: Request; body: unknown; server: Parameters<typeof clientIp>[1] }) => {
+    const form = readForm(body);
+    const next = safeNext(form.get('next'));
+    if (!isSameOriginPost(request)) return loginPage(next, 'This form must be sent from this site.', 403);
+    try {
+      // Password guessing through this page is bounded like the other agent attempts.
+      await new RateMeter(ctx).consume(buckets.loginIp(clientIp(request, server, ctx.config.trustProxy)), ctx.config.agent.ratePerIp);
+      const out = await verb(ctx, { email: form.get('email') ?? '', password: form.get('password') ?? '' });
+      return redirect(next, { 'set-cookie': sessionCookie(out.token, SESSION_MAX_AGE, secure) });
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      return loginPage(next, e.code === 'rate_limited' ? 'Too many attempts; try again later.' : e.message, e.status);
+    }
+  };
+  return new Elysia({ detail: { tags: ['pages'], hide: true } })
+    .get('/agent/login', async ({ request, query }) => {
+      const next = safeNext(query.next);
+      // Already signed in: nothing to do here.
+      return (await sessionUser(ctx, request)) ? redirect(next) : loginPage(next);
+    })
+    .post('/agent/login', submit(auth.login), { parse: rawText })
+    .post('/agent/signup', submit(auth.signup), { parse: rawText });
+};

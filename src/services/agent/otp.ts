@@ -1,0 +1,49 @@
+/**
+ * `POST /api/agent/auth/claim/verify-otp` (SPEC 4.8 flow 2, 5.7): the emailed code, at most
+ * OTP_MAX_ATTEMPTS tries within its lifetime, compared in constant time against the stored HMAC.
+ * Only a match issues the key, bound to the account of the verified address.
+ */
+import { hashClaimToken, OTP_MAX_ATTEMPTS, otpMatches } from '../../auth/agent/codes';
+import { AppError } from '../../errors';
+import { countOtpAttempt, findRegistrationByTokenHash, inTransaction, updateRegistration } from '../../stores/state/agent';
+import type { AgentDeps } from './deps';
+import { agentKeyName, findOrProvisionUser, issueAccountKey } from './keys';
+import { buckets, type RateMeter } from './rate-limit';
+
+type Outcome = { ok: true; raw: string; scopes: string[] } | { ok: false; attemptsLeft: number };
+
+export async function verifyOtp(deps: AgentDeps, input: { claimToken: string; otp: string }, caller: { ip: string; meter: RateMeter }) {
+  const { ctx } = deps;
+  const { agent } = ctx.config;
+  await caller.meter.consume(buckets.otpIp(caller.ip), agent.ratePerIp);
+  const tokenHash = hashClaimToken(input.claimToken);
+  // Read once outside the transaction to charge the attempt to the address's email bucket too.
+  const peek = await findRegistrationByTokenHash(ctx.db, tokenHash);
+  if (!peek || peek.type !== 'verified_email' || !peek.email) {
+    throw new AppError('invalid_claim_token', 'no email registration has this claim token');
+  }
+  await caller.meter.consume(buckets.otpEmail(peek.email), agent.ratePerEmail);
+  const secret = await deps.secret();
+
+  const outcome = await inTransaction(ctx.db, async (tx): Promise<Outcome> => {
+    const reg = await findRegistrationByTokenHash(tx, tokenHash, true);
+    if (!reg || reg.type !== 'verified_email' || !reg.email) throw new AppError('invalid_claim_token', 'no email registration has this claim token');
+    if (reg.status === 'claimed') throw new AppError('previously_claimed', 'this code was already used; the key was issued then');
+    if (reg.otpAttempts >= OTP_MAX_ATTEMPTS) throw new AppError('otp_expired', 'too many wrong codes; register again for a new one');
+    if (reg.expiresAt <= Date.now() || !reg.otpHash) throw new AppError('otp_expired', 'the code has expired; register again for a new one');
+    if (!otpMatches(input.otp, reg.otpHash, secret, reg.id)) {
+      // Committed with the transaction: the wrong guess counts even though the request fails.
+      const used = await countOtpAttempt(tx, reg.id);
+      return { ok: false, attemptsLeft: Math.max(0, OTP_MAX_ATTEMPTS - used) };
+    }
+    const user = await findOrProvisionUser(tx, reg.email);
+    const key = await issueAccountKey(tx, user.id, agentKeyName(reg.clientName));
+    await updateRegistration(tx, reg.id, { status: 'claimed', otpHash: null, keyId: key.row.id, claimedBy: user.id, claimedAt: Date.now() });
+    return { ok: true, raw: key.raw, scopes: key.row.scopes };
+  });
+
+  if (!outcome.ok) {
+    throw new AppError('otp_invalid', `wrong code; ${outcome.attemptsLeft} attempt${outcome.attemptsLeft === 1 ? '' : 's'} left`);
+  }
+  return { credential_type: 'api_key' as const, credential: outcome.raw, scopes: outcome.scopes };
+}

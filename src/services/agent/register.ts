@@ -1,0 +1,148 @@
+/**
+ * `POST /api/agent/auth`, the three registration flows of SPEC 4.8: anonymous (an unowned key and
+ * a claim ceremony), verified email (a code by mail, the key after verify-otp) and identity
+ * assertion (an ID-JAG verified against its issuer, the key at once).
+ */
+import { verifyIdJag } from '../../auth/agent/assertion';
+import { generateClaimToken, generateOtp, hashOtp, hashUserCode, normalizeUserCode, userCodeForClaimToken } from '../../auth/agent/codes';
+import { assertFirstUse } from '../../auth/agent/replay';
+import { AppError } from '../../errors';
+import { log } from '../../log';
+import { countPendingAnonymous, deleteRegistration, inTransaction, insertCredential, insertRegistration } from '../../stores/state/agent';
+import type { AgentDeps } from './deps';
+import { agentKeyName, findOrProvisionUser, issueAccountKey, issueUnownedKey, POST_CLAIM_SCOPES } from './keys';
+import { claimPageUrl, isoTime, verifyOtpUrl } from './present';
+import { buckets, type RateMeter } from './rate-limit';
+import { pgJtiStore } from './replay-store';
+
+export interface Caller {
+  /** Client address, the key of per-address rate limits. */
+  ip: string;
+  meter: RateMeter;
+}
+
+/** Raised inside a transaction when a fresh token or code collided; the whole attempt is redone. */
+class Collision extends Error {}
+const MAX_ATTEMPTS = 5;
+
+export async function registerAnonymous(deps: AgentDeps, input: { clientName: string }, caller: Caller) {
+  const { ctx } = deps;
+  await caller.meter.consume(buckets.registerIp(caller.ip), ctx.config.agent.ratePerIp);
+  const now = Date.now();
+  if ((await countPendingAnonymous(ctx.db, now)) >= ctx.config.agent.maxPending) {
+    throw new AppError('temporarily_unavailable', 'too many anonymous registrations are waiting to be claimed; retry later', {
+      'retry-after': '60',
+    });
+  }
+  const secret = await deps.secret();
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const claim = generateClaimToken();
+    const userCode = userCodeForClaimToken(claim.token, secret);
+    const expiresAt = now + ctx.config.agent.claimTtlMs;
+    const registrationId = crypto.randomUUID();
+    try {
+      const key = await inTransaction(ctx.db, async (tx) => {
+        const issued = await issueUnownedKey(tx, agentKeyName(input.clientName));
+        const row = await insertRegistration(tx, {
+          id: registrationId,
+          type: 'anonymous',
+          clientName: input.clientName,
+          claimTokenHash: claim.hash,
+          userCodeHash: hashUserCode(normalizeUserCode(userCode) ?? '', secret),
+          keyId: issued.row.id,
+          createdAt: now,
+          expiresAt,
+        });
+        if (!row) throw new Collision();
+        return issued;
+      });
+      return {
+        registration_id: registrationId,
+        registration_type: 'anonymous' as const,
+        credential_type: 'api_key' as const,
+        credential: key.raw,
+        credential_expires: null,
+        scopes: key.row.scopes,
+        claim_url: claimPageUrl(ctx.config.baseUrl, claim.token),
+        claim_token: claim.token,
+        user_code: userCode,
+        claim_token_expires: isoTime(expiresAt),
+        post_claim_scopes: [...POST_CLAIM_SCOPES],
+      };
+    } catch (e) {
+      if (!(e instanceof Collision)) throw e;
+    }
+  }
+  throw new AppError('internal', 'could not allocate a unique user code');
+}
+
+export async function registerVerifiedEmail(deps: AgentDeps, input: { clientName: string; email: string }, caller: Caller) {
+  const { ctx } = deps;
+  await caller.meter.consume(buckets.registerIp(caller.ip), ctx.config.agent.ratePerIp);
+  await caller.meter.consume(buckets.registerEmail(input.email), ctx.config.agent.ratePerEmail);
+  const secret = await deps.secret();
+  const now = Date.now();
+  const expiresAt = now + ctx.config.agent.otpTtlMs;
+  const registrationId = crypto.randomUUID();
+  const otp = generateOtp();
+  const claim = generateClaimToken();
+  const row = await insertRegistration(ctx.db, {
+    id: registrationId,
+    type: 'verified_email',
+    clientName: input.clientName,
+    claimTokenHash: claim.hash,
+    email: input.email,
+    otpHash: hashOtp(otp, secret, registrationId),
+    createdAt: now,
+    expiresAt,
+  });
+  if (!row) throw new AppError('internal', 'could not store the registration');
+  const minutes = Math.round(ctx.config.agent.otpTtlMs / 60_000);
+  try {
+    await deps.mailer.sendMail({
+      to: input.email,
+      subject: 'Your hookcap verification code',
+      text: [
+        `An AI agent calling itself "${input.clientName}" asked for a hookcap API key for this address.`,
+        '',
+        `Your one-time code: ${otp}`,
+        '',
+        `It expires in ${minutes} minutes and works once. If you did not ask for this, ignore this message:`,
+        'no key is issued without the code.',
+      ].join('\n'),
+    });
+  } catch (e) {
+    // Without the mail the registration can never complete: remove it rather than leave it half-done.
+    await deleteRegistration(ctx.db, registrationId);
+    log.warn('could not send the one-time code', { error: e instanceof Error ? e.message : String(e), mailer: deps.mailer.kind });
+    throw new AppError('temporarily_unavailable', 'the one-time code could not be sent; retry later', { 'retry-after': '30' });
+  }
+  return {
+    registration_id: registrationId,
+    registration_type: 'email-verification' as const,
+    claim_url: verifyOtpUrl(ctx.config.baseUrl),
+    claim_token: claim.token,
+    claim_token_expires: isoTime(expiresAt),
+    post_claim_scopes: [...POST_CLAIM_SCOPES],
+  };
+}
+
+/**
+ * Flow 3: verify the assertion, then in one transaction spend its jti, find or provision the
+ * account of its verified email and issue the key. A refusal (too_many_keys) rolls the jti back
+ * too, so the same assertion may be retried once the account has room.
+ */
+export async function registerWithAssertion(deps: AgentDeps, assertion: string, caller: Caller) {
+  const { ctx } = deps;
+  await caller.meter.consume(buckets.registerIp(caller.ip), ctx.config.agent.ratePerIp);
+  const who = await verifyIdJag(assertion, { providers: deps.providers, audience: deps.audience, keys: deps.keys });
+  await caller.meter.consume(buckets.registerEmail(who.email), ctx.config.agent.ratePerEmail);
+  const key = await inTransaction(ctx.db, async (tx) => {
+    await assertFirstUse(pgJtiStore(tx), 'assertion', who);
+    const user = await findOrProvisionUser(tx, who.email);
+    const issued = await issueAccountKey(tx, user.id, agentKeyName(who.clientId ?? who.iss));
+    await insertCredential(tx, { keyId: issued.row.id, iss: who.iss, sub: who.sub, clientId: who.clientId ?? null, createdAt: Date.now() });
+    return issued;
+  });
+  return { credential_type: 'api_key' as const, credential: key.raw, credential_expires: null, scopes: key.row.scopes };
+}

@@ -1,0 +1,19 @@
+/**
+ * `POST /api/agent/auth/revoke` (SPEC 4.8): an identity provider's logout token revokes every key
+ * issued on its word for that subject. Keys are looked up in Postgres on every request, so the
+ * revocation holds on every node from the commit on.
+ */
+import { verifyLogoutToken } from '../../auth/agent/logout-token';
+import { assertFirstUse } from '../../auth/agent/replay';
+import { inTransaction, revokeKeysOfSubject } from '../../stores/state/agent';
+import type { AgentDeps } from './deps';
+import { pgJtiStore } from './replay-store';
+
+export async function revokeBySubject(deps: AgentDeps, logoutToken: string): Promise<{ revoked: number }> {
+  const who = await verifyLogoutToken(logoutToken, { providers: deps.providers, audience: deps.audience, keys: deps.keys });
+  const revoked = await inTransaction(deps.ctx.db, async (tx) => {
+    await assertFirstUse(pgJtiStore(tx), 'logout', who);
+    return revokeKeysOfSubject(tx, who.iss, who.sub, Date.now());
+  });
+  return { revoked };
+}

@@ -1,0 +1,41 @@
+/**
+ * Background clean-up of the agent tables: expired sandbox endpoints (their captures queued for
+ * purging like any deleted endpoint) and registrations long past their window.
+ * Every API node runs it; the deletes are idempotent, so nodes never conflict.
+ */
+import { log } from '../../log';
+import { deleteRegistrationsExpiredBefore, listExpiredSandbox } from '../../stores/state/agent';
+import { deleteEndpoints } from '../../stores/state/endpoints';
+import type { Ctx } from '../context';
+import { announceChange } from '../endpoints';
+
+const DAY_MS = 24 * 3600_000;
+/** A registration stays pollable this long after its window closed. */
+export const REGISTRATION_RETENTION_MS = 7 * DAY_MS;
+
+export async function sweepOnce(ctx: Ctx, now = Date.now()): Promise<void> {
+  const expired = await listExpiredSandbox(ctx.db, now, 500);
+  await deleteEndpoints(
+    ctx.db,
+    expired.map((e) => e.id),
+    now,
+  );
+  for (const e of expired) announceChange(ctx, e.slug);
+  await deleteRegistrationsExpiredBefore(ctx.db, now - REGISTRATION_RETENTION_MS);
+}
+
+/** Starts the periodic sweep; returns its stop function. */
+export function startAgentSweeper(ctx: Ctx, intervalMs = 60_000): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    sweepOnce(ctx)
+      .catch((e: unknown) => log.warn('agent sweep failed', { error: e instanceof Error ? e.message : String(e) }))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref?.();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,183 @@
+/**
+ * Queries of the agent flows (sql/003_agent.sql): registrations, identity-provider credentials,
+ * single-use jtis, server secrets and sandbox endpoints. Every value goes through
+ * drizzle's parameters. Functions take a `Q` so the verbs can run several in one transaction.
+ */
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
+import { inTransaction, type Db, type Q, type Tx } from './db';
+import {
+  agentCredentials,
+  agentJtis,
+  agentRegistrations,
+  apiKeys,
+  endpoints,
+  serverSecrets,
+  users,
+  type AgentRegistrationRow,
+  type ApiKeyRow,
+  type EndpointRow,
+} from './schema';
+
+export { inTransaction, type Q, type Tx };
+
+// --- registrations ------------------------------------------------------------------------------
+
+/** null when the claim token or user code collided with an existing row (the caller retries). */
+export async function insertRegistration(q: Q, row: typeof agentRegistrations.$inferInsert): Promise<AgentRegistrationRow | null> {
+  const out = await q.insert(agentRegistrations).values(row).onConflictDoNothing().returning();
+  return out[0] ?? null;
+}
+
+/** By claim-token hash; `lock` takes the row lock so concurrent claims and OTP checks serialise. */
+export async function findRegistrationByTokenHash(q: Q, hash: string, lock = false): Promise<AgentRegistrationRow | null> {
+  const query = q.select().from(agentRegistrations).where(eq(agentRegistrations.claimTokenHash, hash)).limit(1);
+  const out = lock ? await query.for('update') : await query;
+  return out[0] ?? null;
+}
+
+export async function findRegistrationByUserCodeHash(q: Q, hash: string, lock = false): Promise<AgentRegistrationRow | null> {
+  const query = q.select().from(agentRegistrations).where(eq(agentRegistrations.userCodeHash, hash)).limit(1);
+  const out = lock ? await query.for('update') : await query;
+  return out[0] ?? null;
+}
+
+export async function countPendingAnonymous(q: Q, now: number): Promise<number> {
+  const out = await q
+    .select({ n: sql<number>`count(*)::int` })
+    .from(agentRegistrations)
+    .where(and(eq(agentRegistrations.status, 'pending'), eq(agentRegistrations.type, 'anonymous'), gt(agentRegistrations.expiresAt, now)));
+  return Number(out[0]?.n ?? 0);
+}
+
+export async function updateRegistration(
+  q: Q,
+  id: string,
+  patch: Partial<Pick<AgentRegistrationRow, 'status' | 'otpHash' | 'otpAttempts' | 'keyId' | 'claimedBy' | 'claimedAt'>>,
+): Promise<void> {
+  await q.update(agentRegistrations).set(patch).where(eq(agentRegistrations.id, id));
+}
+
+/** Adds one failed OTP attempt and returns the new count. */
+export async function countOtpAttempt(q: Q, id: string): Promise<number> {
+  const out = await q
+    .update(agentRegistrations)
+    .set({ otpAttempts: sql`${agentRegistrations.otpAttempts} + 1` })
+    .where(eq(agentRegistrations.id, id))
+    .returning({ n: agentRegistrations.otpAttempts });
+  return out[0]?.n ?? 0;
+}
+
+export async function deleteRegistration(q: Q, id: string): Promise<void> {
+  await q.delete(agentRegistrations).where(eq(agentRegistrations.id, id));
+}
+
+/** Registrations whose window closed before `before`, pending or claimed. */
+export async function deleteRegistrationsExpiredBefore(q: Q, before: number): Promise<number> {
+  const out = await q
+    .delete(agentRegistrations)
+    .where(lte(agentRegistrations.expiresAt, before))
+    .returning({ id: agentRegistrations.id });
+  return out.length;
+}
+
+// --- accounts and keys --------------------------------------------------------------------------
+
+/** Takes the user's row lock: key-count checks and key inserts for one account serialise on it. */
+export async function lockUser(q: Q, userId: string): Promise<boolean> {
+  const out = await q.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
+  return out.length > 0;
+}
+
+export async function lockKey(q: Q, keyId: string): Promise<ApiKeyRow | null> {
+  const out = await q.select().from(apiKeys).where(eq(apiKeys.id, keyId)).for('update');
+  return out[0] ?? null;
+}
+
+/** Rebinds an unowned key to an account with new scopes; false if it was owned or is gone. */
+export async function bindUnownedKey(q: Q, keyId: string, userId: string, scopes: string[]): Promise<boolean> {
+  const out = await q
+    .update(apiKeys)
+    .set({ userId, scopes })
+    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.userId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  return out.length > 0;
+}
+
+export async function insertCredential(q: Q, row: typeof agentCredentials.$inferInsert): Promise<void> {
+  await q.insert(agentCredentials).values(row);
+}
+
+/** Revokes every live key issued on (iss, sub)'s word; returns how many. */
+export async function revokeKeysOfSubject(q: Q, iss: string, sub: string, now: number): Promise<number> {
+  const issued = q
+    .select({ id: agentCredentials.keyId })
+    .from(agentCredentials)
+    .where(and(eq(agentCredentials.iss, iss), eq(agentCredentials.sub, sub)));
+  const out = await q
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(inArray(apiKeys.id, issued), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  return out.length;
+}
+
+// --- single-use token ids -------------------------------------------------------------------------
+
+/** True when this (purpose, iss, jti) was unseen; atomic through the primary key. */
+export async function recordJti(q: Q, row: typeof agentJtis.$inferInsert): Promise<boolean> {
+  const out = await q.insert(agentJtis).values(row).onConflictDoNothing().returning({ jti: agentJtis.jti });
+  return out.length > 0;
+}
+
+// --- server secrets -----------------------------------------------------------------------------
+
+/** The stored secret `name`, storing `candidate` first if there is none (first node wins). */
+export async function getOrCreateSecret(q: Q, name: string, candidate: string, now: number): Promise<string> {
+  await q.insert(serverSecrets).values({ name, value: candidate, createdAt: now }).onConflictDoNothing();
+  const out = await q.select({ value: serverSecrets.value }).from(serverSecrets).where(eq(serverSecrets.name, name));
+  const value = out[0]?.value;
+  if (!value) throw new Error(`server secret ${name} could not be stored`);
+  return value;
+}
+
+// --- sandbox endpoints --------------------------------------------------------------------------
+
+const liveSandboxOf = (keyId: string, now: number) =>
+  and(eq(endpoints.ownerKeyId, keyId), isNull(endpoints.userId), isNotNull(endpoints.expiresAt), gt(endpoints.expiresAt, now));
+
+export async function countLiveSandbox(q: Q, keyId: string, now: number): Promise<number> {
+  const out = await q.select({ n: sql<number>`count(*)::int` }).from(endpoints).where(liveSandboxOf(keyId, now));
+  return Number(out[0]?.n ?? 0);
+}
+
+export async function listLiveSandbox(q: Q, keyId: string, now: number): Promise<EndpointRow[]> {
+  return q.select().from(endpoints).where(liveSandboxOf(keyId, now)).orderBy(asc(endpoints.createdAt));
+}
+
+export async function findLiveSandbox(q: Q, keyId: string, slug: string, now: number): Promise<EndpointRow | null> {
+  const out = await q.select().from(endpoints).where(and(eq(endpoints.slug, slug), liveSandboxOf(keyId, now))).limit(1);
+  return out[0] ?? null;
+}
+
+/**
+ * On claim, the key's live sandbox endpoints become ordinary endpoints of the account (no expiry),
+ * so what the agent set up keeps capturing. Returns their slugs, to invalidate actors.
+ */
+export async function adoptSandbox(q: Q, keyId: string, userId: string, now: number): Promise<string[]> {
+  const out = await q
+    .update(endpoints)
+    .set({ userId, ownerKeyId: null, expiresAt: null })
+    .where(liveSandboxOf(keyId, now))
+    .returning({ slug: endpoints.slug });
+  return out.map((r) => r.slug);
+}
+
+/** Sandbox endpoints past their expiry (never an account's), oldest first. */
+export async function listExpiredSandbox(q: Q, now: number, limit: number): Promise<{ id: string; slug: string }[]> {
+  return q
+    .select({ id: endpoints.id, slug: endpoints.slug })
+    .from(endpoints)
+    .where(and(isNull(endpoints.userId), isNotNull(endpoints.ownerKeyId), lte(endpoints.expiresAt, now)))
+    .orderBy(asc(endpoints.expiresAt))
+    .limit(limit);
+}

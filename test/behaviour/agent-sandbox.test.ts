@@ -1,0 +1,108 @@
+import { expect, test } from 'bun:test';
+import { call, eventually, newAccount } from '../support/client';
+import { describeBackends } from '../support/suite';
+import { AGENT_ENV, registerAnonymous, signUp } from './agent-support';
+
+const TTL_MS = 4000;
+const CAP = 2;
+
+describeBackends(
+  'agent sandbox',
+  (h) => {
+    const create = (key: string) => call(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: key });
+    const list = (key: string) => call(h.url, 'GET', '/api/agent/sandbox/endpoints', { token: key });
+    const requests = (key: string, slug: string) => call(h.url, 'GET', `/api/agent/sandbox/endpoints?slug=${slug}`, { token: key });
+
+    test('create returns exactly url, slug and expiresAt; list shows this key’s endpoints', async () => {
+      const reg = await registerAnonymous(h.url);
+      const before = Date.now();
+      const r = await create(reg.credential);
+      expect(r.status).toBe(201);
+      expect(Object.keys(r.body).sort()).toEqual(['expiresAt', 'slug', 'url']);
+      expect(r.body.slug).toMatch(/^[a-z0-9]{12}$/);
+      expect(r.body.url).toBe(`${h.url}/w/${r.body.slug}`);
+      expect(Number.isInteger(r.body.expiresAt)).toBe(true);
+      expect(r.body.expiresAt).toBeGreaterThanOrEqual(before + TTL_MS - 50);
+      expect(r.body.expiresAt).toBeLessThanOrEqual(Date.now() + TTL_MS + 50);
+      const l = await list(reg.credential);
+      expect(l.status).toBe(200);
+      expect(l.body).toEqual([r.body]);
+    });
+
+    test('real captures at /w/<slug> are listed by ?slug=, newest first', async () => {
+      const reg = await registerAnonymous(h.url);
+      const ep = (await create(reg.credential)).body;
+      for (const i of [1, 2]) {
+        const hit = await fetch(`${ep.url}/hook?n=${i}`, { method: 'POST', body: `{"n":${i}}`, headers: { 'content-type': 'application/json' } });
+        expect(hit.status).toBe(200);
+      }
+      const got = await eventually(async () => {
+        const r = await requests(reg.credential, ep.slug);
+        return r.status === 200 && r.body.length === 2 ? r.body : null;
+      });
+      expect(got.map((c: { body: string }) => c.body)).toEqual(['{"n":2}', '{"n":1}']);
+      expect(got[0]).toMatchObject({ method: 'POST', path: '/hook', queryParams: { n: '2' } });
+    });
+
+    test(`at most ${CAP} live endpoints per key`, async () => {
+      const reg = await registerAnonymous(h.url);
+      const made = await Promise.all(Array.from({ length: CAP + 2 }, () => create(reg.credential)));
+      expect(made.filter((r) => r.status === 201)).toHaveLength(CAP);
+      const refused = made.filter((r) => r.status !== 201);
+      expect(refused.every((r) => r.status === 409 && typeof r.body.error === 'string')).toBe(true);
+      expect((await list(reg.credential)).body).toHaveLength(CAP);
+    });
+
+    test('isolation: another agent, an account, or a stranger never sees a sandbox endpoint', async () => {
+      const a = await registerAnonymous(h.url, 'agent a');
+      const b = await registerAnonymous(h.url, 'agent b');
+      const epA = (await create(a.credential)).body;
+      expect((await fetch(epA.url, { method: 'POST', body: 'secret' })).status).toBe(200);
+      expect((await list(b.credential)).body).toEqual([]);
+      expect((await requests(b.credential, epA.slug)).status).toBe(404);
+      const acct = await newAccount(h.url);
+      expect((await call(h.url, 'GET', '/api/endpoints', { token: acct.key })).body).toEqual([]);
+      expect((await call(h.url, 'GET', `/api/endpoints/${epA.slug}`, { token: acct.key })).status).toBe(404);
+      expect((await call(h.url, 'GET', `/api/endpoints/${epA.slug}/requests`, { token: acct.key })).status).toBe(404);
+      const captured = await eventually(async () => {
+        const r = await requests(a.credential, epA.slug);
+        return r.body.length === 1 ? r.body[0] : null;
+      });
+      expect((await call(h.url, 'GET', `/api/requests/${captured.id}`, { token: acct.key })).status).toBe(404);
+      // Accounts and sessions have no sandbox; nobody without a key gets in.
+      expect((await list(acct.key)).status).toBe(403);
+      expect((await create(acct.session)).status).toBe(403);
+      expect((await call(h.url, 'GET', '/api/agent/sandbox/endpoints')).status).toBe(401);
+      expect((await call(h.url, 'POST', '/api/agent/sandbox/endpoints')).status).toBe(401);
+    });
+
+    test('expired sandbox endpoints stop capturing and disappear; the slot frees up', async () => {
+      const reg = await registerAnonymous(h.url);
+      const ep = (await create(reg.credential)).body;
+      await create(reg.credential);
+      expect((await create(reg.credential)).status).toBe(409);
+      await Bun.sleep(Math.max(0, ep.expiresAt - Date.now()) + 100);
+      expect((await fetch(ep.url, { method: 'POST', body: 'late' })).status).toBe(404);
+      expect((await requests(reg.credential, ep.slug)).status).toBe(404);
+      expect((await list(reg.credential)).body.some((e: { slug: string }) => e.slug === ep.slug)).toBe(false);
+      expect((await create(reg.credential)).status).toBe(201);
+    });
+
+    test('on claim, live sandbox endpoints become the account’s own and stop expiring', async () => {
+      const reg = await registerAnonymous(h.url, 'adopter');
+      const ep = (await create(reg.credential)).body;
+      expect((await fetch(ep.url, { method: 'POST', body: 'before claim' })).status).toBe(200);
+      const human = await signUp(h.url);
+      const claimed = await call(h.url, 'POST', '/api/agent/auth/claim/confirm', { token: human.session, body: { claim_token: reg.claim_token } });
+      expect(claimed.status).toBe(200);
+      expect(claimed.body.endpoints_adopted).toBe(1);
+      const mine = await call(h.url, 'GET', '/api/endpoints', { token: reg.credential });
+      expect(mine.body.map((e: { slug: string }) => e.slug)).toEqual([ep.slug]);
+      await eventually(async () => (await call(h.url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: human.session })).body.length === 1);
+      await Bun.sleep(Math.max(0, ep.expiresAt - Date.now()) + 100);
+      expect((await fetch(ep.url, { method: 'POST', body: 'after expiry' })).status).toBe(200);
+      expect((await list(reg.credential)).status).toBe(403);
+    });
+  },
+  { ...AGENT_ENV, SANDBOX_TTL_MS: String(TTL_MS), SANDBOX_MAX_ENDPOINTS: String(CAP) },
+);

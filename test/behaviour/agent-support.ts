@@ -1,0 +1,101 @@
+/**
+ * Shared pieces of the agent behaviour suites: server settings, registration helpers, and reading
+ * one-time codes from the mail the server really sent (the SMTP sink of scripts/services.sh, or
+ * the outbox file when the suite runs embedded-only without services).
+ */
+import { expect } from 'bun:test';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BACKENDS } from '../support/backends';
+import { call, eventually, type Reply } from '../support/client';
+import type { TestServer } from '../support/server';
+
+/** The SMTP sink (scripts/smtp-sink.py) runs whenever the server backend is under test. */
+export const USE_SMTP = BACKENDS.includes('server');
+export const SMTP_SINK_URL = process.env.TEST_SMTP_URL ?? 'smtp://127.0.0.1:2525';
+export const SMTP_SINK_FILE = process.env.SMTP_SINK_FILE ?? '/tmp/hookcap-smtp-sink.jsonl';
+
+/** Settings every agent suite starts from: generous agent limits (their own suite narrows them). */
+export const AGENT_ENV: Record<string, string> = {
+  AGENT_RATE_LIMIT_IP: '100000/600',
+  AGENT_RATE_LIMIT_EMAIL: '100000/600',
+  ...(USE_SMTP ? { SMTP_URL: SMTP_SINK_URL } : {}),
+};
+
+/** Every agent error: `{error: <SPEC 7.2 code>, error_description}` with the expected status. */
+export function expectAgentError(r: Reply, status: number, code: string): void {
+  if (r.status !== status || (r.body as { error?: unknown })?.error !== code) {
+    throw new Error(`expected ${status} ${code}, got ${r.status} ${r.text}`);
+  }
+  expect(r.headers.get('content-type') ?? '').toContain('application/json');
+  expect(typeof (r.body as { error_description?: unknown }).error_description).toBe('string');
+}
+
+let seq = 0;
+export const uniqueEmail = (tag = 'agent') => `${tag}-${Date.now()}-${++seq}-${Math.random().toString(36).slice(2, 7)}@example.com`;
+
+export interface AnonymousRegistration {
+  registration_id: string;
+  credential: string;
+  claim_token: string;
+  claim_url: string;
+  user_code: string;
+  claim_token_expires: string;
+}
+
+export async function registerAnonymous(base: string, clientName = 'test agent'): Promise<AnonymousRegistration> {
+  const r = await call(base, 'POST', '/api/agent/auth', {
+    body: { type: 'anonymous', requested_credential_type: 'api_key', client_name: clientName },
+  });
+  if (r.status !== 201) throw new Error(`anonymous registration failed: ${r.status} ${r.text}`);
+  return r.body as AnonymousRegistration;
+}
+
+export async function signUp(base: string, email = uniqueEmail('human')): Promise<{ session: string; email: string; userId: string }> {
+  const r = await call(base, 'POST', '/api/auth/signup', { body: { email, password: 'correct horse battery' } });
+  if (r.status !== 201) throw new Error(`signup failed: ${r.status} ${r.text}`);
+  return { session: r.body.token, email, userId: r.body.user.id };
+}
+
+interface MailRecord {
+  to: string;
+  text: string;
+}
+
+function sinkMessages(): MailRecord[] {
+  if (!existsSync(SMTP_SINK_FILE)) return [];
+  return readFileSync(SMTP_SINK_FILE, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { rcpt_tos: string[]; data: string })
+    // Undo quoted-printable soft line breaks, so a wrapped line reads whole.
+    .flatMap((m) => m.rcpt_tos.map((to) => ({ to, text: m.data.replace(/=\r?\n/g, '') })));
+}
+
+function outboxMessages(server: TestServer): MailRecord[] {
+  const file = join(server.dataDir, 'outbox.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as MailRecord);
+}
+
+/** Every message the server sent to `to`, in order, from the sink (SMTP) or its outbox. */
+export function mailTo(server: TestServer, to: string): MailRecord[] {
+  const all = USE_SMTP ? sinkMessages() : outboxMessages(server);
+  return all.filter((m) => m.to.toLowerCase() === to.toLowerCase());
+}
+
+/** The one-time code of the newest message sent to `to`, waiting for it to arrive. */
+export async function otpFor(server: TestServer, to: string, count = 1): Promise<string> {
+  return eventually(async () => {
+    const messages = mailTo(server, to);
+    if (messages.length < count) return null;
+    const m = /one-time code: (\d{6})\b/.exec(messages[messages.length - 1]?.text ?? '');
+    return m?.[1] ?? null;
+  }, 10_000);
+}
+
+/** A six-digit code that is not `otp`. */
+export const wrongOtp = (otp: string) => String((Number(otp) + 1) % 1_000_000).padStart(6, '0');

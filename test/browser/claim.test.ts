@@ -1,0 +1,152 @@
+/**
+ * The claim ceremony as a person goes through it, in headless Chromium (Debian's, driven by
+ * playwright-core): the claim link or the typed code, a detour through log-in or sign-up when not
+ * signed in, the page naming the agent and what its key may do, and the confirm button.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { call } from '../support/client';
+import { describeBackends } from '../support/suite';
+import { AGENT_ENV, registerAnonymous, signUp, uniqueEmail } from '../behaviour/agent-support';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+let browser: Browser | null = null;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/services.sh (it installs Debian's chromium)`);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function newPage(): Promise<Page> {
+  if (!browser) throw new Error('browser not started');
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  // Any script dialog would mean markup from client_name ran.
+  page.on('dialog', (d) => {
+    throw new Error(`unexpected dialog: ${d.message()}`);
+  });
+  return page;
+}
+
+describeBackends(
+  'agent claim pages in a browser',
+  (h) => {
+    test('claim link: a visitor signs up on the way, sees the agent and its scopes, and confirms', async () => {
+      const clientName = 'Deploy <img src=x onerror=alert(1)> bot';
+      const reg = await registerAnonymous(h.url, clientName);
+      const page = await newPage();
+      try {
+        await page.goto(reg.claim_url);
+        expect(new URL(page.url()).pathname).toBe('/agent/login');
+        const email = uniqueEmail('browser');
+        await page.fill('#signup-email', email);
+        await page.fill('#signup-password', 'correct horse battery');
+        await Promise.all([page.waitForURL(/\/agent\/claim\?token=/), page.click('#signup button[type=submit]')]);
+
+        expect(await page.textContent('#client-name')).toBe(clientName);
+        expect(await page.locator('img').count()).toBe(0);
+        const scopes = await page.textContent('#scopes');
+        expect(scopes).toContain('webhooks:read');
+        expect(scopes).toContain('webhooks:write');
+        expect(await page.textContent('body')).toContain(email);
+        expect((await call(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: reg.claim_token } })).body.status).toBe('pending');
+
+        await page.click('#confirm');
+        await page.waitForSelector('#claimed');
+        expect(await page.textContent('#claimed')).toContain(clientName);
+
+        const poll = await call(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: reg.claim_token } });
+        expect(poll.body.status).toBe('claimed');
+        expect((await call(h.url, 'GET', '/api/auth/me', { token: reg.credential })).body.email).toBe(email);
+
+        // The same link again: already claimed.
+        await page.goto(reg.claim_url);
+        expect(await page.getAttribute('[role=alert]', 'data-code')).toBe('previously_claimed');
+      } finally {
+        await page.context().close();
+      }
+    });
+
+    test('claim code: a user logs in on the way, types the code loosely, and confirms', async () => {
+      const reg = await registerAnonymous(h.url, 'code-typing agent');
+      const human = await signUp(h.url);
+      const page = await newPage();
+      try {
+        await page.goto(`${h.url}/agent/claim`);
+        expect(new URL(page.url()).pathname).toBe('/agent/login');
+        // A wrong password first: the page says so and stays.
+        await page.fill('#login-email', human.email);
+        await page.fill('#login-password', 'not the password');
+        await page.click('#login button[type=submit]');
+        await page.waitForSelector('[role=alert]');
+        await page.fill('#login-email', human.email);
+        await page.fill('#login-password', 'correct horse battery');
+        await Promise.all([page.waitForURL(/\/agent\/claim$/), page.click('#login button[type=submit]')]);
+
+        // A code that matches nothing keeps the form, with a message.
+        await page.fill('#code', 'BCDF-GHJK');
+        await page.click('#code-form button[type=submit]');
+        await page.waitForSelector('[role=alert]');
+        expect(await page.locator('#code').count()).toBe(1);
+
+        await page.fill('#code', reg.user_code.toLowerCase().replace('-', ' '));
+        await page.click('#code-form button[type=submit]');
+        await page.waitForSelector('#confirm');
+        expect(await page.textContent('#client-name')).toBe('code-typing agent');
+        await page.click('#confirm');
+        await page.waitForSelector('#claimed');
+        expect((await call(h.url, 'GET', '/api/auth/me', { token: reg.credential })).body.id).toBe(human.userId);
+      } finally {
+        await page.context().close();
+      }
+    });
+
+    test('pages cannot be framed, are not cached, and keep the claim token off other sites', async () => {
+      const reg = await registerAnonymous(h.url);
+      const human = await signUp(h.url);
+      const r = await fetch(reg.claim_url, { headers: { cookie: `session=${human.session}` } });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('x-frame-options')).toBe('DENY');
+      expect(r.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(r.headers.get('cache-control')).toBe('no-store');
+      expect(r.headers.get('referrer-policy')).toBe('same-origin');
+    });
+
+    test('a cross-site form post is refused, and log-in only ever redirects back to a claim page', async () => {
+      const reg = await registerAnonymous(h.url);
+      const human = await signUp(h.url);
+      const forged = await fetch(`${h.url}/agent/claim`, {
+        method: 'POST',
+        headers: { cookie: `session=${human.session}`, origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ claim_token: reg.claim_token }).toString(),
+        redirect: 'manual',
+      });
+      expect(forged.status).toBe(400);
+      expect((await call(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: reg.claim_token } })).body.status).toBe('pending');
+
+      const login = await fetch(`${h.url}/agent/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email: human.email, password: 'correct horse battery', next: 'https://evil.example/' }).toString(),
+        redirect: 'manual',
+      });
+      expect(login.status).toBe(303);
+      expect(login.headers.get('location')).toBe('/agent/claim');
+      const crossSiteLogin = await fetch(`${h.url}/agent/login`, {
+        method: 'POST',
+        headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email: human.email, password: 'correct horse battery' }).toString(),
+        redirect: 'manual',
+      });
+      expect(crossSiteLogin.status).toBe(403);
+      expect(crossSiteLogin.headers.get('set-cookie')).toBeNull();
+    });
+  },
+  AGENT_ENV,
+);
