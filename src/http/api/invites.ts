@@ -1,0 +1,42 @@
+/** SPEC 4.6: invites addressed to the caller's email. */
+import { Elysia, t } from 'elysia';
+import { requireAccount } from '../../services/auth';
+import type { Ctx } from '../../services/context';
+import * as invites from '../../services/invites';
+import { publicTeam } from '../../services/teams';
+import { authPlugin } from '../auth';
+import { TeamBody } from './teams';
+
+const InviteBody = t.Object({
+  id: t.String(),
+  teamId: t.String(),
+  teamName: t.String(),
+  email: t.String(),
+  invitedBy: t.Union([t.String(), t.Null()], { description: "Inviter's email" }),
+  status: t.String({ description: 'pending' }),
+  createdAt: t.String({ description: 'ISO 8601' }),
+});
+
+export const inviteRoutes = (ctx: Ctx) =>
+  new Elysia({ prefix: '/api/invites', detail: { tags: ['teams'] } })
+    .use(authPlugin(ctx))
+    .get('', ({ principal }) => invites.listMyInvites(ctx, requireAccount(principal)), {
+      response: { 200: t.Array(InviteBody) },
+      detail: { summary: "Pending invites addressed to your account's email" },
+    })
+    .post(
+      '/:inviteId/accept',
+      async ({ principal, params }) => publicTeam(await invites.acceptInvite(ctx, requireAccount(principal), params.inviteId)),
+      {
+        response: { 200: TeamBody },
+        detail: { summary: "Accept: you become a member and get the team (402 without an active subscription or a free seat; 409 once used)" },
+      },
+    )
+    .post(
+      '/:inviteId/decline',
+      async ({ principal, params, set }) => {
+        await invites.declineInvite(ctx, requireAccount(principal), params.inviteId);
+        set.status = 204;
+      },
+      { detail: { summary: 'Decline: the invite ends (409 once used)' } },
+    );

@@ -1,0 +1,145 @@
+/**
+ * Invites (SPEC 4.5 invite, 4.6): a team's owner invites an email address; whoever holds an
+ * account with that address (now or after signing up) sees the invite and accepts or declines it,
+ * once. An invite takes a seat while pending; accepting needs a free seat and an active
+ * subscription, checked under the team's row lock so two accepts never overfill it.
+ */
+import { AppError } from '../errors';
+import { randomId } from '../ids';
+import { log } from '../log';
+import { createMailer, type Mailer } from '../mail';
+import type { TeamInviteRow, TeamRow, UserRow } from '../stores/state/schema';
+import * as store from '../stores/state/teams';
+import { validEmail } from './auth';
+import { requireActiveSubscription } from './billing';
+import type { Ctx } from './context';
+import { requireOwner } from './teams';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const mailers = new WeakMap<Ctx, Mailer>();
+
+/** One mail sender per service (SMTP when SMTP_URL is set, else the outbox under DATA_DIR). */
+function mailerOf(ctx: Ctx): Mailer {
+  let m = mailers.get(ctx);
+  if (!m) {
+    m = createMailer(ctx.config);
+    mailers.set(ctx, m);
+  }
+  return m;
+}
+
+/** A pending invite as the team sees it (SPEC 2.8). */
+export const publicPendingInvite = (i: TeamInviteRow) => ({ id: i.id, email: i.email, createdAt: iso(i.createdAt) });
+
+/** An invite as the invited user sees it. */
+export const publicInvite = (v: store.InviteView) => ({
+  id: v.invite.id,
+  teamId: v.team.id,
+  teamName: v.team.name,
+  email: v.invite.email,
+  invitedBy: v.invitedByEmail,
+  status: v.invite.status,
+  createdAt: iso(v.invite.createdAt),
+});
+
+/** 402 unless a seat is free: the owner, the members and pending invites each take one. */
+async function requireFreeSeat(tx: store.Tx, teamId: string, seats: number, countPending: boolean): Promise<void> {
+  const used = (await store.countMembers(tx, teamId)) + (countPending ? await store.countPendingInvites(tx, teamId) : 0);
+  if (used >= seats) {
+    throw new AppError(
+      'payment_required',
+      `every seat of this team's subscription is taken (${used} of ${seats}${countPending ? ', pending invites included' : ''}); add seats to the subscription`,
+    );
+  }
+}
+
+function inviteMail(ctx: Ctx, team: TeamRow, inviter: UserRow, invite: TeamInviteRow) {
+  return {
+    to: invite.email,
+    subject: `You are invited to the team "${team.name}" on hookcap`,
+    text: [
+      `${inviter.email} invited you to join the team "${team.name}" on hookcap.`,
+      '',
+      `Sign in (or sign up) at ${ctx.config.baseUrl} with this address, ${invite.email}.`,
+      'Your pending invites are listed by GET /api/invites; accept this one with',
+      `POST ${ctx.config.baseUrl}/api/invites/${invite.id}/accept (or decline with …/decline).`,
+      '',
+      'If you did not expect this, ignore this message.',
+    ].join('\n'),
+  };
+}
+
+/** Owner only; needs an active subscription and a free seat. The invite exists only if its mail left. */
+export async function inviteMember(ctx: Ctx, user: UserRow, teamId: string, rawEmail: string): Promise<TeamInviteRow> {
+  const team = await requireOwner(ctx, user, teamId, 'invite members');
+  const email = rawEmail.trim();
+  // The mail sender accepts one plain address only; refuse anything else here with a clear 400.
+  if (!validEmail(email) || /[,;<>"]/.test(email)) throw new AppError('validation', 'email is not a valid address');
+  const invite = await store.inTransaction(ctx.db, async (tx) => {
+    if (!(await store.lockTeam(tx, teamId))) throw new AppError('not_found', 'team not found');
+    const sub = await requireActiveSubscription(tx, teamId, 'inviting members');
+    if (await store.isMemberEmail(tx, teamId, email)) throw new AppError('conflict', `${email} is already a member of this team`);
+    if (await store.hasPendingInvite(tx, teamId, email)) throw new AppError('conflict', `${email} already has a pending invite to this team`);
+    await requireFreeSeat(tx, teamId, sub.seats, true);
+    const row = await store.insertInvite(tx, { id: randomId('inv'), teamId, email, invitedBy: user.id, status: 'pending', createdAt: Date.now() });
+    if (!row) throw new AppError('conflict', `${email} already has a pending invite to this team`);
+    return row;
+  });
+  try {
+    await mailerOf(ctx).sendMail(inviteMail(ctx, team, user, invite));
+  } catch (e) {
+    // Nothing half-done: without its mail the invite is withdrawn and the owner can try again.
+    await store.deleteInvite(ctx.db, invite.id);
+    log.warn('could not send an invite email', { error: e instanceof Error ? e.message : String(e) });
+    throw new AppError('unavailable', 'could not send the invite email; nothing was saved, try again later');
+  }
+  return invite;
+}
+
+/** Withdraws a pending invite (owner only). */
+export async function revokeInvite(ctx: Ctx, user: UserRow, teamId: string, inviteId: string): Promise<void> {
+  await requireOwner(ctx, user, teamId, 'revoke invites');
+  const invite = await store.findPendingInviteOfTeam(ctx.db, teamId, inviteId);
+  if (!invite || !(await store.closeInvite(ctx.db, invite.id, 'revoked', Date.now()))) throw new AppError('not_found', 'pending invite not found');
+}
+
+/** Pending invites addressed to the caller's email. */
+export const listMyInvites = async (ctx: Ctx, user: UserRow) => (await store.listPendingInvitesForEmail(ctx.db, user.email)).map(publicInvite);
+
+/**
+ * The caller's invite, locked; 404 unless addressed to their email, 409 once used. Someone else's
+ * invite id is indistinguishable from an unknown one.
+ */
+async function pendingInviteOf(tx: store.Tx, user: UserRow, inviteId: string): Promise<TeamInviteRow> {
+  const invite = await store.findInviteForEmail(tx, inviteId, user.email, true);
+  if (!invite) throw new AppError('not_found', 'invite not found');
+  if (invite.status !== 'pending') throw new AppError('conflict', `this invite was already ${invite.status}; an invite can be used once`);
+  return invite;
+}
+
+/** Makes the caller a member. Needs an active subscription and a free seat. */
+export async function acceptInvite(ctx: Ctx, user: UserRow, inviteId: string): Promise<TeamRow> {
+  return store.inTransaction(ctx.db, async (tx) => {
+    const first = await store.findInviteForEmail(tx, inviteId, user.email);
+    if (!first) throw new AppError('not_found', 'invite not found');
+    // Team lock first, then the invite's, the same order as inviting, so the two never deadlock.
+    const team = await store.lockTeam(tx, first.teamId);
+    const invite = await pendingInviteOf(tx, user, inviteId);
+    if (!team) throw new AppError('not_found', 'invite not found');
+    const sub = await requireActiveSubscription(tx, team.id, 'joining a team');
+    await requireFreeSeat(tx, team.id, sub.seats, false);
+    const now = Date.now();
+    await store.closeInvite(tx, invite.id, 'accepted', now);
+    await store.insertMember(tx, { teamId: team.id, userId: user.id, role: 'member', joinedAt: now });
+    return team;
+  });
+}
+
+export async function declineInvite(ctx: Ctx, user: UserRow, inviteId: string): Promise<void> {
+  await store.inTransaction(ctx.db, async (tx) => {
+    const invite = await pendingInviteOf(tx, user, inviteId);
+    await store.closeInvite(tx, invite.id, 'declined', Date.now());
+  });
+}
+

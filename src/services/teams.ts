@@ -1,0 +1,167 @@
+/**
+ * Teams (SPEC 4.5): create, list, rename, delete, members, leave, and endpoints shared with a team.
+ * A non-member never learns a team exists (404); a member calling an owner-only verb gets 403.
+ * Reading shared captures is decided in services/requests.ts; invites live in services/invites.ts.
+ */
+import { AppError } from '../errors';
+import { randomId } from '../ids';
+import type { TeamRole, TeamRow, UserRow } from '../stores/state/schema';
+import * as store from '../stores/state/teams';
+import { publicSubscription, requireActiveSubscription } from './billing';
+import type { Ctx } from './context';
+import { announceTeamAccess } from './team-access';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export const publicTeam = (t: TeamRow) => ({ id: t.id, name: t.name, ownerId: t.ownerId, createdAt: iso(t.createdAt) });
+export type PublicTeam = ReturnType<typeof publicTeam>;
+
+/** Trimmed; 1–100 characters without control characters (the name goes into invite mail subjects). */
+export function validTeamName(raw: string): string {
+  const name = raw.trim();
+  if (name.length === 0) throw new AppError('validation', 'name must not be empty');
+  if (name.length > 100) throw new AppError('validation', 'name must be at most 100 characters');
+  if (/\p{Cc}/u.test(name)) throw new AppError('validation', 'name must not contain control characters');
+  return name;
+}
+
+export interface Membership {
+  team: TeamRow;
+  role: TeamRole;
+}
+
+/** The caller's membership; 404 for a team that does not exist or that they are not in. */
+export async function requireMember(ctx: Ctx, user: UserRow, teamId: string): Promise<Membership> {
+  const m = await store.findMembership(ctx.db, teamId, user.id);
+  if (!m) throw new AppError('not_found', 'team not found');
+  return m;
+}
+
+/** Owner-only verbs: 404 for non-members (as above), 403 for members. */
+export async function requireOwner(ctx: Ctx, user: UserRow, teamId: string, doing: string): Promise<TeamRow> {
+  const m = await requireMember(ctx, user, teamId);
+  if (m.role !== 'owner') throw new AppError('forbidden', `only the team's owner can ${doing}`);
+  return m.team;
+}
+
+async function announceTeam(ctx: Ctx, teamId: string, endpointIds?: string[]): Promise<void> {
+  announceTeamAccess(ctx.bus, { teamId, endpointIds: endpointIds ?? (await store.listTeamEndpointIds(ctx.db, teamId)) });
+}
+
+export async function createTeam(ctx: Ctx, user: UserRow, rawName: string): Promise<TeamRow> {
+  const name = validTeamName(rawName);
+  return store.insertTeamWithOwner(ctx.db, { id: randomId('team'), name, ownerId: user.id, createdAt: Date.now() });
+}
+
+export const listTeams = (ctx: Ctx, user: UserRow): Promise<TeamRow[]> => store.listUserTeams(ctx.db, user.id);
+
+/** One team with the caller's role and the subscription state (members only). */
+export async function getTeam(ctx: Ctx, user: UserRow, teamId: string) {
+  const m = await requireMember(ctx, user, teamId);
+  const [sub, members, pending] = await Promise.all([
+    store.findSubscription(ctx.db, teamId),
+    store.countMembers(ctx.db, teamId),
+    store.countPendingInvites(ctx.db, teamId),
+  ]);
+  return { ...publicTeam(m.team), role: m.role, subscription: { ...publicSubscription(sub), seatsUsed: members, pendingInvites: pending } };
+}
+
+export async function renameTeam(ctx: Ctx, user: UserRow, teamId: string, rawName: string): Promise<TeamRow> {
+  await requireOwner(ctx, user, teamId, 'rename it');
+  const row = await store.renameTeam(ctx.db, teamId, validTeamName(rawName));
+  if (!row) throw new AppError('not_found', 'team not found');
+  return row;
+}
+
+/** Deletes the team with every membership, invite, share and its subscription record. */
+export async function deleteTeam(ctx: Ctx, user: UserRow, teamId: string): Promise<void> {
+  await requireOwner(ctx, user, teamId, 'delete it');
+  const endpointIds = await store.inTransaction(ctx.db, async (tx) => {
+    const ids = await store.listTeamEndpointIds(tx, teamId);
+    await store.deleteTeam(tx, teamId);
+    return ids;
+  });
+  await announceTeam(ctx, teamId, endpointIds);
+}
+
+export async function listMembers(ctx: Ctx, user: UserRow, teamId: string) {
+  await requireMember(ctx, user, teamId);
+  const [members, invites] = await Promise.all([store.listMembers(ctx.db, teamId), store.listPendingInvites(ctx.db, teamId)]);
+  return {
+    members: members.map((m) => ({ userId: m.userId, email: m.email, role: m.role })),
+    pendingInvites: invites.map((i) => ({ id: i.id, email: i.email, createdAt: iso(i.createdAt) })),
+  };
+}
+
+/** Removes a member (owner only); the endpoints they shared with the team are unshared with it. */
+export async function removeMember(ctx: Ctx, user: UserRow, teamId: string, memberId: string): Promise<void> {
+  const team = await requireOwner(ctx, user, teamId, 'remove members');
+  if (memberId === team.ownerId) throw new AppError('conflict', 'the owner cannot be removed from the team; delete the team instead');
+  await leaveOrRemove(ctx, teamId, memberId, 'member not found in this team');
+}
+
+/** The caller leaves; an owner is refused and told to delete the team instead. */
+export async function leaveTeam(ctx: Ctx, user: UserRow, teamId: string): Promise<void> {
+  const m = await requireMember(ctx, user, teamId);
+  if (m.role === 'owner') throw new AppError('conflict', 'the owner cannot leave the team; delete the team instead (DELETE /api/teams/{team_id})');
+  await leaveOrRemove(ctx, teamId, user.id, 'team not found');
+}
+
+async function leaveOrRemove(ctx: Ctx, teamId: string, userId: string, notFound: string): Promise<void> {
+  const endpointIds = await store.inTransaction(ctx.db, async (tx) => {
+    await store.lockTeam(tx, teamId);
+    const ids = await store.listTeamEndpointIds(tx, teamId);
+    if (!(await store.removeMember(tx, teamId, userId))) throw new AppError('not_found', notFound);
+    return ids;
+  });
+  await announceTeam(ctx, teamId, endpointIds);
+}
+
+// --- shared endpoints -------------------------------------------------------------------------
+
+export const publicSharedEndpoint = (ctx: Ctx, view: store.SharedEndpointView) => ({
+  id: view.endpoint.id,
+  slug: view.endpoint.slug,
+  name: view.endpoint.name,
+  url: `${ctx.config.receiverUrl}/w/${view.endpoint.slug}`,
+  createdAt: view.endpoint.createdAt,
+  ownerId: view.endpoint.userId ?? '',
+  ownerEmail: view.ownerEmail,
+  sharedAt: iso(view.sharedAt),
+});
+
+/**
+ * Shares one of the caller's endpoints with a team they are in. Needs an active subscription.
+ * Sharing again is not an error: `created` is false and nothing changes.
+ */
+export async function shareEndpoint(ctx: Ctx, user: UserRow, teamId: string, endpointId: string) {
+  await requireMember(ctx, user, teamId);
+  const ep = await store.findOwnEndpoint(ctx.db, endpointId, user.id);
+  if (!ep) throw new AppError('not_found', "endpoint not found among your endpoints (only an endpoint's owner can share it)");
+  const now = Date.now();
+  // Under the team's lock, so a concurrent leave or subscription change cannot interleave.
+  const { created, sharedAt } = await store.inTransaction(ctx.db, async (tx) => {
+    await store.lockTeam(tx, teamId);
+    if (!(await store.findMembership(tx, teamId, user.id))) throw new AppError('not_found', 'team not found');
+    await requireActiveSubscription(tx, teamId, 'sharing an endpoint');
+    const isNew = await store.insertShare(tx, { teamId, endpointId: ep.id, sharedBy: user.id, sharedAt: now });
+    return { created: isNew, sharedAt: (await store.findShare(tx, teamId, ep.id))?.sharedAt ?? now };
+  });
+  return { created, endpoint: publicSharedEndpoint(ctx, { endpoint: ep, ownerEmail: user.email, sharedAt }) };
+}
+
+/** Ends a share: the endpoint's owner, or the team's owner for any endpoint shared with the team. */
+export async function unshareEndpoint(ctx: Ctx, user: UserRow, teamId: string, endpointId: string): Promise<void> {
+  const m = await requireMember(ctx, user, teamId);
+  const share = await store.findShare(ctx.db, teamId, endpointId);
+  if (!share) throw new AppError('not_found', 'endpoint is not shared with this team');
+  if (share.sharedBy !== user.id && m.role !== 'owner') {
+    throw new AppError('forbidden', "only the endpoint's owner or the team's owner can unshare it");
+  }
+  if (await store.deleteShare(ctx.db, teamId, endpointId)) announceTeamAccess(ctx.bus, { teamId, endpointIds: [endpointId] });
+}
+
+export async function listTeamEndpoints(ctx: Ctx, user: UserRow, teamId: string) {
+  await requireMember(ctx, user, teamId);
+  return (await store.listTeamEndpoints(ctx.db, teamId)).map((v) => publicSharedEndpoint(ctx, v));
+}

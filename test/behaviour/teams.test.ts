@@ -1,0 +1,215 @@
+import { describe, expect, test } from 'bun:test';
+import { call, newAccount } from '../support/client';
+import { describeBackends } from '../support/suite';
+import { createTeam, joinTeam, paidTeam, TEAMS_ENV, type Team } from './teams-support';
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+describeBackends(
+  'teams (SPEC 4.5)',
+  (h) => {
+    const teamIds = async (token: string) => (await call<Team[]>(h.url, 'GET', '/api/teams', { token })).body.map((t) => t.id);
+
+    describe('create and list', () => {
+      test('any account creates a team: 201, Team object with an ISO 8601 createdAt, owner = caller', async () => {
+        const a = await newAccount(h.url);
+        const before = Date.now();
+        const r = await call(h.url, 'POST', '/api/teams', { token: a.key, body: { name: '  Platform  ' } });
+        expect(r.status).toBe(201);
+        expect(Object.keys(r.body).sort()).toEqual(['createdAt', 'id', 'name', 'ownerId']);
+        expect(r.body.id).toStartWith('team_');
+        expect(r.body.name).toBe('Platform');
+        expect(r.body.ownerId).toBe(a.userId);
+        expect(r.body.createdAt).toMatch(ISO);
+        expect(Date.parse(r.body.createdAt)).toBeGreaterThanOrEqual(before - 1000);
+        const list = await call<Team[]>(h.url, 'GET', '/api/teams', { token: a.session });
+        expect(list.status).toBe(200);
+        expect(list.body).toEqual([r.body]);
+      });
+
+      test('a bad name is a 400 JSON error and creates nothing', async () => {
+        const a = await newAccount(h.url);
+        for (const body of [{}, { name: '' }, { name: '   ' }, { name: 42 }, { name: 'x'.repeat(101) }, { name: 'two\nlines' }]) {
+          const r = await call(h.url, 'POST', '/api/teams', { token: a.key, body });
+          expect(r.status).toBe(400);
+          expect(typeof r.body.error).toBe('string');
+        }
+        expect(await teamIds(a.key)).toEqual([]);
+      });
+
+      test('the list holds teams owned and joined, never anyone else\'s', async () => {
+        const a = await newAccount(h.url);
+        const b = await newAccount(h.url);
+        const c = await newAccount(h.url);
+        const ta = await paidTeam(h.url, a, 5, 'A team');
+        const tb = await createTeam(h.url, b.key, 'B team');
+        await joinTeam(h.url, a, ta, b);
+        expect((await teamIds(b.key)).sort()).toEqual([ta.id, tb.id].sort());
+        expect(await teamIds(a.key)).toEqual([ta.id]);
+        expect(await teamIds(c.key)).toEqual([]);
+      });
+
+      test('without credentials every team route is 401', async () => {
+        const a = await newAccount(h.url);
+        const t = await createTeam(h.url, a.key);
+        for (const [method, path] of [
+          ['GET', '/api/teams'],
+          ['POST', '/api/teams'],
+          ['GET', `/api/teams/${t.id}/members`],
+          ['DELETE', `/api/teams/${t.id}`],
+          ['GET', '/api/invites'],
+        ] as const) {
+          const r = await call(h.url, method, path, method === 'POST' ? { body: { name: 'x' } } : {});
+          expect(r.status).toBe(401);
+        }
+      });
+    });
+
+    describe('owner-only routes, tried by a member and by an outsider', () => {
+      test('rename: owner 200; member 403 with a JSON error; outsider 404; the name stays', async () => {
+        const owner = await newAccount(h.url);
+        const member = await newAccount(h.url);
+        const outsider = await newAccount(h.url);
+        const t = await paidTeam(h.url, owner, 5, 'Before');
+        await joinTeam(h.url, owner, t, member);
+
+        const byMember = await call(h.url, 'PATCH', `/api/teams/${t.id}`, { token: member.key, body: { name: 'Hijacked' } });
+        expect(byMember.status).toBe(403);
+        expect(byMember.body.error).toContain('owner');
+        const byOutsider = await call(h.url, 'PATCH', `/api/teams/${t.id}`, { token: outsider.key, body: { name: 'Hijacked' } });
+        expect(byOutsider.status).toBe(404);
+        expect(typeof byOutsider.body.error).toBe('string');
+        expect((await call<Team[]>(h.url, 'GET', '/api/teams', { token: owner.key })).body[0]?.name).toBe('Before');
+
+        const ok = await call(h.url, 'PATCH', `/api/teams/${t.id}`, { token: owner.key, body: { name: 'After' } });
+        expect(ok.status).toBe(200);
+        expect(ok.body).toEqual({ ...t, name: 'After' });
+        expect((await call(h.url, 'PATCH', `/api/teams/${t.id}`, { token: owner.key, body: { name: ' ' } })).status).toBe(400);
+        expect((await call<Team[]>(h.url, 'GET', '/api/teams', { token: member.key })).body[0]?.name).toBe('After');
+      });
+
+      test('delete: member 403, outsider 404, owner 204; then the team is gone for everyone', async () => {
+        const owner = await newAccount(h.url);
+        const member = await newAccount(h.url);
+        const outsider = await newAccount(h.url);
+        const t = await paidTeam(h.url, owner);
+        await joinTeam(h.url, owner, t, member);
+
+        expect((await call(h.url, 'DELETE', `/api/teams/${t.id}`, { token: member.key })).status).toBe(403);
+        expect((await call(h.url, 'DELETE', `/api/teams/${t.id}`, { token: outsider.key })).status).toBe(404);
+        expect(await teamIds(member.key)).toEqual([t.id]);
+
+        const del = await call(h.url, 'DELETE', `/api/teams/${t.id}`, { token: owner.key });
+        expect(del.status).toBe(204);
+        expect(del.text).toBe('');
+        expect(await teamIds(owner.key)).toEqual([]);
+        expect(await teamIds(member.key)).toEqual([]);
+        expect((await call(h.url, 'GET', `/api/teams/${t.id}/members`, { token: owner.key })).status).toBe(404);
+        expect((await call(h.url, 'DELETE', `/api/teams/${t.id}`, { token: owner.key })).status).toBe(404);
+      });
+
+      test('remove member: owner 204; a member removing another 403; outsider 404; owner cannot be removed', async () => {
+        const owner = await newAccount(h.url);
+        const m1 = await newAccount(h.url);
+        const m2 = await newAccount(h.url);
+        const outsider = await newAccount(h.url);
+        const t = await paidTeam(h.url, owner);
+        await joinTeam(h.url, owner, t, m1);
+        await joinTeam(h.url, owner, t, m2);
+
+        expect((await call(h.url, 'DELETE', `/api/teams/${t.id}/members/${m2.userId}`, { token: m1.key })).status).toBe(403);
+        expect((await call(h.url, 'DELETE', `/api/teams/${t.id}/members/${m2.userId}`, { token: outsider.key })).status).toBe(404);
+        expect((await call(h.url, 'DELETE', `/api/teams/${t.id}/members/${owner.userId}`, { token: m1.key })).status).toBe(403);
+        const removeOwner = await call(h.url, 'DELETE', `/api/teams/${t.id}/members/${owner.userId}`, { token: owner.key });
+        expect(removeOwner.status).toBe(409);
+        expect(removeOwner.body.error).toContain('delete the team');
+        expect((await call(h.url, 'DELETE', `/api/teams/${t.id}/members/${outsider.userId}`, { token: owner.key })).status).toBe(404);
+        expect(await teamIds(m2.key)).toEqual([t.id]);
+
+        const r = await call(h.url, 'DELETE', `/api/teams/${t.id}/members/${m2.userId}`, { token: owner.key });
+        expect(r.status).toBe(204);
+        expect(await teamIds(m2.key)).toEqual([]);
+        expect((await call(h.url, 'GET', `/api/teams/${t.id}/members`, { token: m2.key })).status).toBe(404);
+        const members = (await call(h.url, 'GET', `/api/teams/${t.id}/members`, { token: owner.key })).body.members;
+        expect(members.map((m: { userId: string }) => m.userId)).toEqual([owner.userId, m1.userId]);
+      });
+    });
+
+    describe('leave', () => {
+      test('a member leaves (204) and the team is gone from their list', async () => {
+        const owner = await newAccount(h.url);
+        const member = await newAccount(h.url);
+        const t = await paidTeam(h.url, owner);
+        await joinTeam(h.url, owner, t, member);
+        const r = await call(h.url, 'POST', `/api/teams/${t.id}/leave`, { token: member.key });
+        expect(r.status).toBe(204);
+        expect(await teamIds(member.key)).toEqual([]);
+        expect((await call(h.url, 'GET', `/api/teams/${t.id}/members`, { token: member.key })).status).toBe(404);
+        // Leaving again, or leaving a team one never joined, finds no team.
+        expect((await call(h.url, 'POST', `/api/teams/${t.id}/leave`, { token: member.key })).status).toBe(404);
+        const members = (await call(h.url, 'GET', `/api/teams/${t.id}/members`, { token: owner.key })).body.members;
+        expect(members).toEqual([{ userId: owner.userId, email: owner.email, role: 'owner' }]);
+      });
+
+      test('the owner is refused with a clear error telling them to delete the team', async () => {
+        const owner = await newAccount(h.url);
+        const t = await createTeam(h.url, owner.key);
+        const r = await call(h.url, 'POST', `/api/teams/${t.id}/leave`, { token: owner.key });
+        expect(r.status).toBe(409);
+        expect(r.body.code).toBe('conflict');
+        expect(r.body.error).toContain('delete the team');
+        expect(await teamIds(owner.key)).toEqual([t.id]);
+      });
+
+      test('an outsider cannot leave a team they are not in', async () => {
+        const owner = await newAccount(h.url);
+        const outsider = await newAccount(h.url);
+        const t = await createTeam(h.url, owner.key);
+        expect((await call(h.url, 'POST', `/api/teams/${t.id}/leave`, { token: outsider.key })).status).toBe(404);
+      });
+    });
+
+    describe('members list', () => {
+      test('members with roles and pending invites with ISO 8601 times; members may read it, outsiders get 404', async () => {
+        const owner = await newAccount(h.url);
+        const member = await newAccount(h.url);
+        const outsider = await newAccount(h.url);
+        const t = await paidTeam(h.url, owner);
+        await joinTeam(h.url, owner, t, member);
+        const inv = await call(h.url, 'POST', `/api/teams/${t.id}/invite`, { token: owner.key, body: { email: 'pending.person@example.com' } });
+        expect(inv.status).toBe(201);
+
+        for (const token of [owner.key, member.key]) {
+          const r = await call(h.url, 'GET', `/api/teams/${t.id}/members`, { token });
+          expect(r.status).toBe(200);
+          expect(r.body).toEqual({
+            members: [
+              { userId: owner.userId, email: owner.email, role: 'owner' },
+              { userId: member.userId, email: member.email, role: 'member' },
+            ],
+            pendingInvites: [{ id: inv.body.id, email: 'pending.person@example.com', createdAt: inv.body.createdAt }],
+          });
+          expect(r.body.pendingInvites[0].createdAt).toMatch(ISO);
+        }
+        const denied = await call(h.url, 'GET', `/api/teams/${t.id}/members`, { token: outsider.key });
+        expect(denied.status).toBe(404);
+        expect(denied.text).not.toContain(owner.email);
+        expect((await call(h.url, 'GET', `/api/teams/team_doesnotexist/members`, { token: owner.key })).status).toBe(404);
+      });
+
+      test('GET /api/teams/{id} shows the role and subscription to members only', async () => {
+        const owner = await newAccount(h.url);
+        const member = await newAccount(h.url);
+        const outsider = await newAccount(h.url);
+        const t = await paidTeam(h.url, owner, 3);
+        await joinTeam(h.url, owner, t, member);
+        const mine = await call(h.url, 'GET', `/api/teams/${t.id}`, { token: owner.key });
+        expect(mine.status).toBe(200);
+        expect(mine.body).toMatchObject({ ...t, role: 'owner', subscription: { status: 'active', active: true, seats: 3, seatsUsed: 2, pendingInvites: 0, pricePerSeatUsd: 12 } });
+        expect((await call(h.url, 'GET', `/api/teams/${t.id}`, { token: member.key })).body.role).toBe('member');
+        expect((await call(h.url, 'GET', `/api/teams/${t.id}`, { token: outsider.key })).status).toBe(404);
+      });
+    });
+  },
+  TEAMS_ENV,
+);
