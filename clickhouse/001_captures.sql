@@ -7,13 +7,20 @@
 -- ReplacingMergeTree collapses a capture stored twice (same endpoint, time and id) on merge; the
 -- store also skips known ids when the shipper replays its log, so reads never need FINAL.
 --
--- Partitions are UTC days (days since the epoch) so retention can drop whole days
--- (ALTER TABLE captures DROP PARTITION <day>): 18.16 has no TTL. Weeks made endpoint reads about
--- 2x faster in a 60-day test (fewer parts) but would keep up to 6 extra days of bodies.
+-- Partitions are weeks since the epoch (intDiv(received_at, 604800000); weeks start on Thursday
+-- 00:00 UTC), so retention drops whole weeks (ALTER TABLE captures DROP PARTITION <week>; 18.16
+-- has no TTL) and keeps at most 6 extra days of bodies. Days were tried first and cost too much:
+-- an endpoint's read touches at least one granule in every part of every partition in range, so
+-- with ~4 parts a day, 30 days of one endpoint's 4,500 captures (10M-row bench) meant reading
+-- 133,120 rows; weeks and 256-row granules read 6,144 for the same endpoint, and the keys query
+-- of a search by slug and text went from ~185 to 20-30 ms at p50 (bench/search, docs/search.md).
 --
--- index_granularity 1024 instead of 8192: rows are wide (bodies), and 18.16 has no adaptive
--- granularity, so a small endpoint's read cost is whole granules. Measured on 1M ~1 KB rows:
--- a 50-row page of a small endpoint 340 -> 60 ms, a point get 15 -> 5 ms.
+-- index_granularity 256 instead of 8192: rows are wide (bodies), and 18.16 has no adaptive
+-- granularity, so a small endpoint's read cost is whole granules. The price is a larger primary
+-- index in memory: ~2.8 MiB per 10M rows. 128 measured no better than 256.
+--
+-- An existing deployment keeps the layout it was created with (CREATE … IF NOT EXISTS): the
+-- columns are the same, only slower. docs/search.md shows how to move its rows to this layout.
 --
 -- headers and query_params are JSON text, returned as stored. signature holds the optional
 -- signature fields as JSON ('' when the capture has none).
@@ -42,6 +49,6 @@ CREATE TABLE IF NOT EXISTS captures
     search_text String
 )
 ENGINE = ReplacingMergeTree
-PARTITION BY intDiv(received_at, 86400000)
+PARTITION BY intDiv(received_at, 604800000)
 ORDER BY (endpoint_id, received_at, id)
-SETTINGS index_granularity = 1024;
+SETTINGS index_granularity = 256;

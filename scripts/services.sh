@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure the real services the server-mode tests use are up on this machine:
 #   PostgreSQL 127.0.0.1:5432 (user postgres, password postgres), ClickHouse HTTP 127.0.0.1:8123,
-#   NATS with JetStream 127.0.0.1:4222, and an SMTP sink 127.0.0.1:2525 (scripts/smtp-sink.py).
+#   NATS with JetStream 127.0.0.1:4222, and an SMTP sink 127.0.0.1:2525 (scripts/smtp-sink.py);
+#   plus Debian's chromium for the browser tests.
 # Idempotent: a service that answers is left alone; a missing one is apt-installed, a stopped one
 # started in the background (there is no systemd here). Prints one line per service and exits
 # non-zero, naming what failed, if any service cannot be brought up.
@@ -197,10 +198,22 @@ ensure_smtp_sink() {
   say smtp-sink "up  smtp://127.0.0.1:2525 -> ${file:-$SMTP_SINK_FILE} ($how)"
 }
 
+# --- Chromium (browser tests: test/browser, driven by playwright-core) -------------------------
+
+ensure_chromium() {
+  local how='already installed'
+  if [ ! -x /usr/bin/chromium ]; then
+    apt_install chromium || { fail chromium 'apt-get install chromium failed'; return; }
+    how='installed'
+  fi
+  say chromium "ok  /usr/bin/chromium ($how)"
+}
+
 ensure_postgres
 ensure_clickhouse
 ensure_nats
 ensure_smtp_sink
+ensure_chromium
 
 if [ "${#FAILED[@]}" -gt 0 ]; then
   echo "services.sh: could not bring up: ${FAILED[*]}" >&2

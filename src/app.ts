@@ -14,16 +14,26 @@ import { SlugActors, type EndpointSnapshot } from './engine/actors';
 import { CaptureEngine, combineHooks, type CaptureHooks } from './engine/capture';
 import { CaptureLog } from './engine/capture-log';
 import { Shipper } from './engine/shipper';
+import { UsageMeter } from './engine/usage';
+import { createNotifier, notificationHooks } from './engine/notifier';
+import { AllowList } from './net/allow';
 import { SigningConfigSchema } from './engine/signing';
 import { apiRoutes } from './http/api/index';
 import { errorHandler } from './http/errors';
 import { receiverRoutes } from './http/receiver';
+import { streamRoutes } from './http/stream';
+import { StreamHub } from './services/stream/hub';
 import { log } from './log';
 import type { Ctx } from './services/context';
 import { startPurger } from './services/purger';
+import { agentDeps } from './services/agent/deps';
+import { startAgentSweeper } from './services/agent/sweeper';
+import { agentPages } from './http/pages/index';
+import { wellKnownRoutes } from './http/well-known';
 import { captureStoreSpec, openCaptureStore } from './stores/captures/open';
 import { openPglite, openPostgres, type StateDb } from './stores/state/db';
 import { findEndpointBySlug } from './stores/state/endpoints';
+import { usageStoreOn } from './stores/state/usage';
 
 export interface Service {
   ctx: Ctx;
@@ -70,11 +80,23 @@ export async function startService(config: Config): Promise<Service> {
     : null;
   // Features layered on the capture path register here (quota, usage, notifications).
   const captureHooks: CaptureHooks[] = [];
+  // Usage and quota first, so a capture over quota is refused before any other hook sees it.
+  const usage = isReceiver ? new UsageMeter({ store: usageStoreOn(state.db), plans: config.plans, flushMs: config.usageFlushMs }) : null;
+  if (usage) {
+    captureHooks.push(usage);
+    usage.start();
+  }
+  // Notifications leave from the node that captured the request; the hook only enqueues.
+  const notifier = isReceiver ? createNotifier(config, AllowList.parse(config.outboundAllow)) : null;
+  if (notifier) captureHooks.push(notificationHooks(notifier, config.baseUrl));
   const engine =
     opened && shipper
       ? new CaptureEngine({ actors, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, hooks: combineHooks(captureHooks) })
       : null;
   const stopPurger = config.roles.has('api') ? startPurger(ctx) : () => {};
+  const stopAgentSweeper = config.roles.has('api') ? startAgentSweeper(ctx) : () => {};
+  // Live streams: one bus subscription per watched endpoint on this node.
+  const streamHub = config.roles.has('stream') ? new StreamHub(bus, config.stream) : null;
 
   const api = new Elysia()
     .use(errorHandler)
@@ -88,8 +110,11 @@ export async function startService(config: Config): Promise<Service> {
         },
       }),
     )
-    .get('/healthz', () => ({ ok: true, roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind } }));
+    .get('/healthz', () => ({ ok: true, roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null }));
   if (config.roles.has('api')) api.use(apiRoutes(ctx));
+  if (streamHub) api.use(streamRoutes(ctx, streamHub));
+  // Agent claim pages and OAuth discovery live outside /api but belong to the API role.
+  if (config.roles.has('api')) api.use(agentPages(ctx)).use(wellKnownRoutes(config, agentDeps(ctx).providers));
   const receiver = engine ? receiverRoutes(engine, config) : null;
   const maxRequestBodySize = Math.max(config.maxBodyBytes * 2, config.maxBodyBytes + 1024 * 1024);
 
@@ -121,13 +146,19 @@ export async function startService(config: Config): Promise<Service> {
     urls: { api: `http://localhost:${apiPort}`, receiver: `http://localhost:${receiverPort}` },
     async stop() {
       // Stop accepting, let in-flight captures finish, ship everything, then close stores.
+      // Open streams would keep a graceful stop waiting: end them first; clients reconnect elsewhere.
+      streamHub?.close();
       await Promise.all(servers.map((s) => s.stop(false)));
       stopPurger();
+      stopAgentSweeper();
       unsubscribeConfig();
       if (opened && shipper) {
         await opened.log.close();
         await shipper.stop();
       }
+      await notifier?.stop();
+      // Counts of the last captures go to Postgres before it closes.
+      await usage?.stop();
       await bus.close();
       await captures.close();
       await state.close();

@@ -3,6 +3,7 @@
  * a bad value stops start-up with a message naming the variable.
  */
 import { resolve } from 'node:path';
+import { parseAllowEntry } from './net/allow';
 
 export type Role = 'receiver' | 'api' | 'stream';
 
@@ -38,7 +39,9 @@ export interface Config {
   /** Default and max `limit` of the two request list calls. */
   listDefaultLimit: number;
   listMaxLimit: number;
-  /** Secret for HMACs of short codes (OTPs). Generated per data dir when unset. */
+  /** Search (SPEC 4.2): `limit` default and cap, and the deepest `offset` accepted. */
+  search: { defaultLimit: number; maxLimit: number; maxOffset: number };
+  /** Secret for HMACs of short codes (OTPs, user codes). When unset, generated once and kept in Postgres (server_secrets) for every node. */
   serverSecret: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   stream: {
@@ -54,6 +57,10 @@ export interface Config {
     maxAttempts: number;
     /** Pending notifications held in memory; beyond it new ones are dropped (and counted). */
     queueLimit: number;
+    /** First retry delay (ms); doubles per attempt, with jitter. */
+    backoffMs: number;
+    /** Notifications being delivered at once. */
+    concurrency: number;
   };
   /**
    * Outbound requests (notifications, send-test) never reach loopback, private, link-local or
@@ -64,6 +71,13 @@ export interface Config {
   plans: Readonly<Record<string, { limit: number }>>;
   /** How often actors flush usage counters to Postgres. */
   usageFlushMs: number;
+  /** Fixed-window request limits (SPEC 8), counted in Postgres so they hold across nodes; null = off. */
+  rateLimits: {
+    /** Every /api route, per credential (API key or session), per ip without one. */
+    api: RateRule | null;
+    /** Sign-up and log-in, per client ip (on top of `api`). */
+    auth: RateRule | null;
+  };
   agent: {
     /** Sandbox endpoint lifetime and per-key cap (SPEC 4.9). */
     sandboxTtlMs: number;
@@ -76,7 +90,26 @@ export interface Config {
     jwksCooldownMs: number;
     /** Accept http:// issuers (local test identity providers only). */
     allowInsecureIssuers: boolean;
+    /** Lifetime of an emailed one-time code (SPEC 5.7: 10 minutes; settable for tests). */
+    otpTtlMs: number;
+    /** Registrations, OTP attempts and claim attempts, each per client address; null = off. */
+    ratePerIp: RateRule | null;
+    /** Registrations and OTP attempts per email address; null = off. */
+    ratePerEmail: RateRule | null;
   };
+  /** Teams subscription billing (SPEC 4.5) through Stripe webhooks. */
+  stripe: {
+    /** Signing secret of the Stripe webhook endpoint (whsec_…); null = the webhook route is off. Never returned. */
+    webhookSecret: string | null;
+    /** Largest accepted age (either way) of a Stripe-Signature timestamp. */
+    toleranceSeconds: number;
+  };
+}
+
+/** At most `limit` requests per `windowMs`. */
+export interface RateRule {
+  limit: number;
+  windowMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -119,6 +152,19 @@ function list(env: Env, name: string): string[] {
   return (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
+/** A comma list of outbound allow entries, each checked now so a typo stops start-up. */
+function allowList(env: Env, name: string): string[] {
+  const entries = list(env, name);
+  for (const e of entries) {
+    try {
+      parseAllowEntry(e);
+    } catch (err) {
+      throw new ConfigError(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return entries;
+}
+
 const isPlans = (v: unknown): v is Record<string, { limit: number }> =>
   typeof v === 'object' &&
   v !== null &&
@@ -129,6 +175,18 @@ const isPlans = (v: unknown): v is Record<string, { limit: number }> =>
   );
 
 const DEFAULT_PLANS = { free: { limit: 100_000 }, pro: { limit: 5_000_000 }, teams: { limit: 20_000_000 } };
+
+/** "600/60" = 600 requests per 60 seconds; "off" disables the limit. */
+function rateRule(env: Env, name: string, def: RateRule): RateRule | null {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return def;
+  if (raw === 'off') return null;
+  const m = /^(\d+)\/(\d+)$/.exec(raw);
+  const limit = Number(m?.[1]);
+  const seconds = Number(m?.[2]);
+  if (!m || limit < 1 || seconds < 1) throw new ConfigError(`${name} must be "<requests>/<seconds>" (both ≥ 1) or "off", got "${raw}"`);
+  return { limit, windowMs: seconds * 1000 };
+}
 
 function bool(env: Env, name: string, def: boolean): boolean {
   const raw = env[name];
@@ -179,6 +237,11 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: bool(env, 'TRUST_PROXY', false),
     listDefaultLimit: Math.min(int(env, 'LIST_DEFAULT_LIMIT', 50, 1), listMaxLimit),
     listMaxLimit,
+    search: Object.freeze({
+      defaultLimit: Math.min(int(env, 'SEARCH_DEFAULT_LIMIT', 50, 1), int(env, 'SEARCH_MAX_LIMIT', 1000, 1)),
+      maxLimit: int(env, 'SEARCH_MAX_LIMIT', 1000, 1),
+      maxOffset: int(env, 'SEARCH_MAX_OFFSET', 10_000, 0),
+    }),
     serverSecret: env.SERVER_SECRET || null,
     logLevel,
     stream: Object.freeze({
@@ -190,10 +253,16 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: int(env, 'NOTIFY_TIMEOUT_MS', 5_000, 1),
       maxAttempts: int(env, 'NOTIFY_MAX_ATTEMPTS', 5, 1),
       queueLimit: int(env, 'NOTIFY_QUEUE_LIMIT', 10_000, 1),
+      backoffMs: int(env, 'NOTIFY_BACKOFF_MS', 1_000, 1),
+      concurrency: int(env, 'NOTIFY_CONCURRENCY', 8, 1),
     }),
-    outboundAllow: Object.freeze(list(env, 'OUTBOUND_ALLOW')),
+    outboundAllow: Object.freeze(allowList(env, 'OUTBOUND_ALLOW')),
     plans: Object.freeze(json(env, 'PLANS', DEFAULT_PLANS, isPlans)),
     usageFlushMs: int(env, 'USAGE_FLUSH_MS', 1_000, 10),
+    rateLimits: Object.freeze({
+      api: rateRule(env, 'RATE_LIMIT_API', { limit: 600, windowMs: 60_000 }),
+      auth: rateRule(env, 'RATE_LIMIT_AUTH', { limit: 20, windowMs: 60_000 }),
+    }),
     agent: Object.freeze({
       sandboxTtlMs: int(env, 'SANDBOX_TTL_MS', 24 * 3600_000, 1000),
       sandboxMaxEndpoints: int(env, 'SANDBOX_MAX_ENDPOINTS', 3, 1),
@@ -201,6 +270,13 @@ export function loadConfig(env: Env = process.env): Config {
       claimTtlMs: int(env, 'CLAIM_TTL_MS', 3600_000, 1000),
       jwksCooldownMs: int(env, 'JWKS_COOLDOWN_MS', 30_000, 0),
       allowInsecureIssuers: bool(env, 'AGENT_ALLOW_INSECURE_ISSUERS', false),
+      otpTtlMs: int(env, 'AGENT_OTP_TTL_MS', 10 * 60_000, 1000),
+      ratePerIp: rateRule(env, 'AGENT_RATE_LIMIT_IP', { limit: 20, windowMs: 600_000 }),
+      ratePerEmail: rateRule(env, 'AGENT_RATE_LIMIT_EMAIL', { limit: 5, windowMs: 600_000 }),
+    }),
+    stripe: Object.freeze({
+      webhookSecret: env.STRIPE_WEBHOOK_SECRET || null,
+      toleranceSeconds: int(env, 'STRIPE_WEBHOOK_TOLERANCE_SECONDS', 300, 1),
     }),
   });
 }

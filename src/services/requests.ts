@@ -4,6 +4,7 @@ import type { Capture } from '../model/capture';
 import type { EndpointScope, PageCursor } from '../stores/captures/types';
 import * as endpointStore from '../stores/state/endpoints';
 import type { EndpointRow, UserRow } from '../stores/state/schema';
+import * as teamStore from '../stores/state/teams';
 import type { Ctx } from './context';
 import { getOwnEndpoint } from './endpoints';
 
@@ -11,9 +12,15 @@ import { getOwnEndpoint } from './endpoints';
  * The endpoint behind a slug if this user may READ its captures (list, page, search, stream);
  * 404 otherwise. Every read path goes through this or `visibleScopes`, so sharing (teams) is
  * decided in one place. Writes use `getOwnEndpoint`.
+ *
+ * Readable: the user's own endpoints, and endpoints shared with a team the user is in while that
+ * team's subscription is active. Postgres is asked on every call (no cache), so leaving, removal,
+ * unsharing, team deletion or a lapsed subscription takes effect on the next read on every node.
  */
 export async function getReadableEndpoint(ctx: Ctx, user: UserRow, slug: string): Promise<EndpointRow> {
-  return getOwnEndpoint(ctx, user, slug);
+  const row = await endpointStore.findEndpointBySlug(ctx.db, slug);
+  if (row && (row.userId === user.id || (await teamStore.isSharedWithUser(ctx.db, row.id, user.id)))) return row;
+  throw new AppError('not_found', 'endpoint not found');
 }
 
 export const scopeOf = (e: EndpointRow): EndpointScope => ({ endpointId: e.id, since: e.clearedAt });
@@ -56,9 +63,10 @@ export async function pageRequests(ctx: Ctx, user: UserRow, slug: string, limit?
   return { items, cursor: hasMore && last ? encodeCursor(last) : null, hasMore };
 }
 
-/** Endpoints whose captures this user may read (own, and later shared with the user's teams). */
+/** Endpoints whose captures this user may read: own, and shared with the user's active teams. */
 export async function visibleScopes(ctx: Ctx, user: UserRow): Promise<EndpointScope[]> {
-  return (await endpointStore.listUserEndpoints(ctx.db, user.id)).map(scopeOf);
+  const [own, shared] = await Promise.all([endpointStore.listUserEndpoints(ctx.db, user.id), teamStore.listSharedWithUser(ctx.db, user.id)]);
+  return [...own, ...shared].map(scopeOf);
 }
 
 export async function getRequest(ctx: Ctx, user: UserRow, id: string): Promise<Capture> {

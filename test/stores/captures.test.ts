@@ -345,6 +345,12 @@ export function runCaptureStoreConformance(
         expect(await store().count({ scopes: mixed })).toBe(3);
       });
 
+      test('a caller with 20,000 endpoints can still search and count', async () => {
+        const many = [...scopes, ...Array.from({ length: 20_000 }, () => all(newEndpoint()))];
+        expect((await store().search({ scopes: many, q: 'hello', limit: 10, offset: 0, order: 'desc' })).length).toBe(3);
+        expect(await store().count({ scopes: many })).toBe(rows.length);
+      });
+
       test('no scopes match nothing', async () => {
         expect(await store().search({ scopes: [], limit: 10, offset: 0, order: 'desc' })).toEqual([]);
         expect(await store().count({ scopes: [] })).toBe(0);

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import * as auth from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import { authPlugin, sessionCookie } from '../auth';
+import { byIp, rateLimit } from '../rate-limit';
 import { Credentials, SessionBody, UserBody } from './models';
 
 const MAX_AGE = 30 * 24 * 3600;
@@ -9,24 +10,29 @@ const MAX_AGE = 30 * 24 * 3600;
 export const authRoutes = (ctx: Ctx) => {
   const secure = ctx.config.baseUrl.startsWith('https:');
   return new Elysia({ prefix: '/api/auth', detail: { tags: ['auth'] } })
-    .post(
-      '/signup',
-      async ({ body, set }) => {
-        const out = await auth.signup(ctx, body);
-        set.status = 201;
-        set.headers['set-cookie'] = sessionCookie(out.token, MAX_AGE, secure);
-        return out;
-      },
-      { body: Credentials, response: { 201: SessionBody }, detail: { summary: 'Create an account and a browser session' } },
-    )
-    .post(
-      '/login',
-      async ({ body, set }) => {
-        const out = await auth.login(ctx, body);
-        set.headers['set-cookie'] = sessionCookie(out.token, MAX_AGE, secure);
-        return out;
-      },
-      { body: Credentials, response: { 200: SessionBody }, detail: { summary: 'Start a browser session' } },
+    // Sign-up and log-in also count per client ip (SPEC 8): password guessing, sign-up floods.
+    .guard({}, (open) =>
+      open
+        .use(rateLimit(ctx, { name: 'auth', rule: ctx.config.rateLimits.auth, key: byIp }))
+        .post(
+          '/signup',
+          async ({ body, set }) => {
+            const out = await auth.signup(ctx, body);
+            set.status = 201;
+            set.headers['set-cookie'] = sessionCookie(out.token, MAX_AGE, secure);
+            return out;
+          },
+          { body: Credentials, response: { 201: SessionBody }, detail: { summary: 'Create an account and a browser session' } },
+        )
+        .post(
+          '/login',
+          async ({ body, set }) => {
+            const out = await auth.login(ctx, body);
+            set.headers['set-cookie'] = sessionCookie(out.token, MAX_AGE, secure);
+            return out;
+          },
+          { body: Credentials, response: { 200: SessionBody }, detail: { summary: 'Start a browser session' } },
+        ),
     )
     .use(authPlugin(ctx))
     .post(

@@ -8,6 +8,9 @@ import type { EndpointScope, PageCursor, SearchFilter } from './types';
  * tested without a server; every value goes through sql-quote.
  */
 
+/** The table every statement reads and writes; clickhouse/ creates it. */
+export const CAPTURES_TABLE = 'captures';
+
 const SELECT_COLUMNS = CAPTURE_COLUMNS.join(', ');
 
 /** The position of a row in (received_at, id) order, as read by keysQuery. */
@@ -15,6 +18,23 @@ export interface RowKey {
   endpointId: string;
   receivedAt: number;
   id: string;
+}
+
+/**
+ * A read's conditions split by cost. `prewhere` tests only small columns (endpoint, time, id,
+ * method): ClickHouse evaluates it first and reads the big columns only for the rows that pass,
+ * so `where` (free text over search_text and body) never runs on another endpoint's rows that
+ * share a granule. Measured on the 10M-row bench against leaving the choice to
+ * optimize_move_to_prewhere: text search over an account's endpoints in a time window about 2x
+ * faster (p50 46–68 → 21–31 ms), count by slug and text ~1.4x, search by slug and text the same.
+ */
+export interface Conditions {
+  prewhere: string;
+  where?: string;
+}
+
+function clauses(c: Conditions): string {
+  return `PREWHERE ${c.prewhere}${c.where ? ` WHERE ${c.where}` : ''}`;
 }
 
 /**
@@ -39,13 +59,12 @@ export function textCondition(q: string): string {
   );
 }
 
-export function filterCondition(filter: SearchFilter): string {
-  const parts = [scopeCondition(filter.scopes)];
-  if (filter.method !== undefined) parts.push(`method = ${quoteString(filter.method)}`);
-  if (filter.q) parts.push(textCondition(filter.q));
-  if (filter.from !== undefined) parts.push(`received_at >= ${quoteInt(filter.from)}`);
-  if (filter.to !== undefined) parts.push(`received_at <= ${quoteInt(filter.to)}`);
-  return parts.join(' AND ');
+export function filterConditions(filter: SearchFilter): Conditions {
+  const cheap = [scopeCondition(filter.scopes)];
+  if (filter.method !== undefined) cheap.push(`method = ${quoteString(filter.method)}`);
+  if (filter.from !== undefined) cheap.push(`received_at >= ${quoteInt(filter.from)}`);
+  if (filter.to !== undefined) cheap.push(`received_at <= ${quoteInt(filter.to)}`);
+  return filter.q ? { prewhere: cheap.join(' AND '), where: textCondition(filter.q) } : { prewhere: cheap.join(' AND ') };
 }
 
 // (received_at, id) < (t, id) spelled out, with a bare bound on received_at the primary key can use.
@@ -63,50 +82,46 @@ export function afterCondition(cursor: PageCursor): string {
  * First phase of a page read: only the key columns, sorted and limited. 18.16 cannot stop a
  * sorted read early, so sorting whole rows would read every body in range; keys are cheap.
  */
-export function keysQuery(where: string, order: 'asc' | 'desc', limit: number, offset = 0): string {
+export function keysQuery(c: Conditions, order: 'asc' | 'desc', limit: number, offset = 0): string {
   const dir = order === 'asc' ? 'ASC' : 'DESC';
   const skip = offset > 0 ? ` OFFSET ${quoteInt(offset)}` : '';
   return (
-    `SELECT endpoint_id, received_at, id FROM captures WHERE ${where}` +
+    `SELECT endpoint_id, received_at, id FROM ${CAPTURES_TABLE} ${clauses(c)}` +
     ` ORDER BY received_at ${dir}, id ${dir} LIMIT ${quoteInt(limit)}${skip}`
   );
 }
 
-function keyRange(keys: readonly RowKey[]): string {
-  const times = keys.map((k) => k.receivedAt);
-  const endpointIds = [...new Set(keys.map((k) => k.endpointId))];
-  return (
-    `endpoint_id IN ${quoteStringList(endpointIds)}` +
-    ` AND received_at >= ${quoteInt(Math.min(...times))} AND received_at <= ${quoteInt(Math.max(...times))}` +
-    ` AND id IN ${quoteStringList(keys.map((k) => k.id))}`
-  );
+/**
+ * Exactly these keys. The (endpoint_id, received_at) tuple set is a primary-key prefix, so even
+ * keys spread over many endpoints and weeks read only the granules that hold them.
+ */
+function keysCondition(keys: readonly RowKey[]): string {
+  const pairs = keys.map((k) => `(${quoteString(k.endpointId)}, ${quoteInt(k.receivedAt)})`);
+  return `(endpoint_id, received_at) IN (${pairs.join(', ')}) AND id IN ${quoteStringList(keys.map((k) => k.id))}`;
 }
 
-/**
- * Second phase: whole rows for known keys. The key range keeps the read to the granules holding
- * them (measured: 50 rows in ~10 ms, against ~270 ms for a one-phase sorted read of a big endpoint).
- */
+/** Second phase: whole rows for known keys (measured: 50 rows in ~10 ms). */
 export function rowsByKeysQuery(keys: readonly RowKey[]): string {
-  return `SELECT ${SELECT_COLUMNS} FROM captures WHERE ${keyRange(keys)}`;
+  return `SELECT ${SELECT_COLUMNS} FROM ${CAPTURES_TABLE} PREWHERE ${keysCondition(keys)}`;
 }
 
 /** Ids of these keys that are already stored (dedupe on replay). */
 export function existingIdsQuery(keys: readonly RowKey[]): string {
-  return `SELECT id FROM captures WHERE ${keyRange(keys)}`;
+  return `SELECT id FROM ${CAPTURES_TABLE} PREWHERE ${keysCondition(keys)}`;
 }
 
 /** One capture: idTime(id) gives received_at, so the lookup is a primary-key point read. */
 export function getQuery(id: string, receivedAt: number, scopes: readonly EndpointScope[]): string {
   return (
-    `SELECT ${SELECT_COLUMNS} FROM captures WHERE ${scopeCondition(scopes)}` +
+    `SELECT ${SELECT_COLUMNS} FROM ${CAPTURES_TABLE} PREWHERE ${scopeCondition(scopes)}` +
     ` AND received_at = ${quoteInt(receivedAt)} AND id = ${quoteString(id)} LIMIT 1`
   );
 }
 
 export function countQuery(filter: SearchFilter): string {
-  return `SELECT count() AS n FROM captures WHERE ${filterCondition(filter)}`;
+  return `SELECT count() AS n FROM ${CAPTURES_TABLE} ${clauses(filterConditions(filter))}`;
 }
 
 export function purgeQuery(endpointIds: readonly string[]): string {
-  return `ALTER TABLE captures DELETE WHERE endpoint_id IN ${quoteStringList(endpointIds)}`;
+  return `ALTER TABLE ${CAPTURES_TABLE} DELETE WHERE endpoint_id IN ${quoteStringList(endpointIds)}`;
 }

@@ -22,6 +22,10 @@ const DDL_DIR = new URL('../../../clickhouse/', import.meta.url);
 // max_query_size (256 KiB), which applies to the whole SELECT text.
 const KEYS_PER_QUERY = 1000;
 
+// A search names every endpoint the caller can read; past ~11,000 of them the IN list alone
+// outgrows the server's default max_query_size (256 KiB) and the query would fail.
+const MAX_QUERY_BYTES = String(16 * 1024 * 1024);
+
 // Extra keys read per page; see page().
 const SPARE_KEYS = 8;
 
@@ -80,7 +84,7 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
   const client = createClient({ url: opts.url, database: opts.database, ...auth });
 
   async function select(query: string): Promise<Row[]> {
-    const result = await client.query({ query, format: 'JSONEachRow' });
+    const result = await client.query({ query, format: 'JSONEachRow', clickhouse_settings: { max_query_size: MAX_QUERY_BYTES } });
     return result.json<Row>();
   }
 
@@ -95,11 +99,11 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
     return keys.flatMap((k) => byId.get(k.id) ?? []);
   }
 
-  async function page(where: string, order: 'asc' | 'desc', limit: number, offset = 0): Promise<Capture[]> {
+  async function page(c: sql.Conditions, order: 'asc' | 'desc', limit: number, offset = 0): Promise<Capture[]> {
     if (limit <= 0) return [];
     // A few spare keys so that a not-yet-merged duplicate cannot make a full page look short
     // (LIMIT 1 BY id would be exact but doubled the key read on a 300k-row endpoint).
-    const keys = (await select(sql.keysQuery(where, order, limit + SPARE_KEYS, offset))).map(toKey);
+    const keys = (await select(sql.keysQuery(c, order, limit + SPARE_KEYS, offset))).map(toKey);
     const unique = uniqueBy(keys, (k) => k.id).slice(0, limit);
     return unique.length === 0 ? [] : rowsByKeys(unique);
   }
@@ -133,19 +137,19 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
       }
       if (rows.length === 0) return;
       await client.insert({
-        table: 'captures',
+        table: sql.CAPTURES_TABLE,
         values: rows.map((c) => captureToRow(c, metaSearchText(c))),
         format: 'JSONEachRow',
       });
     },
 
     async list(scope: EndpointScope, limit: number, before?: PageCursor) {
-      const where = [sql.scopeCondition([scope]), ...(before ? [sql.beforeCondition(before)] : [])].join(' AND ');
-      return page(where, 'desc', limit);
+      const prewhere = [sql.scopeCondition([scope]), ...(before ? [sql.beforeCondition(before)] : [])].join(' AND ');
+      return page({ prewhere }, 'desc', limit);
     },
 
     async listAfter(scope: EndpointScope, after: PageCursor, limit: number) {
-      return page(`${sql.scopeCondition([scope])} AND ${sql.afterCondition(after)}`, 'asc', limit);
+      return page({ prewhere: `${sql.scopeCondition([scope])} AND ${sql.afterCondition(after)}` }, 'asc', limit);
     },
 
     async get(id: string, scopes: EndpointScope[]) {
@@ -157,7 +161,7 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
 
     async search(p: SearchPage) {
       if (p.scopes.length === 0) return [];
-      return page(sql.filterCondition(p), p.order, p.limit, p.offset);
+      return page(sql.filterConditions(p), p.order, p.limit, p.offset);
     },
 
     async count(filter: SearchFilter) {

@@ -13,6 +13,16 @@ import * as schema from './schema';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
+/** An open transaction of `Db`. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** A database handle or an open transaction. */
+export type Q = Db | Tx;
+
+/** Runs `fn` in one transaction: everything or nothing. */
+export function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction(fn);
+}
+
 export interface StateDb {
   readonly kind: 'postgres' | 'pglite';
   readonly db: Db;

@@ -60,3 +60,143 @@ export const capturePurges = pgTable('capture_purges', {
 export type UserRow = typeof users.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type EndpointRow = typeof endpoints.$inferSelect;
+
+// --- Agent registration (sql/003_agent.sql) ---------------------------------------------------
+// A namespace import keeps this block independent of the import line above, which other features
+// extend.
+import * as agentPg from 'drizzle-orm/pg-core';
+
+export const agentRegistrations = pgTable('agent_registrations', {
+  id: text('id').primaryKey(),
+  type: text('type').$type<'anonymous' | 'verified_email'>().notNull(),
+  status: text('status').$type<'pending' | 'claimed'>().notNull().default('pending'),
+  clientName: text('client_name').notNull(),
+  claimTokenHash: text('claim_token_hash').notNull(),
+  userCodeHash: text('user_code_hash'),
+  email: text('email'),
+  otpHash: text('otp_hash'),
+  otpAttempts: agentPg.integer('otp_attempts').notNull().default(0),
+  keyId: text('key_id'),
+  claimedBy: text('claimed_by'),
+  createdAt: ms('created_at').notNull(),
+  expiresAt: ms('expires_at').notNull(),
+  claimedAt: ms('claimed_at'),
+});
+
+export const agentCredentials = pgTable('agent_credentials', {
+  keyId: text('key_id').primaryKey(),
+  iss: text('iss').notNull(),
+  sub: text('sub').notNull(),
+  clientId: text('client_id'),
+  createdAt: ms('created_at').notNull(),
+});
+
+export const agentJtis = pgTable(
+  'agent_jtis',
+  {
+    purpose: text('purpose').$type<'assertion' | 'logout'>().notNull(),
+    iss: text('iss').notNull(),
+    jti: text('jti').notNull(),
+    exp: ms('exp').notNull(),
+    usedAt: ms('used_at').notNull(),
+  },
+  (t) => [agentPg.primaryKey({ columns: [t.purpose, t.iss, t.jti] })],
+);
+
+export const serverSecrets = pgTable('server_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: ms('created_at').notNull(),
+});
+
+export type AgentRegistrationRow = typeof agentRegistrations.$inferSelect;
+
+// --- Usage and rate limits (sql/002_usage.sql) -------------------------------------------------
+import * as usagePg from 'drizzle-orm/pg-core';
+
+export const usageCounters = pgTable(
+  'usage_counters',
+  {
+    userId: text('user_id').notNull(),
+    periodStart: ms('period_start').notNull(),
+    used: ms('used').notNull().default(0),
+    updatedAt: ms('updated_at').notNull(),
+  },
+  (t) => [usagePg.primaryKey({ columns: [t.userId, t.periodStart] })],
+);
+
+export const rateLimitCounters = pgTable('rate_limit_counters', {
+  bucket: text('bucket').primaryKey(),
+  windowStart: ms('window_start').notNull(),
+  count: usagePg.integer('count').notNull(),
+  expiresAt: ms('expires_at').notNull(),
+});
+
+// --- Teams, invites, shared endpoints, subscriptions (sql/004_teams.sql) ------------------------
+import * as teamsPg from 'drizzle-orm/pg-core';
+
+export const teams = pgTable('teams', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  ownerId: text('owner_id').notNull(),
+  createdAt: ms('created_at').notNull(),
+});
+
+export type TeamRole = 'owner' | 'member';
+
+export const teamMembers = pgTable(
+  'team_members',
+  {
+    teamId: text('team_id').notNull(),
+    userId: text('user_id').notNull(),
+    role: text('role').$type<TeamRole>().notNull(),
+    joinedAt: ms('joined_at').notNull(),
+  },
+  (t) => [teamsPg.primaryKey({ columns: [t.teamId, t.userId] })],
+);
+
+export type InviteStatus = 'pending' | 'accepted' | 'declined' | 'revoked';
+
+export const teamInvites = pgTable('team_invites', {
+  id: text('id').primaryKey(),
+  teamId: text('team_id').notNull(),
+  email: text('email').notNull(),
+  invitedBy: text('invited_by'),
+  status: text('status').$type<InviteStatus>().notNull().default('pending'),
+  createdAt: ms('created_at').notNull(),
+  respondedAt: ms('responded_at'),
+});
+
+export const teamEndpoints = pgTable(
+  'team_endpoints',
+  {
+    teamId: text('team_id').notNull(),
+    endpointId: text('endpoint_id').notNull(),
+    sharedBy: text('shared_by').notNull(),
+    sharedAt: ms('shared_at').notNull(),
+  },
+  (t) => [teamsPg.primaryKey({ columns: [t.teamId, t.endpointId] })],
+);
+
+export const teamSubscriptions = pgTable('team_subscriptions', {
+  teamId: text('team_id').primaryKey(),
+  status: text('status').notNull(),
+  seats: teamsPg.integer('seats').notNull(),
+  source: text('source').$type<'stripe' | 'admin'>().notNull(),
+  stripeSubscriptionId: text('stripe_subscription_id'),
+  stripeCustomerId: text('stripe_customer_id'),
+  currentPeriodEnd: ms('current_period_end'),
+  lastEventAt: ms('last_event_at'),
+  updatedAt: ms('updated_at').notNull(),
+});
+
+export const billingEvents = pgTable('billing_events', {
+  id: text('id').primaryKey(),
+  type: text('type').notNull(),
+  receivedAt: ms('received_at').notNull(),
+});
+
+export type TeamRow = typeof teams.$inferSelect;
+export type TeamMemberRow = typeof teamMembers.$inferSelect;
+export type TeamInviteRow = typeof teamInvites.$inferSelect;
+export type TeamSubscriptionRow = typeof teamSubscriptions.$inferSelect;

@@ -1,0 +1,40 @@
+import { Elysia, t } from 'elysia';
+import { requireAccount } from '../../services/auth';
+import type { Ctx } from '../../services/context';
+import * as search from '../../services/search';
+import { MAX_Q_LENGTH, readSearchQuery } from '../../services/search-params';
+import { authPlugin } from '../auth';
+import { RequestRecord } from './models';
+
+const TIME = 'a duration back from now (30s, 15m, 2h, 7d, 1w), ms since the epoch, or ISO 8601 (no zone = UTC)';
+
+// The schemas document the parameters; the values are read from the URL itself (so a repeated
+// one is refused, not silently picked) and checked by the service, which names each bad one.
+const criteria = {
+  slug: t.Optional(t.String({ description: 'Only this endpoint (404 unless you may read it)' })),
+  method: t.Optional(t.String({ description: 'HTTP method, any case' })),
+  q: t.Optional(t.String({ description: `Case-insensitive text in path, body, header values or query string (≤ ${MAX_Q_LENGTH} chars)` })),
+  from: t.Optional(t.String({ description: `Earliest receivedAt, inclusive: ${TIME}` })),
+  to: t.Optional(t.String({ description: `Latest receivedAt, inclusive: ${TIME}` })),
+};
+
+const paramsOf = (request: Request) => readSearchQuery(new URL(request.url).searchParams);
+
+export const searchRoutes = (ctx: Ctx) =>
+  new Elysia({ prefix: '/api/search', detail: { tags: ['search'] } })
+    .use(authPlugin(ctx))
+    .get('/requests', ({ principal, request }) => search.searchRequests(ctx, requireAccount(principal), paramsOf(request)), {
+      query: t.Object({
+        ...criteria,
+        limit: t.Optional(t.String({ description: `Default ${ctx.config.search.defaultLimit}, capped at ${ctx.config.search.maxLimit}` })),
+        offset: t.Optional(t.String({ description: `Rows to skip, at most ${ctx.config.search.maxOffset}` })),
+        order: t.Optional(t.String({ description: 'asc or desc (default) by receivedAt' })),
+      }),
+      response: { 200: t.Array(RequestRecord) },
+      detail: { summary: 'Captured requests matching the filters, across every endpoint you can read' },
+    })
+    .get('/requests/count', ({ principal, request }) => search.countRequests(ctx, requireAccount(principal), paramsOf(request)), {
+      query: t.Object(criteria),
+      response: { 200: t.Object({ count: t.Integer() }) },
+      detail: { summary: 'How many captured requests match the filters (limit, offset and order are ignored)' },
+    });

@@ -1,0 +1,112 @@
+/**
+ * The query string of `GET /api/search/requests[/count]`, checked and normalised. Pure (the clock
+ * and the limits are passed in) so every rule is unit-tested without a server; each refusal is a
+ * 400 whose message names the parameter.
+ */
+import { AppError } from '../errors';
+import { TimeParseError, TimeRangeError, parseTimeRange } from '../time-range';
+
+/** The query as it arrives: every value a string, every one optional. */
+export interface RawSearchQuery {
+  slug?: string;
+  method?: string;
+  q?: string;
+  from?: string;
+  to?: string;
+  limit?: string;
+  offset?: string;
+  order?: string;
+}
+
+export interface SearchLimits {
+  defaultLimit: number;
+  maxLimit: number;
+  maxOffset: number;
+}
+
+/** What both search and count filter on. */
+export interface SearchCriteria {
+  slug?: string;
+  /** Upper-case. */
+  method?: string;
+  /** Non-empty when present. */
+  q?: string;
+  from?: number;
+  to?: number;
+}
+
+export interface SearchPageParams extends SearchCriteria {
+  limit: number;
+  offset: number;
+  order: 'asc' | 'desc';
+}
+
+/** Longest `q`: a search box, not a document; keeps statements and scans bounded. */
+export const MAX_Q_LENGTH = 256;
+
+// An HTTP method is a token (RFC 9110 §5.6.2); 32 characters is far beyond any real one.
+const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/;
+const UNSIGNED = /^\d{1,15}$/;
+
+const invalid = (message: string) => new AppError('validation', message);
+
+function unsigned(raw: string, name: string, min: number): number {
+  const text = raw.trim();
+  if (!UNSIGNED.test(text) || Number(text) < min) {
+    throw invalid(`${name} must be an integer ≥ ${min}, got ${JSON.stringify(raw)}`);
+  }
+  return Number(text);
+}
+
+const PARAMETERS = ['slug', 'method', 'q', 'from', 'to', 'limit', 'offset', 'order'] as const;
+
+/** The search parameters of a query string; one given twice is refused rather than guessed at. */
+export function readSearchQuery(params: URLSearchParams): RawSearchQuery {
+  const raw: RawSearchQuery = {};
+  for (const name of PARAMETERS) {
+    const values = params.getAll(name);
+    if (values.length > 1) throw invalid(`${name} was given ${values.length} times; give it once`);
+    if (values[0] !== undefined) raw[name] = values[0];
+  }
+  return raw;
+}
+
+/** Slug, method, q, from and to: the filter shared by search and count. */
+export function parseSearchCriteria(raw: RawSearchQuery, now: number): SearchCriteria {
+  const out: SearchCriteria = {};
+  // Not checked here: the endpoint lookup answers unknown and not-yours with the same 404.
+  if (raw.slug !== undefined && raw.slug !== '') out.slug = raw.slug;
+  if (raw.method !== undefined && raw.method !== '') {
+    if (!METHOD.test(raw.method)) throw invalid(`method must be an HTTP method such as GET or POST, got ${JSON.stringify(raw.method)}`);
+    out.method = raw.method.toUpperCase();
+  }
+  if (raw.q !== undefined && raw.q !== '') {
+    if (raw.q.length > MAX_Q_LENGTH) throw invalid(`q must be at most ${MAX_Q_LENGTH} characters, got ${raw.q.length}`);
+    out.q = raw.q;
+  }
+  try {
+    const range = parseTimeRange(raw.from, raw.to, now);
+    if (range.from !== undefined) out.from = range.from;
+    if (range.to !== undefined) out.to = range.to;
+  } catch (err) {
+    if (err instanceof TimeParseError || err instanceof TimeRangeError) throw invalid(err.message);
+    throw err;
+  }
+  return out;
+}
+
+/** The criteria plus limit (default, capped), offset (bounded) and order. */
+export function parseSearchPage(raw: RawSearchQuery, limits: SearchLimits, now: number): SearchPageParams {
+  const criteria = parseSearchCriteria(raw, now);
+  let order: 'asc' | 'desc' = 'desc';
+  if (raw.order !== undefined && raw.order !== '') {
+    if (raw.order !== 'asc' && raw.order !== 'desc') throw invalid(`order must be asc or desc, got ${JSON.stringify(raw.order)}`);
+    order = raw.order;
+  }
+  const limit = raw.limit === undefined || raw.limit === '' ? limits.defaultLimit : Math.min(unsigned(raw.limit, 'limit', 1), limits.maxLimit);
+  const offset = raw.offset === undefined || raw.offset === '' ? 0 : unsigned(raw.offset, 'offset', 0);
+  if (offset > limits.maxOffset) {
+    throw invalid(`offset must be at most ${limits.maxOffset}; narrow the search with from and to instead`);
+  }
+  return { ...criteria, limit, offset, order };
+}

@@ -1,0 +1,43 @@
+/**
+ * Search and count captured requests across every endpoint the caller may read (SPEC 4.2).
+ * Visibility comes only from `getReadableEndpoint` / `visibleScopes`, so sharing rules added
+ * there apply here too, and each scope carries its endpoint's clear watermark.
+ */
+import type { Capture } from '../model/capture';
+import type { EndpointScope, SearchFilter } from '../stores/captures/types';
+import type { UserRow } from '../stores/state/schema';
+import type { Ctx } from './context';
+import { getReadableEndpoint, scopeOf, visibleScopes } from './requests';
+import { parseSearchCriteria, parseSearchPage, type RawSearchQuery, type SearchCriteria } from './search-params';
+
+/** One endpoint when `slug` is given (404 unless readable), otherwise every readable one. */
+async function scopesFor(ctx: Ctx, user: UserRow, slug: string | undefined): Promise<EndpointScope[]> {
+  if (slug === undefined) return visibleScopes(ctx, user);
+  return [scopeOf(await getReadableEndpoint(ctx, user, slug))];
+}
+
+function filterOf(scopes: EndpointScope[], c: SearchCriteria): SearchFilter {
+  const filter: SearchFilter = { scopes };
+  if (c.method !== undefined) filter.method = c.method;
+  if (c.q !== undefined) filter.q = c.q;
+  if (c.from !== undefined) filter.from = c.from;
+  if (c.to !== undefined) filter.to = c.to;
+  return filter;
+}
+
+/** Matching request records, ordered by (receivedAt, id); `raw` is the query string as sent. */
+export async function searchRequests(ctx: Ctx, user: UserRow, raw: RawSearchQuery, now = Date.now()): Promise<Capture[]> {
+  // Parameters are checked before any lookup, so a bad value is a 400 even for an unknown slug.
+  const p = parseSearchPage(raw, ctx.config.search, now);
+  const scopes = await scopesFor(ctx, user, p.slug);
+  if (scopes.length === 0) return [];
+  return ctx.captures.search({ ...filterOf(scopes, p), limit: p.limit, offset: p.offset, order: p.order });
+}
+
+/** How many request records match; the same criteria as search, without paging. */
+export async function countRequests(ctx: Ctx, user: UserRow, raw: RawSearchQuery, now = Date.now()): Promise<{ count: number }> {
+  const c = parseSearchCriteria(raw, now);
+  const scopes = await scopesFor(ctx, user, c.slug);
+  if (scopes.length === 0) return { count: 0 };
+  return { count: await ctx.captures.count(filterOf(scopes, c)) };
+}
