@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 
 export interface WrkResult {
+  /** 2xx responses per second (wrk's own Requests/sec counts every response). */
   rps: number;
   requests: number;
   non2xx: number;
@@ -23,9 +24,11 @@ export async function wrk(url: string, opts: { connections: number; seconds: num
   );
   const out = await new Response(proc.stdout).text();
   await proc.exited;
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  const took = /requests in ([\d.]+)(ms|s|m),/.exec(out);
+  const seconds = took?.[1] && took[2] ? Number(took[1]) * (took[2] === 'ms' ? 0.001 : took[2] === 'm' ? 60 : 1) : opts.seconds;
+  const rps = (requests - non2xx) / seconds;
   const errMatch = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const errors = errMatch ? errMatch.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
   const pct = (p: string) => {
