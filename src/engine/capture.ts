@@ -1,7 +1,7 @@
 /**
  * The capture path: receiver → actor → capture log. Builds the record, makes it durable, then
- * publishes it live and hands it to the shipper. Everything here runs per captured request, so it
- * does only what the acknowledgement needs.
+ * publishes it live; the shipper worker picks it up from the log. Everything here runs per
+ * captured request, so it does only what the acknowledgement needs.
  */
 import { AppError } from '../errors';
 import { captureId } from '../ids';
