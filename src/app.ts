@@ -110,7 +110,7 @@ export async function startService(config: Config): Promise<Service> {
         },
       }),
     )
-    .get('/healthz', () => ({ ok: true, roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null }));
+    .get('/healthz', () => ({ ok: true, roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipper ? { backlog: shipper.backlog, ...shipper.stats } : null, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null }));
   if (config.roles.has('api')) api.use(apiRoutes(ctx));
   if (streamHub) api.use(streamRoutes(ctx, streamHub));
   // Agent claim pages and OAuth discovery live outside /api but belong to the API role.

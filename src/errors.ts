@@ -83,5 +83,4 @@ export class AppError extends Error {
   }
 }
 
-export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
 export const invalid = (message: string) => new AppError('validation', message);
