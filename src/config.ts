@@ -3,6 +3,7 @@
  * a bad value stops start-up with a message naming the variable.
  */
 import { resolve } from 'node:path';
+import { parseIdJagProviders } from './auth/agent/providers';
 import { parseAllowEntry } from './net/allow';
 
 export type Role = 'receiver' | 'api' | 'stream';
@@ -26,6 +27,8 @@ export interface Config {
   roles: ReadonlySet<Role>;
   /** Largest captured body in bytes; larger → 413. */
   maxBodyBytes: number;
+  /** Provider detection on captures (on by default; off is for measuring its cost in bench/capture). */
+  detectProviders: boolean;
   /** Shipper: flush a batch at this many rows … */
   shipBatchRows: number;
   /** … or when the oldest unshipped capture is this old (ms). */
@@ -97,6 +100,8 @@ export interface Config {
     /** Registrations and OTP attempts per email address; null = off. */
     ratePerEmail: RateRule | null;
   };
+  /** A team invite still pending this long after it was made expires (INVITE_TTL_DAYS). */
+  inviteTtlMs: number;
   /** Teams subscription billing (SPEC 4.5) through Stripe webhooks. */
   stripe: {
     /** Signing secret of the Stripe webhook endpoint (whsec_…); null = the webhook route is off. Never returned. */
@@ -121,6 +126,15 @@ function int(env: Env, name: string, def: number, min = 0): number {
   if (raw === undefined || raw === '') return def;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${raw}"`);
+  return n;
+}
+
+/** A number > 0, fractions allowed (INVITE_TTL_DAYS=0.5 is twelve hours). */
+function positive(env: Env, name: string, def: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`${name} must be a number > 0, got "${raw}"`);
   return n;
 }
 
@@ -188,6 +202,22 @@ function rateRule(env: Env, name: string, def: RateRule): RateRule | null {
   return { limit, windowMs: seconds * 1000 };
 }
 
+/**
+ * Parsed here only to check it, like OUTBOUND_ALLOW: a bad provider list must stop start-up with
+ * the one-line config message, on every role, before anything is opened. The agent verbs parse
+ * the same string again when they are built.
+ */
+function idjagProviders(env: Env, insecureOk: boolean): string | undefined {
+  const raw = env.AGENT_IDJAG_PROVIDERS;
+  try {
+    parseIdJagProviders(raw, { allowInsecureIssuers: insecureOk });
+  } catch (err) {
+    // The parser's messages already start with the variable's name; a pasted value may hold line breaks.
+    throw new ConfigError((err instanceof Error ? err.message : String(err)).replace(/\s*[\r\n]+\s*/g, ' '));
+  }
+  return raw;
+}
+
 function bool(env: Env, name: string, def: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
@@ -227,9 +257,10 @@ export function loadConfig(env: Env = process.env): Config {
     natsPrefix: env.NATS_PREFIX || 'hookcap',
     smtpUrl: url(env, 'SMTP_URL', null),
     mailFrom: env.MAIL_FROM || 'hookcap <no-reply@localhost>',
-    agentIdjagProviders: env.AGENT_IDJAG_PROVIDERS,
+    agentIdjagProviders: idjagProviders(env, bool(env, 'AGENT_ALLOW_INSECURE_ISSUERS', false)),
     roles: new Set(roleNames as Role[]),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1024 * 1024, 1),
+    detectProviders: bool(env, 'DETECT_PROVIDERS', true),
     shipBatchRows: int(env, 'SHIP_BATCH_ROWS', 10_000, 1),
     shipMaxAgeMs: int(env, 'SHIP_MAX_AGE_MS', 250, 1),
     shipBacklogLimit: int(env, 'SHIP_BACKLOG_LIMIT', 200_000, 1),
@@ -274,6 +305,7 @@ export function loadConfig(env: Env = process.env): Config {
       ratePerIp: rateRule(env, 'AGENT_RATE_LIMIT_IP', { limit: 20, windowMs: 600_000 }),
       ratePerEmail: rateRule(env, 'AGENT_RATE_LIMIT_EMAIL', { limit: 5, windowMs: 600_000 }),
     }),
+    inviteTtlMs: Math.max(1, Math.round(positive(env, 'INVITE_TTL_DAYS', 7) * 86_400_000)),
     stripe: Object.freeze({
       webhookSecret: env.STRIPE_WEBHOOK_SECRET || null,
       toleranceSeconds: int(env, 'STRIPE_WEBHOOK_TOLERANCE_SECONDS', 300, 1),

@@ -2,7 +2,9 @@
  * Invites (SPEC 4.5 invite, 4.6): a team's owner invites an email address; whoever holds an
  * account with that address (now or after signing up) sees the invite and accepts or declines it,
  * once. An invite takes a seat while pending; accepting needs a free seat and an active
- * subscription, checked under the team's row lock so two accepts never overfill it.
+ * subscription, checked under the team's row lock so two accepts never overfill it. An invite
+ * still pending INVITE_TTL_DAYS after it was made has expired: it is no longer listed, holds no
+ * seat, cannot be used, and no longer stands in the way of inviting the same address again.
  */
 import { AppError } from '../errors';
 import { randomId } from '../ids';
@@ -13,9 +15,11 @@ import * as store from '../stores/state/teams';
 import { validEmail } from './auth';
 import { requireActiveSubscription } from './billing';
 import type { Ctx } from './context';
-import { requireOwner } from './teams';
+import { inviteCutoff, requireOwner } from './teams';
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+const expiresAt = (ctx: Ctx, invite: TeamInviteRow) => invite.createdAt + ctx.config.inviteTtlMs;
 
 const mailers = new WeakMap<Ctx, Mailer>();
 
@@ -33,7 +37,7 @@ function mailerOf(ctx: Ctx): Mailer {
 export const publicPendingInvite = (i: TeamInviteRow) => ({ id: i.id, email: i.email, createdAt: iso(i.createdAt) });
 
 /** An invite as the invited user sees it. */
-export const publicInvite = (v: store.InviteView) => ({
+export const publicInvite = (ctx: Ctx, v: store.InviteView) => ({
   id: v.invite.id,
   teamId: v.team.id,
   teamName: v.team.name,
@@ -41,11 +45,12 @@ export const publicInvite = (v: store.InviteView) => ({
   invitedBy: v.invitedByEmail,
   status: v.invite.status,
   createdAt: iso(v.invite.createdAt),
+  expiresAt: iso(expiresAt(ctx, v.invite)),
 });
 
-/** 402 unless a seat is free: the owner, the members and pending invites each take one. */
-async function requireFreeSeat(tx: store.Tx, teamId: string, seats: number, countPending: boolean): Promise<void> {
-  const used = (await store.countMembers(tx, teamId)) + (countPending ? await store.countPendingInvites(tx, teamId) : 0);
+/** 402 unless a seat is free: the owner, the members and unexpired pending invites each take one. */
+async function requireFreeSeat(ctx: Ctx, tx: store.Tx, teamId: string, seats: number, countPending: boolean): Promise<void> {
+  const used = (await store.countMembers(tx, teamId)) + (countPending ? await store.countPendingInvites(tx, teamId, inviteCutoff(ctx)) : 0);
   if (used >= seats) {
     throw new AppError(
       'payment_required',
@@ -64,6 +69,7 @@ function inviteMail(ctx: Ctx, team: TeamRow, inviter: UserRow, invite: TeamInvit
       `Sign in (or sign up) at ${ctx.config.baseUrl} with this address, ${invite.email}.`,
       'Your pending invites are listed by GET /api/invites; accept this one with',
       `POST ${ctx.config.baseUrl}/api/invites/${invite.id}/accept (or decline with …/decline).`,
+      `It expires at ${iso(expiresAt(ctx, invite))}.`,
       '',
       'If you did not expect this, ignore this message.',
     ].join('\n'),
@@ -80,9 +86,12 @@ export async function inviteMember(ctx: Ctx, user: UserRow, teamId: string, rawE
     if (!(await store.lockTeam(tx, teamId))) throw new AppError('not_found', 'team not found');
     const sub = await requireActiveSubscription(tx, teamId, 'inviting members');
     if (await store.isMemberEmail(tx, teamId, email)) throw new AppError('conflict', `${email} is already a member of this team`);
-    if (await store.hasPendingInvite(tx, teamId, email)) throw new AppError('conflict', `${email} already has a pending invite to this team`);
-    await requireFreeSeat(tx, teamId, sub.seats, true);
-    const row = await store.insertInvite(tx, { id: randomId('inv'), teamId, email, invitedBy: user.id, status: 'pending', createdAt: Date.now() });
+    const now = Date.now();
+    const cutoff = inviteCutoff(ctx, now);
+    await store.closeExpiredInvites(tx, teamId, email, cutoff, now);
+    if (await store.hasPendingInvite(tx, teamId, email, cutoff)) throw new AppError('conflict', `${email} already has a pending invite to this team`);
+    await requireFreeSeat(ctx, tx, teamId, sub.seats, true);
+    const row = await store.insertInvite(tx, { id: randomId('inv'), teamId, email, invitedBy: user.id, status: 'pending', createdAt: now });
     if (!row) throw new AppError('conflict', `${email} already has a pending invite to this team`);
     return row;
   });
@@ -100,21 +109,27 @@ export async function inviteMember(ctx: Ctx, user: UserRow, teamId: string, rawE
 /** Withdraws a pending invite (owner only). */
 export async function revokeInvite(ctx: Ctx, user: UserRow, teamId: string, inviteId: string): Promise<void> {
   await requireOwner(ctx, user, teamId, 'revoke invites');
-  const invite = await store.findPendingInviteOfTeam(ctx.db, teamId, inviteId);
+  const invite = await store.findPendingInviteOfTeam(ctx.db, teamId, inviteId, inviteCutoff(ctx));
   if (!invite || !(await store.closeInvite(ctx.db, invite.id, 'revoked', Date.now()))) throw new AppError('not_found', 'pending invite not found');
 }
 
-/** Pending invites addressed to the caller's email. */
-export const listMyInvites = async (ctx: Ctx, user: UserRow) => (await store.listPendingInvitesForEmail(ctx.db, user.email)).map(publicInvite);
+/** Unexpired pending invites addressed to the caller's email. */
+export const listMyInvites = async (ctx: Ctx, user: UserRow) =>
+  (await store.listPendingInvitesForEmail(ctx.db, user.email, inviteCutoff(ctx))).map((v) => publicInvite(ctx, v));
 
 /**
- * The caller's invite, locked; 404 unless addressed to their email, 409 once used. Someone else's
- * invite id is indistinguishable from an unknown one.
+ * The caller's invite, locked; 404 unless addressed to their email, 409 once used or expired.
+ * Someone else's invite id is indistinguishable from an unknown one. An expired invite is a 409,
+ * like a used one, rather than a 404: it exists and is the caller's, it just can no longer be used
+ * (the capture API has no 410, and SPEC 7.1 leaves this case to us).
  */
-async function pendingInviteOf(tx: store.Tx, user: UserRow, inviteId: string): Promise<TeamInviteRow> {
+async function pendingInviteOf(ctx: Ctx, tx: store.Tx, user: UserRow, inviteId: string): Promise<TeamInviteRow> {
   const invite = await store.findInviteForEmail(tx, inviteId, user.email, true);
   if (!invite) throw new AppError('not_found', 'invite not found');
+  const expired = () => new AppError('conflict', `this invite expired at ${iso(expiresAt(ctx, invite))}; ask the team's owner to invite you again`);
+  if (invite.status === 'expired') throw expired();
   if (invite.status !== 'pending') throw new AppError('conflict', `this invite was already ${invite.status}; an invite can be used once`);
+  if (invite.createdAt <= inviteCutoff(ctx)) throw expired();
   return invite;
 }
 
@@ -125,10 +140,10 @@ export async function acceptInvite(ctx: Ctx, user: UserRow, inviteId: string): P
     if (!first) throw new AppError('not_found', 'invite not found');
     // Team lock first, then the invite's, the same order as inviting, so the two never deadlock.
     const team = await store.lockTeam(tx, first.teamId);
-    const invite = await pendingInviteOf(tx, user, inviteId);
+    const invite = await pendingInviteOf(ctx, tx, user, inviteId);
     if (!team) throw new AppError('not_found', 'invite not found');
     const sub = await requireActiveSubscription(tx, team.id, 'joining a team');
-    await requireFreeSeat(tx, team.id, sub.seats, false);
+    await requireFreeSeat(ctx, tx, team.id, sub.seats, false);
     const now = Date.now();
     await store.closeInvite(tx, invite.id, 'accepted', now);
     await store.insertMember(tx, { teamId: team.id, userId: user.id, role: 'member', joinedAt: now });
@@ -138,7 +153,7 @@ export async function acceptInvite(ctx: Ctx, user: UserRow, inviteId: string): P
 
 export async function declineInvite(ctx: Ctx, user: UserRow, inviteId: string): Promise<void> {
   await store.inTransaction(ctx.db, async (tx) => {
-    const invite = await pendingInviteOf(tx, user, inviteId);
+    const invite = await pendingInviteOf(ctx, tx, user, inviteId);
     await store.closeInvite(tx, invite.id, 'declined', Date.now());
   });
 }

@@ -11,6 +11,9 @@ import { publicSubscription, requireActiveSubscription } from './billing';
 import type { Ctx } from './context';
 import { announceTeamAccess } from './team-access';
 
+/** Invites made at or before this time (ms) have expired (INVITE_TTL_DAYS). */
+export const inviteCutoff = (ctx: Ctx, now = Date.now()) => now - ctx.config.inviteTtlMs;
+
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export const publicTeam = (t: TeamRow) => ({ id: t.id, name: t.name, ownerId: t.ownerId, createdAt: iso(t.createdAt) });
@@ -61,7 +64,7 @@ export async function getTeam(ctx: Ctx, user: UserRow, teamId: string) {
   const [sub, members, pending] = await Promise.all([
     store.findSubscription(ctx.db, teamId),
     store.countMembers(ctx.db, teamId),
-    store.countPendingInvites(ctx.db, teamId),
+    store.countPendingInvites(ctx.db, teamId, inviteCutoff(ctx)),
   ]);
   return { ...publicTeam(m.team), role: m.role, subscription: { ...publicSubscription(sub), seatsUsed: members, pendingInvites: pending } };
 }
@@ -86,7 +89,7 @@ export async function deleteTeam(ctx: Ctx, user: UserRow, teamId: string): Promi
 
 export async function listMembers(ctx: Ctx, user: UserRow, teamId: string) {
   await requireMember(ctx, user, teamId);
-  const [members, invites] = await Promise.all([store.listMembers(ctx.db, teamId), store.listPendingInvites(ctx.db, teamId)]);
+  const [members, invites] = await Promise.all([store.listMembers(ctx.db, teamId), store.listPendingInvites(ctx.db, teamId, inviteCutoff(ctx))]);
   return {
     members: members.map((m) => ({ userId: m.userId, email: m.email, role: m.role })),
     pendingInvites: invites.map((i) => ({ id: i.id, email: i.email, createdAt: iso(i.createdAt) })),

@@ -13,6 +13,7 @@ interface Invite {
   invitedBy: string | null;
   status: string;
   createdAt: string;
+  expiresAt: string;
 }
 
 const uniqueEmail = (label: string) => `${label}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@example.com`;
@@ -59,7 +60,17 @@ describeBackends(
         const newcomer = await signUp(email.toUpperCase());
         const list = await myInvites(newcomer.key);
         expect(list).toEqual([
-          { id: r.body.id, teamId: team.id, teamName: 'Future', email, invitedBy: owner.email, status: 'pending', createdAt: r.body.createdAt },
+          {
+            id: r.body.id,
+            teamId: team.id,
+            teamName: 'Future',
+            email,
+            invitedBy: owner.email,
+            status: 'pending',
+            createdAt: r.body.createdAt,
+            // INVITE_TTL_DAYS defaults to 7.
+            expiresAt: new Date(Date.parse(r.body.createdAt) + 7 * 86_400_000).toISOString(),
+          },
         ]);
         const acc = await call(h.url, 'POST', `/api/invites/${r.body.id}/accept`, { token: newcomer.key });
         expect(acc.status).toBe(200);

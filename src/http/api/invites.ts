@@ -15,6 +15,7 @@ const InviteBody = t.Object({
   invitedBy: t.Union([t.String(), t.Null()], { description: "Inviter's email" }),
   status: t.String({ description: 'pending' }),
   createdAt: t.String({ description: 'ISO 8601' }),
+  expiresAt: t.String({ description: 'ISO 8601: createdAt + INVITE_TTL_DAYS; after it the invite is gone from this list and cannot be used' }),
 });
 
 export const inviteRoutes = (ctx: Ctx) =>
@@ -29,7 +30,7 @@ export const inviteRoutes = (ctx: Ctx) =>
       async ({ principal, params }) => publicTeam(await invites.acceptInvite(ctx, requireAccount(principal), params.inviteId)),
       {
         response: { 200: TeamBody },
-        detail: { summary: "Accept: you become a member and get the team (402 without an active subscription or a free seat; 409 once used)" },
+        detail: { summary: "Accept: you become a member and get the team (402 without an active subscription or a free seat; 409 once used or expired)" },
       },
     )
     .post(
@@ -38,5 +39,5 @@ export const inviteRoutes = (ctx: Ctx) =>
         await invites.declineInvite(ctx, requireAccount(principal), params.inviteId);
         set.status = 204;
       },
-      { detail: { summary: 'Decline: the invite ends (409 once used)' } },
+      { detail: { summary: 'Decline: the invite ends (409 once used or expired)' } },
     );

@@ -8,7 +8,7 @@ import { generateClaimToken, generateOtp, hashOtp, hashUserCode, normalizeUserCo
 import { assertFirstUse } from '../../auth/agent/replay';
 import { AppError } from '../../errors';
 import { log } from '../../log';
-import { countPendingAnonymous, deleteRegistration, inTransaction, insertCredential, insertRegistration } from '../../stores/state/agent';
+import { countPendingAnonymous, deleteRegistration, inTransaction, insertCredential, insertRegistration, lockPendingAnonymous } from '../../stores/state/agent';
 import type { AgentDeps } from './deps';
 import { agentKeyName, findOrProvisionUser, issueAccountKey, issueUnownedKey, POST_CLAIM_SCOPES } from './keys';
 import { claimPageUrl, isoTime, verifyOtpUrl } from './present';
@@ -29,11 +29,6 @@ export async function registerAnonymous(deps: AgentDeps, input: { clientName: st
   const { ctx } = deps;
   await caller.meter.consume(buckets.registerIp(caller.ip), ctx.config.agent.ratePerIp);
   const now = Date.now();
-  if ((await countPendingAnonymous(ctx.db, now)) >= ctx.config.agent.maxPending) {
-    throw new AppError('temporarily_unavailable', 'too many anonymous registrations are waiting to be claimed; retry later', {
-      'retry-after': '60',
-    });
-  }
   const secret = await deps.secret();
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const claim = generateClaimToken();
@@ -42,6 +37,13 @@ export async function registerAnonymous(deps: AgentDeps, input: { clientName: st
     const registrationId = crypto.randomUUID();
     try {
       const key = await inTransaction(ctx.db, async (tx) => {
+        // Count and insert under one lock: a separate count lets a burst overshoot the cap.
+        await lockPendingAnonymous(tx);
+        if ((await countPendingAnonymous(tx, now)) >= ctx.config.agent.maxPending) {
+          throw new AppError('temporarily_unavailable', 'too many anonymous registrations are waiting to be claimed; retry later', {
+            'retry-after': '60',
+          });
+        }
         const issued = await issueUnownedKey(tx, agentKeyName(input.clientName));
         const row = await insertRegistration(tx, {
           id: registrationId,

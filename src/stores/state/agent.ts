@@ -41,6 +41,18 @@ export async function findRegistrationByUserCodeHash(q: Q, hash: string, lock = 
   return out[0] ?? null;
 }
 
+/** Key of the transaction-scoped advisory lock that serialises anonymous registrations. */
+const PENDING_ANONYMOUS_LOCK = 727_312;
+
+/**
+ * Takes, for the rest of the transaction, the lock every anonymous registration holds while it
+ * counts and inserts, so a burst cannot pass AGENT_MAX_PENDING. A row lock would not do: the
+ * count is over rows that do not exist yet. (PGlite already runs one transaction at a time.)
+ */
+export async function lockPendingAnonymous(tx: Tx): Promise<void> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(${PENDING_ANONYMOUS_LOCK})`);
+}
+
 export async function countPendingAnonymous(q: Q, now: number): Promise<number> {
   const out = await q
     .select({ n: sql<number>`count(*)::int` })

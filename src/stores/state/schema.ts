@@ -155,7 +155,7 @@ export const teamMembers = pgTable(
   (t) => [teamsPg.primaryKey({ columns: [t.teamId, t.userId] })],
 );
 
-export type InviteStatus = 'pending' | 'accepted' | 'declined' | 'revoked';
+export type InviteStatus = 'pending' | 'accepted' | 'declined' | 'revoked' | 'expired';
 
 export const teamInvites = pgTable('team_invites', {
   id: text('id').primaryKey(),
