@@ -5,6 +5,7 @@ export function createLocalBus(): Bus {
   const handlers = new Map<string, Set<BusHandler>>();
   return {
     kind: 'local',
+    maxPayload: Number.POSITIVE_INFINITY,
     publish(subject, data) {
       const set = handlers.get(subject);
       if (!set) return;

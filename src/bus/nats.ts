@@ -1,6 +1,9 @@
 import { connect } from 'nats';
 import type { Bus } from './types';
 
+/** nats-server's default, used until the server's INFO says otherwise. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
 /**
  * NATS core pub/sub. Captures are already durable in the capture log and the capture store, so
  * the bus only needs at-most-once delivery; a stream client that misses a message catches up
@@ -18,6 +21,9 @@ export async function createNatsBus(url: string, prefix: string): Promise<Bus> {
   const full = (subject: string) => `${prefix}.${subject}`;
   return {
     kind: 'nats',
+    get maxPayload() {
+      return nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
+    },
     publish(subject, data) {
       nc.publish(full(subject), data);
     },

@@ -7,6 +7,8 @@ export type BusHandler = (data: Uint8Array) => void;
 
 export interface Bus {
   readonly kind: 'nats' | 'local';
+  /** Largest message the bus carries, in bytes (NATS: the server's max_payload). */
+  readonly maxPayload: number;
   publish(subject: string, data: Uint8Array): void;
   /** Returns the unsubscribe function. Handlers must be short: they run on the read path. */
   subscribe(subject: string, handler: BusHandler): () => void;
@@ -17,7 +19,7 @@ export interface Bus {
 
 export const subjects = {
   capture: (endpointId: string) => `captures.${endpointId}`,
-  /** An endpoint's config changed or it was deleted: actors drop their snapshot. */
+  /** An endpoint's config changed or it was deleted: actors drop their snapshot; stream nodes re-read it for open streams. */
   endpointChanged: 'config.endpoint',
 } as const;
 

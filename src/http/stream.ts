@@ -19,9 +19,10 @@ const SSE_HEADERS = {
 
 /**
  * Seconds a socket gets to drain its last bytes once the server has ended its stream: a client at
- * its time limit gets a while; a dropped one, or any at shutdown, next to none.
+ * its time limit, or told its endpoint is gone, gets a while; a dropped one, or any at shutdown,
+ * next to none.
  */
-const drainSeconds = (reason: EndReason) => (reason === 'expired' ? 10 : 1);
+const drainSeconds = (reason: EndReason) => (reason === 'expired' || reason === 'endpoint_deleted' || reason === 'endpoint_expired' ? 10 : 1);
 
 /** The part of Bun's Server this route uses. */
 interface TimeoutServer {
@@ -51,7 +52,9 @@ export const streamRoutes = (ctx: Ctx, hub: StreamHub) =>
         description:
           'Each capture is `event: request` with `id: <capture id>` and `data: <request record JSON>`. A `:ping` comment is sent every ' +
           `${ctx.config.stream.pingMs / 1000} s; the stream ends after ${ctx.config.stream.maxMs / 60_000} min. Reconnect with ` +
-          '`Last-Event-ID` to receive what was missed first. Auth: Bearer key or the session cookie (EventSource).',
+          '`Last-Event-ID` to receive what was missed first. When the endpoint is deleted or expires, a last `event: end` with ' +
+          '`data: {"reason":"endpoint_deleted"}` (or `"endpoint_expired"`) ends the stream; do not reconnect. ' +
+          'Auth: Bearer key or the session cookie (EventSource).',
       },
     },
   );

@@ -13,6 +13,7 @@ import { log } from '../log';
 import type { UserRow } from '../stores/state/schema';
 import type { Ctx } from './context';
 import { getReadableEndpoint } from './requests';
+import { perCtx, StreamWatches } from './stream/watches';
 import { decodeTeamAccess, TEAM_ACCESS_SUBJECT } from './team-access';
 
 interface Watch {
@@ -22,38 +23,25 @@ interface Watch {
 }
 
 class TeamStreamGuard {
-  private readonly byEndpoint = new Map<string, Set<Watch>>();
-  private unsubscribe: (() => void) | null = null;
+  private readonly watches: StreamWatches<Watch>;
 
-  constructor(private readonly ctx: Ctx) {}
-
-  watch(endpointId: string, w: Watch): () => void {
-    // Subscribed on first use, so nodes without team streams carry no subscription.
-    this.unsubscribe ??= this.ctx.bus.subscribe(TEAM_ACCESS_SUBJECT, (data) => {
+  constructor(private readonly ctx: Ctx) {
+    this.watches = new StreamWatches<Watch>(
+      ctx.bus,
+      TEAM_ACCESS_SUBJECT,
+      (data) => decodeTeamAccess(data).endpointIds,
       // Bus handlers run on the read path: only schedule the checks here.
-      const { endpointIds } = decodeTeamAccess(data);
-      for (const id of endpointIds) void this.recheck(id);
-    });
-    let set = this.byEndpoint.get(endpointId);
-    if (!set) {
-      set = new Set();
-      this.byEndpoint.set(endpointId, set);
-    }
-    set.add(w);
-    // Access may have ended between the opening check and this registration.
-    void this.check(w);
-    return () => {
-      const s = this.byEndpoint.get(endpointId);
-      if (!s) return;
-      s.delete(w);
-      if (s.size === 0) this.byEndpoint.delete(endpointId);
-    };
+      (_endpointId, set) => {
+        for (const w of [...set]) void this.check(w);
+      },
+    );
   }
 
-  private async recheck(endpointId: string): Promise<void> {
-    const set = this.byEndpoint.get(endpointId);
-    if (!set) return;
-    await Promise.all([...set].map((w) => this.check(w)));
+  watch(endpointId: string, w: Watch): () => void {
+    const remove = this.watches.add(endpointId, w);
+    // Access may have ended between the opening check and this registration.
+    void this.check(w);
+    return remove;
   }
 
   private async check(w: Watch): Promise<void> {
@@ -66,20 +54,15 @@ class TeamStreamGuard {
   }
 }
 
-const guards = new WeakMap<Ctx, TeamStreamGuard>();
+const guardOf = perCtx((ctx) => new TeamStreamGuard(ctx));
 
 /**
  * Registers an open stream of `endpointId` for a viewer reading it through a team; `revoke` is
  * called once their access is gone. Returns the function that unregisters it (call on stream end).
  */
 export function watchTeamAccess(ctx: Ctx, target: { endpointId: string; user: UserRow; slug: string }, revoke: () => void): () => void {
-  let guard = guards.get(ctx);
-  if (!guard) {
-    guard = new TeamStreamGuard(ctx);
-    guards.set(ctx, guard);
-  }
   let revoked = false;
-  return guard.watch(target.endpointId, {
+  return guardOf(ctx).watch(target.endpointId, {
     user: target.user,
     slug: target.slug,
     revoke: () => {

@@ -74,6 +74,27 @@ describe.skipIf(!BACKENDS.includes('server'))('stream and receiver on separate n
     });
   });
 
+  test('deleting the endpoint on the API node ends its streams on the stream node at once, with `event: end`', async () => {
+    const { a, ep } = await endpoint();
+    const clients = await Promise.all([1, 2].map(() => SseClient.live(`${streamer().url}/api/stream/${ep.slug}`, { token: a.key })));
+    const id = await captureAt(ep.slug, 'before delete');
+    for (const c of clients) await c.until(() => c.events.length === 1);
+    const deletedAt = Date.now();
+    expect((await call(api().url, 'DELETE', `/api/endpoints/${ep.slug}`, { token: a.key })).status).toBe(204);
+    for (const c of clients) await c.until(() => c.ended, 3_000);
+    for (const c of clients) {
+      expect(c.endedAt - deletedAt).toBeLessThan(1_500);
+      expect(c.events.map((e) => e.event)).toEqual(['request', 'end']);
+      expect(JSON.parse(c.events[1]?.data ?? '')).toEqual({ reason: 'endpoint_deleted' });
+      expect(c.events[1]?.id).toBe(id);
+    }
+    await eventually(async () => {
+      const s = (await call(streamer().url, 'GET', '/healthz')).body.stream;
+      return s.topics === 0 && s.clients === 0;
+    });
+    expect((await SseClient.open(`${streamer().url}/api/stream/${ep.slug}`, { token: a.key })).response.status).toBe(404);
+  });
+
   test('Last-Event-ID on the stream node catches up from ClickHouse, then goes live', async () => {
     const { a, ep } = await endpoint();
     const ids: string[] = [];

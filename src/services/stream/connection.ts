@@ -5,9 +5,13 @@
  * Last-Event-ID and catches up from the store, so dropping loses nothing it cannot get back.
  */
 import type { PageCursor } from '../../stores/captures/types';
-import { isAfter, PING, type EventFrame } from './frames';
+import { END_FRAMES, isAfter, PING, type EventFrame, type FinalReason } from './frames';
 
-export type EndReason = 'client' | 'expired' | 'slow' | 'shutdown' | 'error';
+export type EndReason = 'client' | 'expired' | 'slow' | 'shutdown' | 'error' | FinalReason;
+
+/** Ends that let queued events flush before the response closes. */
+const isGraceful = (reason: EndReason): boolean =>
+  reason === 'expired' || reason === 'shutdown' || reason === 'endpoint_deleted' || reason === 'endpoint_expired';
 
 export interface ConnectionOptions {
   /** Events queued for this client before it counts as too slow (STREAM_CLIENT_BUFFER). */
@@ -150,11 +154,12 @@ export class SseConnection {
     this.held = null;
     this.replayed = null;
     this.wake();
-    const graceful = reason === 'expired' || reason === 'shutdown';
     try {
+      // The client learns why, after what is already queued (past the queue's bound if need be).
+      if (reason === 'endpoint_deleted' || reason === 'endpoint_expired') this.controller?.enqueue(END_FRAMES[reason]);
       // A graceful end lets queued events flush; otherwise the queue is discarded. error() gets
       // undefined because Bun prints any Error it is given to stderr.
-      if (graceful) this.controller?.close();
+      if (isGraceful(reason)) this.controller?.close();
       else this.controller?.error(undefined);
     } catch {
       // already closed or cancelled by the runtime

@@ -22,6 +22,18 @@ export const PING = encoder.encode(':ping\n\n');
 /** First bytes of every stream, sent once live captures will reach it: clients may start sending. */
 export const OPENED = encoder.encode(':ok\n\n');
 
+/** Why a stream ended for good: its endpoint is gone, so reconnecting would only get a 404. */
+export type FinalReason = 'endpoint_deleted' | 'endpoint_expired';
+
+/**
+ * The last frame of a stream whose endpoint is gone: `event: end`, `data: {"reason": …}`. It has no
+ * `id:` line, so the client's Last-Event-ID stays its last capture's.
+ */
+export const END_FRAMES: Readonly<Record<FinalReason, Uint8Array>> = {
+  endpoint_deleted: encoder.encode('event: end\ndata: {"reason":"endpoint_deleted"}\n\n'),
+  endpoint_expired: encoder.encode('event: end\ndata: {"reason":"endpoint_expired"}\n\n'),
+};
+
 const CAPTURE_ID = /^req_[0-9A-Z]{26}$/;
 const ID_LENGTH = 30;
 const LEAD = encoder.encode('{"id":"');

@@ -10,6 +10,7 @@ import type { Ctx } from '../context';
 import { getReadableEndpoint, scopeOf } from '../requests';
 import { watchTeamAccess } from '../team-stream-guard';
 import { SseConnection, type EndReason } from './connection';
+import { isExpired, watchEndpoint, type EndpointWatch } from './endpoint-guard';
 import { cursorOf, frameFromCapture, OPENED } from './frames';
 import type { StreamHub } from './hub';
 
@@ -33,7 +34,20 @@ export interface OpenStreamInput {
 }
 
 export async function openStream(ctx: Ctx, hub: StreamHub, input: OpenStreamInput): Promise<ReadableStream<Uint8Array>> {
+  // Watched before the permission read, so a deletion committed after that read still ends it.
+  const lifecycle = watchEndpoint(ctx, input.slug);
+  try {
+    return await start(ctx, hub, input, lifecycle);
+  } catch (err) {
+    lifecycle.cancel();
+    throw err;
+  }
+}
+
+async function start(ctx: Ctx, hub: StreamHub, input: OpenStreamInput, lifecycle: EndpointWatch): Promise<ReadableStream<Uint8Array>> {
   const endpoint = await getReadableEndpoint(ctx, input.user, input.slug);
+  // The receiver refuses an expired endpoint's captures; its stream is as gone.
+  if (isExpired(endpoint)) throw new AppError('not_found', 'endpoint not found');
   const after = parseLastEventId(input.lastEventId);
   const scope = scopeOf(endpoint);
   const conn = new SseConnection({
@@ -46,6 +60,9 @@ export async function openStream(ctx: Ctx, hub: StreamHub, input: OpenStreamInpu
   const leave = await hub.join(endpoint.id, conn);
   const subscribedAt = Date.now();
   conn.onEnd(leave);
+  conn.onEnd(lifecycle.cancel);
+  // Deleted or expired, on any node: the stream ends with a final `event: end`.
+  lifecycle.attach(endpoint, (reason) => conn.end(reason));
   // A viewer reading through a team loses the stream the moment that access ends, on any node.
   if (endpoint.userId !== input.user.id) {
     conn.onEnd(watchTeamAccess(ctx, { endpointId: endpoint.id, user: input.user, slug: input.slug }, () => conn.end('error')));

@@ -1,0 +1,164 @@
+/**
+ * Ends a node's open streams of an endpoint once it is deleted, on whichever node the delete ran
+ * (endpoint or account deletion, the sandbox sweep), or once it reaches its expiresAt. Every path
+ * that deletes or changes an endpoint already announces its slug on `config.endpoint` for the
+ * receivers' actors; a node with open streams of that slug re-reads the row once, however many
+ * streams it has, and ends them all if it is gone. Expiry needs no read: a timer per stream, armed
+ * from the row's expiresAt (only sandbox endpoints have one) and re-armed when a re-read finds it
+ * changed (a claim clears it).
+ *
+ * @example
+ * const watch = watchEndpoint(ctx, slug); // before the permission read
+ * const ep = await getReadableEndpoint(ctx, user, slug);
+ * watch.attach(ep, (reason) => conn.end(reason)); // once the stream is subscribed
+ * conn.onEnd(watch.cancel);
+ */
+import { decodeJson, subjects } from '../../bus/types';
+import { log } from '../../log';
+import { findEndpointBySlug } from '../../stores/state/endpoints';
+import type { EndpointRow } from '../../stores/state/schema';
+import type { Ctx } from '../context';
+import type { FinalReason } from './frames';
+import { perCtx, StreamWatches } from './watches';
+
+type Lifetime = Pick<EndpointRow, 'id' | 'expiresAt'>;
+
+/** Gone for every reader, as on the receiver: an endpoint at or past its expiresAt. */
+export const isExpired = (e: Pick<EndpointRow, 'expiresAt'>, now = Date.now()): boolean => e.expiresAt !== null && e.expiresAt <= now;
+
+export interface EndpointWatch {
+  /**
+   * The stream of `endpoint` is open: arms its expiry, and re-reads the row if a change was
+   * announced since the watch began. `end` is called at most once.
+   */
+  attach(endpoint: Lifetime, end: (reason: FinalReason) => void): void;
+  /** Stops watching: the stream ended, or never opened. Safe to call more than once. */
+  cancel(): void;
+}
+
+/** setTimeout's longest delay; a later expiry re-arms when the timer fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+class Watch implements EndpointWatch {
+  private endpoint: Lifetime | null = null;
+  private end: ((reason: FinalReason) => void) | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private done = false;
+  /** A change may have been announced before `attach`: the row read at open may be stale. */
+  dirty = false;
+  /** Unregisters the watch from the guard. */
+  remove: () => void = () => {};
+
+  constructor(private readonly reread: () => void) {}
+
+  get attached(): boolean {
+    return this.endpoint !== null && !this.done;
+  }
+
+  attach(endpoint: Lifetime, end: (reason: FinalReason) => void): void {
+    if (this.done) return;
+    this.endpoint = { id: endpoint.id, expiresAt: endpoint.expiresAt };
+    this.end = end;
+    this.arm();
+    if (this.dirty) this.reread();
+  }
+
+  /** The endpoint's row as just read (null: no row has the slug any more). */
+  apply(row: EndpointRow | null): void {
+    const known = this.endpoint;
+    if (known === null || this.done) return;
+    // A slug is never reused in practice; a different id is a different endpoint all the same.
+    if (row === null || row.id !== known.id) this.finish(isExpired(known) ? 'endpoint_expired' : 'endpoint_deleted');
+    else if (row.expiresAt !== known.expiresAt) {
+      known.expiresAt = row.expiresAt;
+      this.arm();
+    }
+  }
+
+  cancel = (): void => {
+    if (this.done) return;
+    this.done = true;
+    this.disarm();
+    this.remove();
+  };
+
+  private arm(): void {
+    this.disarm();
+    const at = this.endpoint?.expiresAt ?? null;
+    if (at === null) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (Date.now() >= at) this.finish('endpoint_expired');
+      else this.arm();
+    }, Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS));
+  }
+
+  private disarm(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private finish(reason: FinalReason): void {
+    const end = this.end;
+    this.cancel();
+    end?.(reason);
+  }
+}
+
+function slugsOf(data: Uint8Array): string[] {
+  const { slug } = decodeJson<{ slug?: unknown }>(data);
+  return typeof slug === 'string' ? [slug] : [];
+}
+
+class EndpointStreamGuard {
+  private readonly watches: StreamWatches<Watch>;
+  /** Slugs being re-read, each with whether another announcement came in meanwhile. */
+  private readonly reading = new Map<string, boolean>();
+
+  constructor(private readonly ctx: Ctx) {
+    this.watches = new StreamWatches<Watch>(ctx.bus, subjects.endpointChanged, slugsOf, (slug, set) => {
+      let attached = false;
+      for (const w of set) {
+        if (w.attached) attached = true;
+        else w.dirty = true;
+      }
+      if (attached) void this.reread(slug);
+    });
+  }
+
+  watch(slug: string): EndpointWatch {
+    const w = new Watch(() => void this.reread(slug));
+    w.remove = this.watches.add(slug, w);
+    // Until the bus has confirmed the subscription, an announcement may pass this node unheard.
+    w.dirty = !this.watches.listening;
+    return w;
+  }
+
+  /** One read per slug at a time, and one more after it when announcements came in meanwhile. */
+  private async reread(slug: string): Promise<void> {
+    if (this.reading.has(slug)) {
+      this.reading.set(slug, true);
+      return;
+    }
+    try {
+      do {
+        this.reading.set(slug, false);
+        const row = await findEndpointBySlug(this.ctx.db, slug);
+        for (const w of [...this.watches.get(slug)]) if (w.attached) w.apply(row);
+      } while (this.reading.get(slug) === true);
+    } catch (e) {
+      // The streams stay open; the next announcement or STREAM_MAX_MS ends them.
+      log.warn('could not re-read a streamed endpoint', { slug, error: e instanceof Error ? e.message : String(e) });
+    } finally {
+      this.reading.delete(slug);
+    }
+  }
+}
+
+const guardOf = perCtx((ctx) => new EndpointStreamGuard(ctx));
+
+/**
+ * Starts watching the endpoint behind `slug` for one stream. Call it before the permission read:
+ * a deletion committed after that read is then announced to a registered watch.
+ */
+export const watchEndpoint = (ctx: Ctx, slug: string): EndpointWatch => guardOf(ctx).watch(slug);
