@@ -126,3 +126,23 @@ describeBackends('provider detection and signature verification, end to end', (h
     expect(generic).toMatchObject({ detectedProvider: '', detectedEvent: '' });
   });
 });
+
+describeBackends(
+  'DETECT_PROVIDERS=false turns detection off (bench/capture measures its cost this way)',
+  (h) => {
+    test('a Stripe delivery is stored without a guess', async () => {
+      const a = await newAccount(h.url);
+      const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'off' } })).body;
+      const body = JSON.stringify({ id: 'evt_1', object: 'event', type: 'invoice.paid', data: { object: {} } });
+      const r = await fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': `t=${Math.floor(Date.now() / 1000)},v1=abc` }, body });
+      expect(r.status).toBe(200);
+      const id = (await json(r)).id as string;
+      const rec = await eventually(async () => {
+        const got = await call(h.url, 'GET', `/api/requests/${id}`, { token: a.key });
+        return got.status === 200 ? got.body : null;
+      });
+      expect(rec).toMatchObject({ detectedProvider: '', detectedEvent: '' });
+    });
+  },
+  { DETECT_PROVIDERS: 'false' },
+);

@@ -159,7 +159,7 @@ export const PROVIDERS: readonly ProviderEntry[] = [
     id: 'mailgun',
     fingerprints: [
       {
-        on: [{ json: '"event-data"' }],
+        on: [{ json: /"event-data"\s*:\s*\{/ }],
         when: [
           { json: 'signature.token', type: 'string' },
           { json: 'signature.signature', type: 'string' },
@@ -173,7 +173,7 @@ export const PROVIDERS: readonly ProviderEntry[] = [
     id: 'postmark',
     fingerprints: [
       {
-        on: [{ json: '"RecordType"' }],
+        on: [{ json: /"RecordType"\s*:\s*"(?:Delivery|Bounce|SpamComplaint|Open|Click|SubscriptionChange)"/ }],
         when: [
           {
             json: 'RecordType',
@@ -184,7 +184,7 @@ export const PROVIDERS: readonly ProviderEntry[] = [
         event: [{ parts: [{ json: 'RecordType' }] }],
       },
       {
-        on: [{ json: '"FromFull"' }],
+        on: [{ json: /"FromFull"\s*:\s*\{/ }],
         when: [
           { json: 'FromFull', type: 'object' },
           { json: 'MessageID', type: 'string' },
@@ -304,7 +304,7 @@ export const PROVIDERS: readonly ProviderEntry[] = [
     id: 'intercom',
     fingerprints: [
       {
-        on: [{ json: '"notification_event"' }],
+        on: [{ json: /"type"\s*:\s*"notification_event"/ }],
         when: [
           { json: 'type', equals: 'notification_event' },
           { json: 'topic', type: 'string' },
@@ -337,7 +337,7 @@ export const PROVIDERS: readonly ProviderEntry[] = [
       },
       // Jira Server / Data Center sends no Atlassian header.
       {
-        on: [{ json: '"webhookEvent"' }],
+        on: [{ json: /"webhookEvent"\s*:\s*"(?:jira:|comment_|worklog_|issuelink_|sprint_|board_|project_|user_|version_|issue_property_)/ }],
         when: [
           { json: 'webhookEvent', pattern: /^(?:jira:|comment_|worklog_|issuelink_|sprint_|board_|project_|user_|version_|issue_property_)/ },
           { json: 'timestamp', type: 'number' },
@@ -373,7 +373,7 @@ export const PROVIDERS: readonly ProviderEntry[] = [
         event: [{ parts: [{ json: 'event_type' }] }],
       },
       {
-        on: [{ json: '"form_response"' }],
+        on: [{ json: /"event_type"\s*:\s*"form_response"/ }],
         when: [{ json: 'event_type', equals: 'form_response' }, { json: 'form_response.form_id', type: 'string' }],
         event: [{ parts: [{ json: 'event_type' }] }],
       },
@@ -498,7 +498,7 @@ export const PROVIDERS: readonly ProviderEntry[] = [
     id: 'google-pubsub',
     fingerprints: [
       {
-        on: [{ json: '"subscription"' }],
+        on: [{ json: /"subscription"\s*:\s*"projects\// }],
         when: [
           { json: 'subscription', pattern: /^projects\/[^/]+\/subscriptions\/./ },
           { json: 'message', type: 'object' },
@@ -566,7 +566,7 @@ export const PROVIDERS: readonly ProviderEntry[] = [
         event: [{ parts: [{ json: 'event' }] }],
       },
       {
-        on: [{ json: '"configurationId"' }],
+        on: [{ json: /"event"\s*:\s*"(?:envelope|recipient|template|click)-/ }],
         when: [
           { json: 'event', pattern: /^(?:envelope|recipient|template|click)-/ },
           { json: 'data.accountId', type: 'string' },
@@ -579,7 +579,7 @@ export const PROVIDERS: readonly ProviderEntry[] = [
     id: 'segment',
     fingerprints: [
       {
-        on: [{ json: '"messageId"' }, { json: '"anonymousId"' }],
+        on: [{ json: /"type"\s*:\s*"(?:track|identify|page|screen|group|alias)"/ }],
         when: [
           { json: 'type', oneOf: ['track', 'identify', 'page', 'screen', 'group', 'alias'] },
           { json: 'messageId', type: 'string' },
@@ -601,7 +601,7 @@ export const PROVIDERS: readonly ProviderEntry[] = [
         event: [{ parts: [{ literal: 'verification' }] }],
       },
       {
-        on: [{ json: '"com.okta.' }],
+        on: [{ json: /"eventType"\s*:\s*"com\.okta\./ }],
         when: [{ json: 'eventType', prefix: 'com.okta.' }, { json: 'source', type: 'string' }],
         event: [{ parts: [{ json: 'data.events.0.eventType' }] }, { parts: [{ json: 'eventType' }] }],
       },
@@ -611,7 +611,7 @@ export const PROVIDERS: readonly ProviderEntry[] = [
     id: 'meta',
     fingerprints: [
       {
-        on: [{ json: '"entry"' }],
+        on: [{ header: 'x-hub-signature-256' }, { header: 'x-hub-signature' }],
         when: [
           {
             json: 'object',
@@ -673,7 +673,7 @@ export const PROVIDERS: readonly ProviderEntry[] = [
     id: 'telegram',
     fingerprints: [
       {
-        on: [{ header: 'x-telegram-bot-api-secret-token' }, { json: '"update_id"' }],
+        on: [{ header: 'x-telegram-bot-api-secret-token' }, { json: /"update_id"\s*:\s*\d/ }],
         when: [{ json: 'update_id', type: 'number' }],
         event: [
           {
@@ -780,7 +780,7 @@ export const PROVIDERS: readonly ProviderEntry[] = [
     id: 'adyen',
     fingerprints: [
       {
-        on: [{ json: '"notificationItems"' }],
+        on: [{ json: /"notificationItems"\s*:\s*\[/ }],
         when: [
           { json: 'notificationItems.0.NotificationRequestItem.eventCode', type: 'string' },
           { json: 'live', type: 'string' },
@@ -811,7 +811,7 @@ export const PROVIDERS: readonly ProviderEntry[] = [
     id: 'figma',
     fingerprints: [
       {
-        on: [{ json: '"passcode"' }],
+        on: [{ json: /"passcode"\s*:/ }],
         when: [
           { json: 'event_type', pattern: /^[A-Z_]+$/ },
           { json: 'webhook_id', type: 'string' },

@@ -49,10 +49,12 @@ export interface EventRule {
 
 /**
  * What makes a fingerprint worth evaluating. `header` and `query` anchors are indexed by name;
- * `json` and `form` anchors are literals that must occur in the raw body (checked only for small
- * bodies of that content type, with one combined scan).
+ * `json` and `form` anchors are literals or patterns that must occur in the raw body (checked only
+ * for small bodies of that content type, with one combined scan). A body anchor should pin a key
+ * *and* its value's shape (`/"subscription"\s*:\s*"projects\//`, not `"subscription"`): a bare key
+ * also occurs in ordinary payloads and would make every such capture pay a JSON.parse.
  */
-export type Anchor = { header: string } | { query: string } | { json: string } | { form: string };
+export type Anchor = { header: string } | { query: string } | { json: string | RegExp } | { form: string | RegExp };
 
 export interface Fingerprint {
   on: readonly Anchor[];
