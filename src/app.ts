@@ -91,12 +91,12 @@ export async function startService(config: Config): Promise<Service> {
   if (notifier) captureHooks.push(notificationHooks(notifier, config.baseUrl));
   const engine =
     opened && shipper
-      ? new CaptureEngine({ actors, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, hooks: combineHooks(captureHooks) })
+      ? new CaptureEngine({ actors, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, detectProviders: config.detectProviders, hooks: combineHooks(captureHooks) })
       : null;
   const stopPurger = config.roles.has('api') ? startPurger(ctx) : () => {};
   const stopAgentSweeper = config.roles.has('api') ? startAgentSweeper(ctx) : () => {};
   // Live streams: one bus subscription per watched endpoint on this node.
-  const streamHub = config.roles.has('stream') ? new StreamHub(bus, config.stream) : null;
+  const streamHub = config.roles.has('stream') ? new StreamHub(bus, { ...config.stream, loadCapture: (endpointId, id) => captures.get(id, [{ endpointId, since: 0 }]) }) : null;
 
   const api = new Elysia()
     .use(errorHandler)

@@ -7,9 +7,9 @@ import { AppError } from '../errors';
 import { captureId } from '../ids';
 import type { Capture } from '../model/capture';
 import type { Bus } from '../bus/types';
-import { subjects } from '../bus/types';
 import type { SlugActors, EndpointSnapshot } from './actors';
 import type { CaptureLog } from './capture-log';
+import { LivePublisher } from './live-publisher';
 import { detectProvider } from './providers';
 import type { Shipper } from './shipper';
 import { verifySignature } from './signing';
@@ -67,8 +67,12 @@ export interface CaptureEngineDeps {
   shipper: Shipper;
   bus: Bus;
   backlogLimit: number;
+  /** False skips provider detection (captures get "" for both fields). */
+  detectProviders?: boolean;
   hooks?: CaptureHooks;
 }
+
+const UNDETECTED = { provider: '', event: '' };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
@@ -107,10 +111,14 @@ export function parseQuery(query: string): Record<string, string | string[]> {
 }
 
 export class CaptureEngine {
-  constructor(private readonly deps: CaptureEngineDeps) {}
+  private readonly live: LivePublisher;
+
+  constructor(private readonly deps: CaptureEngineDeps) {
+    this.live = new LivePublisher(deps.bus);
+  }
 
   async capture(req: IncomingRequest): Promise<CaptureResponse> {
-    const { actors, log, shipper, bus } = this.deps;
+    const { actors, log, shipper } = this.deps;
     const found = actors.get(req.slug);
     const endpoint = found instanceof Promise ? await found : found;
     if (!endpoint || (endpoint.expiresAt !== null && endpoint.expiresAt <= Date.now())) {
@@ -125,7 +133,7 @@ export class CaptureEngine {
     const capture = this.record(endpoint, req);
     const payload = encoder.encode(JSON.stringify(capture));
     await log.append(payload);
-    bus.publish(subjects.capture(endpoint.id), payload);
+    this.live.add(endpoint.id, capture.id, payload);
     this.deps.hooks?.captured?.(capture, endpoint);
     return respond(endpoint, capture.id);
   }
@@ -136,13 +144,10 @@ export class CaptureEngine {
     const { body, bodyEncoding } = decodeBody(req.body);
     const queryParams = parseQuery(req.query);
     const contentType = headers['content-type'] ?? '';
-    const detected = detectProvider({
-      headers,
-      body: bodyEncoding === 'utf8' ? body : '',
-      contentType,
-      method: req.method,
-      query: queryParams,
-    });
+    const detected =
+      this.deps.detectProviders === false
+        ? UNDETECTED
+        : detectProvider({ headers, body: bodyEncoding === 'utf8' ? body : '', contentType, method: req.method, query: queryParams });
     const record: Capture = {
       id: captureId(receivedAt),
       endpointId: endpoint.id,

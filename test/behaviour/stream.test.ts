@@ -45,6 +45,21 @@ describeBackends(
       expect(record).toEqual(stored);
     });
 
+    test('a capture too large for one bus message (900 KB binary, ~1.2 MB as base64) is streamed in full', async () => {
+      const { a, ep } = await endpoint(h);
+      const s = await SseClient.live(`${h.url}/api/stream/${ep.slug}`, { token: a.key });
+      const body = new Uint8Array(900_000).map((_, i) => (i * 7919) & 255);
+      const r = await fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', body });
+      expect(r.status).toBe(200);
+      const { id } = (await r.json()) as { id: string };
+      const small = await capture(h, ep.slug, 'after');
+      await s.until(() => s.events.length === 2, 15_000);
+      s.close();
+      const big = s.events.find((e) => e.id === id);
+      expect(JSON.parse(big?.data ?? '{}')).toMatchObject({ id, bodyEncoding: 'base64', size: body.length, body: Buffer.from(body).toString('base64') });
+      expect(s.ids).toContain(small);
+    });
+
     test('every client of a slug gets every capture in order, over one subscription; leaving unsubscribes', async () => {
       const { a, ep } = await endpoint(h);
       const before = await streamStats(h);

@@ -4,8 +4,10 @@
  * serve every client, so an idle connection costs no timer of its own.
  */
 import { AppError } from '../../errors';
+import { refOf, splitBatch } from '../../bus/capture-batch';
 import { subjects, type Bus } from '../../bus/types';
-import { frameFromJson, type EventFrame } from './frames';
+import type { Capture } from '../../model/capture';
+import { frameFromCapture, frameFromJson, type EventFrame } from './frames';
 
 /** What the hub drives; SseConnection implements it. */
 export interface StreamClient {
@@ -22,7 +24,16 @@ export interface HubOptions {
   maxMs: number;
   /** How long a join waits for the bus to confirm a new subscription before answering 503. */
   subscribeTimeoutMs?: number;
+  /**
+   * Reads a capture from the capture store, for records too large for a bus message (they arrive
+   * as references and are delivered once shipped, after the captures published after them).
+   */
+  loadCapture?: (endpointId: string, id: string) => Promise<Capture | null>;
 }
+
+/** How long a referenced capture is waited for in the store before it is given up on. */
+const REF_WAIT_MS = 10_000;
+const REF_POLL_MS = 200;
 
 interface Topic {
   clients: Set<StreamClient>;
@@ -90,16 +101,41 @@ export class StreamHub {
   private open(endpointId: string): Topic {
     const clients = new Set<StreamClient>();
     const unsubscribe = this.bus.subscribe(subjects.capture(endpointId), (data) => {
-      // One frame per message, shared by every client: no per-client parse or encode.
-      const frame = frameFromJson(data);
-      if (frame === null) return;
-      for (const c of clients) c.deliver(frame);
+      // One message holds the captures of one group commit (src/bus/capture-batch.ts); each
+      // becomes one frame shared by every client: no per-client parse or encode.
+      for (const line of splitBatch(data)) {
+        const ref = refOf(line);
+        if (ref !== null) {
+          this.deliverFromStore(endpointId, ref, clients);
+          continue;
+        }
+        const frame = frameFromJson(line);
+        if (frame === null) continue;
+        for (const c of clients) c.deliver(frame);
+      }
     });
     const topic: Topic = { clients, unsubscribe, ready: this.confirm() };
     // A join that fails leaves; nobody else awaits a rejection after that, so silence it here.
     topic.ready.catch(() => {});
     this.topics.set(endpointId, topic);
     return topic;
+  }
+
+  /** A capture too large for the bus, delivered to whoever still watches once it is stored. */
+  private deliverFromStore(endpointId: string, id: string, clients: Set<StreamClient>): void {
+    const load = this.opts.loadCapture;
+    if (load === undefined) return;
+    void (async () => {
+      for (let waited = 0; waited < REF_WAIT_MS && !this.closed && clients.size > 0; waited += REF_POLL_MS) {
+        await Bun.sleep(REF_POLL_MS);
+        const capture = await load(endpointId, id).catch(() => null);
+        if (capture !== null) {
+          const frame = frameFromCapture(capture);
+          for (const c of clients) c.deliver(frame);
+          return;
+        }
+      }
+    })();
   }
 
   /** NATS sends SUB asynchronously; a flush round-trip proves the server has it. */
