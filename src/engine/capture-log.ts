@@ -1,13 +1,40 @@
 /**
  * The node-local, append-only capture log. A capture is acknowledged to its sender only after its
- * frame is on disk: appends made while one write+fdatasync is in flight form the next group, so
- * thousands of captures share one fsync (group commit).
+ * frame is on disk: appends made while one write is in flight form the next group, so thousands of
+ * captures share one flush to disk (group commit).
  *
- * Layout: DATA_DIR/log/<segment>.log files of frames [u32 length][u32 crc32][payload], and
- * `checkpoint.json`, the position up to which the shipper has stored everything. The shipper
- * worker tails these files (log-reader.ts): the log itself is the shipping queue.
+ * Layout: DATA_DIR/log/<segment>.log files and `checkpoint.json`, the position up to which the
+ * shipper has stored everything. The shipper worker tails the segments (log-reader.ts): the log
+ * itself is the shipping queue. A segment is a 16-byte header (magic, segment number) and frames
+ * [u32 length][u32 crc32][payload], the checksum seeded with the segment number.
+ *
+ * Why the seed: shipped segments are recycled (renamed to spares and overwritten) instead of
+ * deleted, as PostgreSQL recycles WAL files. Overwriting blocks that already exist needs no block
+ * allocation and no metadata journalling, so each synchronous write costs about half the time and
+ * CPU of an append to a fresh file (measured in the README). A recycled file still holds the old
+ * segment's frames after the new ones; their checksums were seeded with the old number, so they
+ * fail validation and the log ends where the new frames end.
+ *
+ * Segments are opened O_DSYNC: a write returns once its data is durable, one syscall per group
+ * instead of write + fdatasync.
+ *
+ * Segments written before the header existed ("legacy": frames from offset 0, unseeded checksums)
+ * are still read and replayed; new frames never go into them.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -24,7 +51,13 @@ interface PendingAppend {
 }
 
 export const FRAME_HEADER = 8;
+export const SEGMENT_HEADER = 16;
+const MAGIC = new TextEncoder().encode('HOOKCAP\x01');
+/** Shipped segments kept for reuse; more than this are deleted. */
+const MAX_SPARES = 2;
+
 export const segmentName = (n: number) => `${String(n).padStart(12, '0')}.log`;
+const SPARE = /^spare-\d{12}\.log$/;
 
 export function listSegments(dir: string): number[] {
   return readdirSync(dir)
@@ -33,6 +66,39 @@ export function listSegments(dir: string): number[] {
     .sort((a, b) => a - b);
 }
 
+/** Where a segment's frames start and how their checksums are seeded. */
+export interface SegmentLayout {
+  /** Offset of the first frame. */
+  start: number;
+  seed: number;
+  /** False for a header that names another segment (a spare renamed but not yet rewritten). */
+  valid: boolean;
+}
+
+/** The layout of segment `n` from its first bytes (at least SEGMENT_HEADER of them when present). */
+export function layoutOf(n: number, head: Uint8Array): SegmentLayout {
+  const hasMagic = head.length >= SEGMENT_HEADER && MAGIC.every((b, i) => head[i] === b);
+  if (!hasMagic) return { start: 0, seed: 0, valid: true };
+  const named = new DataView(head.buffer, head.byteOffset, head.byteLength).getUint32(MAGIC.length, true);
+  return { start: SEGMENT_HEADER, seed: n >>> 0, valid: named === n >>> 0 };
+}
+
+/** Reads a segment file's layout through an open descriptor. */
+export function layoutOfFd(n: number, fd: number): SegmentLayout {
+  const head = new Uint8Array(SEGMENT_HEADER);
+  const got = readSync(fd, head, 0, SEGMENT_HEADER, 0);
+  return layoutOf(n, head.subarray(0, got));
+}
+
+function segmentHeader(n: number): Uint8Array {
+  const head = new Uint8Array(SEGMENT_HEADER);
+  head.set(MAGIC, 0);
+  new DataView(head.buffer).setUint32(MAGIC.length, n >>> 0, true);
+  return head;
+}
+
+export const frameChecksum = (payload: Uint8Array, seed: number): number => Bun.hash.crc32(payload, seed) >>> 0;
+
 export function readCheckpoint(dir: string): LogPosition {
   const path = join(dir, 'checkpoint.json');
   if (!existsSync(path)) return { segment: 0, offset: 0 };
@@ -40,31 +106,67 @@ export function readCheckpoint(dir: string): LogPosition {
   return Number.isInteger(pos.segment) && Number.isInteger(pos.offset) ? pos : { segment: 0, offset: 0 };
 }
 
-/** Everything up to `pos` is stored: persist that, and drop whole segments before it. */
+/** Everything up to `pos` is stored: persist that, and recycle or drop whole segments before it. */
 export function writeCheckpoint(dir: string, pos: LogPosition): void {
   const tmp = join(dir, 'checkpoint.json.tmp');
   writeFileSync(tmp, JSON.stringify(pos));
   renameSync(tmp, join(dir, 'checkpoint.json'));
+  let spares = readdirSync(dir).filter((f) => SPARE.test(f)).length;
   for (const seg of listSegments(dir)) {
-    if (seg < pos.segment) unlinkSync(join(dir, segmentName(seg)));
+    if (seg >= pos.segment) break;
+    const path = join(dir, segmentName(seg));
+    // Legacy segments are not recycled: their unseeded frames would read as valid in a spare
+    // renamed to a new segment whose header was not yet written when the process died.
+    if (spares < MAX_SPARES && hasHeader(path)) {
+      renameSync(path, join(dir, `spare-${segmentName(seg)}`));
+      spares++;
+    } else {
+      unlinkSync(path);
+    }
   }
 }
 
-/** Calls `each` for every intact frame from `start`; returns the offset where intact data ends. */
-export function scanFrames(data: Uint8Array, start: number, each?: (payload: Uint8Array, end: number) => void): number {
+function hasHeader(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    return layoutOfFd(0, fd).start === SEGMENT_HEADER;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Calls `each` for every intact frame from `start`; returns the offset where intact data ends.
+ * A frame is intact when it fits, is not empty and its checksum (seeded) matches.
+ */
+export function scanFrames(
+  data: Uint8Array,
+  start: number,
+  seed: number,
+  each?: (payload: Uint8Array, end: number) => void,
+): number {
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   let at = start;
   while (at + FRAME_HEADER <= data.length) {
     const len = view.getUint32(at, true);
     const crc = view.getUint32(at + 4, true);
     const end = at + FRAME_HEADER + len;
-    if (end > data.length) break;
+    if (len === 0 || end > data.length) break;
     const payload = data.subarray(at + FRAME_HEADER, end);
-    if ((Bun.hash.crc32(payload) >>> 0) !== crc) break;
+    if (frameChecksum(payload, seed) !== crc) break;
     each?.(payload, end);
     at = end;
   }
   return at;
+}
+
+function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export class CaptureLog {
@@ -78,8 +180,8 @@ export class CaptureLog {
   private idle: (() => void)[] = [];
   /** Called after each group is durable, with the new end of the log. */
   onDurable: (end: LogPosition, frames: number) => void = () => {};
-  /** Captures per fsync, for the bench and tests. */
-  readonly stats = { groups: 0, frames: 0 };
+  /** Captures per fsync, and segments started from a recycled file, for the bench and tests. */
+  readonly stats = { groups: 0, frames: 0, recycled: 0 };
 
   private constructor(
     readonly dir: string,
@@ -87,8 +189,9 @@ export class CaptureLog {
   ) {}
 
   /**
-   * Opens (or creates) the log. A torn tail (crash mid-write: never acknowledged) is cut off.
-   * Returns the end of the log and how many frames lie after the checkpoint (still to ship).
+   * Opens (or creates) the log. A torn tail (crash mid-write: never acknowledged) and anything
+   * after it, such as a recycled file's old frames, is cut off. Returns the end of the log and how
+   * many frames lie after the checkpoint (still to ship).
    */
   static async open(dir: string, segmentBytes: number): Promise<{ log: CaptureLog; end: LogPosition; unshipped: number }> {
     mkdirSync(dir, { recursive: true });
@@ -96,12 +199,15 @@ export class CaptureLog {
     const checkpoint = readCheckpoint(dir);
     const segments = listSegments(dir);
     let unshipped = 0;
+    let lastLayout: SegmentLayout | null = null;
     for (const seg of segments) {
       if (seg < checkpoint.segment) continue;
       const path = join(dir, segmentName(seg));
       const data = new Uint8Array(readFileSync(path));
-      const start = seg === checkpoint.segment ? checkpoint.offset : 0;
-      const valid = scanFrames(data, start, () => unshipped++);
+      const layout = layoutOf(seg, data);
+      lastLayout = layout;
+      const from = Math.max(layout.start, seg === checkpoint.segment ? checkpoint.offset : 0);
+      const valid = layout.valid ? scanFrames(data, from, layout.seed, () => unshipped++) : 0;
       if (valid < data.length) {
         const fh = await open(path, 'r+');
         await fh.truncate(valid);
@@ -110,7 +216,10 @@ export class CaptureLog {
       }
     }
     const last = segments.at(-1);
-    await log.openSegment(last === undefined ? Math.max(1, checkpoint.segment) : last);
+    if (last === undefined) await log.startSegment(Math.max(1, checkpoint.segment));
+    // New frames go into a segment with this format's header only.
+    else if (lastLayout === null || lastLayout.start === 0 || !lastLayout.valid) await log.startSegment(last + 1);
+    else await log.reopenSegment(last);
     return { log, end: { segment: log.segment, offset: log.size }, unshipped };
   }
 
@@ -140,25 +249,21 @@ export class CaptureLog {
       this.group = [];
       this.groupBytes = 0;
       try {
-        if (this.size > 0 && this.size + bytes > this.segmentBytes) await this.roll();
+        if (this.size > SEGMENT_HEADER && this.size + bytes > this.segmentBytes) await this.roll();
         const file = this.file;
         if (!file) throw new Error('capture log has no open segment');
         // One buffer per group, frames written straight into it: one copy per capture.
         const buf = new Uint8Array(bytes);
         const view = new DataView(buf.buffer);
+        const seed = this.segment >>> 0;
         let at = 0;
         for (const p of batch) {
           view.setUint32(at, p.payload.length, true);
-          view.setUint32(at + 4, Bun.hash.crc32(p.payload) >>> 0, true);
+          view.setUint32(at + 4, frameChecksum(p.payload, seed), true);
           buf.set(p.payload, at + FRAME_HEADER);
           at += FRAME_HEADER + p.payload.length;
         }
-        let written = 0;
-        while (written < buf.length) {
-          const { bytesWritten } = await file.write(buf, written, buf.length - written, this.size + written);
-          written += bytesWritten;
-        }
-        await file.datasync();
+        await writeAll(file, buf, this.size); // O_DSYNC: durable on return
         this.size += bytes;
         this.stats.groups++;
         this.stats.frames += batch.length;
@@ -175,13 +280,38 @@ export class CaptureLog {
 
   private async roll(): Promise<void> {
     await this.file?.close();
-    await this.openSegment(this.segment + 1);
+    this.file = null;
+    await this.startSegment(this.segment + 1);
   }
 
-  private async openSegment(n: number): Promise<void> {
+  /** Starts segment `n`, on a recycled spare when there is one, and makes its header durable. */
+  private async startSegment(n: number): Promise<void> {
     const path = join(this.dir, segmentName(n));
-    this.file = await open(path, existsSync(path) ? 'r+' : 'w+');
+    const spare = readdirSync(this.dir).filter((f) => SPARE.test(f)).sort()[0];
+    if (spare !== undefined && !existsSync(path)) {
+      renameSync(join(this.dir, spare), path);
+      this.stats.recycled++;
+    }
+    this.file = await open(path, constants.O_RDWR | constants.O_CREAT | constants.O_DSYNC, 0o644);
+    // The new name must be durable before frames in it are acknowledged.
+    syncDir(this.dir);
+    await writeAll(this.file, segmentHeader(n), 0);
+    this.segment = n;
+    this.size = SEGMENT_HEADER;
+  }
+
+  /** Continues the last segment after a restart; open() has cut it to its last intact frame. */
+  private async reopenSegment(n: number): Promise<void> {
+    this.file = await open(join(this.dir, segmentName(n)), constants.O_RDWR | constants.O_DSYNC);
     this.segment = n;
     this.size = (await this.file.stat()).size;
+  }
+}
+
+async function writeAll(file: FileHandle, buf: Uint8Array, position: number): Promise<void> {
+  let written = 0;
+  while (written < buf.length) {
+    const { bytesWritten } = await file.write(buf, written, buf.length - written, position + written);
+    written += bytesWritten;
   }
 }

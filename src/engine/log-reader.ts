@@ -1,10 +1,14 @@
 /**
  * Reads frames of the capture log from a position up to a known-durable end, across segments.
  * Used by the shipper worker, which tails the log the main thread writes.
+ *
+ * In the segment being written, everything before the durable end is intact. An older segment
+ * ends at its first frame that fails validation: a recycled file still holds frames of the
+ * segment it used to be after the new ones (capture-log.ts).
  */
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { FRAME_HEADER, listSegments, segmentName, type LogPosition } from './capture-log';
+import { FRAME_HEADER, frameChecksum, layoutOfFd, listSegments, segmentName, type LogPosition, type SegmentLayout } from './capture-log';
 
 export interface ReadFrame {
   payload: Uint8Array;
@@ -12,9 +16,12 @@ export interface ReadFrame {
   end: LogPosition;
 }
 
+const CHUNK = 4 * 1024 * 1024;
+
 export class LogReader {
   private fd: number | null = null;
   private fdSegment = -1;
+  private layout: SegmentLayout = { start: 0, seed: 0, valid: true };
 
   constructor(
     private readonly dir: string,
@@ -26,39 +33,21 @@ export class LogReader {
   read(durable: LogPosition, max: number): ReadFrame[] {
     const out: ReadFrame[] = [];
     while (out.length < max && before(this.pos, durable)) {
-      if (this.pos.segment < durable.segment && this.segmentSize(this.pos.segment) <= this.pos.offset) {
-        // Finished an older segment: continue with the next one that exists.
-        const next = listSegments(this.dir).find((s) => s > this.pos.segment);
-        if (next === undefined) break;
-        this.pos = { segment: next, offset: 0 };
+      const segment = this.pos.segment;
+      const current = segment === durable.segment;
+      const fd = this.open(segment);
+      if (fd === null || (!this.layout.valid && !current)) {
+        if (!this.advance()) break;
         continue;
       }
-      const limit = this.pos.segment === durable.segment ? durable.offset : this.segmentSize(this.pos.segment);
-      const fd = this.open(this.pos.segment);
-      if (fd === null) break;
-      // Read a chunk, then cut it into whole frames; a frame larger than the chunk grows it.
-      let want = Math.min(limit - this.pos.offset, 4 * 1024 * 1024);
-      for (;;) {
-        const chunk = new Uint8Array(want);
-        const n = readSync(fd, chunk, 0, want, this.pos.offset);
-        const data = chunk.subarray(0, n);
-        let at = 0;
-        const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-        while (at + FRAME_HEADER <= data.length && out.length < max) {
-          const len = view.getUint32(at, true);
-          const end = at + FRAME_HEADER + len;
-          if (end > data.length) break;
-          out.push({ payload: data.subarray(at + FRAME_HEADER, end), end: { segment: this.pos.segment, offset: this.pos.offset + end } });
-          at = end;
-        }
-        if (at === 0 && data.length >= FRAME_HEADER && want < limit - this.pos.offset) {
-          want = Math.min(limit - this.pos.offset, want * 2);
-          continue;
-        }
-        this.pos = { segment: this.pos.segment, offset: this.pos.offset + at };
-        break;
+      if (this.pos.offset < this.layout.start) this.pos = { segment, offset: this.layout.start };
+      const limit = current ? durable.offset : fstatSync(fd).size;
+      const ended = this.readChunk(fd, limit, !current, max, out);
+      if (ended && !current) {
+        if (!this.advance()) break;
+        continue;
       }
-      if (this.pos.segment === durable.segment && this.pos.offset >= durable.offset) break;
+      if (current && this.pos.offset >= durable.offset) break;
     }
     return out;
   }
@@ -66,6 +55,58 @@ export class LogReader {
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
+    this.fdSegment = -1;
+  }
+
+  /**
+   * Reads whole frames from `pos` towards `limit` into `out`. Returns true when the segment's
+   * frames are exhausted (only for an older segment, whose end is its first invalid frame).
+   */
+  private readChunk(fd: number, limit: number, validate: boolean, max: number, out: ReadFrame[]): boolean {
+    const { segment, offset } = this.pos;
+    let want = Math.min(limit - offset, CHUNK);
+    for (;;) {
+      const chunk = new Uint8Array(want);
+      const data = chunk.subarray(0, readSync(fd, chunk, 0, want, offset));
+      const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+      let at = 0;
+      let ended = false;
+      while (out.length < max) {
+        if (at + FRAME_HEADER > data.length) {
+          // Not even a frame header left before the end of the file.
+          ended = validate && offset + at + FRAME_HEADER > limit;
+          break;
+        }
+        const len = view.getUint32(at, true);
+        const end = at + FRAME_HEADER + len;
+        if (validate && (len === 0 || offset + end > limit)) {
+          ended = true;
+          break;
+        }
+        if (end > data.length) break; // the frame continues past this chunk
+        const payload = data.subarray(at + FRAME_HEADER, end);
+        if (validate && frameChecksum(payload, this.layout.seed) !== view.getUint32(at + 4, true)) {
+          ended = true;
+          break;
+        }
+        out.push({ payload, end: { segment, offset: offset + end } });
+        at = end;
+      }
+      if (!ended && at === 0 && out.length < max && data.length === want && want < limit - offset) {
+        want = Math.min(limit - offset, want * 2); // one frame larger than the chunk
+        continue;
+      }
+      this.pos = { segment, offset: offset + at };
+      return ended;
+    }
+  }
+
+  /** Moves to the next segment that exists; false when there is none yet. */
+  private advance(): boolean {
+    const next = listSegments(this.dir).find((s) => s > this.pos.segment);
+    if (next === undefined) return false;
+    this.pos = { segment: next, offset: 0 };
+    return true;
   }
 
   private open(segment: number): number | null {
@@ -75,12 +116,8 @@ export class LogReader {
     if (!existsSync(path)) return null;
     this.fd = openSync(path, 'r');
     this.fdSegment = segment;
+    this.layout = layoutOfFd(segment, this.fd);
     return this.fd;
-  }
-
-  private segmentSize(segment: number): number {
-    const fd = this.open(segment);
-    return fd === null ? 0 : fstatSync(fd).size;
   }
 }
 

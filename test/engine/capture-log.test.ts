@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from 'bun:test';
-import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CaptureLog, readCheckpoint, writeCheckpoint, type LogPosition } from '../../src/engine/capture-log';
@@ -15,6 +15,7 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 const enc = (s: string) => new TextEncoder().encode(s);
+const segmentFiles = (dir: string) => readdirSync(dir).filter((f) => /^\d{12}\.log$/.test(f)).sort();
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
 
 /** What the shipper worker would read: every frame after the checkpoint, up to `end`. */
@@ -51,7 +52,7 @@ test('the reader follows frames across segments; the checkpoint hides shipped on
     end = e;
   };
   for (let i = 0; i < 100; i++) await log.append(enc(`frame-${i}-${'x'.repeat(100)}`));
-  expect(readdirSync(dir).filter((f) => f.endsWith('.log')).length).toBeGreaterThan(1);
+  expect(segmentFiles(dir).length).toBeGreaterThan(1);
   const all = unshippedFrames(dir, end);
   expect(all.length).toBe(100);
   const mid = all[59]?.end;
@@ -63,8 +64,10 @@ test('the reader follows frames across segments; the checkpoint hides shipped on
   const rest = unshippedFrames(dir, again.end);
   expect(rest.length).toBe(40);
   expect(rest[0]?.text).toStartWith('frame-60-');
-  const segs = readdirSync(dir).filter((f) => f.endsWith('.log')).map((f) => Number.parseInt(f, 10));
+  const segs = segmentFiles(dir).map((f) => Number.parseInt(f, 10));
   expect(Math.min(...segs)).toBe(mid.segment);
+  // Shipped segments are kept as spares for reuse, at most two; the rest are deleted.
+  expect(readdirSync(dir).filter((f) => f.startsWith('spare-')).length).toBe(Math.min(2, mid.segment - 1));
   await again.log.close();
 });
 
@@ -92,7 +95,7 @@ test('a torn tail (crash mid-write) is cut off; intact frames survive; appends c
   const { log } = await CaptureLog.open(dir, 1 << 20);
   for (let i = 0; i < 10; i++) await log.append(enc(`ok${i}`));
   await log.close();
-  const seg = readdirSync(dir).find((f) => f.endsWith('.log'));
+  const seg = segmentFiles(dir)[0];
   if (!seg) throw new Error('no segment');
   const path = join(dir, seg);
   const goodSize = statSync(path).size;
@@ -115,7 +118,7 @@ test('a corrupted frame (bad checksum) ends the log there', async () => {
   const { log } = await CaptureLog.open(dir, 1 << 20);
   for (let i = 0; i < 3; i++) await log.append(enc(`v${i}`));
   await log.close();
-  const seg = readdirSync(dir).find((f) => f.endsWith('.log'));
+  const seg = segmentFiles(dir)[0];
   if (!seg) throw new Error('no segment');
   const path = join(dir, seg);
   const data = new Uint8Array(await Bun.file(path).arrayBuffer());
@@ -125,4 +128,88 @@ test('a corrupted frame (bad checksum) ends the log there', async () => {
   expect(again.unshipped).toBe(2);
   expect(unshippedFrames(dir, again.end).map((f) => f.text)).toEqual(['v0', 'v1']);
   await again.log.close();
+});
+
+/** Writes `n` frames, ships everything (checkpoint at the end), and returns the log still open. */
+async function writeAndShip(dir: string, segmentBytes: number, n: number, tag: string) {
+  const opened = await CaptureLog.open(dir, segmentBytes);
+  let end = opened.end;
+  opened.log.onDurable = (e) => {
+    end = e;
+  };
+  for (let i = 0; i < n; i++) await opened.log.append(enc(`${tag}-${String(i).padStart(3, '0')}-${'y'.repeat(200)}`));
+  writeCheckpoint(dir, end);
+  return { log: opened.log, end: () => end };
+}
+
+test('shipped segments are recycled; their old frames never come back', async () => {
+  const dir = tmp();
+  // Fill several small segments and ship them all: two become spares.
+  const first = await writeAndShip(dir, 4096, 60, 'old');
+  // New frames now go into recycled files that still hold the old frames after them.
+  let end = first.end();
+  first.log.onDurable = (e) => {
+    end = e;
+  };
+  // Same size as the old frames, so a new frame's end lines up with an old frame's start.
+  for (let i = 0; i < 25; i++) await first.log.append(enc(`new-${String(i).padStart(3, '0')}-${'y'.repeat(200)}`));
+  expect(first.log.stats.recycled).toBeGreaterThan(0);
+  const live = unshippedFrames(dir, end).map((f) => f.text);
+  expect(live).toEqual(Array.from({ length: 25 }, (_, i) => `new-${String(i).padStart(3, '0')}-${'y'.repeat(200)}`));
+  await first.log.close();
+  // After a restart (as after a crash) exactly the unshipped frames are found, in order.
+  const again = await CaptureLog.open(dir, 4096);
+  expect(again.unshipped).toBe(25);
+  expect(unshippedFrames(dir, again.end).map((f) => f.text)).toEqual(live);
+  await again.log.close();
+});
+
+test('a spare renamed into place but never given its header (crash) holds no frames', async () => {
+  const dir = tmp();
+  const first = await writeAndShip(dir, 4096, 60, 'old');
+  const end = first.end();
+  await first.log.close();
+  const spare = readdirSync(dir).find((f) => f.startsWith('spare-'));
+  if (!spare) throw new Error('no spare');
+  // What the writer does first when it rolls, then dies before writing the header.
+  const next = end.segment + 1;
+  renameSync(join(dir, spare), join(dir, `${String(next).padStart(12, '0')}.log`));
+  const again = await CaptureLog.open(dir, 4096);
+  expect(again.unshipped).toBe(0);
+  expect(again.end.segment).toBeGreaterThan(next);
+  let after = again.end;
+  again.log.onDurable = (e) => {
+    after = e;
+  };
+  await again.log.append(enc('after'));
+  const frames = unshippedFrames(dir, after);
+  expect(frames.map((f) => f.text)).toEqual(['after']);
+  await again.log.close();
+});
+
+test('segments from before the header existed are replayed; new frames go to a new segment', async () => {
+  const dir = tmp();
+  mkdirSync(dir, { recursive: true });
+  // The old format: frames from offset 0, checksums without a seed.
+  const frames = ['legacy-a', 'legacy-b'].map((t) => {
+    const payload = enc(t);
+    const frame = new Uint8Array(8 + payload.length);
+    const view = new DataView(frame.buffer);
+    view.setUint32(0, payload.length, true);
+    view.setUint32(4, Bun.hash.crc32(payload) >>> 0, true);
+    frame.set(payload, 8);
+    return frame;
+  });
+  writeFileSync(join(dir, '000000000001.log'), Buffer.concat(frames));
+  const opened = await CaptureLog.open(dir, 1 << 20);
+  expect(opened.unshipped).toBe(2);
+  expect(opened.end.segment).toBe(2);
+  let end = opened.end;
+  opened.log.onDurable = (e) => {
+    end = e;
+  };
+  await opened.log.append(enc('new'));
+  const all = unshippedFrames(dir, end);
+  expect(all.map((f) => f.text)).toEqual(['legacy-a', 'legacy-b', 'new']);
+  await opened.log.close();
 });
