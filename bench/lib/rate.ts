@@ -42,6 +42,7 @@ export async function constantRate(
   rps: number,
   seconds: number,
   connections = 128,
+  headers: Record<string, string> = {},
 ): Promise<RateResult> {
   const target = new URL(url);
   const port = Number(target.port || 80);
@@ -49,6 +50,7 @@ export async function constantRate(
   const request = Buffer.concat([
     Buffer.from(
       `POST ${target.pathname}${target.search} HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/json\r\n` +
+        Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('') +
         `content-length: ${payload.length}\r\n\r\n`,
     ),
     payload,

@@ -69,3 +69,29 @@ describe('body gate', () => {
     expect(() => compile([{ id: 'x', fingerprints: [{ on: [{ json: /"a"/i }], event: [] }] }])).toThrow(/flags/);
   });
 });
+
+describe('event fields read at the body edges without a parse', () => {
+  const stripe = (body: string) =>
+    detectProvider({ headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=a' }, body, contentType: 'application/json', method: 'POST', query: {} });
+
+  test('first or last member, compact or pretty-printed', () => {
+    expect(stripe('{"type":"a.first","id":1}').event).toBe('a.first');
+    expect(stripe('{"id":1,"data":{"x":2},"type":"b.last"}').event).toBe('b.last');
+    expect(stripe(JSON.stringify({ id: 1, data: { type: 'card' }, type: 'c.pretty' }, null, 2)).event).toBe('c.pretty');
+  });
+
+  test('a nested member at the edge is not taken for the top-level one', () => {
+    expect(stripe('{"id":1,"data":{"type":"nested"}}').event).toBe('');
+    expect(stripe('{"data":{"type":"nested"},"id":1}').event).toBe('');
+    expect(stripe('{"id":1,"data":{"type":"nested"},"type":"real"}').event).toBe('real');
+    expect(stripe('{"data":{"type":"nested"},"type":"real","id":2}').event).toBe('real');
+  });
+
+  test('values with escapes, and bodies over the window, give what a parse gives', () => {
+    expect(stripe('{"type":"with\\"quote","id":1}').event).toBe('with"quote');
+    const long = JSON.stringify({ id: 1, pad: 'x'.repeat(5000), type: 'far.end' });
+    expect(stripe(long).event).toBe('far.end');
+    const middle = JSON.stringify({ id: 1, type: 'in.middle', pad: 'x'.repeat(5000) });
+    expect(stripe(middle).event).toBe('in.middle');
+  });
+});
