@@ -16,9 +16,8 @@ function ms(v: string, unit: string): number {
   return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : n;
 }
 
-/** `script` is a wrk Lua file in bench/lib (post.lua: the ~1 KB Stripe-like JSON POST). */
-export async function wrk(url: string, opts: { connections: number; seconds: number; threads?: number; script?: string }): Promise<WrkResult> {
-  const script = join(import.meta.dir, opts.script ?? 'post.lua');
+export async function wrk(url: string, opts: { connections: number; seconds: number; threads?: number }): Promise<WrkResult> {
+  const script = join(import.meta.dir, 'post.lua');
   const proc = Bun.spawn(
     ['wrk', `-t${opts.threads ?? 1}`, `-c${opts.connections}`, `-d${opts.seconds}s`, '--latency', '-s', script, url],
     { stdout: 'pipe', stderr: 'pipe' },
