@@ -9,6 +9,7 @@
  */
 const NEWLINE = 0x0a;
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** Splits records into messages of at most `maxBytes`; records over the limit become references. */
 export function encodeBatches(records: readonly { id: string; json: Uint8Array }[], maxBytes: number): Uint8Array[] {
@@ -60,5 +61,5 @@ const REF = /^\{"ref":"(req_[0-9A-Z]{26})"\}$/;
 /** The capture id of a reference line, or null for a record line. */
 export function refOf(line: Uint8Array): string | null {
   if (line.length > 64 || line[2] !== 0x72 /* r */) return null;
-  return REF.exec(new TextDecoder().decode(line))?.[1] ?? null;
+  return REF.exec(decoder.decode(line))?.[1] ?? null;
 }
