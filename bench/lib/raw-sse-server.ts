@@ -2,10 +2,10 @@
  * The ceiling for bench/stream: bare Bun.serve SSE with the same wire format and the same
  * ReadableStream-per-client fan-out, no auth, bus, store or framework. POST /w/* "captures"
  * (fans the body out to every client, then answers {id}); GET /api/stream/* streams.
- * BENCH_CONTROL_PORT answers memory after a full GC, as bench/lib/stream-server.ts does.
+ * BENCH_CONTROL_PORT answers memory after a full GC (memory-port.ts), as the service's bench runner does.
  */
-import { heapStats } from 'bun:jsc';
 import { ulid } from '../../src/ids';
+import { serveMemoryPort } from './memory-port';
 
 const encoder = new TextEncoder();
 const clients = new Set<ReadableStreamDefaultController<Uint8Array>>();
@@ -40,13 +40,5 @@ Bun.serve({
   },
 });
 
-Bun.serve({
-  hostname: '127.0.0.1',
-  port: Number(process.env.BENCH_CONTROL_PORT),
-  fetch() {
-    Bun.gc(true);
-    const h = heapStats();
-    return Response.json({ rss: process.memoryUsage().rss, heapSize: h.heapSize, heapCapacity: h.heapCapacity });
-  },
-});
+serveMemoryPort();
 console.log('ready');

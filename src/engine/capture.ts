@@ -112,9 +112,11 @@ export function parseQuery(query: string): Record<string, string | string[]> {
 
 export class CaptureEngine {
   private readonly live: LivePublisher;
+  private readonly detect: typeof detectProvider;
 
   constructor(private readonly deps: CaptureEngineDeps) {
     this.live = new LivePublisher(deps.bus);
+    this.detect = deps.detectProviders === false ? () => UNDETECTED : detectProvider;
   }
 
   async capture(req: IncomingRequest): Promise<CaptureResponse> {
@@ -144,10 +146,7 @@ export class CaptureEngine {
     const { body, bodyEncoding } = decodeBody(req.body);
     const queryParams = parseQuery(req.query);
     const contentType = headers['content-type'] ?? '';
-    const detected =
-      this.deps.detectProviders === false
-        ? UNDETECTED
-        : detectProvider({ headers, body: bodyEncoding === 'utf8' ? body : '', contentType, method: req.method, query: queryParams });
+    const detected = this.detect({ headers, body: bodyEncoding === 'utf8' ? body : '', contentType, method: req.method, query: queryParams });
     const record: Capture = {
       id: captureId(receivedAt),
       endpointId: endpoint.id,
