@@ -8,23 +8,23 @@
  * For deployments without Stripe. Prints the result as one JSON line; exits 1 with a message on a
  * bad argument or an unknown team, 2 on a bad configuration.
  *
- * Embedded PGlite is single-process: stop the service first (the command refuses while
- * DATA_DIR/pglite/postmaster.pid exists; `--force` overrides after a crash left it behind).
+ * Embedded PGlite is single-process: stop the service first (the command takes DATA_DIR's lock, as
+ * the service does, and refuses while a live process holds it).
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLocalBus } from '../src/bus/local';
 import { createNatsBus } from '../src/bus/nats';
 import type { Bus } from '../src/bus/types';
 import { loadConfigOrExit } from '../src/config';
+import { busyMessage, lockDataDir } from '../src/data-dir-lock';
 import { AppError } from '../src/errors';
 import { ADMIN_STATUSES, getSubscription, publicSubscription, setSubscription, type AdminStatus } from '../src/services/billing';
 import { openPglite, openPostgres } from '../src/stores/state/db';
+import { errorMessage } from '../src/unknown';
 
 const USAGE = `usage:
-  bun scripts/admin.ts set-subscription --team <team_id> --seats <n> --status ${ADMIN_STATUSES.join('|')} [--force]
-  bun scripts/admin.ts show-subscription --team <team_id> [--force]`;
+  bun scripts/admin.ts set-subscription --team <team_id> --seats <n> --status ${ADMIN_STATUSES.join('|')}
+  bun scripts/admin.ts show-subscription --team <team_id>`;
 
 class UsageError extends Error {}
 
@@ -32,18 +32,18 @@ function parse(argv: string[]) {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { team: { type: 'string' }, seats: { type: 'string' }, status: { type: 'string' }, force: { type: 'boolean' } },
+    options: { team: { type: 'string' }, seats: { type: 'string' }, status: { type: 'string' } },
   });
   const [command, ...rest] = positionals;
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
   if (!values.team) throw new UsageError('--team is required');
-  if (command === 'show-subscription') return { command, team: values.team, force: values.force === true } as const;
+  if (command === 'show-subscription') return { command, team: values.team } as const;
   if (command !== 'set-subscription') throw new UsageError(command ? `unknown command "${command}"` : 'a command is required');
   const seats = Number(values.seats);
   if (values.seats === undefined || !/^\d+$/.test(values.seats) || !Number.isSafeInteger(seats)) throw new UsageError('--seats must be a whole number');
   const status = values.status;
   if (!ADMIN_STATUSES.some((s) => s === status)) throw new UsageError(`--status must be one of ${ADMIN_STATUSES.join(', ')}`);
-  return { command, team: values.team, seats, status: status as AdminStatus, force: values.force === true } as const;
+  return { command, team: values.team, seats, status: status as AdminStatus } as const;
 }
 
 async function main(): Promise<number> {
@@ -51,12 +51,14 @@ async function main(): Promise<number> {
   try {
     args = parse(process.argv.slice(2));
   } catch (e) {
-    console.error(`admin: ${e instanceof Error ? e.message : String(e)}\n${USAGE}`);
+    console.error(`admin: ${errorMessage(e)}\n${USAGE}`);
     return 1;
   }
   const config = loadConfigOrExit();
-  if (!config.databaseUrl && !args.force && existsSync(join(config.dataDir, 'pglite', 'postmaster.pid'))) {
-    console.error(`admin: the service seems to be running on ${config.dataDir} (embedded PGlite is single-process); stop it first, or pass --force if it crashed`);
+  // The lock is released when this process exits; a crashed service's lock is already gone.
+  const locked = config.databaseUrl ? null : lockDataDir(config.dataDir);
+  if (locked && !locked.ok) {
+    console.error(`admin: ${busyMessage(locked.dir, locked.holderPid, 'embedded PGlite is single-process, stop it first')}`);
     return 1;
   }
   const state = config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(config.dataDir);

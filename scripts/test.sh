@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`): installs what is missing, brings up real PostgreSQL,
 # ClickHouse, NATS and an SMTP sink, then runs the whole suite on both backends.
-# TEST_BACKENDS=embedded skips the real services (a quick local run).
+# TEST_BACKENDS=embedded skips the real services (a quick local run): tests that need one (ClickHouse
+# round trips, Chromium) report themselves skipped. The suite's wall time is printed at its end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,4 +12,8 @@ fi
 if [ "${TEST_BACKENDS:-embedded,server}" != "embedded" ]; then
   bash scripts/services.sh
 fi
-exec node_modules/.bin/bun test --timeout 60000 "$@"
+start=$SECONDS
+status=0
+node_modules/.bin/bun test --timeout 60000 "$@" || status=$?
+echo "suite wall time: $((SECONDS - start)) s (TEST_BACKENDS=${TEST_BACKENDS:-embedded,server})"
+exit "$status"

@@ -1,11 +1,16 @@
-/** API keys: created from a browser session, shown once, stored as SHA-256. */
+/**
+ * API keys: issued to an account (from a browser session, or by an agent flow) or unowned (an
+ * anonymous agent), shown once, stored as SHA-256. Every key an account gets is issued here, under
+ * the account's row lock, so concurrent issues cannot pass the per-account limit.
+ */
 import { AppError } from '../errors';
 import { randomId, secretToken, sha256Hex } from '../ids';
 import * as accounts from '../stores/state/accounts';
+import { inTransaction, type Tx } from '../stores/state/db';
 import type { ApiKeyRow, UserRow } from '../stores/state/schema';
 import type { Ctx } from './context';
 
-export const DEFAULT_SCOPES = ['webhooks:read', 'webhooks:write'];
+export const DEFAULT_SCOPES: readonly string[] = ['webhooks:read', 'webhooks:write'];
 /** Per-account key limit (SPEC 5.10; the number is ours). */
 export const MAX_KEYS_PER_ACCOUNT = 25;
 
@@ -17,26 +22,57 @@ export const publicKey = (k: ApiKeyRow) => ({
   createdAt: k.createdAt,
 });
 
+export interface IssuedKey {
+  row: ApiKeyRow;
+  /** The raw `svc_` key: returned once, never stored. */
+  raw: string;
+}
+
+async function insertKey(tx: Tx, userId: string | null, name: string, scopes: readonly string[]): Promise<IssuedKey> {
+  const raw = secretToken('svc');
+  const row = await accounts.insertApiKey(tx, {
+    id: randomId('key'),
+    userId,
+    keyHash: sha256Hex(raw),
+    prefix: raw.slice(0, 12),
+    name,
+    scopes: [...scopes],
+    createdAt: Date.now(),
+  });
+  return { row, raw };
+}
+
+/**
+ * Takes the account's row lock for the rest of the transaction and refuses (too_many_keys) when
+ * it already holds its limit. Whatever gives the account a key next (an insert, or binding an
+ * unowned key on claim) must run in the same transaction.
+ */
+export async function assertRoomForKey(tx: Tx, userId: string): Promise<void> {
+  if (!(await accounts.lockUser(tx, userId))) throw new AppError('invalid_request', 'the account no longer exists');
+  if ((await accounts.countUserKeys(tx, userId)) >= MAX_KEYS_PER_ACCOUNT) {
+    throw new AppError('too_many_keys', `the account already holds ${MAX_KEYS_PER_ACCOUNT} API keys; delete one first`);
+  }
+}
+
+/** The one way an account gets a new key: counted and inserted under the account's lock. */
+export async function issueAccountKey(tx: Tx, userId: string, name: string, scopes: readonly string[] = DEFAULT_SCOPES): Promise<IssuedKey> {
+  await assertRoomForKey(tx, userId);
+  return insertKey(tx, userId, name, scopes);
+}
+
+/** An anonymous agent's key: no account, no scopes; sandbox only until claimed. */
+export function issueUnownedKey(tx: Tx, name: string): Promise<IssuedKey> {
+  return insertKey(tx, null, name, []);
+}
+
 export async function listKeys(ctx: Ctx, user: UserRow) {
   return (await accounts.listUserKeys(ctx.db, user.id)).map(publicKey);
 }
 
-/** Issues a key for an account; `too_many_keys` when it is at its limit. */
+/** `POST /api/api-keys`: a key for the session's account; `too_many_keys` at its limit. */
 export async function createKey(ctx: Ctx, user: UserRow, name: string | undefined) {
-  if ((await accounts.countUserKeys(ctx.db, user.id)) >= MAX_KEYS_PER_ACCOUNT) {
-    throw new AppError('too_many_keys', `an account may hold at most ${MAX_KEYS_PER_ACCOUNT} API keys`);
-  }
-  const raw = secretToken('svc');
-  const row = await accounts.insertApiKey(ctx.db, {
-    id: randomId('key'),
-    userId: user.id,
-    keyHash: sha256Hex(raw),
-    prefix: raw.slice(0, 12),
-    name: name?.trim() || 'API key',
-    scopes: DEFAULT_SCOPES,
-    createdAt: Date.now(),
-  });
-  return { ...publicKey(row), key: raw };
+  const issued = await inTransaction(ctx.db, (tx) => issueAccountKey(tx, user.id, name?.trim() || 'API key'));
+  return { ...publicKey(issued.row), key: issued.raw };
 }
 
 export async function deleteKey(ctx: Ctx, user: UserRow, id: string): Promise<void> {

@@ -10,6 +10,11 @@ export interface Ctx {
   db: Db;
   captures: CaptureStore;
   bus: Bus;
+  /**
+   * This node's endpoint cache. Endpoint writes drop its snapshot before they return, so a capture
+   * on this node right after a PATCH answers with the new config; other nodes learn from the bus.
+   */
+  endpointCache?: { invalidate(slug: string): void };
 }
 
 /** Who is calling. An unclaimed agent key has no account: it may use only the sandbox. */

@@ -1,11 +1,12 @@
 /** Capture endpoints: every read and write is scoped to the caller's account. */
 import { AppError } from '../errors';
 import { newSlug, randomId } from '../ids';
-import { encodeJson, subjects } from '../bus/types';
 import * as store from '../stores/state/endpoints';
+import { mockHeaderRefusal } from '../engine/receiver-headers';
 import type { SigningConfig } from '../engine/signing';
 import type { EndpointRow, MockResponse, UserRow } from '../stores/state/schema';
 import type { Ctx } from './context';
+import { writeEndpoints } from './endpoint-writes';
 
 /**
  * The signing config as reads show it: everything but the secret, which is reduced to a hint
@@ -31,26 +32,20 @@ export const publicEndpoint = (ctx: Ctx, e: EndpointRow) => ({
 
 export type PublicEndpoint = ReturnType<typeof publicEndpoint>;
 
-/** Tells every node's actors that a slug's snapshot is stale. */
-export function announceChange(ctx: Ctx, slug: string): void {
-  ctx.bus.publish(subjects.endpointChanged, encodeJson({ slug }));
-}
-
 export async function createEndpoint(ctx: Ctx, user: UserRow, name: string): Promise<EndpointRow> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const row = await store.insertEndpoint(ctx.db, {
-      id: randomId('ep'),
-      slug: newSlug(),
-      name: name.trim() || 'Untitled endpoint',
-      userId: user.id,
-      createdAt: Date.now(),
-    });
-    if (row) {
-      announceChange(ctx, row.slug);
-      return row;
+  return writeEndpoints(ctx, async (w) => {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const row = await store.insertEndpoint(w, {
+        id: randomId('ep'),
+        slug: newSlug(),
+        name: name.trim() || 'Untitled endpoint',
+        userId: user.id,
+        createdAt: Date.now(),
+      });
+      if (row) return row;
     }
-  }
-  throw new AppError('internal', 'could not allocate a unique slug');
+    throw new AppError('internal', 'could not allocate a unique slug');
+  });
 }
 
 export const listEndpoints = (ctx: Ctx, user: UserRow) => store.listUserEndpoints(ctx.db, user.id);
@@ -70,9 +65,13 @@ export interface EndpointPatch {
   signing?: SigningConfig | null;
 }
 
-const HOP_BY_HOP = new Set(['connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer']);
+/**
+ * The public hosts of this deployment (host[:port], default ports dropped, as URL#host writes
+ * them): a notification sent there would be captured and notify again, without end.
+ */
+const ownHosts = (config: Ctx['config']) => new Set([new URL(config.receiverUrl).host, new URL(config.baseUrl).host]);
 
-export function validateNotificationUrl(url: string): void {
+export function validateNotificationUrl(url: string, config: Ctx['config']): void {
   if (url.length > 2048) throw new AppError('validation', 'notificationUrl must be at most 2048 characters');
   let parsed: URL;
   try {
@@ -83,18 +82,22 @@ export function validateNotificationUrl(url: string): void {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new AppError('validation', 'notificationUrl must be a valid http or https URL');
   }
+  if (ownHosts(config).has(parsed.host)) {
+    throw new AppError('validation', "notificationUrl must not point at this service (its receiver or API): each notification would be captured and notify again");
+  }
 }
 
 function validateMock(mock: MockResponse): MockResponse {
   if (!Number.isInteger(mock.status) || mock.status < 200 || mock.status > 599) {
     throw new AppError('validation', 'mockResponse.status must be an integer from 200 to 599');
   }
-  const headers: Record<string, string> = {};
+  // Null prototype: a header named like an Object.prototype member is kept, not swallowed.
+  const headers: Record<string, string> = Object.create(null);
   for (const [k, v] of Object.entries(mock.headers ?? {})) {
     const name = k.toLowerCase();
-    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) throw new AppError('validation', `mockResponse.headers has an invalid header name "${k}"`);
-    if (/[\r\n]/.test(v)) throw new AppError('validation', `mockResponse.headers["${k}"] must not contain line breaks`);
-    if (HOP_BY_HOP.has(name)) throw new AppError('validation', `mockResponse.headers may not set "${name}"`);
+    // The receiver serves mocks next to the API: see engine/receiver-headers.ts and docs/security.md.
+    const refusal = mockHeaderRefusal(name, v);
+    if (refusal !== null) throw new AppError('validation', `mockResponse.headers may not set "${k}": ${refusal}`);
     headers[name] = v;
   }
   return { status: mock.status, body: mock.body ?? '', headers };
@@ -109,19 +112,17 @@ export async function updateEndpoint(ctx: Ctx, user: UserRow, slug: string, patc
   }
   if (patch.mockResponse !== undefined) set.mockResponse = patch.mockResponse === null ? null : validateMock(patch.mockResponse);
   if (patch.notificationUrl !== undefined) {
-    if (patch.notificationUrl !== null) validateNotificationUrl(patch.notificationUrl);
+    if (patch.notificationUrl !== null) validateNotificationUrl(patch.notificationUrl, ctx.config);
     set.notificationUrl = patch.notificationUrl;
   }
   if (patch.signing !== undefined) set.signing = patch.signing;
   if (Object.keys(set).length === 0) return current;
-  const row = await store.updateEndpoint(ctx.db, current.id, set);
+  const row = await writeEndpoints(ctx, (w) => store.updateEndpoint(w, current.id, set));
   if (!row) throw new AppError('not_found', 'endpoint not found');
-  announceChange(ctx, row.slug);
   return row;
 }
 
 export async function deleteEndpoint(ctx: Ctx, user: UserRow, slug: string): Promise<void> {
   const row = await getOwnEndpoint(ctx, user, slug);
-  await store.deleteEndpoints(ctx.db, [row.id], Date.now());
-  announceChange(ctx, row.slug);
+  await writeEndpoints(ctx, (w) => store.deleteEndpoints(w, [row.id], Date.now()));
 }

@@ -12,10 +12,12 @@ import { log } from '../log';
 import { createMailer, type Mailer } from '../mail';
 import type { TeamInviteRow, TeamRow, UserRow } from '../stores/state/schema';
 import * as store from '../stores/state/teams';
-import { validEmail } from './auth';
+import { isWellFormedEmail } from '../model/email';
+
 import { requireActiveSubscription } from './billing';
 import type { Ctx } from './context';
 import { inviteCutoff, requireOwner } from './teams';
+import { errorMessage } from '../unknown';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -80,8 +82,8 @@ function inviteMail(ctx: Ctx, team: TeamRow, inviter: UserRow, invite: TeamInvit
 export async function inviteMember(ctx: Ctx, user: UserRow, teamId: string, rawEmail: string): Promise<TeamInviteRow> {
   const team = await requireOwner(ctx, user, teamId, 'invite members');
   const email = rawEmail.trim();
-  // The mail sender accepts one plain address only; refuse anything else here with a clear 400.
-  if (!validEmail(email) || /[,;<>"]/.test(email)) throw new AppError('validation', 'email is not a valid address');
+  // The mail sender accepts one plain address only; the shape check refuses lists and display names.
+  if (!isWellFormedEmail(email)) throw new AppError('validation', 'email is not a valid address');
   const invite = await store.inTransaction(ctx.db, async (tx) => {
     if (!(await store.lockTeam(tx, teamId))) throw new AppError('not_found', 'team not found');
     const sub = await requireActiveSubscription(tx, teamId, 'inviting members');
@@ -100,7 +102,7 @@ export async function inviteMember(ctx: Ctx, user: UserRow, teamId: string, rawE
   } catch (e) {
     // Nothing half-done: without its mail the invite is withdrawn and the owner can try again.
     await store.deleteInvite(ctx.db, invite.id);
-    log.warn('could not send an invite email', { error: e instanceof Error ? e.message : String(e) });
+    log.warn('could not send an invite email', { error: errorMessage(e) });
     throw new AppError('unavailable', 'could not send the invite email; nothing was saved, try again later');
   }
   return invite;

@@ -2,6 +2,7 @@
 import { log } from '../log';
 import * as endpointStore from '../stores/state/endpoints';
 import type { Ctx } from './context';
+import { errorMessage } from '../unknown';
 
 export function startPurger(ctx: Ctx, everyMs = 5_000): () => void {
   let running = false;
@@ -15,7 +16,7 @@ export function startPurger(ctx: Ctx, everyMs = 5_000): () => void {
         await endpointStore.donePurges(ctx.db, ids);
       }
     } catch (err) {
-      log.warn('purge failed; will retry', { error: String(err) });
+      log.warn('purge failed; will retry', { error: errorMessage(err) });
     } finally {
       running = false;
     }

@@ -15,6 +15,7 @@ import type { Ctx } from './context';
 import { getReadableEndpoint } from './requests';
 import { perCtx, StreamWatches } from './stream/watches';
 import { decodeTeamAccess, TEAM_ACCESS_SUBJECT } from './team-access';
+import { errorMessage } from '../unknown';
 
 interface Watch {
   user: UserRow;
@@ -49,7 +50,7 @@ class TeamStreamGuard {
       await getReadableEndpoint(this.ctx, w.user, w.slug);
     } catch (e) {
       if (e instanceof AppError && e.code === 'not_found') w.revoke();
-      else log.warn('could not re-check team stream access', { error: e instanceof Error ? e.message : String(e) });
+      else log.warn('could not re-check team stream access', { error: errorMessage(e) });
     }
   }
 }

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { call, json, newAccount } from '../support/client';
+import { call, itemAt, json, newAccount, type ErrorFields } from '../support/client';
 import { describeBackends } from '../support/suite';
 
 describeBackends('accounts, sessions and API keys', (h) => {
@@ -33,6 +33,16 @@ describeBackends('accounts, sessions and API keys', (h) => {
     expect(short.body.error).toContain('password');
     const missing = await call(h.url, 'POST', '/api/auth/signup', { body: { email: `m${email}` } });
     expect(missing.status).toBe(400);
+  });
+
+  test('sign-up and the agent flow agree on what an email address is', async () => {
+    // Each of these passed sign-up's own pattern once, while the agent flow refused it.
+    for (const email of [`tld${Date.now()}@example.c`, `"quoted${Date.now()}"@example.com`, `list${Date.now()}@example.com,x@example.com`]) {
+      const signup = await call(h.url, 'POST', '/api/auth/signup', { body: { email, password: 'long enough pw' } });
+      expect(signup.status).toBe(400);
+      const agent = await call<ErrorFields>(h.url, 'POST', '/api/agent/auth', { body: { type: 'verified_email', email, client_name: 'agree' } });
+      expect([agent.status, agent.body.error]).toEqual([400, 'invalid_email']);
+    }
   });
 
   test('login works with the right password only; logout ends the session', async () => {
@@ -95,11 +105,23 @@ describeBackends('accounts, sessions and API keys', (h) => {
     }
   });
 
+  test('40 concurrent key creations leave at most 25 keys; the rest are too_many_keys', async () => {
+    const a = await newAccount(h.url); // holds one key already
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => call(h.url, 'POST', '/api/api-keys', { token: a.session, body: { name: `burst ${i}` } })),
+    );
+    const statuses = replies.map((r) => r.status);
+    expect(statuses.filter((s) => s !== 201 && s !== 409)).toEqual([]);
+    expect(statuses.filter((s) => s === 201).length).toBe(24);
+    for (const r of replies.filter((r) => r.status === 409)) expect(r.body.error).toBe('too_many_keys');
+    expect((await call(h.url, 'GET', '/api/api-keys', { token: a.session })).body.length).toBe(25);
+  });
+
   test("one account cannot delete another's API key", async () => {
     const a = await newAccount(h.url);
     const b = await newAccount(h.url);
     const keys = await call(h.url, 'GET', '/api/api-keys', { token: a.session });
-    const id = keys.body[0].id;
+    const id = itemAt(keys.body).id;
     expect((await call(h.url, 'DELETE', `/api/api-keys?id=${id}`, { token: b.session })).status).toBe(404);
     expect((await call(h.url, 'GET', '/api/endpoints', { token: a.key })).status).toBe(200);
   });

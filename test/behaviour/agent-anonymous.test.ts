@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test';
-import { call, newAccount } from '../support/client';
+import { call, newAccount, type ErrorFields, type Method } from '../support/client';
 import { describeBackends } from '../support/suite';
-import { AGENT_ENV, expectAgentError, registerAnonymous, signUp } from './agent-support';
+import { AGENT_ENV, expectAgentError, registerAnonymous, signUp, type AnonymousReply, type PollReply } from './agent-support';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const USER_CODE = /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/;
@@ -11,7 +11,7 @@ describeBackends(
   (h) => {
     test('registration returns exactly the SPEC 4.8 fields, with a sandbox-only key', async () => {
       const before = Date.now();
-      const r = await call(h.url, 'POST', '/api/agent/auth', {
+      const r = await call<AnonymousReply>(h.url, 'POST', '/api/agent/auth', {
         body: { type: 'anonymous', requested_credential_type: 'api_key', client_name: 'deploy-bot' },
       });
       expect(r.status).toBe(201);
@@ -48,7 +48,7 @@ describeBackends(
     });
 
     test('identity_type is an alias of type; requested_credential_type other than api_key is refused', async () => {
-      const alias = await call(h.url, 'POST', '/api/agent/auth', { body: { identity_type: 'anonymous', client_name: 'alias' } });
+      const alias = await call<AnonymousReply>(h.url, 'POST', '/api/agent/auth', { body: { identity_type: 'anonymous', client_name: 'alias' } });
       expect(alias.status).toBe(201);
       expect(alias.body.registration_type).toBe('anonymous');
       for (const requested of ['oauth_token', 'jwt', 42]) {
@@ -78,7 +78,7 @@ describeBackends(
 
     test('an unclaimed key gets 403 on every account-scoped route, and 401 once made up', async () => {
       const reg = await registerAnonymous(h.url);
-      const routes: Array<[string, string, unknown?]> = [
+      const routes: Array<[Method, string, unknown?]> = [
         ['GET', '/api/endpoints'],
         ['POST', '/api/endpoints', { name: 'nope' }],
         ['GET', '/api/endpoints/abcdefghijkm'],
@@ -102,7 +102,7 @@ describeBackends(
         ['DELETE', '/api/account'],
       ];
       for (const [method, path, body] of routes) {
-        const r = await call(h.url, method, path, { token: reg.credential, body });
+        const r = await call<ErrorFields>(h.url, method, path, { token: reg.credential, body });
         if (r.status !== 403) throw new Error(`${method} ${path}: expected 403, got ${r.status} ${r.text}`);
         expect(typeof r.body.error).toBe('string');
       }
@@ -111,7 +111,7 @@ describeBackends(
 
     test('poll: pending echoes user_code; claim by token; then claimed, and the same key has the full API', async () => {
       const reg = await registerAnonymous(h.url, 'poller');
-      const pending = await call(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: reg.claim_token } });
+      const pending = await call<PollReply>(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: reg.claim_token } });
       expect(pending.status).toBe(200);
       expect(pending.headers.get('cache-control')).toBe('no-store');
       expect(pending.body).toEqual({

@@ -8,8 +8,8 @@ import { SignJWT, type JWTPayload } from 'jose';
 import { call, type Reply } from '../support/client';
 import { startServer, stopServer } from '../support/server';
 import { describeBackends } from '../support/suite';
-import { handCraft, makeKey, sign, TestIdp, type TestKey } from '../agent-unit/idp';
-import { AGENT_ENV, expectAgentError, signUp, uniqueEmail } from './agent-support';
+import { handCraft, makeKey, sign, TestIdp, type TestKey } from '../support/idp';
+import { AGENT_ENV, expectAgentError, signUp, uniqueEmail, type AssertionReply, type RevokeReply } from './agent-support';
 
 const LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 const INLINE_ISS = 'https://inline-idp.example';
@@ -58,9 +58,9 @@ const without = (claims: JWTPayload, ...names: string[]): JWTPayload => {
 };
 
 const postJwt = (base: string, token: string, type = 'application/jwt') =>
-  call(base, 'POST', '/api/agent/auth', { raw: token, headers: { 'content-type': type } });
+  call<AssertionReply>(base, 'POST', '/api/agent/auth', { raw: token, headers: { 'content-type': type } });
 const revoke = (base: string, token: string, type = 'application/logout+jwt') =>
-  call(base, 'POST', '/api/agent/auth/revoke', { raw: token, headers: { 'content-type': type } });
+  call<RevokeReply>(base, 'POST', '/api/agent/auth/revoke', { raw: token, headers: { 'content-type': type } });
 
 function expectLogoutRefusal(r: Reply, code: string): void {
   expectAgentError(r, 400, code);
@@ -85,7 +85,7 @@ describeBackends(
       });
       const me = await call(h.url, 'GET', '/api/auth/me', { token: r.body.credential });
       expect(me.status).toBe(200);
-      expect(me.body.email).toBe(claims.email);
+      expect(me.body.email).toBe(String(claims.email));
       expect((await call(h.url, 'POST', '/api/endpoints', { token: r.body.credential, body: { name: 'idjag' } })).status).toBe(201);
       expect(idp.jwksFetches).toBeGreaterThan(0);
     });

@@ -3,7 +3,7 @@ import postgres from 'postgres';
 import { call } from '../support/client';
 import { startServer, stopServer } from '../support/server';
 import { describeBackends } from '../support/suite';
-import { AGENT_ENV, expectAgentError, mailTo, otpFor, signUp, uniqueEmail, USE_SMTP, wrongOtp } from './agent-support';
+import { AGENT_ENV, expectAgentError, mailTo, otpFor, signUp, uniqueEmail, USE_SMTP, wrongOtp, type AnonymousReply, type PollReply } from './agent-support';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -156,9 +156,9 @@ describeBackends(
           const ok = await call(node2.url, 'POST', '/api/agent/auth/claim/verify-otp', { body: { claim_token: reg.claim_token, otp } });
           expect(ok.status).toBe(200);
           // The same holds for user codes, which are HMACs under the same secret.
-          const anon = (await call(h.url, 'POST', '/api/agent/auth', { body: { type: 'anonymous', client_name: 'n' } })).body;
-          const polled = await call(node2.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: anon.claim_token } });
-          expect(polled.body.user_code).toBe(anon.user_code);
+          const anon = (await call<AnonymousReply>(h.url, 'POST', '/api/agent/auth', { body: { type: 'anonymous', client_name: 'n' } })).body;
+          const polled = await call<PollReply>(node2.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: anon.claim_token } });
+          expect(polled.body).toMatchObject({ status: 'pending', user_code: anon.user_code });
           const human = await signUp(node2.url);
           expect((await call(node2.url, 'POST', '/api/agent/auth/claim/confirm', { token: human.session, body: { user_code: anon.user_code } })).status).toBe(200);
         } finally {

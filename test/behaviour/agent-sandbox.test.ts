@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test';
 import { call, eventually, newAccount } from '../support/client';
 import { describeBackends } from '../support/suite';
-import { AGENT_ENV, registerAnonymous, signUp } from './agent-support';
+import { AGENT_ENV, registerAnonymous, signUp, type SandboxCaptures, type SandboxList } from './agent-support';
 
 const TTL_MS = 4000;
 const CAP = 2;
@@ -10,8 +10,8 @@ describeBackends(
   'agent sandbox',
   (h) => {
     const create = (key: string) => call(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: key });
-    const list = (key: string) => call(h.url, 'GET', '/api/agent/sandbox/endpoints', { token: key });
-    const requests = (key: string, slug: string) => call(h.url, 'GET', `/api/agent/sandbox/endpoints?slug=${slug}`, { token: key });
+    const list = (key: string) => call<SandboxList>(h.url, 'GET', '/api/agent/sandbox/endpoints', { token: key });
+    const requests = (key: string, slug: string) => call<SandboxCaptures>(h.url, 'GET', `/api/agent/sandbox/endpoints?slug=${slug}`, { token: key });
 
     test('create returns exactly url, slug and expiresAt; list shows this key’s endpoints', async () => {
       const reg = await registerAnonymous(h.url);

@@ -7,7 +7,12 @@ import { expect } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BACKENDS } from '../support/backends';
-import { call, eventually, type Reply } from '../support/client';
+import type { Capture } from '../../src/model/capture';
+import type { pollRegistration } from '../../src/services/agent/claim';
+import type * as register from '../../src/services/agent/register';
+import type { revokeBySubject } from '../../src/services/agent/revoke';
+import type { listSandboxEndpoints } from '../../src/services/agent/sandbox';
+import { call, eventually, type ErrorFields, type Reply } from '../support/client';
 import type { TestServer } from '../support/server';
 
 /** The SMTP sink (scripts/smtp-sink.py) runs whenever the server backend is under test. */
@@ -34,21 +39,30 @@ export function expectAgentError(r: Reply, status: number, code: string): void {
 let seq = 0;
 export const uniqueEmail = (tag = 'agent') => `${tag}-${Date.now()}-${++seq}-${Math.random().toString(36).slice(2, 7)}@example.com`;
 
-export interface AnonymousRegistration {
-  registration_id: string;
-  credential: string;
-  claim_token: string;
-  claim_url: string;
-  user_code: string;
-  claim_token_expires: string;
-}
+export type AnonymousRegistration = Awaited<ReturnType<typeof register.registerAnonymous>>;
+
+// The agent routes answer with what their verbs return (their schemas are not declared yet), so
+// their replies are typed from the verbs.
+type Answer<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+/** `POST /api/agent/auth`: the anonymous flow, the verified-email flow, an identity assertion. */
+export type AnonymousReply = AnonymousRegistration & ErrorFields;
+export type EmailReply = Answer<typeof register.registerVerifiedEmail> & ErrorFields;
+export type AssertionReply = Answer<typeof register.registerWithAssertion> & ErrorFields;
+/** `POST /api/agent/auth/poll`: one of its answers (pending or claimed). */
+export type PollReply = Answer<typeof pollRegistration> & ErrorFields;
+/** `POST /api/agent/auth/revoke`. */
+export type RevokeReply = Answer<typeof revokeBySubject> & ErrorFields;
+/** `GET /api/agent/sandbox/endpoints` (without `slug`). */
+export type SandboxList = Answer<typeof listSandboxEndpoints>;
+/** `GET /api/agent/sandbox/endpoints?slug=`. */
+export type SandboxCaptures = Capture[];
 
 export async function registerAnonymous(base: string, clientName = 'test agent'): Promise<AnonymousRegistration> {
-  const r = await call(base, 'POST', '/api/agent/auth', {
+  const r = await call<AnonymousRegistration>(base, 'POST', '/api/agent/auth', {
     body: { type: 'anonymous', requested_credential_type: 'api_key', client_name: clientName },
   });
   if (r.status !== 201) throw new Error(`anonymous registration failed: ${r.status} ${r.text}`);
-  return r.body as AnonymousRegistration;
+  return r.body;
 }
 
 export async function signUp(base: string, email = uniqueEmail('human')): Promise<{ session: string; email: string; userId: string }> {

@@ -14,6 +14,7 @@ import {
   type Account,
   type Team,
 } from './teams-support';
+import type { Health } from '../../src/health';
 
 const ROOT = join(import.meta.dir, '..', '..');
 
@@ -104,7 +105,7 @@ describeBackends(
           await postStripe(h.url, payload, stripeSignature(payload, 'whsec_wrong')),
           await postStripe(h.url, 'x', stripeSignature('x')),
           await call(h.url, 'GET', `/api/teams/${team.id}`, { token: owner.key }),
-          await call(h.url, 'GET', '/healthz'),
+          await call<Health>(h.url, 'GET', '/healthz'),
           await call(h.url, 'GET', '/docs/json'),
         ];
         for (const r of replies) expect(r.text).not.toContain(STRIPE_SECRET);

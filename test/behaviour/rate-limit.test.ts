@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { BACKENDS, provision } from '../support/backends';
-import { call, type Reply } from '../support/client';
+import { call, type ErrorFields, type Reply } from '../support/client';
 import { startServer, stopServer, type TestServer } from '../support/server';
 import { describeBackends } from '../support/suite';
 
@@ -25,7 +25,7 @@ async function signup(base: string, ip = freshIp()): Promise<{ session: string; 
   return { session: r.body.token, ip };
 }
 
-function expectRefused(r: Reply<{ error: unknown; code?: string }>, limit: string, windowSeconds: number) {
+function expectRefused(r: Reply<ErrorFields>, limit: string, windowSeconds: number) {
   expect(r.status).toBe(429);
   expect(r.headers.get('content-type')).toContain('application/json');
   expect(typeof r.body.error).toBe('string');

@@ -6,25 +6,12 @@
 import { describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { freePort } from '../support/server';
+import { join } from 'node:path';
+import { freePort, runUntilExit, type ExitedRun } from '../support/server';
 
-const ROOT = resolve(import.meta.dir, '..', '..');
-
-async function startExpectingExit(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; dataDir: string }> {
-  const port = await freePort();
+async function startExpectingExit(env: Record<string, string>): Promise<ExitedRun & { dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hookcap-badconfig-'));
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'src', 'main.ts')], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ...env },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
-  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-  await proc.exited;
-  clearTimeout(timer);
-  return { code: proc.exitCode, stdout, stderr, dataDir };
+  return { ...(await runUntilExit({ PORT: String(await freePort()), DATA_DIR: dataDir, ...env }, 20_000)), dataDir };
 }
 
 const BAD_PROVIDERS: [string, string, RegExp][] = [

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { call, eventually, newAccount } from '../support/client';
+import { call, eventually, itemAt, newAccount } from '../support/client';
 import { startServer, stopServer } from '../support/server';
 import { SseClient } from '../support/sse';
 import { describeBackends } from '../support/suite';
@@ -123,7 +123,7 @@ describeBackends(
             sharedAt: again.body.sharedAt,
           },
         ]);
-        expect(listing.body[0].sharedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+        expect(itemAt(listing.body).sharedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
         expect((await call(h.url, 'GET', `/api/teams/${s.team.id}/endpoints`, { token: s.outsider.key })).status).toBe(404);
       });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { call, newAccount } from '../support/client';
+import { call, itemAt, newAccount } from '../support/client';
 import { describeBackends } from '../support/suite';
 import { createTeam, joinTeam, paidTeam, TEAMS_ENV, type Team } from './teams-support';
 
@@ -189,7 +189,7 @@ describeBackends(
             ],
             pendingInvites: [{ id: inv.body.id, email: 'pending.person@example.com', createdAt: inv.body.createdAt }],
           });
-          expect(r.body.pendingInvites[0].createdAt).toMatch(ISO);
+          expect(itemAt(r.body.pendingInvites).createdAt).toMatch(ISO);
         }
         const denied = await call(h.url, 'GET', `/api/teams/${t.id}/members`, { token: outsider.key });
         expect(denied.status).toBe(404);

@@ -62,7 +62,8 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   void collect(proc.stdout);
   void collect(proc.stderr);
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  // Generous: the machine may be shared and loaded; suites' hooks time out at 60 s.
+  const deadline = Date.now() + 55_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}:\n${out}`);
     try {
@@ -86,4 +87,31 @@ export async function stopServer(s: TestServer, opts: { keepData?: boolean } = {
     await s.proc.exited;
   }
   if (!opts.keepData) rmSync(s.dataDir, { recursive: true, force: true });
+}
+
+export interface ExitedRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** From spawn to exit. */
+  ms: number;
+}
+
+/**
+ * Runs the service expecting it to stop by itself (a refused start), with only `env` besides
+ * PATH, HOME and HOST=127.0.0.1; killed after `timeoutMs` if it does not.
+ */
+export async function runUntilExit(env: Record<string, string>, timeoutMs = 30_000): Promise<ExitedRun> {
+  const started = Date.now();
+  const proc = Bun.spawn([process.execPath, join(ROOT, 'src', 'main.ts')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', HOST: '127.0.0.1', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  await proc.exited;
+  clearTimeout(timer);
+  return { code: proc.exitCode, stdout, stderr, ms: Date.now() - started };
 }

@@ -1,4 +1,6 @@
-/** A Server-Sent Events client for tests: real fetch, parsed as the EventSource spec reads a stream. */
+/** A Server-Sent Events client for tests: real fetch, parsed as the EventSource spec reads a stream (client/sse.ts). */
+import { readSse } from '../../client/sse';
+
 export interface SseEvent {
   id: string | null;
   event: string;
@@ -62,36 +64,10 @@ export class SseClient {
   }
 
   private async read(body: ReadableStream<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder();
-    let buf = '';
-    let id: string | null = null;
-    let event = '';
-    let data: string[] = [];
     try {
-      for await (const chunk of body) {
-        buf += decoder.decode(chunk, { stream: true });
-        for (;;) {
-          const nl = buf.search(/\r\n|\r|\n/);
-          if (nl < 0) break;
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + (buf.startsWith('\r\n', nl) ? 2 : 1));
-          if (line === '') {
-            if (data.length > 0) this.events.push({ id, event: event || 'message', data: data.join('\n') });
-            event = '';
-            data = [];
-            continue;
-          }
-          if (line.startsWith(':')) {
-            this.comments.push(line.slice(1).trim());
-            continue;
-          }
-          const colon = line.indexOf(':');
-          const field = colon < 0 ? line : line.slice(0, colon);
-          const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-          if (field === 'id') id = value;
-          else if (field === 'event') event = value;
-          else if (field === 'data') data.push(value);
-        }
+      for await (const item of readSse(body)) {
+        if (item.kind === 'comment') this.comments.push(item.text);
+        else this.events.push({ id: item.id, event: item.event, data: item.data });
       }
     } catch {
       // aborted by close() or the connection broke: either way the stream has ended

@@ -14,9 +14,13 @@ export interface Harness {
   readonly provisioned: BackendEnv;
 }
 
-export function describeBackends(title: string, body: (h: Harness) => void, env: Record<string, string> = {}): void {
+/**
+ * `skip` names why the suite cannot run here (a missing program a quick embedded run does not
+ * install); its tests are then reported as skipped, with the reason in the suite's title.
+ */
+export function describeBackends(title: string, body: (h: Harness) => void, env: Record<string, string> = {}, skip: string | null = null): void {
   for (const backend of BACKENDS) {
-    describe(`${title} [${backend}]`, () => {
+    (skip === null ? describe : describe.skip)(skip === null ? `${title} [${backend}]` : `${title} [${backend}] (skipped: ${skip})`, () => {
       let server: TestServer | undefined;
       let provisioned: BackendEnv | undefined;
       const h: Harness = {

@@ -4,7 +4,7 @@
  * job (see replay.ts), so the result carries jti and exp for it to record.
  */
 import { AppError } from '../../errors';
-import { isWellFormedEmail } from './email';
+import { isWellFormedEmail } from '../../model/email';
 import { checkAudience, checkTimes, requireIdClaim, verifySignedJwt, type TokenKind, type TokenTrustDeps } from './signed-jwt';
 
 export const ID_JAG_TYP = 'oauth-id-jag+jwt';

@@ -3,10 +3,11 @@
  * over the same trust path as assertions. Replay of `jti` is the caller's job (purpose `logout`).
  */
 import { AppError } from '../../errors';
+import { isRecord } from '../../unknown';
 import {
   checkAudience,
   checkTimes,
-  isRecord,
+
   requireIdClaim,
   verifySignedJwt,
   type TokenKind,

@@ -4,6 +4,7 @@
  * naming it, so a typo never silently widens or narrows the trust set.
  */
 import type { JSONWebKeySet } from 'jose';
+import { errorMessage, isRecord } from '../../unknown';
 
 /**
  * Asymmetric JWS algorithms a provider may list. `none` and HS* are never accepted: an HMAC alg
@@ -49,9 +50,7 @@ const ENTRY_FIELDS = new Set(['iss', 'jwks_uri', 'algs', 'jwks']);
 /** JWK members that only private or symmetric keys carry. */
 const SECRET_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k', 'priv'];
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+
 
 function isAsymmetricAlg(alg: string): alg is IdJagAlg {
   return (ASYMMETRIC_ALGS as readonly string[]).includes(alg);
@@ -124,7 +123,7 @@ export function parseIdJagProviders(
   try {
     parsed = JSON.parse(raw);
   } catch (e) {
-    throw new Error(`${ENV} must be valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(`${ENV} must be valid JSON: ${errorMessage(e)}`);
   }
   if (!Array.isArray(parsed)) throw new Error(`${ENV} must be a JSON array of provider objects`);
 

@@ -6,6 +6,7 @@
  */
 import { base64url, compactVerify, errors } from 'jose';
 import { AppError } from '../../errors';
+import { isRecord } from '../../unknown';
 import type { JwksCache, KeyResolver } from './jwks';
 import { findProvider, type IdJagAlg, type IdJagProvider } from './providers';
 
@@ -52,9 +53,7 @@ function echo(value: string): string {
   return JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value);
 }
 
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+
 
 function decodeSegment(segment: string): Claims | null {
   try {
@@ -208,8 +207,13 @@ function numericDate(claims: Claims, name: string, kind: TokenKind, required: bo
   if (typeof v !== 'number' || !Number.isFinite(v)) {
     throw new AppError('invalid_token', `${kind.name} ${name} claim must be a NumericDate`);
   }
+  // exp is stored (replay records) as a 64-bit integer; anything past year 9999 is junk, not a date.
+  if (Math.abs(v) > MAX_NUMERIC_DATE) throw new AppError('invalid_token', `${kind.name} ${name} claim is out of range`);
   return v;
 }
+
+/** 9999-12-31T23:59:59Z in seconds: the latest NumericDate accepted. */
+const MAX_NUMERIC_DATE = 253_402_300_799;
 
 /**
  * `aud` must name us and only us: jose accepts any matching member of an array, but a token meant

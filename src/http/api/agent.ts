@@ -17,15 +17,11 @@ import { createSandboxEndpoint, listSandboxEndpoints, requireUnclaimedKey, sandb
 import type { Ctx } from '../../services/context';
 import { authenticate } from '../auth';
 import { errorResponse } from '../errors';
+import { mediaTypeOf } from '../origin';
 import { clientIp } from '../rate-limit';
 
 /** Far above any real body here (assertions are capped at 16 KiB by the verifier). */
 const MAX_AGENT_BODY = 64 * 1024;
-
-/** `application/JWT; charset=x` → `application/jwt`. */
-export function mediaType(request: Request): string {
-  return (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-}
 
 /**
  * Route-level parser: the body as text, whatever its type. (`parse: 'none'` stops working once a
@@ -40,7 +36,7 @@ function bodyText(body: unknown): string {
 }
 
 function jsonBody(request: Request, body: unknown): Record<string, unknown> {
-  const type = mediaType(request);
+  const type = mediaTypeOf(request);
   if (type !== 'application/json' && type !== '') throw new AppError('invalid_request', 'send a JSON body (Content-Type: application/json)');
   return parseJsonObject(bodyText(body));
 }
@@ -86,7 +82,7 @@ export const agentRoutes = (ctx: Ctx) => {
         const caller = { ip: clientIp(request, server, ctx.config.trustProxy), meter };
         Object.assign(set.headers, NO_STORE);
         const out = await metered(meter, set, async () => {
-          const type = mediaType(request);
+          const type = mediaTypeOf(request);
           if (type === 'application/jwt') return registerWithAssertion(deps, bodyText(body), caller);
           const input = parseRegisterJson(jsonBody(request, body));
           return input.type === 'anonymous'
@@ -141,7 +137,7 @@ export const agentRoutes = (ctx: Ctx) => {
       '/auth/revoke',
       async ({ request, body, set }) => {
         try {
-          if (mediaType(request) !== 'application/logout+jwt') {
+          if (mediaTypeOf(request) !== 'application/logout+jwt') {
             throw new AppError('invalid_request', 'send the logout token with Content-Type: application/logout+jwt');
           }
           const out = await revokeBySubject(deps, bodyText(body));

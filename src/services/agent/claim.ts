@@ -11,15 +11,16 @@ import {
   countLiveSandbox,
   findRegistrationByTokenHash,
   findRegistrationByUserCodeHash,
-  inTransaction,
+
   updateRegistration,
   type Q,
 } from '../../stores/state/agent';
 import type { AgentRegistrationRow, UserRow } from '../../stores/state/schema';
-import { announceChange } from '../endpoints';
+import { writeEndpoints } from '../endpoint-writes';
 import type { AgentDeps } from './deps';
 import type { ClaimRef } from './input';
-import { assertRoomForKey, POST_CLAIM_SCOPES } from './keys';
+import { assertRoomForKey } from '../api-keys';
+import { POST_CLAIM_SCOPES } from './keys';
 import { isoTime, registrationType } from './present';
 import { buckets, type RateMeter } from './rate-limit';
 
@@ -79,19 +80,18 @@ export async function confirmClaim(deps: AgentDeps, user: UserRow, ref: ClaimRef
   await caller.meter.consume(buckets.claimIp(caller.ip), ctx.config.agent.ratePerIp);
   const secret = await deps.secret();
   const now = Date.now();
-  const { reg, slugs } = await inTransaction(ctx.db, async (tx) => {
-    const found = await findByRef(tx, ref, secret, true);
+  // Receivers cache endpoint snapshots (owner, expiry): the adopted ones are announced after commit.
+  const { reg, slugs } = await writeEndpoints(ctx, async (w) => {
+    const found = await findByRef(w.tx, ref, secret, true);
     assertClaimable(found, now);
-    await assertRoomForKey(tx, user.id);
-    if (!(await bindUnownedKey(tx, found.keyId, user.id, [...POST_CLAIM_SCOPES]))) {
+    await assertRoomForKey(w.tx, user.id);
+    if (!(await bindUnownedKey(w.tx, found.keyId, user.id, [...POST_CLAIM_SCOPES]))) {
       throw new AppError('invalid_claim_token', 'the key of this registration no longer exists');
     }
-    const adopted = await adoptSandbox(tx, found.keyId, user.id, now);
-    await updateRegistration(tx, found.id, { status: 'claimed', claimedBy: user.id, claimedAt: now });
+    const adopted = await adoptSandbox(w, found.keyId, user.id, now);
+    await updateRegistration(w.tx, found.id, { status: 'claimed', claimedBy: user.id, claimedAt: now });
     return { reg: found, slugs: adopted };
   });
-  // Receivers cache endpoint snapshots (owner, expiry): tell every node these changed.
-  for (const slug of slugs) announceChange(ctx, slug);
   return {
     registration_id: reg.id,
     status: 'claimed' as const,

@@ -3,18 +3,19 @@
  * (SPEC 7.2) rather than the capture API's validation message.
  */
 import { isClaimTokenFormat } from '../../auth/agent/codes';
-import { isWellFormedEmail } from '../../auth/agent/email';
+import { isWellFormedEmail } from '../../model/email';
 import { AppError } from '../../errors';
+import { hazardMessage, isRecord, jsonHazard } from '../../unknown';
+
 
 export type RegisterJson =
   | { type: 'anonymous'; clientName: string }
   | { type: 'verified_email'; clientName: string; email: string };
 
 const MAX_CLIENT_NAME = 100;
+/** Agent bodies are flat objects; nothing legitimate nests deeper. */
+const MAX_DEPTH = 8;
 
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** A JSON object from a request body, or invalid_request. */
 export function parseJsonObject(text: string): Record<string, unknown> {
@@ -25,6 +26,8 @@ export function parseJsonObject(text: string): Record<string, unknown> {
     throw new AppError('invalid_request', 'body must be a JSON object');
   }
   if (!isRecord(value)) throw new AppError('invalid_request', 'body must be a JSON object');
+  const hazard = jsonHazard(value, MAX_DEPTH);
+  if (hazard) throw new AppError('invalid_request', hazardMessage(hazard, MAX_DEPTH));
   return value;
 }
 

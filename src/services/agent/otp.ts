@@ -7,7 +7,8 @@ import { hashClaimToken, OTP_MAX_ATTEMPTS, otpMatches } from '../../auth/agent/c
 import { AppError } from '../../errors';
 import { countOtpAttempt, findRegistrationByTokenHash, inTransaction, updateRegistration } from '../../stores/state/agent';
 import type { AgentDeps } from './deps';
-import { agentKeyName, findOrProvisionUser, issueAccountKey } from './keys';
+import { issueAccountKey } from '../api-keys';
+import { agentKeyName, findOrProvisionUser, POST_CLAIM_SCOPES } from './keys';
 import { buckets, type RateMeter } from './rate-limit';
 
 type Outcome = { ok: true; raw: string; scopes: string[] } | { ok: false; attemptsLeft: number };
@@ -37,7 +38,7 @@ export async function verifyOtp(deps: AgentDeps, input: { claimToken: string; ot
       return { ok: false, attemptsLeft: Math.max(0, OTP_MAX_ATTEMPTS - used) };
     }
     const user = await findOrProvisionUser(tx, reg.email);
-    const key = await issueAccountKey(tx, user.id, agentKeyName(reg.clientName));
+    const key = await issueAccountKey(tx, user.id, agentKeyName(reg.clientName), POST_CLAIM_SCOPES);
     await updateRegistration(tx, reg.id, { status: 'claimed', otpHash: null, keyId: key.row.id, claimedBy: user.id, claimedAt: Date.now() });
     return { ok: true, raw: key.raw, scopes: key.row.scopes };
   });

@@ -10,10 +10,12 @@ import { AppError } from '../../errors';
 import { log } from '../../log';
 import { countPendingAnonymous, deleteRegistration, inTransaction, insertCredential, insertRegistration, lockPendingAnonymous } from '../../stores/state/agent';
 import type { AgentDeps } from './deps';
-import { agentKeyName, findOrProvisionUser, issueAccountKey, issueUnownedKey, POST_CLAIM_SCOPES } from './keys';
+import { issueAccountKey, issueUnownedKey } from '../api-keys';
+import { agentKeyName, findOrProvisionUser, POST_CLAIM_SCOPES } from './keys';
 import { claimPageUrl, isoTime, verifyOtpUrl } from './present';
 import { buckets, type RateMeter } from './rate-limit';
 import { pgJtiStore } from './replay-store';
+import { errorMessage } from '../../unknown';
 
 export interface Caller {
   /** Client address, the key of per-address rate limits. */
@@ -116,7 +118,7 @@ export async function registerVerifiedEmail(deps: AgentDeps, input: { clientName
   } catch (e) {
     // Without the mail the registration can never complete: remove it rather than leave it half-done.
     await deleteRegistration(ctx.db, registrationId);
-    log.warn('could not send the one-time code', { error: e instanceof Error ? e.message : String(e), mailer: deps.mailer.kind });
+    log.warn('could not send the one-time code', { error: errorMessage(e), mailer: deps.mailer.kind });
     throw new AppError('temporarily_unavailable', 'the one-time code could not be sent; retry later', { 'retry-after': '30' });
   }
   return {
@@ -142,7 +144,7 @@ export async function registerWithAssertion(deps: AgentDeps, assertion: string, 
   const key = await inTransaction(ctx.db, async (tx) => {
     await assertFirstUse(pgJtiStore(tx), 'assertion', who);
     const user = await findOrProvisionUser(tx, who.email);
-    const issued = await issueAccountKey(tx, user.id, agentKeyName(who.clientId ?? who.iss));
+    const issued = await issueAccountKey(tx, user.id, agentKeyName(who.clientId ?? who.iss), POST_CLAIM_SCOPES);
     await insertCredential(tx, { keyId: issued.row.id, iss: who.iss, sub: who.sub, clientId: who.clientId ?? null, createdAt: Date.now() });
     return issued;
   });

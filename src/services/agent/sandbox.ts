@@ -5,11 +5,11 @@
 import { AppError } from '../../errors';
 import { newSlug, randomId } from '../../ids';
 import type { Capture } from '../../model/capture';
-import { countLiveSandbox, findLiveSandbox, inTransaction, listLiveSandbox, lockKey } from '../../stores/state/agent';
+import { countLiveSandbox, findLiveSandbox, listLiveSandbox, lockKey } from '../../stores/state/agent';
 import { insertEndpoint } from '../../stores/state/endpoints';
 import type { ApiKeyRow, EndpointRow } from '../../stores/state/schema';
 import type { Ctx, Principal } from '../context';
-import { announceChange } from '../endpoints';
+import { writeEndpoints } from '../endpoint-writes';
 import { clampLimit, scopeOf } from '../requests';
 
 /** Only an unclaimed key has a sandbox; a claimed key or a session uses the full API. */
@@ -28,15 +28,15 @@ export const publicSandboxEndpoint = (ctx: Ctx, e: EndpointRow) => ({
 
 export async function createSandboxEndpoint(ctx: Ctx, key: ApiKeyRow) {
   const { sandboxMaxEndpoints, sandboxTtlMs } = ctx.config.agent;
-  const row = await inTransaction(ctx.db, async (tx) => {
+  const row = await writeEndpoints(ctx, async (w) => {
     // The key's row lock serialises concurrent creates, so the cap cannot be overshot.
-    if (!(await lockKey(tx, key.id))) throw new AppError('unauthorized', 'invalid or revoked API key');
+    if (!(await lockKey(w.tx, key.id))) throw new AppError('unauthorized', 'invalid or revoked API key');
     const now = Date.now();
-    if ((await countLiveSandbox(tx, key.id, now)) >= sandboxMaxEndpoints) {
+    if ((await countLiveSandbox(w.tx, key.id, now)) >= sandboxMaxEndpoints) {
       throw new AppError('conflict', `this key already has ${sandboxMaxEndpoints} live sandbox endpoints; wait for one to expire or get the key claimed`);
     }
     for (let attempt = 0; attempt < 5; attempt++) {
-      const inserted = await insertEndpoint(tx, {
+      const inserted = await insertEndpoint(w, {
         id: randomId('ep'),
         slug: newSlug(),
         name: `sandbox of ${key.name}`.slice(0, 200),
@@ -48,8 +48,6 @@ export async function createSandboxEndpoint(ctx: Ctx, key: ApiKeyRow) {
     }
     throw new AppError('internal', 'could not allocate a unique slug');
   });
-  // A receiver may have remembered the fresh slug as unknown a moment ago.
-  announceChange(ctx, row.slug);
   return publicSandboxEndpoint(ctx, row);
 }
 

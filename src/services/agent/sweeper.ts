@@ -7,7 +7,8 @@ import { log } from '../../log';
 import { deleteRegistrationsExpiredBefore, listExpiredSandbox } from '../../stores/state/agent';
 import { deleteEndpoints } from '../../stores/state/endpoints';
 import type { Ctx } from '../context';
-import { announceChange } from '../endpoints';
+import { writeEndpoints } from '../endpoint-writes';
+import { errorMessage } from '../../unknown';
 
 const DAY_MS = 24 * 3600_000;
 /** A registration stays pollable this long after its window closed. */
@@ -15,12 +16,13 @@ export const REGISTRATION_RETENTION_MS = 7 * DAY_MS;
 
 export async function sweepOnce(ctx: Ctx, now = Date.now()): Promise<void> {
   const expired = await listExpiredSandbox(ctx.db, now, 500);
-  await deleteEndpoints(
-    ctx.db,
-    expired.map((e) => e.id),
-    now,
+  await writeEndpoints(ctx, (w) =>
+    deleteEndpoints(
+      w,
+      expired.map((e) => e.id),
+      now,
+    ),
   );
-  for (const e of expired) announceChange(ctx, e.slug);
   await deleteRegistrationsExpiredBefore(ctx.db, now - REGISTRATION_RETENTION_MS);
 }
 
@@ -31,7 +33,7 @@ export function startAgentSweeper(ctx: Ctx, intervalMs = 60_000): () => void {
     if (running) return;
     running = true;
     sweepOnce(ctx)
-      .catch((e: unknown) => log.warn('agent sweep failed', { error: e instanceof Error ? e.message : String(e) }))
+      .catch((e: unknown) => log.warn('agent sweep failed', { error: errorMessage(e) }))
       .finally(() => {
         running = false;
       });

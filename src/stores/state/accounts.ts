@@ -1,6 +1,6 @@
 /** Queries on users, sessions and API keys. Every value goes through drizzle's parameters. */
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
-import type { Db } from './db';
+import type { Db, Tx } from './db';
 import { apiKeys, sessions, users, type ApiKeyRow, type UserRow } from './schema';
 
 export async function insertUser(db: Db, row: typeof users.$inferInsert): Promise<UserRow | null> {
@@ -11,6 +11,12 @@ export async function insertUser(db: Db, row: typeof users.$inferInsert): Promis
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | null> {
   const out = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1);
   return out[0] ?? null;
+}
+
+/** Takes the user's row lock: key-count checks and key inserts for one account serialise on it. */
+export async function lockUser(tx: Tx, userId: string): Promise<boolean> {
+  const out = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
+  return out.length > 0;
 }
 
 export async function findUserById(db: Db, id: string): Promise<UserRow | null> {

@@ -5,6 +5,7 @@
  */
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import { inTransaction, type Db, type Q, type Tx } from './db';
+import type { EndpointWrite } from './endpoints';
 import {
   agentCredentials,
   agentJtis,
@@ -12,7 +13,6 @@ import {
   apiKeys,
   endpoints,
   serverSecrets,
-  users,
   type AgentRegistrationRow,
   type ApiKeyRow,
   type EndpointRow,
@@ -94,11 +94,6 @@ export async function deleteRegistrationsExpiredBefore(q: Q, before: number): Pr
 
 // --- accounts and keys --------------------------------------------------------------------------
 
-/** Takes the user's row lock: key-count checks and key inserts for one account serialise on it. */
-export async function lockUser(q: Q, userId: string): Promise<boolean> {
-  const out = await q.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
-  return out.length > 0;
-}
 
 export async function lockKey(q: Q, keyId: string): Promise<ApiKeyRow | null> {
   const out = await q.select().from(apiKeys).where(eq(apiKeys.id, keyId)).for('update');
@@ -173,14 +168,15 @@ export async function findLiveSandbox(q: Q, keyId: string, slug: string, now: nu
 
 /**
  * On claim, the key's live sandbox endpoints become ordinary endpoints of the account (no expiry),
- * so what the agent set up keeps capturing. Returns their slugs, to invalidate actors.
+ * so what the agent set up keeps capturing. Returns their slugs.
  */
-export async function adoptSandbox(q: Q, keyId: string, userId: string, now: number): Promise<string[]> {
-  const out = await q
+export async function adoptSandbox(w: EndpointWrite, keyId: string, userId: string, now: number): Promise<string[]> {
+  const out = await w.tx
     .update(endpoints)
     .set({ userId, ownerKeyId: null, expiresAt: null })
     .where(liveSandboxOf(keyId, now))
     .returning({ slug: endpoints.slug });
+  for (const r of out) w.changed.add(r.slug);
   return out.map((r) => r.slug);
 }
 

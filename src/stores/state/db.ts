@@ -53,8 +53,9 @@ async function migrate(raw: RawExec): Promise<void> {
   }
 }
 
-export async function openPostgres(url: string): Promise<StateDb> {
-  const client = postgres(url, { max: 10, onnotice: () => {} });
+/** `max`: connections this process opens at most (DATABASE_POOL_MAX); every node has its own pool. */
+export async function openPostgres(url: string, max = 10): Promise<StateDb> {
+  const client = postgres(url, { max, onnotice: () => {} });
   const reserved = await client.reserve();
   try {
     await reserved`SELECT pg_advisory_lock(${MIGRATION_LOCK})`;

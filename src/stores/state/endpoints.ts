@@ -1,11 +1,27 @@
-/** Queries on capture endpoints. Reads are always scoped to an owner by the caller's verb. */
+/**
+ * Queries on capture endpoints. Reads are always scoped to an owner by the caller's verb.
+ *
+ * Every write that changes what an endpoint cache holds (create, update, delete, a sandbox
+ * adopted into an account) takes an `EndpointWrite`: a transaction that records the slugs it
+ * changed, which services/endpoint-writes.ts announces once the transaction has committed. A
+ * write cannot be made without one, so none can forget to tell the other nodes.
+ */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from './db';
+import type { Db, Tx } from './db';
 import { capturePurges, endpoints, type EndpointRow } from './schema';
 
-export async function insertEndpoint(db: Db, row: typeof endpoints.$inferInsert): Promise<EndpointRow | null> {
-  const out = await db.insert(endpoints).values(row).onConflictDoNothing().returning();
-  return out[0] ?? null;
+/** An open transaction that changes endpoints, and the slugs it changed so far. */
+export interface EndpointWrite {
+  readonly tx: Tx;
+  readonly changed: Set<string>;
+}
+
+export async function insertEndpoint(w: EndpointWrite, row: typeof endpoints.$inferInsert): Promise<EndpointRow | null> {
+  const out = await w.tx.insert(endpoints).values(row).onConflictDoNothing().returning();
+  const inserted = out[0] ?? null;
+  // A receiver may have remembered the fresh slug as unknown a moment ago.
+  if (inserted) w.changed.add(inserted.slug);
+  return inserted;
 }
 
 export async function findEndpointBySlug(db: Db, slug: string): Promise<EndpointRow | null> {
@@ -18,15 +34,20 @@ export async function listUserEndpoints(db: Db, userId: string): Promise<Endpoin
 }
 
 export async function updateEndpoint(
-  db: Db,
+  w: EndpointWrite,
   id: string,
-  patch: Partial<Pick<EndpointRow, 'name' | 'mockResponse' | 'notificationUrl' | 'signing' | 'clearedAt'>>,
+  patch: Partial<Pick<EndpointRow, 'name' | 'mockResponse' | 'notificationUrl' | 'signing'>>,
 ): Promise<EndpointRow | null> {
-  const out = await db.update(endpoints).set(patch).where(eq(endpoints.id, id)).returning();
-  return out[0] ?? null;
+  const out = await w.tx.update(endpoints).set(patch).where(eq(endpoints.id, id)).returning();
+  const row = out[0] ?? null;
+  if (row) w.changed.add(row.slug);
+  return row;
 }
 
-/** Hides every capture received up to `at`; never moves the watermark backwards. */
+/**
+ * Hides every capture received up to `at`; never moves the watermark backwards. Not an
+ * `EndpointWrite`: the watermark is in no cache (every query reads it from Postgres).
+ */
 export async function clearEndpoint(db: Db, id: string, at: number): Promise<void> {
   await db
     .update(endpoints)
@@ -34,16 +55,36 @@ export async function clearEndpoint(db: Db, id: string, at: number): Promise<voi
     .where(eq(endpoints.id, id));
 }
 
-/** Deletes endpoints and queues their captures for purging, in one transaction. */
-export async function deleteEndpoints(db: Db, ids: string[], now: number): Promise<void> {
+/** Queues the captures of deleted endpoints for purging (same transaction as the delete). */
+async function queuePurges(tx: Tx, ids: readonly string[], now: number): Promise<void> {
   if (ids.length === 0) return;
-  await db.transaction(async (tx) => {
-    await tx
-      .insert(capturePurges)
-      .values(ids.map((endpointId) => ({ endpointId, queuedAt: now })))
-      .onConflictDoNothing();
-    await tx.delete(endpoints).where(inArray(endpoints.id, ids));
-  });
+  await tx
+    .insert(capturePurges)
+    .values(ids.map((endpointId) => ({ endpointId, queuedAt: now })))
+    .onConflictDoNothing();
+}
+
+/** Deletes endpoints and queues their captures for purging. */
+export async function deleteEndpoints(w: EndpointWrite, ids: readonly string[], now: number): Promise<void> {
+  if (ids.length === 0) return;
+  const gone = await w.tx.delete(endpoints).where(inArray(endpoints.id, [...ids])).returning({ id: endpoints.id, slug: endpoints.slug });
+  await queuePurges(
+    w.tx,
+    gone.map((e) => e.id),
+    now,
+  );
+  for (const e of gone) w.changed.add(e.slug);
+}
+
+/** Deletes every endpoint of an account (before the account itself) and queues their captures for purging. */
+export async function deleteUserEndpoints(w: EndpointWrite, userId: string, now: number): Promise<void> {
+  const gone = await w.tx.delete(endpoints).where(eq(endpoints.userId, userId)).returning({ id: endpoints.id, slug: endpoints.slug });
+  await queuePurges(
+    w.tx,
+    gone.map((e) => e.id),
+    now,
+  );
+  for (const e of gone) w.changed.add(e.slug);
 }
 
 export async function listPendingPurges(db: Db, limit: number): Promise<string[]> {

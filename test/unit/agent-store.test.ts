@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/config';
 import { randomId, sha256Hex } from '../../src/ids';
 import { REGISTRATION_RETENTION_MS, sweepOnce } from '../../src/services/agent/sweeper';
 import type { Ctx } from '../../src/services/context';
+import { writeEndpoints } from '../../src/services/endpoint-writes';
 import { createSqliteCaptureStore } from '../../src/stores/captures/sqlite';
 import * as agent from '../../src/stores/state/agent';
 import { insertApiKey, insertUser } from '../../src/stores/state/accounts';
@@ -48,7 +49,7 @@ for (const backend of BACKENDS) {
     const key = async (userId: string | null = null) =>
       insertApiKey(c().db, { id: randomId('key'), userId, keyHash: sha256Hex(randomId('raw')), prefix: 'svc_x', name: 'k', scopes: [], createdAt: Date.now() });
     const sandbox = async (keyId: string, expiresAt: number) => {
-      const row = await insertEndpoint(c().db, { id: randomId('ep'), slug: randomId('s', 6), name: 'sb', ownerKeyId: keyId, expiresAt, createdAt: Date.now() });
+      const row = await writeEndpoints(c(), (w) => insertEndpoint(w, { id: randomId('ep'), slug: randomId('s', 6), name: 'sb', ownerKeyId: keyId, expiresAt, createdAt: Date.now() }));
       if (!row) throw new Error('insert failed');
       return row;
     };
@@ -60,7 +61,7 @@ for (const backend of BACKENDS) {
       const live = await sandbox(k.id, now + 60_000);
       const user = await insertUser(c().db, { id: randomId('usr'), email: `${randomId('u')}@example.com`, plan: 'free', createdAt: now });
       if (!user) throw new Error('user');
-      const owned = await insertEndpoint(c().db, { id: randomId('ep'), slug: randomId('s', 6), name: 'mine', userId: user.id, createdAt: now });
+      const owned = await writeEndpoints(c(), (w) => insertEndpoint(w, { id: randomId('ep'), slug: randomId('s', 6), name: 'mine', userId: user.id, createdAt: now }));
       await sweepOnce(c(), now);
       expect(await findEndpointBySlug(c().db, expired.slug)).toBeNull();
       expect(await findEndpointBySlug(c().db, live.slug)).not.toBeNull();
@@ -76,7 +77,7 @@ for (const backend of BACKENDS) {
       const theirs = await sandbox(other.id, now + 60_000);
       const user = await insertUser(c().db, { id: randomId('usr'), email: `${randomId('u')}@example.com`, plan: 'free', createdAt: now });
       if (!user) throw new Error('user');
-      expect(await agent.adoptSandbox(c().db, k.id, user.id, now)).toEqual([mine.slug]);
+      expect(await writeEndpoints(c(), (w) => agent.adoptSandbox(w, k.id, user.id, now))).toEqual([mine.slug]);
       expect(await findEndpointBySlug(c().db, mine.slug)).toMatchObject({ userId: user.id, ownerKeyId: null, expiresAt: null });
       expect(await findEndpointBySlug(c().db, theirs.slug)).toMatchObject({ userId: null, ownerKeyId: other.id });
     });

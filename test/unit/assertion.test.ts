@@ -16,7 +16,7 @@ import {
   sign,
   without,
   type TestKey,
-} from './idp';
+} from '../support/idp';
 
 const INLINE_ISS = 'https://idp.example';
 

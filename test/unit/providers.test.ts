@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { parseIdJagProviders } from '../../src/auth/agent/providers';
-import { makeKey, type TestKey } from './idp';
+import { makeKey, type TestKey } from '../support/idp';
 
 const parse = (entries: unknown, insecure = false) =>
   parseIdJagProviders(JSON.stringify(entries), { allowInsecureIssuers: insecure });

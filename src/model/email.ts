@@ -1,8 +1,10 @@
 /**
- * A deliberately plain email shape check: one @, a bounded local part without whitespace or
- * control characters, and a dotted DNS domain. Deliverability is proven by the OTP or by the
- * identity provider's `email_verified`, not by this pattern; it only keeps junk out of accounts.
+ * The one email shape check, for sign-up, team invites and the agent flows alike: one @, a
+ * bounded local part without whitespace, quotes, commas or control characters, and a dotted DNS
+ * domain. Deliverability is proven by the OTP or by the identity provider's `email_verified`,
+ * not by this pattern; it keeps junk out of accounts and gives the mailer one plain address.
  */
+
 const LOCAL = /^[^\s@"(),:;<>[\\\]\u0000-\u001f\u007f]{1,64}$/u;
 const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 const TLD = /^(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59})$/;

@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { verifyIdJag } from '../../src/auth/agent/assertion';
 import { createJwksCache } from '../../src/auth/agent/jwks';
-import { TestIdp, depsFor, expectCode, idJagClaims, makeKey, providersFrom, sign, type TestKey } from './idp';
+import { TestIdp, depsFor, expectCode, idJagClaims, makeKey, providersFrom, sign, type TestKey } from '../support/idp';
 
 let oldKey: TestKey;
 let newKey: TestKey;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { claimTokenOf, otpOf, parseClaimRef, parseJsonObject, parseRegisterJson } from '../../src/services/agent/input';
-import { expectCode } from './idp';
+import { expectCode } from '../support/idp';
 
 const sync = (fn: () => unknown) => Promise.resolve().then(fn);
 

@@ -18,7 +18,7 @@ import {
   sign,
   without,
   type TestKey,
-} from './idp';
+} from '../support/idp';
 
 const ISS = 'https://idp.example';
 const LOGOUT = { typ: 'logout+jwt' };

@@ -1,0 +1,60 @@
+/** Narrowing values typed `unknown`: JSON that came from outside, and whatever a `catch` caught. */
+
+/**
+ * A plain object: not null, not an array.
+ *
+ * @example
+ * isRecord(JSON.parse('{"a":1}')) // true
+ * isRecord(JSON.parse('[1]'))     // false
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The message of a caught error, whatever was thrown.
+ *
+ * @example
+ * log.warn('purge failed; will retry', { error: errorMessage(err) });
+ */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** What the API refuses in a parsed body before anything reads it. */
+export type JsonHazard = { kind: 'nul'; path: string } | { kind: 'depth'; path: string };
+
+/**
+ * The first hazard in a JSON-like value: a NUL character (U+0000) in a string or a key (Postgres
+ * text and jsonb cannot store it), or nesting deeper than `maxDepth` (recursive code downstream,
+ * such as a validator's error report, would overflow the stack). `path` names where, like
+ * `mockResponse.headers.x` (`""` for the value itself). Iterative, so any depth is safe here.
+ *
+ * @example
+ * jsonHazard({ name: 'a\u0000b' })        // { kind: 'nul', path: 'name' }
+ * jsonHazard([[['x']]], 2)               // { kind: 'depth', path: '0.0' }
+ * jsonHazard({ name: 'ab' })             // null
+ */
+export function jsonHazard(value: unknown, maxDepth = Number.POSITIVE_INFINITY): JsonHazard | null {
+  const pending: [unknown, string, number][] = [[value, '', 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [v, path, depth] = next;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return { kind: 'nul', path };
+    } else if (typeof v === 'object' && v !== null) {
+      if (depth >= maxDepth) return { kind: 'depth', path };
+      for (const [k, child] of Object.entries(v)) {
+        const here = path ? `${path}.${k}` : k;
+        if (k.includes('\u0000')) return { kind: 'nul', path: here };
+        if (typeof child === 'string' || (typeof child === 'object' && child !== null)) pending.push([child, here, depth + 1]);
+      }
+    }
+  }
+  return null;
+}
+
+/** The message of a refused hazard, e.g. "name must not contain NUL (\\u0000)". */
+export function hazardMessage(h: JsonHazard, maxDepth: number): string {
+  const where = h.path || 'the body';
+  return h.kind === 'nul' ? `${where} must not contain NUL (\\u0000)` : `${where} is nested more than ${maxDepth} levels deep`;
+}
