@@ -12,11 +12,16 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  length_required: 411,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   rate_limited_api: 429,
   quota_exceeded: 429,
+  too_many_streams: 429,
   payment_required: 402,
   unavailable: 503,
+  /** An outbound request the caller asked for (replay) got no answer from its target. */
+  bad_gateway: 502,
   internal: 500,
   // agent API (SPEC 7.2)
   invalid_request: 400,

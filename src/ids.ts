@@ -66,6 +66,12 @@ export function idTime(id: string): number {
 
 export const captureId = (receivedAt: number) => `req_${ulid(receivedAt)}`;
 
+/**
+ * The lowest capture id of a millisecond: every capture received at `ms` or later sorts after it,
+ * so it works as a Last-Event-ID meaning "from this time on".
+ */
+export const captureIdFloor = (ms: number) => `req_${encodeTime(Math.max(0, Math.floor(ms)))}${'0'.repeat(16)}`;
+
 /** Random, non-time-ordered id with a prefix: ep_, key_, usr_, team_, inv_ … */
 export function randomId(prefix: string, bytes = 12): string {
   const buf = new Uint8Array(bytes);
@@ -83,12 +89,35 @@ export function sha256Hex(value: string): string {
 }
 
 const SLUG_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
+const SLUG_LENGTH = 12;
+/** 1 at the char codes of SLUG_ALPHABET. */
+const SLUG_CHAR = new Uint8Array(128);
+for (const c of SLUG_ALPHABET) SLUG_CHAR[c.charCodeAt(0)] = 1;
+
+/**
+ * Whether a string could be a slug `newSlug` made: 12 characters of its alphabet. The receiver
+ * answers anything else 404 without a lookup, so junk slugs neither reach Postgres nor fill the
+ * unknown-slug cache.
+ */
+export function isSlug(value: string): boolean {
+  if (value.length !== SLUG_LENGTH) return false;
+  for (let i = 0; i < SLUG_LENGTH; i++) {
+    if (SLUG_CHAR[value.charCodeAt(i)] !== 1) return false;
+  }
+  return true;
+}
 
 /** Public endpoint slug: 12 chars from an unambiguous lower-case alphabet (60 bits). */
 export function newSlug(): string {
-  const buf = new Uint8Array(12);
+  const buf = new Uint8Array(SLUG_LENGTH);
   crypto.getRandomValues(buf);
   let out = '';
   for (const b of buf) out += SLUG_ALPHABET[b & 31];
   return out;
 }
+
+/** The shape of a capture id, as regex source: for ids that come from outside (URLs, cursors, SSE). */
+export const CAPTURE_ID_PATTERN = 'req_[0-9A-Z]{26}';
+const CAPTURE_ID = new RegExp(`^${CAPTURE_ID_PATTERN}$`);
+
+export const isCaptureId = (value: string): boolean => CAPTURE_ID.test(value);

@@ -9,6 +9,8 @@ import type { EndpointSnapshot } from './actors';
 
 export const NOTIFICATION_TYPE = 'request.captured';
 export const NOTIFIER_USER_AGENT = 'hookcap-notifier/1';
+/** How many notifications in a row led to this one (1 for a notification of an ordinary request). */
+export const NOTIFY_HOP_HEADER = 'x-hookcap-hop';
 
 export interface NotificationPayload {
   type: typeof NOTIFICATION_TYPE;
@@ -76,6 +78,7 @@ export async function deliverNotification(
   payload: NotificationPayload,
   attempt: number,
   policy: OutboundPolicy,
+  hop = 1,
 ): Promise<DeliveryOutcome> {
   try {
     const { response } = await sendOutbound(
@@ -88,6 +91,7 @@ export async function deliverNotification(
           'x-hookcap-event': NOTIFICATION_TYPE,
           'x-hookcap-request-id': payload.request.id,
           'x-hookcap-attempt': String(attempt),
+          [NOTIFY_HOP_HEADER]: String(hop),
         },
         body: JSON.stringify(payload),
       },

@@ -4,26 +4,37 @@
  * 429 and 5xx with exponential backoff and jitter. When the queue is full new notifications are
  * dropped and counted rather than slowing captures or growing memory.
  *
+ * The queue is fair between tenants (accounts, or an agent key's sandbox): each holds at most its
+ * share of the pending notifications, and senders take jobs from the tenants in turn, so one
+ * account's flood neither fills the queue nor delays everyone else's deliveries.
+ *
  * Delivery is at-least-once only while this process lives: the queue is not persisted, so a
  * restart or crash loses what is pending (docs/notifications.md).
  */
 import type { Config } from '../config';
 import { log } from '../log';
+import { errorMessage } from '../unknown';
 import type { AllowList } from '../net/allow';
 import type { CaptureHooks } from './capture';
-import { buildNotification, deliverNotification, type DeliveryOutcome, type NotificationPayload } from './notification';
+import { buildNotification, deliverNotification, NOTIFY_HOP_HEADER, type DeliveryOutcome, type NotificationPayload } from './notification';
 
 export interface NotificationJob {
   url: string;
   payload: NotificationPayload;
   /** 1 for the first attempt. */
   attempt: number;
+  /** Whose notification it is (fairness): an account id, an agent key id, or "" when unknown. */
+  tenant: string;
+  /** Notifications that led to the captured request (its x-hookcap-hop), plus one. */
+  hop: number;
 }
 
 export interface NotifierOptions {
   deliver: (job: NotificationJob) => Promise<DeliveryOutcome>;
   /** Most notifications held at once: queued, being sent, or waiting to retry. */
   queueLimit: number;
+  /** Most of those one tenant may hold (default: queueLimit, i.e. no share). */
+  tenantLimit?: number;
   maxAttempts: number;
   /** Deliveries in flight at once. */
   concurrency: number;
@@ -88,11 +99,26 @@ class Fifo<T> {
 
 const DROP_LOG_EVERY_MS = 5_000;
 
+/** One tenant's part of the queue. */
+interface Tenant {
+  readonly id: string;
+  readonly queue: Fifo<NotificationJob>;
+  /** Queued, in flight or waiting to retry. */
+  pending: number;
+  inFlight: number;
+}
+
 export class Notifier {
-  private readonly queue = new Fifo<NotificationJob>();
+  private readonly tenants = new Map<string, Tenant>();
+  /** Tenants with queued jobs, in the order senders serve them. */
+  private readonly turn = new Fifo<Tenant>();
+  private queued = 0;
   private readonly retryTimers = new Set<ReturnType<typeof setTimeout>>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly maxBackoffMs: number;
+  private readonly tenantLimit: number;
+  /** Deliveries one tenant may hold while another waits for a sender. */
+  private readonly tenantShare: number;
   private readonly random: () => number;
   private pumpScheduled = false;
   private stopped = false;
@@ -101,6 +127,8 @@ export class Notifier {
 
   constructor(private readonly opts: NotifierOptions) {
     this.maxBackoffMs = opts.maxBackoffMs ?? 60_000;
+    this.tenantLimit = opts.tenantLimit ?? opts.queueLimit;
+    this.tenantShare = Math.max(1, Math.floor(opts.concurrency / 2));
     this.random = opts.random ?? Math.random;
   }
 
@@ -109,20 +137,24 @@ export class Notifier {
   }
 
   private get pending(): number {
-    return this.queue.size + this.inFlight.size + this.retryTimers.size;
+    return this.queued + this.inFlight.size + this.retryTimers.size;
   }
 
   /**
-   * Queues one notification; false when it was dropped (queue full or stopping). O(1) and
-   * synchronous: sending starts on a later tick, never inside the caller's turn.
+   * Queues one notification; false when it was dropped (queue or the tenant's share full, or
+   * stopping). O(1) and synchronous: sending starts on a later tick, never inside the caller's turn.
    */
-  enqueue(url: string, payload: NotificationPayload): boolean {
-    if (this.stopped || this.pending >= this.opts.queueLimit) {
+  enqueue(url: string, payload: NotificationPayload, from: { tenant?: string; hop?: number } = {}): boolean {
+    const id = from.tenant ?? '';
+    const tenant = this.tenants.get(id);
+    if (this.stopped || this.pending >= this.opts.queueLimit || (tenant?.pending ?? 0) >= this.tenantLimit) {
       this.counts.dropped++;
       if (!this.stopped) this.logDrop();
       return false;
     }
-    this.queue.push({ url, payload, attempt: 1 });
+    const t = tenant ?? this.addTenant(id);
+    t.pending++;
+    this.push(t, { url, payload, attempt: 1, tenant: id, hop: from.hop ?? 1 });
     this.schedulePump();
     return true;
   }
@@ -131,11 +163,32 @@ export class Notifier {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const t of this.retryTimers) clearTimeout(t);
-    const dropped = this.queue.clear() + this.retryTimers.size;
+    const dropped = this.queued + this.retryTimers.size;
+    for (const t of this.tenants.values()) t.queue.clear();
+    this.turn.clear();
+    this.queued = 0;
     this.retryTimers.clear();
     this.counts.dropped += dropped;
     if (dropped > 0) log.warn('notifications dropped at shutdown', { dropped });
     await Promise.allSettled([...this.inFlight]);
+  }
+
+  private addTenant(id: string): Tenant {
+    const t: Tenant = { id, queue: new Fifo(), pending: 0, inFlight: 0 };
+    this.tenants.set(id, t);
+    return t;
+  }
+
+  private push(t: Tenant, job: NotificationJob): void {
+    if (t.queue.size === 0) this.turn.push(t);
+    t.queue.push(job);
+    this.queued++;
+  }
+
+  /** A job's notification is settled (delivered, failed or dropped): the tenant holds one less. */
+  private settle(t: Tenant): void {
+    t.pending--;
+    if (t.pending <= 0 && this.tenants.get(t.id) === t) this.tenants.delete(t.id);
   }
 
   private schedulePump(): void {
@@ -147,11 +200,42 @@ export class Notifier {
     });
   }
 
+  /**
+   * The next tenant to serve: the first in turn below its share of senders; when every waiting
+   * tenant is at its share, the first in turn anyway (a lone busy tenant still gets every sender).
+   */
+  private nextTenant(): Tenant | undefined {
+    let fallback: Tenant | undefined;
+    for (let n = this.turn.size; n > 0; n--) {
+      const t = this.turn.shift();
+      if (!t) break;
+      if (t.queue.size === 0) continue;
+      if (t.inFlight < this.tenantShare) return t;
+      fallback ??= t;
+      this.turn.push(t);
+    }
+    if (fallback) this.removeFromTurn(fallback);
+    return fallback;
+  }
+
+  private removeFromTurn(t: Tenant): void {
+    for (let n = this.turn.size; n > 0; n--) {
+      const other = this.turn.shift();
+      if (other && other !== t) this.turn.push(other);
+    }
+  }
+
   private pump(): void {
     while (!this.stopped && this.inFlight.size < this.opts.concurrency) {
-      const job = this.queue.shift();
-      if (!job) return;
-      const running: Promise<void> = this.attempt(job).finally(() => {
+      const t = this.nextTenant();
+      const job = t?.queue.shift();
+      if (!t || !job) return;
+      this.queued--;
+      // Back of the line: the other tenants go first.
+      if (t.queue.size > 0) this.turn.push(t);
+      t.inFlight++;
+      const running: Promise<void> = this.attempt(t, job).finally(() => {
+        t.inFlight--;
         this.inFlight.delete(running);
         this.pump();
       });
@@ -159,16 +243,18 @@ export class Notifier {
     }
   }
 
-  private async attempt(job: NotificationJob): Promise<void> {
+  private async attempt(t: Tenant, job: NotificationJob): Promise<void> {
     const outcome = await this.opts.deliver(job).catch(
-      (err: unknown): DeliveryOutcome => ({ ok: false, retry: true, reason: err instanceof Error ? err.message : String(err) }),
+      (err: unknown): DeliveryOutcome => ({ ok: false, retry: true, reason: errorMessage(err) }),
     );
     if (outcome.ok) {
       this.counts.delivered++;
+      this.settle(t);
       return;
     }
     if (!outcome.retry || job.attempt >= this.opts.maxAttempts || this.stopped) {
       this.counts.failed++;
+      this.settle(t);
       log.warn('notification failed', {
         endpoint: job.payload.endpoint.slug,
         requestId: job.payload.request.id,
@@ -183,7 +269,7 @@ export class Notifier {
     const timer = setTimeout(() => {
       this.retryTimers.delete(timer);
       if (this.stopped) return;
-      this.queue.push({ ...job, attempt: job.attempt + 1 });
+      this.push(t, { ...job, attempt: job.attempt + 1 });
       this.pump();
     }, delay);
     this.retryTimers.add(timer);
@@ -193,15 +279,36 @@ export class Notifier {
     const now = Date.now();
     if (now - this.lastDropLog < DROP_LOG_EVERY_MS) return;
     this.lastDropLog = now;
-    log.warn('notification queue full; dropping notifications', { dropped: this.counts.dropped, limit: this.opts.queueLimit });
+    log.warn('notification queue full; dropping notifications', { dropped: this.counts.dropped, limit: this.opts.queueLimit, tenantLimit: this.tenantLimit });
   }
+}
+
+/**
+ * A captured request that is itself the MAX_NOTIFY_HOPS-th notification in a row does not notify
+ * again: a loop through our own receiver (a redirect, another host name for it) ends there. PATCH
+ * already refuses a notificationUrl on this service's own hosts.
+ */
+export const MAX_NOTIFY_HOPS = 3;
+
+/** The notification hop a captured request carries (x-hookcap-hop), 0 for any other request. */
+function hopOf(headers: Record<string, string>): number {
+  const raw = headers[NOTIFY_HOP_HEADER];
+  if (raw === undefined) return 0;
+  const n = Number.parseInt(raw, 10);
+  return Number.isFinite(n) && n > 0 ? n : 0;
 }
 
 /** The capture hook: endpoints with a notificationUrl get one notification per capture. */
 export function notificationHooks(notifier: Notifier, baseUrl: string): CaptureHooks {
   return {
     captured(capture, endpoint) {
-      if (endpoint.notificationUrl) notifier.enqueue(endpoint.notificationUrl, buildNotification(capture, endpoint, baseUrl));
+      if (!endpoint.notificationUrl) return;
+      const hop = hopOf(capture.headers);
+      if (hop >= MAX_NOTIFY_HOPS) return;
+      notifier.enqueue(endpoint.notificationUrl, buildNotification(capture, endpoint, baseUrl), {
+        tenant: endpoint.userId ?? endpoint.ownerKeyId ?? endpoint.id,
+        hop: hop + 1,
+      });
     },
   };
 }
@@ -213,8 +320,9 @@ export const NOTIFY_MAX_REDIRECTS = 5;
 export function createNotifier(config: Config, allow: AllowList): Notifier {
   const policy = { allow, timeoutMs: config.notify.timeoutMs, maxRedirects: NOTIFY_MAX_REDIRECTS };
   return new Notifier({
-    deliver: (job) => deliverNotification(job.url, job.payload, job.attempt, policy),
+    deliver: (job) => deliverNotification(job.url, job.payload, job.attempt, policy, job.hop),
     queueLimit: config.notify.queueLimit,
+    tenantLimit: config.notify.queuePerAccount,
     maxAttempts: config.notify.maxAttempts,
     concurrency: config.notify.concurrency,
     backoffMs: config.notify.backoffMs,

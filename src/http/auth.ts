@@ -3,6 +3,7 @@ import { Elysia } from 'elysia';
 import { AppError } from '../errors';
 import { resolveToken } from '../services/auth';
 import type { Ctx, Principal } from '../services/context';
+import { assertSameOriginJson } from './origin';
 
 export const SESSION_COOKIE = 'session';
 
@@ -12,18 +13,32 @@ export function bearer(authorization: string | undefined): string | null {
   return m?.[1] ?? null;
 }
 
+/**
+ * The session cookie's value, or null. Never throws: a value that is not valid percent-encoding
+ * (`session=%ZZ`, which a mock's set-cookie could once plant) is returned as sent, and, matching no
+ * session, gets the caller a 401.
+ */
 export function readSessionCookie(cookieHeader: string | null): string | null {
   if (!cookieHeader) return null;
   for (const part of cookieHeader.split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === SESSION_COOKIE) return decodeURIComponent(v.join('='));
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== SESSION_COOKIE) continue;
+    const raw = part.slice(eq + 1).trim();
+    try {
+      return decodeURIComponent(raw);
+    } catch {
+      return raw;
+    }
   }
   return null;
 }
 
 export async function authenticate(ctx: Ctx, request: Request): Promise<Principal> {
-  const token = bearer(request.headers.get('authorization') ?? undefined) ?? readSessionCookie(request.headers.get('cookie'));
+  const key = bearer(request.headers.get('authorization') ?? undefined);
+  const token = key ?? readSessionCookie(request.headers.get('cookie'));
   if (!token) throw new AppError('unauthorized', 'missing API key: send Authorization: Bearer svc_…');
+  // A browser attaches the cookie to requests other sites start too (src/http/origin.ts).
+  if (key === null) assertSameOriginJson(request, ctx.config.baseUrl);
   const principal = await resolveToken(ctx, token);
   if (!principal) throw new AppError('unauthorized', 'invalid or revoked API key');
   return principal;

@@ -1,7 +1,7 @@
 /** The one place errors become HTTP: AppError by its code, framework errors by kind. */
 import { Elysia } from 'elysia';
 import { AppError } from '../errors';
-import { log } from '../log';
+import { describeError, log } from '../log';
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -28,8 +28,26 @@ export function errorResponse(err: unknown, code?: string | number): Response {
     case 'INVALID_COOKIE_SIGNATURE':
       return json(401, { error: 'invalid session cookie', code: 'unauthorized' });
   }
-  log.error('unhandled error', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  if (isUnstorableText(err)) {
+    // A backstop: the request guards refuse NUL before any write (src/http/guards.ts).
+    return json(400, { error: 'a value could not be stored: text must not contain NUL (\\u0000) or invalid characters', code: 'validation' });
+  }
+  // Never the error's SQL parameters or the request's body (src/log.ts).
+  log.error('unhandled error', { error: describeError(err) });
   return json(500, { error: 'internal server error', code: 'internal' });
+}
+
+/** SQLSTATEs of text Postgres cannot store: NUL in text (22021) or in jsonb (22P05). */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
+/** A database refusal of the text itself (on the error or, wrapped by drizzle, its cause). */
+function isUnstorableText(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; depth < 3 && typeof e === 'object' && e !== null; depth++) {
+    if ('code' in e && typeof e.code === 'string' && UNSTORABLE_TEXT.has(e.code)) return true;
+    e = 'cause' in e ? e.cause : undefined;
+  }
+  return false;
 }
 
 function validationMessage(err: unknown): string {

@@ -1,17 +1,35 @@
 /**
- * ANY /w/:slug and /w/:slug/* — the public receiver. Reads the raw body (bounded), hands the
- * request to the capture engine and answers with the endpoint's mock response or 200 OK.
+ * Everything under /w/ — the public receiver. Reads the raw body (bounded), hands the request to
+ * the capture engine and answers with the endpoint's mock response or 200 OK.
+ *
+ * It is served as Bun routes (`/w` and `/w/*`) rather than through Elysia's router: Bun matches
+ * them on the request's own path, while Elysia's fallback router reads the path at a fixed offset
+ * into `request.url`, which an empty or 1–3 character Host header shifts (`/w/<slug>/api/…`
+ * would reach the API). Every answer, errors included, carries the receiver's security headers.
  */
 import { Elysia } from 'elysia';
 import type { Config } from '../config';
 import type { CaptureEngine } from '../engine/capture';
+import { RECEIVER_SECURITY_HEADERS } from '../engine/receiver-headers';
 import { AppError } from '../errors';
+import { errorResponse } from './errors';
+
+/** The part of Bun's Server the receiver uses. */
+interface PeerSource {
+  requestIP(request: Request): { address: string } | null;
+}
+
+export type ReceiverHandler = (request: Request, server: PeerSource | null) => Promise<Response>;
 
 const EMPTY = new Uint8Array(0);
+
+const tooLarge = (max: number) =>
+  new AppError('payload_too_large', `request body exceeds the ${max}-byte limit; nothing was stored`, { connection: 'close' });
 
 async function readBody(request: Request, max: number): Promise<Uint8Array> {
   const declared = request.headers.get('content-length');
   if (declared !== null) {
+    // Refused unread; `connection: close` keeps Bun from draining the rest of a huge upload.
     if (Number(declared) > max) throw tooLarge(max);
     return new Uint8Array(await request.arrayBuffer());
   }
@@ -33,34 +51,81 @@ async function readBody(request: Request, max: number): Promise<Uint8Array> {
   return Buffer.concat(chunks);
 }
 
-const tooLarge = (max: number) => new AppError('payload_too_large', `request body exceeds the ${max}-byte limit; nothing was stored`);
-
-/** Splits "http://host/w/<slug>/rest?x=1" into the path after the slug and the raw query. */
-function pathAndQuery(url: string, slug: string): { path: string; query: string } {
-  const start = url.indexOf('/w/', url.indexOf('//') + 2);
-  const q = url.indexOf('?', start);
-  const pathEnd = q === -1 ? url.length : q;
-  const rest = url.slice(start + 3 + slug.length, pathEnd);
-  return { path: rest === '' ? '/' : rest, query: q === -1 ? '' : url.slice(q + 1) };
+export interface ReceiverTarget {
+  slug: string;
+  /** What follows the slug, "/" when nothing does. */
+  path: string;
+  /** The raw query string without "?". */
+  query: string;
 }
 
-export const receiverRoutes = (engine: CaptureEngine, config: Config) => {
-  const handle = async ({ request, params, server }: { request: Request; params: { slug: string }; server: { requestIP(r: Request): { address: string } | null } | null }) => {
-    const body = await readBody(request, config.maxBodyBytes);
-    const { path, query } = pathAndQuery(request.url, params.slug);
-    const forwarded = config.trustProxy ? request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() : undefined;
-    const out = await engine.capture({
-      slug: params.slug,
-      method: request.method,
-      path,
-      query,
-      headers: request.headers,
-      body,
-      ip: forwarded || server?.requestIP(request)?.address || '',
-      publicBase: config.receiverUrl,
-    });
-    return new Response(out.body, { status: out.status, headers: out.headers });
+/**
+ * Splits a /w/ request's URL. `request.url` is absolute ("http://host/w/<slug>/rest?x=1") unless
+ * the Host header is empty or unusable, when Bun gives the bare path ("/w/<slug>/rest?x=1").
+ */
+export function receiverTarget(url: string): ReceiverTarget {
+  let start = 0;
+  if (url.charCodeAt(0) !== 47) {
+    const scheme = url.indexOf('://');
+    start = url.indexOf('/', scheme + 3);
+    if (start < 0) start = url.length;
+  }
+  const q = url.indexOf('?', start);
+  const pathEnd = q === -1 ? url.length : q;
+  // start points at "/w"; the slug runs from after "/w/" to the next "/".
+  const slugStart = Math.min(start + 3, pathEnd);
+  let slugEnd = url.indexOf('/', slugStart);
+  if (slugEnd === -1 || slugEnd > pathEnd) slugEnd = pathEnd;
+  const rest = url.slice(slugEnd, pathEnd);
+  return { slug: url.slice(slugStart, slugEnd), path: rest === '' ? '/' : rest, query: q === -1 ? '' : url.slice(q + 1) };
+}
+
+/** An error as the receiver answers it: the usual `{error, code}` JSON plus the security headers. */
+function receiverError(err: unknown): Response {
+  const res = errorResponse(err);
+  for (const [name, value] of Object.entries(RECEIVER_SECURITY_HEADERS)) res.headers.set(name, value);
+  return res;
+}
+
+export function receiverHandler(engine: CaptureEngine, config: Config): ReceiverHandler {
+  return async (request, server) => {
+    try {
+      const { slug, path, query } = receiverTarget(request.url);
+      const body = await readBody(request, config.maxBodyBytes);
+      const forwarded = config.trustProxy ? request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() : undefined;
+      const out = await engine.capture({
+        slug,
+        method: request.method,
+        path,
+        query,
+        headers: request.headers,
+        body,
+        ip: forwarded || server?.requestIP(request)?.address || '',
+        publicBase: config.receiverUrl,
+      });
+      return new Response(out.body, { status: out.status, headers: out.headers });
+    } catch (err) {
+      return receiverError(err);
+    }
   };
+}
+
+/** A listener that does not run the receiver still owns /w/: it answers 404 there, never an API route. */
+const noReceiver: ReceiverHandler = async () =>
+  receiverError(new AppError('not_found', 'this address does not receive webhooks; use the receiver URL (RECEIVER_URL)'));
+
+/** Bun routes for a listener (`serve.routes`): its receiver, or a 404 where there is none. */
+export function receiverBunRoutes(handler: ReceiverHandler | null): Record<'/w' | '/w/*', ReceiverHandler> {
+  const h = handler ?? noReceiver;
+  return { '/w': h, '/w/*': h };
+}
+
+/**
+ * The receiver in the OpenAPI page. Bun's `/w/*` route answers first, so these only describe it;
+ * if they are ever reached they do the same.
+ */
+export const receiverDocs = (handler: ReceiverHandler) => {
   const detail = { tags: ['receiver'], summary: 'Capture any request sent to the endpoint' };
-  return new Elysia().all('/w/:slug', handle, { parse: 'none', detail }).all('/w/:slug/*', handle, { parse: 'none', detail });
+  const run = ({ request, server }: { request: Request; server: PeerSource | null }) => handler(request, server);
+  return new Elysia().all('/w/:slug', run, { parse: 'none', detail }).all('/w/:slug/*', run, { parse: 'none', detail });
 };

@@ -11,6 +11,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { classifyAddress, isIpLiteral, parseIp } from './address';
 import { normalizeHost, type AllowList } from './allow';
+import { errorMessage } from '../unknown';
 
 /** Resolves a host name to every address it has. */
 export type Lookup = (hostname: string) => Promise<string[]>;
@@ -34,7 +35,7 @@ export interface OutboundRequest {
   method: string;
   /** Header names in lower case. */
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Uint8Array;
 }
 
 export type OutboundFailure = 'invalid_url' | 'blocked' | 'dns' | 'network' | 'timeout' | 'redirects';
@@ -100,7 +101,7 @@ async function vet(u: URL, policy: OutboundPolicy, signal: AbortSignal): Promise
       addresses = await raceAbort((policy.lookup ?? systemLookup)(host), signal);
     } catch (err) {
       if (signal.aborted) throw err;
-      throw new OutboundError('dns', `could not resolve ${host}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new OutboundError('dns', `could not resolve ${host}: ${errorMessage(err)}`);
     }
     if (addresses.length === 0) throw new OutboundError('dns', `${host} has no addresses`);
   }
@@ -155,7 +156,8 @@ export async function sendOutbound(req: OutboundRequest, policy: OutboundPolicy)
       response = await fetch(pinned(u, address), {
         method: current.method,
         headers: { ...current.headers, host: u.host },
-        body: current.body,
+        // Bun takes any Uint8Array; the DOM library's BodyInit (the dashboard's typecheck reads this file) wants ArrayBuffer-backed ones.
+        body: current.body as RequestInit['body'],
         redirect: 'manual',
         // Callers want the bytes the receiver sent (send-test shows them); nothing here needs them decoded.
         decompress: false,
@@ -165,7 +167,7 @@ export async function sendOutbound(req: OutboundRequest, policy: OutboundPolicy)
     } catch (err) {
       if (err instanceof OutboundError) throw err;
       if (signal.aborted) throw new OutboundError('timeout', `no answer from ${u.host} within ${policy.timeoutMs} ms`);
-      throw new OutboundError('network', `request to ${u.host} failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw new OutboundError('network', `request to ${u.host} failed: ${errorMessage(err)}`);
     }
     const location = response.headers.get('location');
     if (!REDIRECTS.has(response.status) || location === null || policy.maxRedirects === 0) {

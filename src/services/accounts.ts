@@ -3,15 +3,12 @@ import * as accounts from '../stores/state/accounts';
 import * as endpointStore from '../stores/state/endpoints';
 import type { UserRow } from '../stores/state/schema';
 import type { Ctx } from './context';
-import { announceChange } from './endpoints';
+import { writeEndpoints } from './endpoint-writes';
 
+/** One transaction: the account's endpoints go with it (announced), its rows cascade. */
 export async function deleteAccount(ctx: Ctx, user: UserRow): Promise<void> {
-  const eps = await endpointStore.listUserEndpoints(ctx.db, user.id);
-  await endpointStore.deleteEndpoints(
-    ctx.db,
-    eps.map((e) => e.id),
-    Date.now(),
-  );
-  await accounts.deleteUser(ctx.db, user.id);
-  for (const e of eps) announceChange(ctx, e.slug);
+  await writeEndpoints(ctx, async (w) => {
+    await endpointStore.deleteUserEndpoints(w, user.id, Date.now());
+    await accounts.deleteUser(w.tx, user.id);
+  });
 }

@@ -1,12 +1,14 @@
 /** Sign-up, log-in, sessions and principal resolution. */
 import { AppError } from '../errors';
 import { randomId, secretToken, sha256Hex } from '../ids';
+import { isWellFormedEmail } from '../model/email';
+import { secondsUntil } from '../model/usage';
 import * as accounts from '../stores/state/accounts';
 import type { UserRow } from '../stores/state/schema';
 import type { Ctx, Principal } from './context';
+import { consume } from './rate-limits';
 
 const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
-const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export interface SessionResult {
   user: { id: string; email: string };
@@ -14,10 +16,6 @@ export interface SessionResult {
 }
 
 export const publicUser = (u: UserRow) => ({ id: u.id, email: u.email });
-
-export function validEmail(email: string): boolean {
-  return email.length <= 254 && EMAIL_RE.test(email);
-}
 
 async function startSession(ctx: Ctx, user: UserRow): Promise<SessionResult> {
   const token = secretToken('ses');
@@ -28,7 +26,7 @@ async function startSession(ctx: Ctx, user: UserRow): Promise<SessionResult> {
 
 export async function signup(ctx: Ctx, input: { email: string; password: string }): Promise<SessionResult> {
   const email = input.email.trim();
-  if (!validEmail(email)) throw new AppError('validation', 'email is not a valid address');
+  if (!isWellFormedEmail(email)) throw new AppError('validation', 'email is not a valid address');
   if (input.password.length < 8) throw new AppError('validation', 'password must be at least 8 characters');
   const user = await accounts.insertUser(ctx.db, {
     id: randomId('usr'),
@@ -42,12 +40,30 @@ export async function signup(ctx: Ctx, input: { email: string; password: string 
 }
 
 export async function login(ctx: Ctx, input: { email: string; password: string }): Promise<SessionResult> {
-  const user = await accounts.findUserByEmail(ctx.db, input.email.trim());
+  const email = input.email.trim();
+  await limitAttemptsOn(ctx, email);
+  // Postgres cannot compare a NUL; such an address has no account (the log-in page posts forms).
+  const user = email.includes('\u0000') ? null : await accounts.findUserByEmail(ctx.db, email);
   // Verify against a dummy hash when the user is unknown, so timing does not reveal accounts.
   const hash = user?.passwordHash ?? DUMMY_HASH;
   const ok = await Bun.password.verify(input.password, hash);
   if (!user || !user.passwordHash || !ok) throw new AppError('unauthorized', 'wrong email or password');
   return startSession(ctx, user);
+}
+
+/**
+ * Log-in attempts per account (RATE_LIMIT_LOGIN_ACCOUNT), on top of the per-address limit: a guess
+ * spread over many addresses is still bounded. Counted by the address's hash, known account or
+ * not, so the answer does not tell whether it exists. The price: someone who knows an address
+ * can make its owner wait out the window (docs/security.md).
+ */
+async function limitAttemptsOn(ctx: Ctx, email: string): Promise<void> {
+  const rule = ctx.config.rateLimits.loginAccount;
+  if (!rule) return;
+  const outcome = await consume(ctx, `login-account:${sha256Hex(email.toLowerCase())}`, rule);
+  if (outcome.allowed) return;
+  const wait = secondsUntil(outcome.resetAt, Date.now());
+  throw new AppError('rate_limited_api', `too many log-in attempts for this account; retry in ${wait} s`, { 'retry-after': String(wait) });
 }
 
 const DUMMY_HASH = await Bun.password.hash('dummy-password-for-timing', { algorithm: 'argon2id' });

@@ -9,6 +9,7 @@ import { log } from '../log';
 import { secondsUntil } from '../model/usage';
 import { hitWindow, sweepWindows } from '../stores/state/rate-limits';
 import type { Ctx } from './context';
+import { errorMessage } from '../unknown';
 
 export interface RateOutcome {
   allowed: boolean;
@@ -25,7 +26,7 @@ let lastSweep = 0;
 function sweepSometimes(ctx: Ctx, now: number): void {
   if (now - lastSweep < SWEEP_EVERY_MS) return;
   lastSweep = now;
-  sweepWindows(ctx.db, now).catch((err: unknown) => log.warn('rate-limit sweep failed', { error: String(err) }));
+  sweepWindows(ctx.db, now).catch((err: unknown) => log.warn('rate-limit sweep failed', { error: errorMessage(err) }));
 }
 
 /**

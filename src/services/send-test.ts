@@ -5,7 +5,9 @@
  * receiver's answer (a mock response may set one) are returned, never followed.
  */
 import type { Config } from '../config';
+import { isFieldValue, RECEIVABLE_METHODS } from '../engine/receiver-headers';
 import { AppError } from '../errors';
+import { isCaptureId } from '../ids';
 import { log } from '../log';
 import { AllowList } from '../net/allow';
 import { parseIp } from '../net/address';
@@ -13,6 +15,7 @@ import { OutboundError, sendOutbound } from '../net/outbound';
 import type { UserRow } from '../stores/state/schema';
 import type { Ctx } from './context';
 import { getOwnEndpoint } from './endpoints';
+import { errorMessage } from '../unknown';
 
 export interface SendTestInput {
   slug: string;
@@ -99,6 +102,8 @@ export function prepareTestRequest(input: SendTestInput, maxBodyBytes: number): 
   const method = (input.method ?? SEND_TEST_DEFAULTS.method).toUpperCase();
   if (!TOKEN.test(method)) throw new AppError('validation', 'method must be an HTTP method name such as POST');
   if (REFUSED_METHODS.has(method)) throw new AppError('validation', `method ${method} cannot be sent`);
+  // Bun's server drops any other method unanswered: the test would only time out.
+  if (!RECEIVABLE_METHODS.has(method)) throw new AppError('validation', `method ${method} is not one the receiver can accept`);
   const bodyless = method === 'GET' || method === 'HEAD';
   if (bodyless && input.body) throw new AppError('validation', `a ${method} request cannot have a body`);
   const body = bodyless ? undefined : (input.body ?? SEND_TEST_DEFAULTS.body);
@@ -111,7 +116,7 @@ export function prepareTestRequest(input: SendTestInput, maxBodyBytes: number): 
   for (const [k, v] of given) {
     const name = k.toLowerCase();
     if (!TOKEN.test(name)) throw new AppError('validation', `headers has an invalid header name "${k}"`);
-    if (/[\r\n\0]/.test(v)) throw new AppError('validation', `headers["${k}"] must not contain line breaks or NUL`);
+    if (!isFieldValue(v)) throw new AppError('validation', `headers["${k}"] must be one line of Latin-1 text (no line breaks or control characters)`);
     if (RESERVED_HEADERS.has(name)) throw new AppError('validation', `headers may not set "${name}"; it is set by the HTTP client`);
     headers[name] = v;
   }
@@ -140,12 +145,12 @@ export async function sendTest(
     const body = await response.text();
     const id = response.headers.get('x-request-id');
     return {
-      id: id?.startsWith('req_') ? id : null,
+      id: id !== null && isCaptureId(id) ? id : null,
       url,
       response: { status: response.status, headers: Object.fromEntries(response.headers), body },
     };
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = errorMessage(err);
     if (err instanceof OutboundError && err.kind === 'blocked') {
       // Only a remote RECEIVER_URL on a private address gets here: an operator setting to fix.
       log.warn('send-test: receiver address refused by the outbound guard; add it to OUTBOUND_ALLOW', { url, reason });

@@ -7,6 +7,8 @@ import { afterAll, expect, test } from 'bun:test';
 import { call, eventually, newAccount } from '../support/client';
 import { startHookReceiver, uniquePath, type Received } from '../support/hook-receiver';
 import { describeBackends, type Harness } from '../support/suite';
+import type { NotifierStats } from '../../src/engine/notifier';
+import type { Health } from '../../src/health';
 
 const receiver = startHookReceiver();
 const forbidden = startHookReceiver();
@@ -32,7 +34,12 @@ const arrived = (path: string, n: number, ms = 5_000): Promise<Received[]> =>
     return got.length >= n ? got : null;
   }, ms);
 
-const stats = async (h: Harness) => (await call(h.url, 'GET', '/healthz')).body.notifications;
+/** The node's notification counters (every node of these suites is a receiver, so they are there). */
+async function stats(h: Harness): Promise<NotifierStats> {
+  const s = (await call<Health>(h.url, 'GET', '/healthz')).body.notifications;
+  if (!s) throw new Error('/healthz has no notification counters');
+  return s;
+}
 
 describeBackends(
   'notifications',
@@ -187,7 +194,7 @@ describeBackends(
     test('delivery counters are reported on /healthz', async () => {
       const s = await stats(h);
       // (Bun's toMatchObject with expect.any() overwrites the matched fields, so check types directly.)
-      for (const k of ['pending', 'delivered', 'failed', 'dropped', 'retries']) expect(typeof s[k]).toBe('number');
+      for (const k of ['pending', 'delivered', 'failed', 'dropped', 'retries'] as const) expect(typeof s[k]).toBe('number');
       expect(s.delivered).toBeGreaterThan(0);
       expect(s.retries).toBeGreaterThan(0);
       expect(s.dropped).toBe(0);

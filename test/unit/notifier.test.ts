@@ -215,6 +215,29 @@ describe('queue', () => {
     expect(n.enqueue('http://x/', payload)).toBe(true);
   });
 
+  test('tenants take turns, and one tenant holds at most its share of the queue', async () => {
+    const order: string[] = [];
+    let release = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const n = notifier(async (job) => {
+      await gate;
+      order.push(job.tenant);
+      return ok;
+    }, { queueLimit: 100, tenantLimit: 4, concurrency: 1 });
+    const accepted = Array.from({ length: 10 }, () => n.enqueue('http://x/', payload, { tenant: 'noisy' }));
+    expect(accepted.filter(Boolean)).toHaveLength(4);
+    expect(n.enqueue('http://x/', payload, { tenant: 'quiet' })).toBe(true);
+    expect(n.enqueue('http://x/', payload, { tenant: 'other' })).toBe(true);
+    release();
+    await eventually(async () => n.stats().delivered === 6);
+    // noisy's first job was already in flight; then everyone in turn.
+    expect(order).toEqual(['noisy', 'quiet', 'other', 'noisy', 'noisy', 'noisy']);
+    expect(n.stats()).toMatchObject({ pending: 0, dropped: 6 });
+    expect(n.enqueue('http://x/', payload, { tenant: 'noisy' })).toBe(true);
+  });
+
   test('stop drops what waits, lets attempts in flight finish, and refuses new work', async () => {
     let release = () => {};
     const gate = new Promise<void>((r) => {

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import * as auth from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import { authPlugin, sessionCookie } from '../auth';
+import { assertSameOriginJson } from '../origin';
 import { byIp, rateLimit } from '../rate-limit';
 import { Credentials, SessionBody, UserBody } from './models';
 
@@ -14,6 +15,9 @@ export const authRoutes = (ctx: Ctx) => {
     .guard({}, (open) =>
       open
         .use(rateLimit(ctx, { name: 'auth', rule: ctx.config.rateLimits.auth, key: byIp }))
+        // These set the session cookie: a cross-site form must not log a visitor into another
+        // account (login CSRF). JSON only, from this site or from a non-browser client.
+        .onTransform(({ request }) => assertSameOriginJson(request, ctx.config.baseUrl, { bodyRequired: true }))
         .post(
           '/signup',
           async ({ body, set }) => {

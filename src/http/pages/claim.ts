@@ -102,7 +102,7 @@ export const claimPages = (ctx: Ctx) => {
         const form = readForm(body);
         const user = await sessionUser(ctx, request);
         if (!user) return redirect('/agent/claim');
-        if (!isSameOriginPost(request)) return failurePage(new AppError('invalid_request', 'This form must be sent from this site.'), user);
+        if (!isSameOriginPost(ctx, request)) return failurePage(new AppError('invalid_request', 'This form must be sent from this site.'), user);
         const token = form.get('claim_token');
         const code = form.get('user_code');
         const ref: ClaimRef | null = token ? { claimToken: token } : code ? { userCode: code } : null;

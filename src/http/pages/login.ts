@@ -44,7 +44,7 @@ export const loginPages = (ctx: Ctx) => {
   const submit = (verb: typeof auth.login) => async ({ request, body, server }: { request: Request; body: unknown; server: Parameters<typeof clientIp>[1] }) => {
     const form = readForm(body);
     const next = safeNext(form.get('next'));
-    if (!isSameOriginPost(request)) return loginPage(next, 'This form must be sent from this site.', 403);
+    if (!isSameOriginPost(ctx, request)) return loginPage(next, 'This form must be sent from this site.', 403);
     try {
       // Password guessing through this page is bounded like the other agent attempts.
       await new RateMeter(ctx).consume(buckets.loginIp(clientIp(request, server, ctx.config.trustProxy)), ctx.config.agent.ratePerIp);

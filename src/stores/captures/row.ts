@@ -1,4 +1,6 @@
 import type { Capture } from '../../model/capture';
+import { isRecord } from '../../unknown';
+
 
 /**
  * A capture as both stores keep it: one flat row, the maps as JSON text, and the lower-cased
@@ -20,6 +22,8 @@ export interface CaptureRow {
   detected_provider: string;
   detected_event: string;
   signature: string;
+  /** 0 for captures stored before the answered status was recorded. */
+  response_status: number;
   search_text: string;
 }
 
@@ -40,6 +44,7 @@ export const CAPTURE_COLUMNS = [
   'detected_provider',
   'detected_event',
   'signature',
+  'response_status',
 ] as const;
 
 /** Columns written on insert, in this order. */
@@ -101,6 +106,7 @@ export function captureToRow(c: Capture, searchText: string): CaptureRow {
     detected_provider: c.detectedProvider,
     detected_event: c.detectedEvent,
     signature: encodeSignature(c),
+    response_status: c.responseStatus ?? 0,
     search_text: searchText,
   };
 }
@@ -126,31 +132,63 @@ function num(row: Record<string, unknown>, column: string): number {
   return n;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A stored map column as an object without a prototype, whatever was stored: text that is not a
+ * JSON object reads as empty. Reads must never fail on a capture a stranger shaped (a row that
+ * cannot be read would break every list and search that includes it).
+ */
+function storedMap(row: Record<string, unknown>, column: string): [string, unknown][] {
+  const text = row[column];
+  if (typeof text !== 'string') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  // JSON.parse defines every key as an own property, "__proto__" included.
+  return isRecord(parsed) ? Object.entries(parsed) : [];
 }
 
-function jsonObject(row: Record<string, unknown>, column: string): Record<string, unknown> {
-  const parsed: unknown = JSON.parse(str(row, column));
-  if (!isRecord(parsed)) throw new CaptureRowError(column, 'is not a JSON object');
-  return parsed;
+/** A scalar as text; null for what has no text form (null, objects). */
+function scalarText(v: unknown): string | null {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return null;
+}
+
+/** The text values of an array element by element, dropping what has none. */
+function texts(values: unknown[]): string[] {
+  const out: string[] = [];
+  for (const v of values) {
+    const t = scalarText(v);
+    if (t !== null) out.push(t);
+  }
+  return out;
 }
 
 function headersOf(row: Record<string, unknown>): Capture['headers'] {
-  const out: Capture['headers'] = {};
-  for (const [k, v] of Object.entries(jsonObject(row, 'headers'))) {
-    if (typeof v !== 'string') throw new CaptureRowError('headers', `has a non-string value for ${k}`);
-    out[k] = v;
+  const out: Capture['headers'] = Object.create(null);
+  for (const [k, v] of storedMap(row, 'headers')) {
+    const value = Array.isArray(v) ? texts(v).join(', ') : scalarText(v);
+    if (value !== null) out[k] = value;
   }
   return out;
 }
 
 function queryParamsOf(row: Record<string, unknown>): Capture['queryParams'] {
-  const out: Capture['queryParams'] = {};
-  for (const [k, v] of Object.entries(jsonObject(row, 'query_params'))) {
-    if (typeof v === 'string') out[k] = v;
-    else if (Array.isArray(v) && v.every((x): x is string => typeof x === 'string')) out[k] = v;
-    else throw new CaptureRowError('query_params', `has a bad value for ${k}`);
+  const out: Capture['queryParams'] = Object.create(null);
+  for (const [k, v] of storedMap(row, 'query_params')) {
+    if (Array.isArray(v)) {
+      // Captures stored before parseQuery had a null prototype hold [null, value] for names like toString.
+      const values = texts(v);
+      if (values.length === 1 && values[0] !== undefined) out[k] = values[0];
+      else if (values.length > 1) out[k] = values;
+    } else {
+      const value = scalarText(v);
+      if (value !== null) out[k] = value;
+    }
   }
   return out;
 }
@@ -163,8 +201,13 @@ function bodyEncodingOf(row: Record<string, unknown>): Capture['bodyEncoding'] {
 
 function addSignature(capture: Capture, json: string): void {
   if (json === '') return;
-  const parsed: unknown = JSON.parse(json);
-  if (!isRecord(parsed)) throw new CaptureRowError('signature', 'is not a JSON object');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return;
+  }
+  if (!isRecord(parsed)) return;
   const { signatureVerified, signatureError, signingProvider } = parsed;
   if (typeof signatureVerified === 'boolean') capture.signatureVerified = signatureVerified;
   if (typeof signatureError === 'string' || signatureError === null) capture.signatureError = signatureError;
@@ -190,5 +233,8 @@ export function rowToCapture(row: Record<string, unknown>): Capture {
     detectedEvent: str(row, 'detected_event'),
   };
   addSignature(capture, str(row, 'signature'));
+  // Rows from before the column existed read back as 0 (its default): the status is unknown.
+  const responseStatus = num(row, 'response_status');
+  if (responseStatus !== 0) capture.responseStatus = responseStatus;
   return capture;
 }

@@ -1,0 +1,50 @@
+/**
+ * Finding 6: what the logger writes (src/log.ts), read from a real process's stderr. A failed SQL
+ * statement's parameters, fields named like secrets, our tokens and password hashes never appear.
+ */
+import { expect, test } from 'bun:test';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dir, '..', '..');
+
+/** Runs `script` with the repository's Bun and returns what it wrote to stderr. */
+async function stderrOf(script: string): Promise<string> {
+  const proc = Bun.spawn([process.execPath, '-e', script], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' });
+  const err = await new Response(proc.stderr).text();
+  await proc.exited;
+  return err;
+}
+
+const SECRETS = {
+  signing: 'whsec_c2lnbmluZy1zZWNyZXQtdmFsdWU',
+  hash: '$argon2id$v=19$m=65536,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA',
+  key: `svc_${'k'.repeat(43)}`,
+  session: `ses_${'s'.repeat(43)}`,
+  plain: 'plain-words-that-are-a-secret',
+};
+
+test('a failed query is logged without its parameters; secrets are redacted by field name and by shape', async () => {
+  const err = await stderrOf(`
+    const { DrizzleQueryError } = await import('drizzle-orm/errors');
+    const { log, describeError } = await import(${JSON.stringify(join(ROOT, 'src/log.ts'))});
+    const cause = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
+    const failed = new DrizzleQueryError('update "endpoints" set "signing" = $1, "password_hash" = $2', [${JSON.stringify(SECRETS.signing)}, ${JSON.stringify(SECRETS.hash)}], cause);
+    log.error('unhandled error', { error: describeError(failed) });
+    log.error('as text', { error: String(failed), stack: failed.stack });
+    log.warn('fields', { password: ${JSON.stringify(SECRETS.plain)}, signingSecret: ${JSON.stringify(SECRETS.plain)}, nested: { apiKey: ${JSON.stringify(SECRETS.plain)}, list: [{ token: ${JSON.stringify(SECRETS.plain)} }] }, authorization: 'Bearer ' + ${JSON.stringify(SECRETS.key)}, cookie: 'session=' + ${JSON.stringify(SECRETS.session)}, passwordHash: ${JSON.stringify(SECRETS.hash)}, code: 'validation', slug: 'abcdefghijkm' });
+    log.info('a message that quotes a key', { reason: 'refused ' + ${JSON.stringify(SECRETS.key)} + ' and ' + ${JSON.stringify(SECRETS.session)} });
+  `);
+  const lines = err.trim().split('\n').map((l) => JSON.parse(l));
+  expect(lines.length).toBe(4);
+  for (const secret of Object.values(SECRETS)) expect(err).not.toContain(secret);
+  expect(err).not.toContain('$argon2');
+  const [described, asText, fields, quoted] = lines;
+  expect(described.error.name).toBe('DrizzleQueryError');
+  expect(described.error.message).toContain('update "endpoints" set "signing" = $1');
+  expect(described.error.message).toContain('params: [redacted]');
+  expect(described.error.sqlState).toBe('22021');
+  expect(asText.error).toContain('params: [redacted]');
+  expect(fields).toMatchObject({ password: '[redacted]', signingSecret: '[redacted]', authorization: '[redacted]', cookie: '[redacted]', passwordHash: '[redacted]', code: 'validation', slug: 'abcdefghijkm' });
+  expect(fields.nested).toEqual({ apiKey: '[redacted]', list: [{ token: '[redacted]' }] });
+  expect(quoted.reason).toBe('refused svc_[redacted] and ses_[redacted]');
+});
