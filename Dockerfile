@@ -1,11 +1,18 @@
-# The service image: Bun runs the TypeScript directly.
-FROM oven/bun:1.2
+# The service image. Bun comes from npm, as in development: package.json's devDependency, pinned
+# by package-lock.json, so the image runs the Bun the suite ran on (the node image only brings npm).
+# Untested here (no Docker on the dev machine); the same steps are run outside Docker by hand.
+FROM node:22-bookworm-slim
 WORKDIR /app
+# Dependencies in a layer of their own, rebuilt only when the lock file changes. Install scripts
+# wait for the sources: bun's own (it links the platform binary) runs now, package.json's
+# postinstall (the dashboard build) once web/ is here.
 COPY package.json package-lock.json ./
-RUN bun install --production --ignore-scripts
+RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild bun
 COPY src ./src
+COPY web ./web
 COPY sql ./sql
 COPY clickhouse ./clickhouse
+RUN npm run postinstall
 ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
 EXPOSE 3000
-CMD ["bun", "src/main.ts"]
+CMD ["node_modules/.bin/bun", "src/main.ts"]

@@ -7,26 +7,16 @@
  *
  *   node_modules/.bin/bun bench/capture-cpu.ts        (BENCH_BACKEND=embedded|server, BENCH_SECONDS, BENCH_GC=1)
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { provision, type BackendName } from '../test/support/backends';
 import { call, newAccount } from '../test/support/client';
 import { startServer, stopServer } from '../test/support/server';
+import { statTicks as stat } from './lib/proc-stat';
 import { wrk } from './lib/wrk';
 
 const backend = (process.env.BENCH_BACKEND ?? 'server') as BackendName;
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const gcLog = process.env.BENCH_GC === '1';
-
-/** utime + stime in clock ticks and the thread or process name, from a /proc stat file. */
-function stat(path: string): { name: string; ticks: number } | null {
-  try {
-    const s = readFileSync(path, 'utf8');
-    const fields = s.slice(s.lastIndexOf(')') + 2).split(' ');
-    return { name: s.slice(s.indexOf('(') + 1, s.lastIndexOf(')')), ticks: Number(fields[11]) + Number(fields[12]) };
-  } catch {
-    return null; // the process or thread ended meanwhile
-  }
-}
 
 function snapshot(serverPid: number): Map<string, number> {
   const out = new Map<string, number>();

@@ -21,6 +21,7 @@ import type { Subprocess } from 'bun';
 import { provision, type BackendName } from '../test/support/backends';
 import { call, newAccount } from '../test/support/client';
 import { freePort, startServer, stopServer } from '../test/support/server';
+import type { Health } from '../src/health';
 
 const clients = Number(process.env.BENCH_CLIENTS ?? 5000);
 const messages = Number(process.env.BENCH_MESSAGES ?? 40);
@@ -88,7 +89,8 @@ async function start(target: Target, control: number): Promise<Started> {
   const p = await provision(target);
   const s = await startServer({
     entry: join(import.meta.dir, 'lib', 'stream-server.ts'),
-    env: { ...p.env, LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: '250', BENCH_CONTROL_PORT: String(control) },
+    // Every client streams with the one bench key: lift the per-key and per-account stream caps.
+    env: { ...p.env, LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: '250', BENCH_CONTROL_PORT: String(control), STREAM_MAX_PER_KEY: '1000000', STREAM_MAX_PER_ACCOUNT: '1000000' },
   });
   const a = await newAccount(s.url);
   const ep = (await call(s.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'bench' } })).body;
@@ -135,7 +137,7 @@ async function run(target: Target) {
     const memIdle = await memory();
     const ready = await openAll(clients);
     const memAll = await memory();
-    const hub = (await call(s.url, 'GET', '/healthz')).body.stream as { topics: number; clients: number };
+    const hub = (await call<Health>(s.url, 'GET', '/healthz')).body.stream ?? { topics: 0, clients: 0 };
 
     const sentAt = new Map<string, number>();
     const ackAt = new Map<string, number>();
@@ -168,7 +170,7 @@ async function run(target: Target) {
     fromSend.sort((x, y) => x - y);
     await Promise.all(children.map((c) => c.send('close')));
     await Bun.sleep(1500);
-    const left = (await call(s.url, 'GET', '/healthz')).body.stream as { topics: number; clients: number };
+    const left = (await call<Health>(s.url, 'GET', '/healthz')).body.stream ?? { topics: 0, clients: 0 };
     return {
       target,
       ready,

@@ -2,7 +2,7 @@
 # Makes sure the real services the server-mode tests use are up on this machine:
 #   PostgreSQL 127.0.0.1:5432 (user postgres, password postgres), ClickHouse HTTP 127.0.0.1:8123,
 #   NATS with JetStream 127.0.0.1:4222, and an SMTP sink 127.0.0.1:2525 (scripts/smtp-sink.py);
-#   plus Debian's chromium for the browser tests.
+#   plus Debian's chromium for the browser tests and HAProxy for the cluster test (test/cluster).
 # Idempotent: a service that answers is left alone; a missing one is apt-installed, a stopped one
 # started in the background (there is no systemd here). Prints one line per service and exits
 # non-zero, naming what failed, if any service cannot be brought up.
@@ -209,11 +209,25 @@ ensure_chromium() {
   say chromium "ok  /usr/bin/chromium ($how)"
 }
 
+# --- HAProxy (test/cluster runs deploy/haproxy.cfg; each test starts and stops its own) -------
+
+ensure_haproxy() {
+  local how='already installed'
+  if [ ! -x /usr/sbin/haproxy ]; then
+    # With systemd, Debian's package also starts haproxy.service on its default config, which
+    # listens nowhere; the test runs its own HAProxy on a free port either way.
+    apt_install haproxy || { fail haproxy 'apt-get install haproxy failed'; return; }
+    how='installed'
+  fi
+  say haproxy "ok  $(/usr/sbin/haproxy -v 2>/dev/null | head -n 1 | cut -d' ' -f1-3) ($how)"
+}
+
 ensure_postgres
 ensure_clickhouse
 ensure_nats
 ensure_smtp_sink
 ensure_chromium
+ensure_haproxy
 
 if [ "${#FAILED[@]}" -gt 0 ]; then
   echo "services.sh: could not bring up: ${FAILED[*]}" >&2

@@ -1,11 +1,21 @@
 /** Entry point: read config once, start the roles, drain on SIGTERM/SIGINT. */
-import { startService } from './app';
+import { ListenError, startService, type Service } from './app';
 import { loadConfigOrExit } from './config';
+import { lockDataDirOrExit } from './data-dir-lock';
 import { log, setLogLevel } from './log';
 
 const config = loadConfigOrExit();
 setLogLevel(config.logLevel);
-const service = await startService(config);
+// Before any store or the capture log is opened: a second process on this DATA_DIR stops here.
+const dataDirLock = lockDataDirOrExit(config);
+let service: Service;
+try {
+  service = await startService(config);
+} catch (err) {
+  if (!(err instanceof ListenError)) throw err;
+  console.error(err.message);
+  process.exit(1);
+}
 const mode = config.databaseUrl || config.clickhouseUrl || config.natsUrl ? 'server' : 'embedded';
 log.info('hookcap ready', {
   mode,
@@ -13,6 +23,8 @@ log.info('hookcap ready', {
   api: config.baseUrl,
   receiver: `${config.receiverUrl}/w/<slug>`,
   listening: service.urls,
+  reusePort: config.reusePort,
+  dataDir: dataDirLock?.dir ?? null,
   docs: `${config.baseUrl}/docs`,
 });
 console.log(`hookcap ready (${mode}): API ${config.baseUrl}/api  receiver ${config.receiverUrl}/w/<slug>  docs ${config.baseUrl}/docs`);
@@ -24,6 +36,7 @@ async function shutdown(signal: string) {
   log.info('shutting down', { signal });
   try {
     await service.stop();
+    dataDirLock?.release();
     process.exit(0);
   } catch (err) {
     log.error('shutdown failed', { error: String(err) });

@@ -7,6 +7,8 @@
  * is ~1.4 MiB as base64) travels as a reference line `{"ref":"<id>"}`; stream nodes read such a
  * record from the capture store once it is shipped.
  */
+import { CAPTURE_ID_PATTERN } from '../ids';
+
 const NEWLINE = 0x0a;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -56,7 +58,7 @@ export function splitBatch(data: Uint8Array): Uint8Array[] {
   return out;
 }
 
-const REF = /^\{"ref":"(req_[0-9A-Z]{26})"\}$/;
+const REF = new RegExp(`^\\{"ref":"(${CAPTURE_ID_PATTERN})"\\}$`);
 
 /** The capture id of a reference line, or null for a record line. */
 export function refOf(line: Uint8Array): string | null {

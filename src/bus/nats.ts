@@ -10,11 +10,14 @@ const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
  * from the store with Last-Event-ID.
  */
 export async function createNatsBus(url: string, prefix: string): Promise<Bus> {
-  const u = new URL(url);
+  // Several URLs (a cluster's servers) are seeds: the client connects to one, learns the rest of
+  // the cluster from it, and moves to another server when its own goes away.
+  const urls = url.split(',').map((part) => new URL(part.trim()));
+  const auth = urls.find((u) => u.username !== '');
   const nc = await connect({
-    servers: `${u.hostname}:${u.port || 4222}`,
-    user: u.username ? decodeURIComponent(u.username) : undefined,
-    pass: u.password ? decodeURIComponent(u.password) : undefined,
+    servers: urls.map((u) => `${u.hostname}:${u.port || 4222}`),
+    user: auth ? decodeURIComponent(auth.username) : undefined,
+    pass: auth?.password ? decodeURIComponent(auth.password) : undefined,
     name: 'hookcap',
     maxReconnectAttempts: -1,
   });

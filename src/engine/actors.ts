@@ -32,18 +32,32 @@ export interface ActorOptions {
   missingTtlMs?: number;
   /** Most actors kept; the least recently created are dropped first. */
   maxActors?: number;
+  /**
+   * Memory the unknown slugs may hold, estimated per entry; the oldest are forgotten first. Only
+   * well-formed slugs get here (the engine answers 404 to the rest without looking).
+   */
+  maxMissingBytes?: number;
 }
 
+/** Estimated bytes of one remembered unknown slug besides its characters (map entry, number). */
+const MISSING_ENTRY_BYTES = 96;
+
 export class SlugActors {
+  /** Known endpoints and loads under way. */
   private readonly actors = new Map<string, Actor>();
+  /** Slugs found not to exist, with when (insertion order is age order). */
+  private readonly missing = new Map<string, number>();
+  private missingBytes = 0;
   private readonly maxAgeMs: number;
   private readonly missingTtlMs: number;
   private readonly maxActors: number;
+  private readonly maxMissingBytes: number;
 
   constructor(private readonly opts: ActorOptions) {
     this.maxAgeMs = opts.maxAgeMs ?? 60_000;
     this.missingTtlMs = opts.missingTtlMs ?? 1_000;
     this.maxActors = opts.maxActors ?? 100_000;
+    this.maxMissingBytes = opts.maxMissingBytes ?? 4 * 1024 * 1024;
   }
 
   /** The snapshot, synchronously when warm (the common case), else after one load. */
@@ -52,15 +66,40 @@ export class SlugActors {
     const actor = this.actors.get(slug);
     if (actor) {
       if (actor.loading) return actor.loading;
-      const ttl = actor.snapshot ? this.maxAgeMs : this.missingTtlMs;
-      if (now - actor.loadedAt < ttl) return actor.snapshot;
+      if (now - actor.loadedAt < this.maxAgeMs) return actor.snapshot;
+      return this.load(slug, actor);
     }
-    return this.load(slug, actor);
+    const missingAt = this.missing.get(slug);
+    if (missingAt !== undefined) {
+      if (now - missingAt < this.missingTtlMs) return null;
+      this.forgetMissing(slug);
+    }
+    return this.load(slug, undefined);
   }
 
   /** Drops a slug's snapshot (config changed, endpoint created or deleted). */
   invalidate(slug: string): void {
     this.actors.delete(slug);
+    this.forgetMissing(slug);
+  }
+
+  /** Unknown slugs remembered now, and their estimated bytes (for tests and /healthz-style checks). */
+  missingStats(): { entries: number; bytes: number } {
+    return { entries: this.missing.size, bytes: this.missingBytes };
+  }
+
+  private rememberMissing(slug: string, at: number): void {
+    this.forgetMissing(slug);
+    this.missing.set(slug, at);
+    this.missingBytes += missingEntryBytes(slug);
+    for (const oldest of this.missing.keys()) {
+      if (this.missingBytes <= this.maxMissingBytes) break;
+      this.forgetMissing(oldest);
+    }
+  }
+
+  private forgetMissing(slug: string): void {
+    if (this.missing.delete(slug)) this.missingBytes -= missingEntryBytes(slug);
   }
 
   private load(slug: string, existing: Actor | undefined): Promise<EndpointSnapshot | null> {
@@ -69,9 +108,14 @@ export class SlugActors {
       (snapshot) => {
         // An invalidation during the load wins: only store if this load is still the current one.
         if (this.actors.get(slug) === actor && actor.loading === loading) {
-          actor.snapshot = snapshot;
-          actor.loadedAt = Date.now();
-          actor.loading = null;
+          if (snapshot) {
+            actor.snapshot = snapshot;
+            actor.loadedAt = Date.now();
+            actor.loading = null;
+          } else {
+            this.actors.delete(slug);
+            this.rememberMissing(slug, Date.now());
+          }
         }
         return snapshot;
       },
@@ -90,4 +134,8 @@ export class SlugActors {
     }
     return loading;
   }
+}
+
+function missingEntryBytes(slug: string): number {
+  return MISSING_ENTRY_BYTES + 2 * slug.length;
 }

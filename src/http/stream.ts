@@ -9,6 +9,7 @@ import type { EndReason } from '../services/stream/connection';
 import type { StreamHub } from '../services/stream/hub';
 import { openStream } from '../services/stream/open';
 import { authPlugin } from './auth';
+import { credentialOf, StreamQuota } from './stream-quota';
 
 const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -29,22 +30,31 @@ interface TimeoutServer {
   timeout(request: Request, seconds: number): void;
 }
 
-export const streamRoutes = (ctx: Ctx, hub: StreamHub) =>
-  new Elysia({ prefix: '/api', detail: { tags: ['stream'] } }).use(authPlugin(ctx)).get(
+export const streamRoutes = (ctx: Ctx, hub: StreamHub) => {
+  const quota = new StreamQuota(ctx.config.stream.caps);
+  return new Elysia({ prefix: '/api', detail: { tags: ['stream'] } }).use(authPlugin(ctx)).get(
     '/stream/:slug',
     async ({ principal, params, request, server }) => {
       const srv: TimeoutServer | null = server;
-      const stream = await openStream(ctx, hub, {
-        user: requireAccount(principal),
-        slug: params.slug,
-        lastEventId: request.headers.get('last-event-id'),
-        signal: request.signal,
-        // Bun's idle timeout does not count writes, so it is off while streaming (pings keep
-        // proxies awake) and back on once the server ends the stream, to close stuck sockets.
-        onServerEnd: (reason) => srv?.timeout(request, drainSeconds(reason)),
-      });
-      srv?.timeout(request, 0);
-      return new Response(stream, { headers: SSE_HEADERS });
+      const user = requireAccount(principal);
+      const release = quota.acquire(credentialOf(principal), user.id);
+      try {
+        const stream = await openStream(ctx, hub, {
+          user,
+          slug: params.slug,
+          lastEventId: request.headers.get('last-event-id'),
+          signal: request.signal,
+          // Bun's idle timeout does not count writes, so it is off while streaming (pings keep
+          // proxies awake) and back on once the server ends the stream, to close stuck sockets.
+          onServerEnd: (reason) => srv?.timeout(request, drainSeconds(reason)),
+          onEnd: release,
+        });
+        srv?.timeout(request, 0);
+        return new Response(stream, { headers: SSE_HEADERS });
+      } catch (err) {
+        release();
+        throw err;
+      }
     },
     {
       detail: {
@@ -54,7 +64,9 @@ export const streamRoutes = (ctx: Ctx, hub: StreamHub) =>
           `${ctx.config.stream.pingMs / 1000} s; the stream ends after ${ctx.config.stream.maxMs / 60_000} min. Reconnect with ` +
           '`Last-Event-ID` to receive what was missed first. When the endpoint is deleted or expires, a last `event: end` with ' +
           '`data: {"reason":"endpoint_deleted"}` (or `"endpoint_expired"`) ends the stream; do not reconnect. ' +
-          'Auth: Bearer key or the session cookie (EventSource).',
+          'Auth: Bearer key or the session cookie (EventSource). ' +
+          `At most ${ctx.config.stream.caps.perCredential} open streams per key or session and ${ctx.config.stream.caps.perAccount} per account on one node; beyond that 429 \`too_many_streams\`.`,
       },
     },
   );
+};

@@ -8,6 +8,7 @@ import { BACKENDS, provision, type BackendEnv } from '../support/backends';
 import { call, eventually, newAccount } from '../support/client';
 import { startServer, stopServer, type TestServer } from '../support/server';
 import { SseClient } from '../support/sse';
+import type { Health } from '../../src/health';
 
 describe.skipIf(!BACKENDS.includes('server'))('stream and receiver on separate nodes [server]', () => {
   let backend: BackendEnv | undefined;
@@ -50,7 +51,7 @@ describe.skipIf(!BACKENDS.includes('server'))('stream and receiver on separate n
     expect((await call(receiver().url, 'GET', '/api/endpoints', { token: a.key })).status).toBe(404);
     expect((await SseClient.open(`${receiver().url}/api/stream/${ep.slug}`, { token: a.key })).response.status).toBe(404);
     // stream-only: the stream and /healthz, nothing else
-    expect((await call(streamer().url, 'GET', '/healthz')).body.roles).toEqual(['stream']);
+    expect((await call<Health>(streamer().url, 'GET', '/healthz')).body.roles).toEqual(['stream']);
     expect((await call(streamer().url, 'GET', '/api/endpoints', { token: a.key })).status).toBe(404);
     expect((await fetch(`${streamer().url}/w/${ep.slug}`, { method: 'POST', body: 'x' })).status).toBe(404);
     // api-only: no stream
@@ -62,15 +63,15 @@ describe.skipIf(!BACKENDS.includes('server'))('stream and receiver on separate n
     const other = await newAccount(api().url);
     expect((await SseClient.open(`${streamer().url}/api/stream/${ep.slug}`, { token: other.key })).response.status).toBe(404);
     const clients = await Promise.all([1, 2, 3].map(() => SseClient.live(`${streamer().url}/api/stream/${ep.slug}`, { token: a.key })));
-    expect((await call(streamer().url, 'GET', '/healthz')).body.stream).toEqual({ topics: 1, clients: 3 });
+    expect((await call<Health>(streamer().url, 'GET', '/healthz')).body.stream).toMatchObject({ topics: 1, clients: 3 });
     const id = await captureAt(ep.slug, '{"across":"nodes"}');
     for (const c of clients) await c.until(() => c.events.length === 1);
     for (const c of clients) c.close();
     const record = JSON.parse(clients[0]?.events[0]?.data ?? '');
     expect(record).toMatchObject({ id, endpointId: ep.id, body: '{"across":"nodes"}' });
     await eventually(async () => {
-      const s = (await call(streamer().url, 'GET', '/healthz')).body.stream;
-      return s.topics === 0 && s.clients === 0;
+      const s = (await call<Health>(streamer().url, 'GET', '/healthz')).body.stream;
+      return s?.topics === 0 && s.clients === 0;
     });
   });
 
@@ -89,8 +90,8 @@ describe.skipIf(!BACKENDS.includes('server'))('stream and receiver on separate n
       expect(c.events[1]?.id).toBe(id);
     }
     await eventually(async () => {
-      const s = (await call(streamer().url, 'GET', '/healthz')).body.stream;
-      return s.topics === 0 && s.clients === 0;
+      const s = (await call<Health>(streamer().url, 'GET', '/healthz')).body.stream;
+      return s?.topics === 0 && s.clients === 0;
     });
     expect((await SseClient.open(`${streamer().url}/api/stream/${ep.slug}`, { token: a.key })).response.status).toBe(404);
   });

@@ -129,6 +129,17 @@ export class SseConnection {
   }
 
   /**
+   * The live events held so far, oldest first, handed over to be sent as catch-up frames (waiting
+   * for room); holding goes on for the ones arriving meanwhile.
+   */
+  takeHeld(): EventFrame[] {
+    const held = this.held;
+    if (held === null || held.size === 0) return [];
+    this.held = new Map();
+    return [...held.values()];
+  }
+
+  /**
    * True when live events were forgotten while holding (too many): holding starts afresh and the
    * caller must read the store again once the forgotten ones have reached it.
    */
@@ -139,13 +150,17 @@ export class SseConnection {
     return true;
   }
 
-  /** Catch-up is over: sends the held live events the client has not had, in arrival order. */
-  goLive(after: PageCursor): void {
+  /**
+   * Catch-up is over: sends the held live events the client has not had, in arrival order. After
+   * a store catch-up those are the ones after `after` in store order; after a resume from the
+   * node's recent frames (`after` null), every one still held.
+   */
+  goLive(after: PageCursor | null): void {
     const held = this.held;
     this.held = null;
     this.replayed = null;
     if (held === null) return;
-    for (const f of held.values()) if (isAfter(f, after)) this.push(f.bytes);
+    for (const f of held.values()) if (after === null || isAfter(f, after)) this.push(f.bytes);
   }
 
   end(reason: EndReason): void {

@@ -20,6 +20,7 @@ import type { EndpointRow } from '../../stores/state/schema';
 import type { Ctx } from '../context';
 import type { FinalReason } from './frames';
 import { perCtx, StreamWatches } from './watches';
+import { errorMessage } from '../../unknown';
 
 type Lifetime = Pick<EndpointRow, 'id' | 'expiresAt'>;
 
@@ -148,7 +149,7 @@ class EndpointStreamGuard {
       } while (this.reading.get(slug) === true);
     } catch (e) {
       // The streams stay open; the next announcement or STREAM_MAX_MS ends them.
-      log.warn('could not re-read a streamed endpoint', { slug, error: e instanceof Error ? e.message : String(e) });
+      log.warn('could not re-read a streamed endpoint', { slug, error: errorMessage(e) });
     } finally {
       this.reading.delete(slug);
     }

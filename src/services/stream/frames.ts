@@ -2,9 +2,10 @@
  * SSE wire frames. A live capture's frame is built once per bus message and the same bytes are
  * queued to every client watching the slug, so fan-out costs no parsing or encoding per client.
  */
-import { idTime } from '../../ids';
+import { idTime, isCaptureId } from '../../ids';
 import type { Capture } from '../../model/capture';
 import type { PageCursor } from '../../stores/captures/types';
+import { isRecord } from '../../unknown';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -34,7 +35,6 @@ export const END_FRAMES: Readonly<Record<FinalReason, Uint8Array>> = {
   endpoint_expired: encoder.encode('event: end\ndata: {"reason":"endpoint_expired"}\n\n'),
 };
 
-const CAPTURE_ID = /^req_[0-9A-Z]{26}$/;
 const ID_LENGTH = 30;
 const LEAD = encoder.encode('{"id":"');
 const QUOTE = 0x22;
@@ -42,7 +42,7 @@ const TAIL = encoder.encode('\n\n');
 
 /** A Last-Event-ID (or any capture id) as a store position; null when it is not a capture id. */
 export function cursorOf(id: string): PageCursor | null {
-  if (!CAPTURE_ID.test(id)) return null;
+  if (!isCaptureId(id)) return null;
   return { receivedAt: idTime(id), id };
 }
 
@@ -58,11 +58,12 @@ function recordId(json: Uint8Array): string | null {
   const end = LEAD.length + ID_LENGTH;
   if (json.length > end && json[end] === QUOTE && LEAD.every((b, i) => json[i] === b)) {
     const id = decoder.decode(json.subarray(LEAD.length, end));
-    if (CAPTURE_ID.test(id)) return id;
+    if (isCaptureId(id)) return id;
   }
   try {
     const value: unknown = JSON.parse(decoder.decode(json));
-    if (typeof value === 'object' && value !== null && 'id' in value && typeof value.id === 'string' && CAPTURE_ID.test(value.id)) {
+    if (isRecord(value) && typeof value.id === 'string' && isCaptureId(value.id)) {
+
       return value.id;
     }
   } catch {

@@ -1,13 +1,16 @@
 /**
  * The stream node's registry of live clients: one bus subscription per endpoint however many
- * clients watch it, dropped when its last client leaves. One keepalive timer and one expiry timer
- * serve every client, so an idle connection costs no timer of its own.
+ * clients watch it, kept `resumeMs` after its last client leaves (with the frames delivered
+ * meanwhile, so a client reconnecting within it resumes exactly: ./recent.ts), then dropped. One
+ * keepalive timer and one expiry timer serve every client, so an idle connection costs no timer of
+ * its own.
  */
 import { AppError } from '../../errors';
 import { refOf, splitBatch } from '../../bus/capture-batch';
 import { subjects, type Bus } from '../../bus/types';
 import type { Capture } from '../../model/capture';
 import { frameFromCapture, frameFromJson, type EventFrame } from './frames';
+import { RecentFrames } from './recent';
 
 /** What the hub drives; SseConnection implements it. */
 export interface StreamClient {
@@ -22,6 +25,13 @@ export interface HubOptions {
   pingMs: number;
   /** A client is ended this long after it joined (STREAM_MAX_MS). */
   maxMs: number;
+  /**
+   * How long an endpoint's subscription and its recent frames outlive its last client
+   * (STREAM_RESUME_MS); 0 drops them at once, and every resume reads the store.
+   */
+  resumeMs?: number;
+  /** Recent frames kept per endpoint, at most (STREAM_CLIENT_BUFFER). */
+  clientBuffer?: number;
   /** How long a join waits for the bus to confirm a new subscription before answering 503. */
   subscribeTimeoutMs?: number;
   /**
@@ -40,6 +50,10 @@ interface Topic {
   /** Settles once the bus has confirmed the subscription. */
   ready: Promise<void>;
   unsubscribe: () => void;
+  /** Every frame delivered on this topic within the resume window, in delivery order. */
+  recent: RecentFrames;
+  /** Armed while nobody watches: drops the topic unless a client joins first. */
+  idleTimer: ReturnType<typeof setTimeout> | null;
 }
 
 export class StreamHub {
@@ -65,6 +79,8 @@ export class StreamHub {
   async join(endpointId: string, client: StreamClient): Promise<() => void> {
     if (this.closed) throw new AppError('unavailable', 'this node is shutting down', { 'retry-after': '1' });
     const topic = this.topics.get(endpointId) ?? this.open(endpointId);
+    if (topic.idleTimer !== null) clearTimeout(topic.idleTimer);
+    topic.idleTimer = null;
     topic.clients.add(client);
     this.deadlines.set(client, Date.now() + this.opts.maxMs);
     this.startTimers();
@@ -77,14 +93,28 @@ export class StreamHub {
     try {
       await topic.ready;
     } catch (err) {
-      leave();
+      joined = false;
+      // A subscription the bus never confirmed is not kept for resumes: the next join tries afresh.
+      this.leave(endpointId, topic, client, false);
       throw err;
     }
     return leave;
   }
 
-  stats(): { topics: number; clients: number } {
-    return { topics: this.topics.size, clients: this.deadlines.size };
+  /**
+   * For a client resuming after `lastEventId`: the frames this node delivered on the endpoint after
+   * that one, or null when it does not have that one (then the capture store is read). Call right
+   * after `join` resolves: from then on new frames reach the client itself.
+   */
+  framesAfter(endpointId: string, lastEventId: string): EventFrame[] | null {
+    return this.topics.get(endpointId)?.recent.after(lastEventId, Date.now()) ?? null;
+  }
+
+  /** `topics`: endpoints watched by at least one client; `idle`: subscriptions kept for resumes. */
+  stats(): { topics: number; clients: number; idle: number } {
+    let idle = 0;
+    for (const t of this.topics.values()) if (t.clients.size === 0) idle++;
+    return { topics: this.topics.size - idle, clients: this.deadlines.size, idle };
   }
 
   /** Ends every stream (shutdown); clients reconnect to another node. */
@@ -92,7 +122,10 @@ export class StreamHub {
     this.closed = true;
     for (const client of [...this.deadlines.keys()]) client.end('shutdown');
     // Clients normally leave as they end; make sure nothing stays subscribed or armed.
-    for (const t of this.topics.values()) t.unsubscribe();
+    for (const t of this.topics.values()) {
+      if (t.idleTimer !== null) clearTimeout(t.idleTimer);
+      t.unsubscribe();
+    }
     this.topics.clear();
     this.deadlines.clear();
     this.stopTimers();
@@ -100,38 +133,45 @@ export class StreamHub {
 
   private open(endpointId: string): Topic {
     const clients = new Set<StreamClient>();
+    const recent = new RecentFrames(this.opts.resumeMs ? (this.opts.clientBuffer ?? 1_000) : 0, this.opts.resumeMs ?? 0);
+    const deliver = (frame: EventFrame) => {
+      recent.push(frame, Date.now());
+      for (const c of clients) c.deliver(frame);
+    };
     const unsubscribe = this.bus.subscribe(subjects.capture(endpointId), (data) => {
       // One message holds the captures of one group commit (src/bus/capture-batch.ts); each
       // becomes one frame shared by every client: no per-client parse or encode.
       for (const line of splitBatch(data)) {
         const ref = refOf(line);
         if (ref !== null) {
-          this.deliverFromStore(endpointId, ref, clients);
+          this.deliverFromStore(endpointId, ref, deliver);
           continue;
         }
         const frame = frameFromJson(line);
-        if (frame === null) continue;
-        for (const c of clients) c.deliver(frame);
+        if (frame !== null) deliver(frame);
       }
     });
-    const topic: Topic = { clients, unsubscribe, ready: this.confirm() };
+    const topic: Topic = { clients, unsubscribe, ready: this.confirm(), recent, idleTimer: null };
     // A join that fails leaves; nobody else awaits a rejection after that, so silence it here.
     topic.ready.catch(() => {});
     this.topics.set(endpointId, topic);
     return topic;
   }
 
-  /** A capture too large for the bus, delivered to whoever still watches once it is stored. */
-  private deliverFromStore(endpointId: string, id: string, clients: Set<StreamClient>): void {
+  /**
+   * A capture too large for the bus, delivered once it is stored to whoever still watches (or to
+   * the recent frames, while the topic waits for a client to resume).
+   */
+  private deliverFromStore(endpointId: string, id: string, deliver: (frame: EventFrame) => void): void {
     const load = this.opts.loadCapture;
     if (load === undefined) return;
+    const topic = this.topics.get(endpointId);
     void (async () => {
-      for (let waited = 0; waited < REF_WAIT_MS && !this.closed && clients.size > 0; waited += REF_POLL_MS) {
+      for (let waited = 0; waited < REF_WAIT_MS && !this.closed && this.topics.get(endpointId) === topic; waited += REF_POLL_MS) {
         await Bun.sleep(REF_POLL_MS);
         const capture = await load(endpointId, id).catch(() => null);
         if (capture !== null) {
-          const frame = frameFromCapture(capture);
-          for (const c of clients) c.deliver(frame);
+          deliver(frameFromCapture(capture));
           return;
         }
       }
@@ -148,12 +188,18 @@ export class StreamHub {
     return Promise.race([this.bus.flush(), timeout]).finally(() => clearTimeout(timer));
   }
 
-  private leave(endpointId: string, topic: Topic, client: StreamClient): void {
+  private leave(endpointId: string, topic: Topic, client: StreamClient, keepForResume = true): void {
     topic.clients.delete(client);
     this.deadlines.delete(client);
     if (topic.clients.size === 0 && this.topics.get(endpointId) === topic) {
-      topic.unsubscribe();
-      this.topics.delete(endpointId);
+      const drop = () => {
+        if (topic.clients.size > 0 || this.topics.get(endpointId) !== topic) return;
+        topic.unsubscribe();
+        this.topics.delete(endpointId);
+      };
+      const resumeMs = this.opts.resumeMs ?? 0;
+      if (resumeMs > 0 && keepForResume && !this.closed) topic.idleTimer = setTimeout(drop, resumeMs);
+      else drop();
     }
     if (this.deadlines.size === 0) this.stopTimers();
   }

@@ -11,8 +11,9 @@ import { getReadableEndpoint, scopeOf } from '../requests';
 import { watchTeamAccess } from '../team-stream-guard';
 import { SseConnection, type EndReason } from './connection';
 import { isExpired, watchEndpoint, type EndpointWatch } from './endpoint-guard';
-import { cursorOf, frameFromCapture, OPENED } from './frames';
+import { cursorOf, frameFromCapture, OPENED, type EventFrame } from './frames';
 import type { StreamHub } from './hub';
+import { errorMessage } from '../../unknown';
 
 /** Rows per catch-up read. */
 const CATCH_UP_PAGE = 500;
@@ -31,6 +32,8 @@ export interface OpenStreamInput {
   signal: AbortSignal;
   /** See ConnectionOptions.onServerEnd. */
   onServerEnd?: (reason: EndReason) => void;
+  /** Called once when the stream ends, whoever ends it (releases a stream slot). */
+  onEnd?: (reason: EndReason) => void;
 }
 
 export async function openStream(ctx: Ctx, hub: StreamHub, input: OpenStreamInput): Promise<ReadableStream<Uint8Array>> {
@@ -61,6 +64,7 @@ async function start(ctx: Ctx, hub: StreamHub, input: OpenStreamInput, lifecycle
   const subscribedAt = Date.now();
   conn.onEnd(leave);
   conn.onEnd(lifecycle.cancel);
+  if (input.onEnd) conn.onEnd(input.onEnd);
   // Deleted or expired, on any node: the stream ends with a final `event: end`.
   lifecycle.attach(endpoint, (reason) => conn.end(reason));
   // A viewer reading through a team loses the stream the moment that access ends, on any node.
@@ -70,12 +74,16 @@ async function start(ctx: Ctx, hub: StreamHub, input: OpenStreamInput, lifecycle
   input.signal.addEventListener('abort', () => conn.end('client'), { once: true });
   if (input.signal.aborted) conn.end('client');
   conn.push(OPENED);
+  // Back on the node it left within STREAM_RESUME_MS: resume from what this node delivered.
+  const recent = after !== null ? hub.framesAfter(endpoint.id, after.id) : null;
   if (after !== null) {
     const settleMs = ctx.config.shipMaxAgeMs + SHIP_INSERT_MARGIN_MS;
     // The closures below live as long as the stream: they capture the id, not the whole row.
     const endpointId = endpoint.id;
-    catchUp(ctx, conn, scope, after, subscribedAt + settleMs, settleMs).catch((err: unknown) => {
-      log.warn('stream catch-up failed', { endpointId, error: err instanceof Error ? err.message : String(err) });
+    const sending =
+      recent !== null ? resume(ctx, conn, scope, after, recent, settleMs) : catchUp(ctx, conn, scope, after, subscribedAt + settleMs, settleMs);
+    sending.catch((err: unknown) => {
+      log.warn('stream catch-up failed', { endpointId, error: errorMessage(err) });
       conn.end('error');
     });
   }
@@ -88,6 +96,30 @@ function parseLastEventId(raw: string | null): PageCursor | null {
   const cursor = cursorOf(id);
   if (cursor === null) throw new AppError('validation', 'Last-Event-ID must be a capture id (req_…) this stream sent');
   return cursor;
+}
+
+/**
+ * Sends the frames this node delivered after the client's last event, in the order it delivered
+ * them, then the live events held meanwhile that are not among them. Nothing is read from the
+ * store: arrival order, not store order, is what the client's Last-Event-ID points into.
+ */
+async function resume(ctx: Ctx, conn: SseConnection, scope: EndpointScope, after: PageCursor, frames: EventFrame[], settleMs: number): Promise<void> {
+  let last = after;
+  const send = async (batch: EventFrame[]) => {
+    for (const f of batch) {
+      if (conn.isEnded) return;
+      // Cleared since it was delivered: the watermark hides it, as the store read would.
+      if (f.receivedAt > scope.since) await conn.replay(f);
+      last = f;
+    }
+  };
+  await send(frames);
+  // Then what arrived meanwhile, at the client's pace, until nothing is left to hold.
+  for (let held = conn.takeHeld(); held.length > 0 && !conn.isEnded; held = conn.takeHeld()) await send(held);
+  // Live events came faster than the client took these and some were forgotten: read them back
+  // from the store, as a catch-up does.
+  if (conn.restartHolding()) return catchUp(ctx, conn, scope, last, Date.now() + settleMs, settleMs);
+  conn.goLive(null);
 }
 
 /**

@@ -1,0 +1,16 @@
+/** The `/healthz` report: what this node runs on and how its background parts are doing. */
+import type { Role } from './config';
+import type { NotifierStats } from './engine/notifier';
+
+export interface Health {
+  ok: boolean;
+  roles: Role[];
+  backends: { state: string; captures: string; bus: string };
+  /** Receiver nodes: captures acknowledged but not yet stored, and the worker's counters. */
+  shipper: { backlog: number; shipped: number; failures: number } | null;
+  notifications: NotifierStats | null;
+  /** Stream nodes: watched endpoints, open clients, and endpoints kept subscribed for a resume. */
+  stream: { topics: number; clients: number; idle: number } | null;
+  /** Receiver nodes: unknown slugs remembered (so a 404 flood skips Postgres) and their estimated bytes. */
+  unknownSlugs: { entries: number; bytes: number } | null;
+}
