@@ -135,29 +135,48 @@ function hasHeader(path: string): boolean {
   }
 }
 
+export interface FrameWalk {
+  /** Offset just past the last frame handed to `each`. */
+  at: number;
+  /**
+   * Why the walk stopped: `max` frames were read; `more` bytes are needed (the data ends inside
+   * a frame); or the frames `end` here (checked walks only: an empty frame, a checksum that does
+   * not match, or a frame that would pass `limit`).
+   */
+  stop: 'max' | 'more' | 'end';
+}
+
 /**
- * Calls `each` for every intact frame from `start`; returns the offset where intact data ends.
- * A frame is intact when it fits, is not empty and its checksum (seeded) matches.
+ * The one parser of the frame format: calls `each` for every whole frame in `data` from `start`.
+ * With a `seed`, frames are checked (not empty, within `limit`, checksum seeded with the segment
+ * number); without one (the part of the live segment known to be durable) they are trusted.
  */
-export function scanFrames(
+export function walkFrames(
   data: Uint8Array,
   start: number,
-  seed: number,
-  each?: (payload: Uint8Array, end: number) => void,
-): number {
+  opts: { seed: number | null; limit: number; max: number },
+  each: (payload: Uint8Array, end: number) => void,
+): FrameWalk {
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const checked = opts.seed !== null;
   let at = start;
-  while (at + FRAME_HEADER <= data.length) {
+  for (let n = 0; n < opts.max; n++) {
+    if (at + FRAME_HEADER > data.length) return { at, stop: checked && at + FRAME_HEADER > opts.limit ? 'end' : 'more' };
     const len = view.getUint32(at, true);
-    const crc = view.getUint32(at + 4, true);
     const end = at + FRAME_HEADER + len;
-    if (len === 0 || end > data.length) break;
+    if (checked && (len === 0 || end > opts.limit)) return { at, stop: 'end' };
+    if (end > data.length) return { at, stop: 'more' };
     const payload = data.subarray(at + FRAME_HEADER, end);
-    if (frameChecksum(payload, seed) !== crc) break;
-    each?.(payload, end);
+    if (opts.seed !== null && frameChecksum(payload, opts.seed) !== view.getUint32(at + 4, true)) return { at, stop: 'end' };
+    each(payload, end);
     at = end;
   }
-  return at;
+  return { at, stop: 'max' };
+}
+
+/** Checks a whole segment's frames from `start`; returns the offset where intact data ends. */
+export function scanFrames(data: Uint8Array, start: number, seed: number, each: (payload: Uint8Array, end: number) => void = () => {}): number {
+  return walkFrames(data, start, { seed, limit: data.length, max: Number.POSITIVE_INFINITY }, each).at;
 }
 
 function syncDir(dir: string): void {

@@ -4,13 +4,15 @@
  * captured request, so it does only what the acknowledgement needs.
  */
 import { AppError } from '../errors';
-import { captureId } from '../ids';
+import { captureId, isSlug } from '../ids';
 import type { Capture } from '../model/capture';
 import type { Bus } from '../bus/types';
+import type { MockResponse } from '../stores/state/schema';
 import type { SlugActors, EndpointSnapshot } from './actors';
 import type { CaptureLog } from './capture-log';
 import { LivePublisher } from './live-publisher';
 import { detectProvider } from './providers';
+import { mockHeaderRefusal, RECEIVER_SECURITY_HEADERS } from './receiver-headers';
 import type { Shipper } from './shipper';
 import { verifySignature } from './signing';
 
@@ -74,7 +76,9 @@ export interface CaptureEngineDeps {
 
 const UNDETECTED = { provider: '', event: '' };
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM keeps a leading byte-order mark in the text: a decoder strips it by default, and the
+// stored body must be exactly the bytes sent (size counts the BOM's three bytes).
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
 /** Decodes UTF-8 strictly; anything else is kept byte for byte as base64. */
@@ -98,8 +102,24 @@ export function headersObject(h: Headers): Record<string, string> {
   return out as Record<string, string>;
 }
 
+/**
+ * Our own `session` cookie (http/auth.ts) as a browser sends it to a receiver on the API's host: a
+ * link to someone's /w/<slug> would otherwise hand them the visitor's session in the capture.
+ */
+const SESSION_PAIR = /(^|;\s*)session=ses_[^;]*/g;
+
+/** The cookie header with the value of our session cookie replaced; other cookies are kept as sent. */
+export function redactSessionCookie(cookie: string): string {
+  return cookie.includes('ses_') ? cookie.replace(SESSION_PAIR, '$1session=[redacted]') : cookie;
+}
+
+/**
+ * Query parameters as sent. The map has no prototype, so `toString`, `constructor` or `__proto__`
+ * are keys like any other rather than inherited members (which once turned `?toString=x` into a
+ * record no read could load).
+ */
 export function parseQuery(query: string): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  const out: Record<string, string | string[]> = Object.create(null);
   if (!query) return out;
   for (const [k, v] of new URLSearchParams(query)) {
     const prev = out[k];
@@ -121,6 +141,8 @@ export class CaptureEngine {
 
   async capture(req: IncomingRequest): Promise<CaptureResponse> {
     const { actors, log, shipper } = this.deps;
+    // A slug that cannot exist is not looked up, nor remembered as missing.
+    if (!isSlug(req.slug)) throw new AppError('not_found', 'no endpoint with this slug');
     const found = actors.get(req.slug);
     const endpoint = found instanceof Promise ? await found : found;
     if (!endpoint || (endpoint.expiresAt !== null && endpoint.expiresAt <= Date.now())) {
@@ -143,6 +165,8 @@ export class CaptureEngine {
   private record(endpoint: EndpointSnapshot, req: IncomingRequest): Capture {
     const receivedAt = Date.now();
     const headers = headersObject(req.headers);
+    const cookie = headers.cookie;
+    if (cookie !== undefined) headers.cookie = redactSessionCookie(cookie);
     const { body, bodyEncoding } = decodeBody(req.body);
     const queryParams = parseQuery(req.query);
     const contentType = headers['content-type'] ?? '';
@@ -162,6 +186,8 @@ export class CaptureEngine {
       receivedAt,
       detectedProvider: detected.provider,
       detectedEvent: detected.event,
+      // Known before the append, so the record says what the sender was answered (HAR exports show it).
+      responseStatus: endpoint.mockResponse?.status ?? 200,
     };
     if (endpoint.signing) {
       const url = `${req.publicBase}/w/${req.slug}${req.path === '/' ? '' : req.path}${req.query ? `?${req.query}` : ''}`;
@@ -174,12 +200,39 @@ export class CaptureEngine {
   }
 }
 
+/**
+ * A mock's headers with the receiver's security headers, built once per snapshot (the snapshot's
+ * mock object is kept until the endpoint changes). Headers a mock may no longer set (stored before
+ * the refuse-list, or not sendable) are dropped rather than failing every capture.
+ */
+const mockHeaders = new WeakMap<MockResponse, Readonly<Record<string, string>>>();
+
+function mockHeadersOf(mock: MockResponse): Readonly<Record<string, string>> {
+  let headers = mockHeaders.get(mock);
+  if (!headers) {
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(mock.headers ?? {})) {
+      const lower = name.toLowerCase();
+      if (typeof value === 'string' && mockHeaderRefusal(lower, value) === null) out[lower] = value;
+    }
+    headers = Object.freeze(Object.assign(out, RECEIVER_SECURITY_HEADERS));
+    mockHeaders.set(mock, headers);
+  }
+  return headers;
+}
+
 function respond(endpoint: EndpointSnapshot, id: string): CaptureResponse {
   const mock = endpoint.mockResponse;
-  if (mock) return { status: mock.status, headers: { ...mock.headers, 'x-request-id': id }, body: mock.body };
+  if (mock) return { status: mock.status, headers: { ...mockHeadersOf(mock), 'x-request-id': id }, body: mock.body };
   return {
     status: 200,
-    headers: { 'content-type': 'application/json', 'x-request-id': id },
+    // Literal keys: one object per capture, as before the two security headers were added.
+    headers: {
+      'content-type': 'application/json',
+      'x-request-id': id,
+      'content-security-policy': RECEIVER_SECURITY_HEADERS['content-security-policy'],
+      'x-content-type-options': RECEIVER_SECURITY_HEADERS['x-content-type-options'],
+    },
     body: `{"ok":true,"id":"${id}"}`,
   };
 }

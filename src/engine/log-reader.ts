@@ -8,7 +8,7 @@
  */
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { FRAME_HEADER, frameChecksum, layoutOfFd, listSegments, segmentName, type LogPosition, type SegmentLayout } from './capture-log';
+import { layoutOfFd, listSegments, segmentName, walkFrames, type LogPosition, type SegmentLayout } from './capture-log';
 
 export interface ReadFrame {
   payload: Uint8Array;
@@ -68,36 +68,15 @@ export class LogReader {
     for (;;) {
       const chunk = new Uint8Array(want);
       const data = chunk.subarray(0, readSync(fd, chunk, 0, want, offset));
-      const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-      let at = 0;
-      let ended = false;
-      while (out.length < max) {
-        if (at + FRAME_HEADER > data.length) {
-          // Not even a frame header left before the end of the file.
-          ended = validate && offset + at + FRAME_HEADER > limit;
-          break;
-        }
-        const len = view.getUint32(at, true);
-        const end = at + FRAME_HEADER + len;
-        if (validate && (len === 0 || offset + end > limit)) {
-          ended = true;
-          break;
-        }
-        if (end > data.length) break; // the frame continues past this chunk
-        const payload = data.subarray(at + FRAME_HEADER, end);
-        if (validate && frameChecksum(payload, this.layout.seed) !== view.getUint32(at + 4, true)) {
-          ended = true;
-          break;
-        }
-        out.push({ payload, end: { segment, offset: offset + end } });
-        at = end;
-      }
-      if (!ended && at === 0 && out.length < max && data.length === want && want < limit - offset) {
+      const { at, stop } = walkFrames(data, 0, { seed: validate ? this.layout.seed : null, limit: limit - offset, max: max - out.length }, (payload, end) =>
+        out.push({ payload, end: { segment, offset: offset + end } }),
+      );
+      if (stop === 'more' && at === 0 && data.length === want && want < limit - offset) {
         want = Math.min(limit - offset, want * 2); // one frame larger than the chunk
         continue;
       }
       this.pos = { segment, offset: offset + at };
-      return ended;
+      return stop === 'end';
     }
   }
 

@@ -10,6 +10,7 @@ import type { CaptureStore } from '../stores/captures/types';
 import { readCheckpoint, writeCheckpoint, type LogPosition } from './capture-log';
 import { before, LogReader } from './log-reader';
 import type { FromWorker, ToWorker } from './shipper-protocol';
+import { errorMessage } from '../unknown';
 
 declare const self: Worker;
 
@@ -61,7 +62,7 @@ async function pump(): Promise<void> {
         await store.insert(pending, { dedupe: pendingReplayed });
       } catch (err) {
         failures++;
-        post({ type: 'warn', message: String(err), rows: pending.length });
+        post({ type: 'warn', message: errorMessage(err), rows: pending.length });
         // The captures stay in the log; retry the same batch with backoff.
         await Bun.sleep(Math.min(5_000, 100 * 2 ** Math.min(failures, 6)));
         continue;

@@ -15,8 +15,10 @@
  * next read (at most one interval). Exact cross-node admission would put a Postgres round-trip
  * in front of every capture; a quota is a billing boundary, not a security one.
  *
- * Sandbox endpoints (no owning account) are not counted: the agent sandbox has its own caps
- * (endpoints per key, expiry).
+ * Sandbox endpoints (no owning account: an unclaimed agent key's) are counted apart, per key,
+ * against the sandbox quota (SANDBOX_MAX_CAPTURES a month). That count is this node's alone and
+ * kept in memory: N receiver nodes admit up to N times the quota, and a restart starts it again —
+ * a bound on free anonymous storage, not a billing figure (docs/security.md).
  */
 import { AppError } from '../errors';
 import { log } from '../log';
@@ -24,6 +26,7 @@ import type { Capture } from '../model/capture';
 import { resolvePlan, secondsUntil, usagePeriod, type UsagePeriod } from '../model/usage';
 import type { EndpointSnapshot } from './actors';
 import type { CaptureHooks } from './capture';
+import { errorMessage } from '../unknown';
 
 /** Where counts are kept (Postgres): see stores/state/usage.ts. */
 export interface UsageStore {
@@ -41,7 +44,12 @@ export interface UsageMeterOptions {
   idleMs?: number;
   /** Accounts per statement, so one statement never carries an unbounded parameter list. */
   batchSize?: number;
+  /** Captures a month one agent key's sandbox endpoints may make, per node; undefined = no cap. */
+  sandboxLimit?: number;
 }
+
+/** Whose sandbox an endpoint without an account belongs to. */
+const sandboxOwner = (endpoint: EndpointSnapshot): string => endpoint.ownerKeyId ?? endpoint.id;
 
 interface Account {
   /** Start of the period the counts below belong to. */
@@ -65,6 +73,8 @@ interface Leftover {
 
 export class UsageMeter implements CaptureHooks {
   private readonly accounts = new Map<string, Account>();
+  /** Sandbox captures per agent key in the current period (this node only). */
+  private readonly sandbox = new Map<string, { period: number; count: number }>();
   /** Counts of an earlier period still to be written (a month rolled over before they were). */
   private leftovers: Leftover[] = [];
   private period: UsagePeriod = usagePeriod(Date.now());
@@ -80,7 +90,7 @@ export class UsageMeter implements CaptureHooks {
   }
 
   admit(endpoint: EndpointSnapshot): AppError | null {
-    if (endpoint.userId === null) return null;
+    if (endpoint.userId === null) return this.admitSandbox(endpoint);
     const now = Date.now();
     const a = this.account(endpoint.userId, now);
     if (a.stored + a.inFlight + a.unsent < a.limit) return null;
@@ -93,8 +103,34 @@ export class UsageMeter implements CaptureHooks {
   }
 
   captured(capture: Capture, endpoint: EndpointSnapshot): void {
-    if (endpoint.userId === null) return;
+    if (endpoint.userId === null) {
+      if (this.opts.sandboxLimit !== undefined) this.sandboxCount(sandboxOwner(endpoint), capture.receivedAt).count += 1;
+      return;
+    }
     this.account(endpoint.userId, capture.receivedAt).unsent += 1;
+  }
+
+  private admitSandbox(endpoint: EndpointSnapshot): AppError | null {
+    const limit = this.opts.sandboxLimit;
+    if (limit === undefined) return null;
+    const now = Date.now();
+    if (this.sandboxCount(sandboxOwner(endpoint), now).count < limit) return null;
+    const resets = this.period.end;
+    return new AppError(
+      'quota_exceeded',
+      `this agent key's sandbox has used its ${limit} captures for the month; nothing was stored. Claim the key to use an account's plan, or wait until ${new Date(resets).toISOString()}`,
+      { 'retry-after': String(secondsUntil(resets, now)) },
+    );
+  }
+
+  private sandboxCount(owner: string, now: number): { period: number; count: number } {
+    const period = this.currentPeriod(now).start;
+    let c = this.sandbox.get(owner);
+    if (!c || c.period !== period) {
+      c = { period, count: 0 };
+      this.sandbox.set(owner, c);
+    }
+    return c;
   }
 
   /** Flushes and refreshes every `flushMs`, one pass at a time, until `stop`. */
@@ -102,7 +138,7 @@ export class UsageMeter implements CaptureHooks {
     if (this.stopped || this.timer) return;
     this.timer = setTimeout(() => {
       this.ticking = this.tick()
-        .catch((err: unknown) => log.warn('usage flush failed', { error: String(err) }))
+        .catch((err: unknown) => log.warn('usage flush failed', { error: errorMessage(err) }))
         .finally(() => {
           this.ticking = null;
           this.timer = null;
@@ -183,7 +219,7 @@ export class UsageMeter implements CaptureHooks {
       try {
         totals = await this.opts.store.add(period, deltas);
       } catch (err) {
-        log.warn('usage flush failed; will retry', { accounts: deltas.size, error: String(err) });
+        log.warn('usage flush failed; will retry', { accounts: deltas.size, error: errorMessage(err) });
       }
       for (const [id, delta] of deltas) {
         const a = this.accounts.get(id);
@@ -213,7 +249,7 @@ export class UsageMeter implements CaptureHooks {
           await this.opts.store.add(periodStart, new Map(part));
         } catch (err) {
           for (const [userId, delta] of part) this.leftovers.push({ userId, periodStart, delta });
-          log.warn('usage flush of an earlier month failed; will retry', { error: String(err) });
+          log.warn('usage flush of an earlier month failed; will retry', { error: errorMessage(err) });
         }
       }
     }
@@ -246,6 +282,8 @@ export class UsageMeter implements CaptureHooks {
     for (const [id, a] of this.accounts) {
       if (now - a.seenAt > this.idleMs && a.unsent === 0 && a.inFlight === 0) this.accounts.delete(id);
     }
+    const period = this.currentPeriod(now).start;
+    for (const [owner, c] of this.sandbox) if (c.period !== period) this.sandbox.delete(owner);
   }
 }
 

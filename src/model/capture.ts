@@ -1,4 +1,14 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/**
+ * A map of names a stranger chose (headers, query parameters) to values. Same JSON Schema as
+ * Type.Record, written as an object with additionalProperties because Elysia's response cleaner
+ * copies a Record key by key into a plain object, where a key named `__proto__` is lost; an
+ * object with additionalProperties is copied whole, every key kept.
+ */
+function nameMap<T extends TSchema>(value: T, options: { description?: string } = {}) {
+  return Type.Unsafe<Record<string, Static<T>>>(Type.Object({}, { ...options, additionalProperties: value }));
+}
 
 /**
  * A captured request as clients see it (SPEC 2.4). Defined once: the capture log, both capture
@@ -10,12 +20,12 @@ export const CaptureRecord = Type.Object(
     endpointId: Type.String(),
     method: Type.String(),
     path: Type.String({ description: 'Path received after the slug, "/" when none' }),
-    headers: Type.Record(Type.String(), Type.String(), { description: 'Header names lower-cased' }),
+    headers: nameMap(Type.String(), { description: 'Header names lower-cased' }),
     body: Type.String({ description: 'Raw body; base64 when bodyEncoding is "base64"' }),
     bodyEncoding: Type.Union([Type.Literal('utf8'), Type.Literal('base64')], {
       description: '"base64" when the body was not valid UTF-8, so it is kept byte for byte',
     }),
-    queryParams: Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())])),
+    queryParams: nameMap(Type.Union([Type.String(), Type.Array(Type.String())]), { description: 'Repeated names become arrays' }),
     contentType: Type.String(),
     ip: Type.String(),
     size: Type.Number({ description: 'Body size in bytes' }),
@@ -25,6 +35,11 @@ export const CaptureRecord = Type.Object(
     signatureVerified: Type.Optional(Type.Boolean()),
     signatureError: Type.Optional(Type.Union([Type.String(), Type.Null()])),
     signingProvider: Type.Optional(Type.String()),
+    responseStatus: Type.Optional(
+      Type.Integer({
+        description: 'HTTP status the sender was answered (the mock response\'s, or 200); absent on captures stored before it was recorded',
+      }),
+    ),
   },
   { $id: 'RequestRecord' },
 );

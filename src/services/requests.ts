@@ -1,11 +1,13 @@
 /** Captured requests of the caller's endpoints: list, page, get one, clear. */
 import { AppError } from '../errors';
+import { isCaptureId } from '../ids';
 import type { Capture } from '../model/capture';
-import type { EndpointScope, PageCursor } from '../stores/captures/types';
+import type { EndpointScope } from '../stores/captures/types';
 import * as endpointStore from '../stores/state/endpoints';
 import type { EndpointRow, UserRow } from '../stores/state/schema';
 import * as teamStore from '../stores/state/teams';
 import type { Ctx } from './context';
+import { decodeCursor, encodeCursor } from './cursors';
 import { getOwnEndpoint } from './endpoints';
 
 /**
@@ -31,21 +33,6 @@ export function clampLimit(ctx: Ctx, limit: number | undefined): number {
   return Math.min(limit, ctx.config.listMaxLimit);
 }
 
-export function encodeCursor(c: PageCursor): string {
-  return Buffer.from(`${c.receivedAt}.${c.id}`).toString('base64url');
-}
-
-export function decodeCursor(raw: string): PageCursor {
-  const text = Buffer.from(raw, 'base64url').toString('utf8');
-  const dot = text.indexOf('.');
-  const receivedAt = Number(text.slice(0, dot));
-  const id = text.slice(dot + 1);
-  if (dot < 1 || !Number.isSafeInteger(receivedAt) || !/^req_[0-9A-Z]{26}$/.test(id)) {
-    throw new AppError('validation', 'cursor is not one this API returned');
-  }
-  return { receivedAt, id };
-}
-
 export async function listRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number): Promise<Capture[]> {
   const ep = await getReadableEndpoint(ctx, user, slug);
   return ctx.captures.list(scopeOf(ep), clampLimit(ctx, limit));
@@ -54,23 +41,28 @@ export async function listRequests(ctx: Ctx, user: UserRow, slug: string, limit?
 export async function pageRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number, cursor?: string) {
   const ep = await getReadableEndpoint(ctx, user, slug);
   const n = clampLimit(ctx, limit);
-  const before = cursor ? decodeCursor(cursor) : undefined;
+  const before = cursor ? await decodeCursor(ctx, ep.id, cursor) : undefined;
   // One extra row tells whether another page exists without a count.
   const rows = await ctx.captures.list(scopeOf(ep), n + 1, before);
   const items = rows.slice(0, n);
   const last = items.at(-1);
   const hasMore = rows.length > n;
-  return { items, cursor: hasMore && last ? encodeCursor(last) : null, hasMore };
+  return { items, cursor: hasMore && last ? await encodeCursor(ctx, ep.id, last) : null, hasMore };
 }
 
 /** Endpoints whose captures this user may read: own, and shared with the user's active teams. */
-export async function visibleScopes(ctx: Ctx, user: UserRow): Promise<EndpointScope[]> {
+export async function readableEndpoints(ctx: Ctx, user: UserRow): Promise<EndpointRow[]> {
   const [own, shared] = await Promise.all([endpointStore.listUserEndpoints(ctx.db, user.id), teamStore.listSharedWithUser(ctx.db, user.id)]);
-  return [...own, ...shared].map(scopeOf);
+  return [...own, ...shared];
+}
+
+/** The scopes of readableEndpoints, each with its clear watermark. */
+export async function visibleScopes(ctx: Ctx, user: UserRow): Promise<EndpointScope[]> {
+  return (await readableEndpoints(ctx, user)).map(scopeOf);
 }
 
 export async function getRequest(ctx: Ctx, user: UserRow, id: string): Promise<Capture> {
-  if (!/^req_[0-9A-Z]{26}$/.test(id)) throw new AppError('not_found', 'request not found');
+  if (!isCaptureId(id)) throw new AppError('not_found', 'request not found');
   const found = await ctx.captures.get(id, await visibleScopes(ctx, user));
   if (!found) throw new AppError('not_found', 'request not found');
   return found;

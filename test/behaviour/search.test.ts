@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { call, eventually, newAccount } from '../support/client';
+import { call, eventually, newAccount, type ErrorFields } from '../support/client';
 import { describeBackends } from '../support/suite';
 
 interface Rec {
@@ -213,7 +213,7 @@ describeBackends(
     test('a parameter given twice is a 400 naming it', async () => {
       const { key } = await newAccount(h.url);
       for (const path of ['/api/search/requests?order=asc&order=desc', '/api/search/requests/count?q=a&q=b']) {
-        const r = await call(h.url, 'GET', path, { token: key });
+        const r = await call<ErrorFields>(h.url, 'GET', path, { token: key });
         expect(r.status).toBe(400);
         expect(String(r.body.error)).toMatch(/^(order|q)\b/);
       }

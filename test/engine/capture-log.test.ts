@@ -2,7 +2,7 @@ import { afterEach, expect, test } from 'bun:test';
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CaptureLog, readCheckpoint, writeCheckpoint, type LogPosition } from '../../src/engine/capture-log';
+import { CaptureLog, frameChecksum, readCheckpoint, scanFrames, walkFrames, writeCheckpoint, type LogPosition } from '../../src/engine/capture-log';
 import { LogReader } from '../../src/engine/log-reader';
 
 const dirs: string[] = [];
@@ -88,6 +88,55 @@ test('a reader stops at the durable end and resumes from there', async () => {
   expect(reader.read(lastEnd, 100)).toEqual([]);
   reader.close();
   await log.close();
+});
+
+test('one frame parser: whole frames, where more bytes are needed, and where checked frames end', () => {
+  const frame = (text: string, seed: number, crc = frameChecksum(enc(text), seed)) => {
+    const out = new Uint8Array(8 + text.length);
+    const view = new DataView(out.buffer);
+    view.setUint32(0, text.length, true);
+    view.setUint32(4, crc, true);
+    out.set(enc(text), 8);
+    return out;
+  };
+  const join = (...parts: Uint8Array[]) => Uint8Array.from(parts.flatMap((p) => [...p]));
+  const walk = (data: Uint8Array, seed: number | null, max = 10, limit = data.length) => {
+    const seen: string[] = [];
+    const result = walkFrames(data, 0, { seed, limit, max }, (p) => seen.push(dec(p)));
+    return { seen, ...result };
+  };
+  const two = join(frame('one', 7), frame('two', 7));
+  // Checked up to a limit that is the end of the data, the frames end there; trusted, more may come.
+  expect(walk(two, 7)).toEqual({ seen: ['one', 'two'], at: 22, stop: 'end' });
+  expect(walk(two, null)).toEqual({ seen: ['one', 'two'], at: 22, stop: 'more' });
+  expect(walk(two, 7, 1)).toEqual({ seen: ['one'], at: 11, stop: 'max' });
+  // A frame cut short: a trusted walk waits for more; a checked one whose limit is the data ends there.
+  expect(walk(two.subarray(0, 15), null)).toEqual({ seen: ['one'], at: 11, stop: 'more' });
+  expect(walk(two.subarray(0, 15), 7)).toEqual({ seen: ['one'], at: 11, stop: 'end' });
+  expect(walk(two.subarray(0, 15), 7, 10, 100)).toEqual({ seen: ['one'], at: 11, stop: 'more' });
+  // A checksum seeded with another segment's number, or a bad one, ends a checked walk only.
+  const stale = join(frame('one', 7), frame('old', 6));
+  expect(walk(stale, 7)).toEqual({ seen: ['one'], at: 11, stop: 'end' });
+  expect(walk(stale, null)).toEqual({ seen: ['one', 'old'], at: 22, stop: 'more' });
+  expect(walk(join(frame('one', 7), new Uint8Array(8)), 7)).toEqual({ seen: ['one'], at: 11, stop: 'end' });
+  expect(scanFrames(stale, 0, 7)).toBe(11);
+});
+
+test('a frame larger than the reader reads at once is read whole', async () => {
+  const dir = tmp();
+  const { log } = await CaptureLog.open(dir, 64 << 20);
+  let end: LogPosition | undefined;
+  log.onDurable = (e) => {
+    end = e;
+  };
+  const big = 'x'.repeat(5 << 20);
+  await log.append(enc('small'));
+  await log.append(enc(big));
+  await log.append(enc('after'));
+  await log.close();
+  if (!end) throw new Error('no end');
+  const read = new LogReader(dir, { segment: 0, offset: 0 }).read(end, 10).map((f) => f.payload.length);
+  expect(read).toEqual([5, big.length, 5]);
 });
 
 test('a torn tail (crash mid-write) is cut off; intact frames survive; appends continue', async () => {

@@ -16,6 +16,7 @@ import type {
   ProviderEntry,
   Source,
 } from './types';
+import { isRecord } from '../../unknown';
 
 /** Bodies larger than this are never parsed nor scanned. */
 export const BODY_CAP = 256 * 1024;
@@ -398,10 +399,8 @@ function partValue(request: RequestView, part: EventPart): string | undefined {
   if ('literal' in part) raw = part.literal;
   else if ('firstKeyOf' in part) {
     const body = request.json();
-    raw =
-      typeof body === 'object' && body !== null && !Array.isArray(body)
-        ? part.firstKeyOf.find((key) => Object.hasOwn(body, key))
-        : undefined;
+    raw = isRecord(body) ? part.firstKeyOf.find((key) => Object.hasOwn(body, key)) : undefined;
+
   } else raw = read(request, part);
 
   let text: string | undefined;

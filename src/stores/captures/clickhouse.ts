@@ -4,7 +4,7 @@ import { idTime } from '../../ids';
 import type { Capture } from '../../model/capture';
 import * as sql from './clickhouse-sql';
 import { captureToRow, metaSearchText, rowToCapture } from './row';
-import { quoteIdentifier } from './sql-quote';
+import { quoteIdentifier, quoteString } from './sql-quote';
 import type { CaptureStore, EndpointScope, PageCursor, SearchFilter, SearchPage } from './types';
 
 export interface ClickHouseCaptureStoreOptions {
@@ -45,6 +45,12 @@ async function ddlStatements(): Promise<string[]> {
     statements.push(...code.split(';').map((s) => s.trim()).filter((s) => s !== ''));
   }
   return statements;
+}
+
+/** `ALTER TABLE t ADD COLUMN name …`: the table and column it adds; null for other statements. */
+function addedColumn(statement: string): { table: string; column: string } | null {
+  const m = /^ALTER\s+TABLE\s+(\w+)\s+ADD\s+COLUMN\s+(\w+)\s/i.exec(statement);
+  return m?.[1] && m[2] ? { table: m[1], column: m[2] } : null;
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
@@ -108,6 +114,13 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
     return unique.length === 0 ? [] : rowsByKeys(unique);
   }
 
+  async function hasColumn(table: string, column: string): Promise<boolean> {
+    const rows = await select(
+      `SELECT name FROM system.columns WHERE database = ${quoteString(opts.database)} AND table = ${quoteString(table)} AND name = ${quoteString(column)}`,
+    );
+    return rows.length > 0;
+  }
+
   async function storedIds(batch: readonly Capture[]): Promise<Set<string>> {
     // Sorted by id (= time order), each chunk covers a short time range.
     const keys = batch.map(captureKey).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -126,7 +139,12 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
       } finally {
         await bootstrap.close();
       }
-      for (const statement of await ddlStatements()) await client.command({ query: statement });
+      for (const statement of await ddlStatements()) {
+        // 18.16 has no ADD COLUMN IF NOT EXISTS: a column that is there already was added before.
+        const added = addedColumn(statement);
+        if (added && (await hasColumn(added.table, added.column))) continue;
+        await client.command({ query: statement });
+      }
     },
 
     async insert(batch, insertOpts) {
@@ -161,7 +179,9 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
 
     async search(p: SearchPage) {
       if (p.scopes.length === 0) return [];
-      return page(sql.filterConditions(p), p.order, p.limit, p.offset);
+      const c = sql.filterConditions(p);
+      if (p.cursor) c.prewhere += ` AND ${p.order === 'asc' ? sql.afterCondition(p.cursor) : sql.beforeCondition(p.cursor)}`;
+      return page(c, p.order, p.limit, p.offset);
     },
 
     async count(filter: SearchFilter) {

@@ -42,6 +42,9 @@ const SCHEMA = [
   'CREATE INDEX IF NOT EXISTS captures_endpoint_time ON captures (endpoint_id, received_at, id)',
 ];
 
+/** Columns added since the first layout, in order; existing rows get the default. */
+const ADDED_COLUMNS: readonly (readonly [string, string])[] = [['response_status', 'response_status INTEGER NOT NULL DEFAULT 0']];
+
 const SELECT_COLUMNS = CAPTURE_COLUMNS.join(', ');
 const INSERT_SQL =
   `INSERT OR IGNORE INTO captures (${ROW_COLUMNS.join(', ')})` +
@@ -112,6 +115,9 @@ export function createSqliteCaptureStore(opts: SqliteCaptureStoreOptions): Captu
 
     async migrate() {
       for (const statement of SCHEMA) db.run(statement);
+      // Columns added after the table's first layout (SQLite has no ADD COLUMN IF NOT EXISTS).
+      const present = new Set(db.query<{ name: string }, []>('PRAGMA table_info(captures)').all().map((c) => c.name));
+      for (const [name, ddl] of ADDED_COLUMNS) if (!present.has(name)) db.run(`ALTER TABLE captures ADD COLUMN ${ddl}`);
     },
 
     async insert(batch) {
@@ -143,7 +149,10 @@ export function createSqliteCaptureStore(opts: SqliteCaptureStoreOptions): Captu
 
     async search(p: SearchPage) {
       if (p.scopes.length === 0) return [];
-      return page(filterClause(p), p.order, p.limit, p.offset);
+      const where = p.cursor
+        ? and(filterClause(p), { sql: `(received_at, id) ${p.order === 'asc' ? '>' : '<'} (?, ?)`, params: [p.cursor.receivedAt, p.cursor.id] })
+        : filterClause(p);
+      return page(where, p.order, p.limit, p.offset);
     },
 
     async count(filter: SearchFilter) {

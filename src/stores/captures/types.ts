@@ -31,6 +31,8 @@ export interface SearchPage extends SearchFilter {
   limit: number;
   offset: number;
   order: 'asc' | 'desc';
+  /** Only rows strictly beyond this position in `order` (keyset paging: exports walk every match). */
+  cursor?: PageCursor;
 }
 
 /**

@@ -1,0 +1,51 @@
+/** `hookcap login` and `hookcap endpoints list | create | delete`. */
+import { createClient, type Endpoint, type HookcapClient } from '../../client/index';
+import { saveConfig, type Settings } from '../config';
+import { CliError, EXIT_OK } from '../errors';
+import { err, out, paint, type Style } from '../output';
+
+/** Checks the key against the API, then saves it and the API URL to the config file (mode 0600). */
+export async function login(settings: Settings): Promise<number> {
+  if (!settings.key || settings.sources.key === 'file') {
+    throw new CliError('login needs a key', 'hookcap login --key svc_… (create one in the dashboard or with POST /api/api-keys)', 2);
+  }
+  const me = await createClient({ apiUrl: settings.apiUrl, key: settings.key }).me();
+  const path = saveConfig(settings.apiUrl, settings.key);
+  out(`Logged in to ${settings.apiUrl} as ${me.email}. Saved to ${path}.`);
+  return EXIT_OK;
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '));
+}
+
+export async function listEndpoints(client: HookcapClient, json: boolean, style: Style): Promise<number> {
+  const endpoints = await client.endpoints.list();
+  if (json) {
+    out(JSON.stringify(endpoints, null, 2));
+    return EXIT_OK;
+  }
+  if (endpoints.length === 0) {
+    err('No endpoints yet: hookcap endpoints create NAME');
+    return EXIT_OK;
+  }
+  const [head, ...rest] = table([['SLUG', 'NAME', 'URL'], ...endpoints.map((e) => [e.slug, e.name, e.url])]);
+  out(paint(style, 'bold', head ?? ''));
+  for (const line of rest) out(line);
+  return EXIT_OK;
+}
+
+export async function createEndpoint(client: HookcapClient, name: string, json: boolean): Promise<number> {
+  const ep: Endpoint = await client.endpoints.create(name);
+  if (json) out(JSON.stringify(ep, null, 2));
+  else out(`Created ${ep.slug} (${ep.name}): send webhooks to ${ep.url}`);
+  return EXIT_OK;
+}
+
+export async function deleteEndpoint(client: HookcapClient, slug: string, json: boolean): Promise<number> {
+  await client.endpoints.delete(slug);
+  if (json) out(JSON.stringify({ deleted: slug }));
+  else out(`Deleted ${slug} and its captures.`);
+  return EXIT_OK;
+}

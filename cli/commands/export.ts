@@ -1,0 +1,123 @@
+/**
+ * `hookcap export SLUG --format har|ndjson|curl`: every capture matching the filters, streamed from
+ * the server into a file (or stdout) without holding them in memory, with a progress line on
+ * stderr. HAR and NDJSON are the server's own files; curl is rendered here from the NDJSON.
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { HookcapError, type HookcapClient } from '../../client/index';
+import { targetUrl, toCurl } from '../../src/model/render';
+import { CliError, EXIT_OK } from '../errors';
+import { boundMs } from '../options';
+import { bytes, Progress } from '../output';
+
+export type ExportFormat = 'har' | 'ndjson' | 'curl';
+
+export interface ExportOptions {
+  format: ExportFormat;
+  since?: string;
+  until?: string;
+  q?: string;
+  method?: string;
+  /** curl only: send the commands here (base URL + captured path) instead of to the capture URL. */
+  to?: string;
+  output?: string;
+  quiet: boolean;
+}
+
+/** A file or stdout that is written with backpressure. */
+interface Sink {
+  write(chunk: Uint8Array | string): Promise<void>;
+  close(): Promise<void>;
+}
+
+function openSink(path: string | undefined): Sink {
+  const stream: WriteStream | NodeJS.WriteStream = path ? createWriteStream(path) : process.stdout;
+  const failed = new Promise<never>((_, reject) => stream.once('error', reject));
+  failed.catch(() => {});
+  return {
+    async write(chunk) {
+      if (!stream.write(chunk)) await Promise.race([once(stream, 'drain'), failed]);
+    },
+    async close() {
+      if (!path) return;
+      stream.end();
+      await Promise.race([once(stream, 'finish'), failed]);
+    },
+  };
+}
+
+const NEWLINE = 0x0a;
+const BRACE = 0x7b;
+
+/**
+ * Records in a chunk of the server's export: lines that start with "{" (an NDJSON record; a HAR
+ * entry, each on its own line after the document's first). `previous` is the byte before the chunk.
+ */
+function countRecords(chunk: Uint8Array, previous: number): number {
+  let n = previous === NEWLINE && chunk[0] === BRACE ? 1 : 0;
+  for (let i = chunk.indexOf(NEWLINE); i !== -1 && i + 1 < chunk.length; i = chunk.indexOf(NEWLINE, i + 1)) {
+    if (chunk[i + 1] === BRACE) n++;
+  }
+  return n;
+}
+
+export async function exportCaptures(client: HookcapClient, slug: string, opts: ExportOptions): Promise<number> {
+  // One upper bound for the count and the export, so the progress total is the export's.
+  const filters = { q: opts.q, method: opts.method, from: opts.since, to: opts.until ?? String(Date.now()) };
+  const total = await client.count({ ...filters, slug });
+  const progress = new Progress(opts.quiet);
+  const started = Date.now();
+  const sink = openSink(opts.output);
+  let written = 0;
+  let size = 0;
+  const show = (force = false) => progress.update(`exporting ${slug}: ${written.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} captures, ${bytes(size)}`, force);
+  show(true);
+  try {
+    if (opts.format === 'curl') {
+      const base = opts.to ?? (await captureBase(client, slug));
+      const head = `#!/bin/sh\n# hookcap export of ${slug}: ${total} captures, oldest first. Each command sends one capture again, byte for byte.\n`;
+      await sink.write(head);
+      size += head.length;
+      for await (const c of client.exportRecords(slug, filters)) {
+        const text = `\n# ${c.id} ${new Date(c.receivedAt).toISOString()} ${c.method} ${c.path}\n${toCurl(c, targetUrl(base, c))}\n`;
+        await sink.write(text);
+        size += Buffer.byteLength(text);
+        written++;
+        show();
+      }
+    } else {
+      const download = await client.export(slug, { ...filters, format: opts.format });
+      // NDJSON starts with a record; HAR with the document's own line.
+      let previous = opts.format === 'ndjson' ? NEWLINE : 0;
+      for await (const chunk of download.body) {
+        await sink.write(chunk);
+        size += chunk.length;
+        written += countRecords(chunk, previous);
+        previous = chunk.at(-1) ?? previous;
+        show();
+      }
+    }
+    await sink.close();
+  } catch (e) {
+    if (e instanceof HookcapError) throw e;
+    throw new CliError(`export stopped after ${written} captures: ${e instanceof Error ? e.message : String(e)}`, opts.output ? `${opts.output} is incomplete; run the export again` : undefined);
+  }
+  progress.done(`exported ${written.toLocaleString('en-US')} captures of ${slug} (${bytes(size)}) in ${((Date.now() - started) / 1000).toFixed(1)} s${opts.output ? ` to ${opts.output}` : ''}`);
+  return EXIT_OK;
+}
+
+/** The endpoint's capture URL; a team member cannot read the endpoint itself, so the API host stands in. */
+async function captureBase(client: HookcapClient, slug: string): Promise<string> {
+  try {
+    return (await client.endpoints.get(slug)).url;
+  } catch (e) {
+    if (e instanceof HookcapError && e.code === 'not_found') return `${client.apiUrl}/w/${slug}`;
+    throw e;
+  }
+}
+
+/** `--since`/`--until` must describe a real range before anything is fetched. */
+export function checkRange(since: string | undefined, until: string | undefined): void {
+  if (since && until && boundMs(since) > boundMs(until)) throw new CliError('--since is after --until', undefined, 2);
+}

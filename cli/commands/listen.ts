@@ -1,0 +1,206 @@
+/**
+ * `hookcap listen SLUG --forward URL` (and `forward SLUG URL`): follows the endpoint's live stream
+ * and re-sends every capture to URL + its path, byte for byte, in order. Remembers the last capture
+ * it handled per slug, so a restart (or a dropped connection) resumes with Last-Event-ID and every
+ * capture reaches the local app once, oldest first. `hookcap tail SLUG` prints captures instead.
+ */
+import type { Capture, CaptureStream, HookcapClient, StreamOptions } from '../../client/index';
+import { queryString, rebuildRequest, targetUrl } from '../../src/model/render';
+import { loadResume, saveResume, type Settings } from '../config';
+import { deliver, DeliveryError } from '../deliver';
+import { EXIT_OK } from '../errors';
+import { bytes, clock, err, out, paint, pathWithQuery, statusColor, type Style } from '../output';
+
+export interface ListenOptions {
+  forward: string;
+  concurrency: number;
+  retries: number;
+  /** Seconds per attempt. */
+  timeout: number;
+  /** A Last-Event-ID to start after (from --since). */
+  since?: string;
+  resume: boolean;
+  json: boolean;
+}
+
+/** Retry delays: 0.5 s, 1 s, 2 s … capped at 10 s. */
+export const retryDelayMs = (attempt: number) => Math.min(10_000, 500 * 2 ** (attempt - 1));
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Ctrl-C (or SIGTERM) stops taking new captures and lets the ones in flight finish; a second one
+ * exits at once. Returns the signal and a function that removes the handlers.
+ */
+function stopOnSignals(what: string): { signal: AbortSignal; release(): void } {
+  const stop = new AbortController();
+  const onSignal = () => {
+    if (stop.signal.aborted) process.exit(130);
+    err(`stopping: finishing ${what} in flight (Ctrl-C again to quit now)`);
+    stop.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: stop.signal,
+    release() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+/** Where a stream starts, said in words for the first status line. */
+function startPoint(slug: string, settings: Settings, opts: { since?: string; resume: boolean }): { after?: string; said: string } {
+  if (opts.since) return { after: opts.since, said: `starting after ${opts.since}` };
+  if (opts.resume) {
+    const saved = loadResume(slug);
+    if (saved && (saved.apiUrl === '' || saved.apiUrl === settings.apiUrl)) {
+      const at = Date.now() - saved.savedAt < 86_400_000 ? clock(saved.savedAt) : new Date(saved.savedAt).toISOString();
+      return { after: saved.lastId, said: `resuming after ${saved.lastId} (handled at ${at})` };
+    }
+  }
+  return { said: 'from now on' };
+}
+
+/** Status lines on stderr: `banner` once the stream is first open (from then on nothing is missed). */
+function streamHooks(style: Style, banner: string | null): Pick<StreamOptions, 'onOpen' | 'onReconnect'> {
+  return {
+    onOpen: ({ reconnects }) => {
+      if (reconnects === 0) {
+        if (banner !== null) err(banner);
+      } else err(paint(style, 'dim', 'reconnected'));
+    },
+    onReconnect: ({ reason, delayMs }) => {
+      // The server ends every stream after 30 minutes: routine, reconnected at once and quietly.
+      if (delayMs > 0) err(paint(style, 'yellow', `connection lost (${reason}); reconnecting in ${(delayMs / 1000).toFixed(1)} s`));
+    },
+  };
+}
+
+interface Outcome {
+  /** false: stopped before the capture was handled (it is forwarded again next time). */
+  handled: boolean;
+}
+
+export async function listen(client: HookcapClient, settings: Settings, slug: string, opts: ListenOptions, style: Style): Promise<number> {
+  const start = startPoint(slug, settings, opts);
+  const stop = stopOnSignals('forwards');
+
+  const report = (c: Capture, url: string, line: { status: number | null; latencyMs: number | null; attempts: number; error?: string }) => {
+    const path = pathWithQuery(c.path, queryString(c.queryParams));
+    if (opts.json) {
+      out(JSON.stringify({ id: c.id, receivedAt: c.receivedAt, method: c.method, path, url, ...line, ok: line.status !== null && line.status < 500 && !line.error }));
+      return;
+    }
+    const head = `${paint(style, 'gray', clock(c.receivedAt))}  ${paint(style, 'bold', c.method.padEnd(6))} ${path}`;
+    const tries = line.attempts > 1 ? paint(style, 'gray', ` (${line.attempts} attempts)`) : '';
+    if (line.status !== null && !line.error) {
+      out(`${head}  → ${paint(style, statusColor(line.status), String(line.status))}  ${Math.round(line.latencyMs ?? 0)} ms${tries}`);
+    } else {
+      const what = line.status !== null ? `answered ${line.status}` : (line.error ?? 'failed');
+      out(`${head}  ${paint(style, 'red', `✗ ${what}`)}${tries} · resend with: hookcap replay ${c.id} --to '${url}'`);
+    }
+  };
+
+  const forwardOne = async (c: Capture): Promise<Outcome> => {
+    const url = targetUrl(opts.forward, c);
+    const request = rebuildRequest(c, url);
+    for (let attempt = 1; ; attempt++) {
+      let failure: string;
+      let status: number | null = null;
+      let latencyMs: number | null = null;
+      try {
+        const answer = await deliver(request, { timeoutMs: opts.timeout * 1000 });
+        if (answer.status < 500) {
+          report(c, url, { status: answer.status, latencyMs: answer.latencyMs, attempts: attempt });
+          return { handled: true };
+        }
+        status = answer.status;
+        latencyMs = answer.latencyMs;
+        failure = `answered ${answer.status}`;
+      } catch (e) {
+        if (!(e instanceof DeliveryError)) throw e;
+        failure = e.message;
+      }
+      if (attempt > opts.retries) {
+        report(c, url, { status, latencyMs, attempts: attempt, error: status === null ? failure : undefined });
+        return { handled: true };
+      }
+      if (stop.signal.aborted) return { handled: false };
+      const wait = retryDelayMs(attempt);
+      err(paint(style, 'yellow', `  ${c.method} ${c.path}: ${failure}; retry ${attempt}/${opts.retries} in ${(wait / 1000).toFixed(1)} s`));
+      await sleep(wait, stop.signal);
+      if (stop.signal.aborted) return { handled: false };
+    }
+  };
+
+  // Captures start in stream order, at most `concurrency` at a time; the resume point moves only
+  // past a run of handled ones, so a restart never skips a capture still in flight.
+  const order: { id: string; handled: boolean | null }[] = [];
+  const inFlight = new Set<Promise<void>>();
+  const advance = () => {
+    let last: string | null = null;
+    while (order[0] && order[0].handled === true) last = order.shift()?.id ?? last;
+    if (last) saveResume(slug, { lastId: last, apiUrl: settings.apiUrl, savedAt: Date.now() });
+  };
+  let stream: CaptureStream | null = null;
+  try {
+    const banner = `Forwarding ${slug} → ${opts.forward}, ${start.said}. Ctrl-C to stop.`;
+    stream = client.stream(slug, { after: start.after, signal: stop.signal, ...streamHooks(style, banner) });
+    for await (const capture of stream) {
+      // Stopped: not started, so not recorded as handled; the next run forwards it.
+      if (stop.signal.aborted) break;
+      const slot: { id: string; handled: boolean | null } = { id: capture.id, handled: null };
+      order.push(slot);
+      const task = forwardOne(capture).then((o) => {
+        slot.handled = o.handled;
+        advance();
+      });
+      inFlight.add(task);
+      void task.finally(() => inFlight.delete(task));
+      if (inFlight.size >= opts.concurrency) await Promise.race(inFlight);
+    }
+  } finally {
+    await Promise.allSettled(inFlight);
+    stop.release();
+  }
+  return EXIT_OK;
+}
+
+export interface TailOptions {
+  since?: string;
+  json: boolean;
+}
+
+/** Prints each capture as it arrives: time, method, path, size, detected sender and event, answered status. */
+export async function tail(client: HookcapClient, slug: string, opts: TailOptions, style: Style): Promise<number> {
+  const stop = stopOnSignals('output');
+  const banner = opts.json ? null : `Watching ${slug}${opts.since ? `, starting after ${opts.since}` : ''}. Ctrl-C to stop.`;
+  try {
+    for await (const c of client.stream(slug, { after: opts.since, signal: stop.signal, ...streamHooks(style, banner) })) {
+      if (opts.json) {
+        out(JSON.stringify(c));
+        continue;
+      }
+      const detected = [c.detectedProvider, c.detectedEvent].filter((x) => x !== '').join(' ');
+      const status = c.responseStatus === undefined ? '' : `  ${paint(style, statusColor(c.responseStatus), String(c.responseStatus))}`;
+      out(
+        `${paint(style, 'gray', clock(c.receivedAt))}  ${paint(style, 'bold', c.method.padEnd(6))} ${pathWithQuery(c.path, queryString(c.queryParams))}` +
+          `  ${paint(style, 'gray', bytes(c.size))}${detected ? `  ${paint(style, 'magenta', detected)}` : ''}${status}  ${paint(style, 'dim', c.id)}`,
+      );
+    }
+  } finally {
+    stop.release();
+  }
+  return EXIT_OK;
+}

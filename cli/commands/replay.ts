@@ -1,0 +1,75 @@
+/**
+ * `hookcap replay REQUEST_ID --to URL`: sends one stored capture again from this machine (so
+ * localhost works), with header changes and another body if asked. `hookcap send SLUG`: a test
+ * request through the server's send-test.
+ */
+import type { HookcapClient } from '../../client/index';
+import { encodeBody, NOT_FORWARDED, rebuildRequest } from '../../src/model/render';
+import { deliver, DeliveryError } from '../deliver';
+import { CliError, EXIT_OK, UsageError } from '../errors';
+import { out, paint, statusColor, type Style } from '../output';
+
+export interface ReplayOptions {
+  to: string;
+  headers: [string, string | null][];
+  body?: Uint8Array;
+  timeout: number;
+  json: boolean;
+}
+
+/** What is kept of the answer and shown. */
+const KEEP_BYTES = 64 * 1024;
+
+export async function replay(client: HookcapClient, id: string, opts: ReplayOptions, style: Style): Promise<number> {
+  const capture = await client.requests.get(id);
+  const request = rebuildRequest(capture, opts.to);
+  for (const [name, value] of opts.headers) {
+    if (NOT_FORWARDED.has(name)) throw new UsageError(`-H ${name}: is set by the HTTP client and cannot be given`);
+    if (value === null) delete request.headers[name];
+    else request.headers[name] = value;
+  }
+  if (opts.body) request.body = opts.body;
+  let answer;
+  try {
+    answer = await deliver(request, { timeoutMs: opts.timeout * 1000, keepBytes: KEEP_BYTES });
+  } catch (e) {
+    if (e instanceof DeliveryError) throw new CliError(`${request.method} ${opts.to}: ${e.message}`, 'is the app running and listening there?');
+    throw e;
+  }
+  if (opts.json) {
+    out(JSON.stringify({ id, url: opts.to, status: answer.status, headers: answer.headers, ...encodeBody(answer.body), truncated: answer.truncated, latencyMs: Math.round(answer.latencyMs * 10) / 10 }));
+    return EXIT_OK;
+  }
+  out(`${request.method} ${opts.to} → ${paint(style, statusColor(answer.status), String(answer.status))}  ${Math.round(answer.latencyMs)} ms`);
+  const text = encodeBody(answer.body);
+  if (text.bodyEncoding === 'utf8' && text.body !== '') out(text.body + (answer.truncated ? '\n…' : ''));
+  return EXIT_OK;
+}
+
+export interface SendOptions {
+  method?: string;
+  headers: [string, string | null][];
+  data?: Uint8Array;
+  json: boolean;
+}
+
+export async function send(client: HookcapClient, slug: string, opts: SendOptions, style: Style): Promise<number> {
+  let body: string | undefined;
+  if (opts.data) {
+    const decoded = encodeBody(opts.data);
+    if (decoded.bodyEncoding !== 'utf8') {
+      throw new UsageError('send-test takes text bodies only', 'to send bytes, use curl --data-binary @FILE against the endpoint URL');
+    }
+    body = decoded.body;
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of opts.headers) if (value !== null) headers[name] = value;
+  const result = await client.sendTest(slug, { method: opts.method, headers, body });
+  if (opts.json) {
+    out(JSON.stringify(result));
+    return EXIT_OK;
+  }
+  const status = result.response.status;
+  out(`Sent ${(opts.method ?? 'POST').toUpperCase()} to ${result.url} → ${paint(style, statusColor(status), String(status))}${result.id ? `  captured as ${result.id}` : ''}`);
+  return EXIT_OK;
+}

@@ -1,0 +1,105 @@
+/**
+ * Where the CLI keeps what it remembers: `$XDG_CONFIG_HOME/hookcap/` (default `~/.config/hookcap/`),
+ * `config.json` (API URL and key, mode 0600) and `state/<slug>.json` (the last capture `listen`
+ * handled, for resuming). Settings come from flags, then the environment, then the file.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, DEFAULT_API_URL, type HookcapClient } from '../client/index';
+import { CliError } from './errors';
+
+export interface Settings {
+  apiUrl: string;
+  key: string | null;
+  /** Where each came from, for `login` and error messages. */
+  sources: { apiUrl: 'flag' | 'env' | 'file' | 'default'; key: 'flag' | 'env' | 'file' | 'none' };
+}
+
+interface ConfigFile {
+  apiUrl?: string;
+  key?: string;
+}
+
+export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/') ? env.XDG_CONFIG_HOME : join(homedir(), '.config');
+  return join(base, 'hookcap');
+}
+
+export const configPath = (env: NodeJS.ProcessEnv = process.env) => join(configDir(env), 'config.json');
+
+function readJson(path: string): unknown {
+  if (!existsSync(path)) return null;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new CliError(`cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`, 'fix or delete the file, then run hookcap login again');
+  }
+}
+
+function readConfig(env: NodeJS.ProcessEnv): ConfigFile {
+  const raw = readJson(configPath(env));
+  if (raw === null || typeof raw !== 'object') return {};
+  const { apiUrl, key } = raw as Record<string, unknown>;
+  return { apiUrl: typeof apiUrl === 'string' ? apiUrl : undefined, key: typeof key === 'string' ? key : undefined };
+}
+
+/** Writes `data` as JSON readable by the owner only, atomically (a crash leaves the old file or the new). */
+function writePrivate(path: string, data: unknown): void {
+  mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, path);
+}
+
+/** Flags beat the environment, which beats the config file. */
+export function resolveSettings(flags: { apiUrl?: string; key?: string }, env: NodeJS.ProcessEnv = process.env): Settings {
+  const file = readConfig(env);
+  const pick = <T extends string>(flag: string | undefined, envValue: string | undefined, fileValue: string | undefined, none: T) =>
+    flag ? { value: flag, source: 'flag' as const } : envValue ? { value: envValue, source: 'env' as const } : fileValue ? { value: fileValue, source: 'file' as const } : { value: null, source: none };
+  const apiUrl = pick(flags.apiUrl, env.HOOKCAP_API_URL, file.apiUrl, 'default');
+  const key = pick(flags.key, env.HOOKCAP_API_KEY, file.key, 'none');
+  return { apiUrl: (apiUrl.value ?? DEFAULT_API_URL).replace(/\/+$/, ''), key: key.value, sources: { apiUrl: apiUrl.source, key: key.source } };
+}
+
+export function saveConfig(apiUrl: string, key: string, env: NodeJS.ProcessEnv = process.env): string {
+  const path = configPath(env);
+  writePrivate(path, { apiUrl, key });
+  return path;
+}
+
+/** A client for the resolved settings; a missing key is the user's to fix. */
+export function clientFor(settings: Settings): HookcapClient {
+  if (!settings.key) {
+    throw new CliError('no API key', 'run hookcap login --key svc_… (or set HOOKCAP_API_KEY, or pass --key)');
+  }
+  return createClient({ apiUrl: settings.apiUrl, key: settings.key });
+}
+
+const SLUG = /^[A-Za-z0-9_-]{1,100}$/;
+
+function statePath(slug: string, env: NodeJS.ProcessEnv): string {
+  // Slugs are [a-z2-9]; anything else never becomes a path.
+  if (!SLUG.test(slug)) throw new CliError(`not a slug: ${JSON.stringify(slug)}`);
+  return join(configDir(env), 'state', `${slug}.json`);
+}
+
+export interface ResumeState {
+  /** The last capture handled (forwarded, or given up on and reported). */
+  lastId: string;
+  apiUrl: string;
+  savedAt: number;
+}
+
+export function loadResume(slug: string, env: NodeJS.ProcessEnv = process.env): ResumeState | null {
+  const raw = readJson(statePath(slug, env));
+  if (raw === null || typeof raw !== 'object') return null;
+  const { lastId, apiUrl, savedAt } = raw as Record<string, unknown>;
+  if (typeof lastId !== 'string' || !/^req_[0-9A-Z]{26}$/.test(lastId)) return null;
+  return { lastId, apiUrl: typeof apiUrl === 'string' ? apiUrl : '', savedAt: typeof savedAt === 'number' ? savedAt : 0 };
+}
+
+export function saveResume(slug: string, state: ResumeState, env: NodeJS.ProcessEnv = process.env): void {
+  writePrivate(statePath(slug, env), state);
+}

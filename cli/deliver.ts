@@ -1,0 +1,61 @@
+/**
+ * Sends a rebuilt capture from this machine, with node:http(s) rather than fetch: fetch adds its
+ * own accept, user-agent and accept-encoding headers and refuses a GET with a body; this sends
+ * exactly the method, headers and bytes given, plus host, connection and content-length.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { RebuiltRequest } from '../src/model/render';
+
+export interface Delivered {
+  status: number;
+  headers: Record<string, string>;
+  /** At most `keepBytes` of the answer's body. */
+  body: Uint8Array;
+  truncated: boolean;
+  /** From sending to the end of the answer. */
+  latencyMs: number;
+}
+
+/** A refusal, a reset or a timeout: no HTTP answer came. */
+export class DeliveryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DeliveryError';
+  }
+}
+
+export async function deliver(req: RebuiltRequest, opts: { timeoutMs: number; keepBytes?: number; signal?: AbortSignal }): Promise<Delivered> {
+  const url = new URL(req.url);
+  const transport = url.protocol === 'https:' ? https : http;
+  const headers: Record<string, string> = { ...req.headers };
+  if (req.body.length > 0 || !['GET', 'HEAD', 'DELETE', 'OPTIONS'].includes(req.method)) headers['content-length'] = String(req.body.length);
+  const keep = opts.keepBytes ?? 0;
+  const started = performance.now();
+  return new Promise<Delivered>((resolve, reject) => {
+    const fail = (message: string) => reject(new DeliveryError(message));
+    const request = transport.request(url, { method: req.method, headers, signal: opts.signal }, (res) => {
+      const chunks: Uint8Array[] = [];
+      let kept = 0;
+      let truncated = false;
+      res.on('data', (chunk: Uint8Array) => {
+        const part = chunk.subarray(0, Math.max(0, keep - kept));
+        if (part.length > 0) chunks.push(part);
+        kept += part.length;
+        if (keep > 0 && part.length < chunk.length) truncated = true;
+      });
+      res.on('end', () => {
+        const answer: Record<string, string> = {};
+        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) answer[name] = Array.isArray(value) ? value.join(', ') : value;
+        resolve({ status: res.statusCode ?? 0, headers: answer, body: Buffer.concat(chunks), truncated, latencyMs: performance.now() - started });
+      });
+      res.on('error', (e) => fail(`the answer broke off: ${e.message}`));
+    });
+    request.setTimeout(opts.timeoutMs, () => {
+      request.destroy();
+      fail(`no answer within ${opts.timeoutMs / 1000} s`);
+    });
+    request.on('error', (e: NodeJS.ErrnoException) => fail(e.code === 'ECONNREFUSED' ? `connection refused by ${url.host}` : e.message));
+    request.end(req.body.length > 0 ? req.body : undefined);
+  });
+}

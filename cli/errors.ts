@@ -1,0 +1,59 @@
+/**
+ * What the CLI tells a user when something goes wrong: one line, what to do next, and an exit
+ * code that means something (1 failure, 2 usage). Never a stack trace for a user's mistake.
+ */
+import { HookcapError } from '../client/index';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+/** Something went wrong that the user may fix; `hint` says how. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly hint?: string,
+    readonly exitCode: number = EXIT_FAILURE,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** The command line itself is wrong: a bad option value, a missing argument. Exit code 2. */
+export class UsageError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, hint, EXIT_USAGE);
+    this.name = 'UsageError';
+  }
+}
+
+/** One line (plus a hint) for any error; HOOKCAP_DEBUG=1 adds the stack of unexpected ones. */
+export function describeError(err: unknown, apiUrl: string): { message: string; hint?: string; exitCode: number } {
+  if (err instanceof CliError) {
+    return { message: err.message, hint: err.hint ?? (err.exitCode === EXIT_USAGE ? 'add --help for usage' : undefined), exitCode: err.exitCode };
+  }
+  if (err instanceof HookcapError) {
+    switch (err.code) {
+      case 'unauthorized':
+        return { message: `the API key was refused (${err.message})`, hint: 'log in again: hookcap login --key svc_…', exitCode: EXIT_FAILURE };
+      case 'forbidden':
+        return { message: err.message, hint: 'this key may not do that; an agent key must be claimed first', exitCode: EXIT_FAILURE };
+      case 'network':
+        return {
+          message: err.message,
+          hint: `is hookcap running at ${apiUrl}? Set the address with --api-url or HOOKCAP_API_URL`,
+          exitCode: EXIT_FAILURE,
+        };
+      case 'not_found':
+        return { message: err.message, hint: 'check the slug or id (hookcap endpoints list shows your endpoints)', exitCode: EXIT_FAILURE };
+      case 'validation':
+        return { message: err.message, exitCode: EXIT_USAGE };
+      default:
+        return { message: err.message, exitCode: EXIT_FAILURE };
+    }
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const debug = process.env.HOOKCAP_DEBUG && err instanceof Error && err.stack ? `\n${err.stack}` : '';
+  return { message: `${message}${debug}`, hint: debug ? undefined : 'set HOOKCAP_DEBUG=1 for details', exitCode: EXIT_FAILURE };
+}

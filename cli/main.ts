@@ -1,0 +1,198 @@
+#!/usr/bin/env bun
+/**
+ * hookcap: forward live captures to localhost, tail, replay, export, send. Exit codes: 0 ok,
+ * 1 failure, 2 usage. Settings: flags > environment (HOOKCAP_API_URL, HOOKCAP_API_KEY) > the
+ * config file `hookcap login` writes. docs/cli.md has every command.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { clientFor, resolveSettings, type Settings } from './config';
+import { createEndpoint, deleteEndpoint, listEndpoints, login } from './commands/account';
+import { checkRange, exportCaptures } from './commands/export';
+import { listen, tail, type ListenOptions } from './commands/listen';
+import { replay, send } from './commands/replay';
+import { describeError, EXIT_USAGE } from './errors';
+import { err, styleFor, type Style } from './output';
+import { bodySource, collectHeader, httpUrl, integer, oneOf, since, timeBound } from './options';
+
+interface GlobalFlags {
+  apiUrl?: string;
+  key?: string;
+  color?: boolean;
+}
+
+const pkg = (await Bun.file(new URL('../package.json', import.meta.url)).json()) as { version: string };
+
+let settings: Settings | null = null;
+let exitCode = 0;
+
+/** An action that resolves to its exit code. */
+const act =
+  <A extends unknown[]>(fn: (...args: A) => Promise<number>) =>
+  async (...args: A): Promise<void> => {
+    exitCode = await fn(...args);
+  };
+
+/** Settings and output style for a command, from its own and the program's flags. */
+function setup(cmd: Command): { settings: Settings; style: Style } {
+  const flags = cmd.optsWithGlobals<GlobalFlags>();
+  settings = resolveSettings({ apiUrl: flags.apiUrl, key: flags.key });
+  return { settings, style: styleFor(process.stdout, flags.color) };
+}
+
+const program = new Command('hookcap')
+  .description('Forward webhooks captured by hookcap to your machine, and replay, export or send them.')
+  .version(pkg.version, '-V, --version')
+  .option('--api-url <url>', 'hookcap API (env HOOKCAP_API_URL; default http://localhost:3000)', httpUrl('--api-url'))
+  .option('--key <key>', 'API key svc_… (env HOOKCAP_API_KEY; or saved by hookcap login)')
+  .option('--no-color', 'plain output even on a terminal (also NO_COLOR=1)')
+  .showHelpAfterError('(add --help for usage)')
+  .exitOverride()
+  .configureOutput({ outputError: (text, write) => write(text) });
+
+program
+  .command('login')
+  .description('check an API key and save it, with the API URL, to $XDG_CONFIG_HOME/hookcap/config.json (mode 0600)')
+  .addHelpText('after', '\nExample:\n  hookcap login --key svc_… --api-url https://hookcap.example.com')
+  .action(act(async (_opts, cmd: Command) => login(setup(cmd).settings)));
+
+const endpoints = program.command('endpoints').description('list, create and delete capture endpoints');
+endpoints
+  .command('list')
+  .description('your endpoints: slug, name, URL')
+  .option('--json', 'machine-readable output')
+  .action(act(async (opts: { json?: boolean }, cmd: Command) => {
+    const { settings: s, style } = setup(cmd);
+    return listEndpoints(clientFor(s), opts.json === true, style);
+  }));
+endpoints
+  .command('create')
+  .description('create an endpoint and print its capture URL')
+  .argument('<name>', 'a name for it')
+  .option('--json', 'machine-readable output')
+  .action(act(async (name: string, opts: { json?: boolean }, cmd: Command) => createEndpoint(clientFor(setup(cmd).settings), name, opts.json === true)));
+endpoints
+  .command('delete')
+  .description('delete an endpoint and all its captures')
+  .argument('<slug>')
+  .option('--json', 'machine-readable output')
+  .action(act(async (slug: string, opts: { json?: boolean }, cmd: Command) => deleteEndpoint(clientFor(setup(cmd).settings), slug, opts.json === true)));
+
+/** What commander hands the listen action: ListenOptions with --json optional. */
+type ListenFlags = Omit<ListenOptions, 'json'> & { json?: boolean };
+
+/** The options listen and forward share. */
+function forwardingOptions(cmd: Command): Command {
+  return cmd
+    .option('--concurrency <n>', 'captures forwarded at once (they start in order)', integer('--concurrency', 1), 1)
+    .option('--retries <n>', 'retries when the app is down or answers 5xx (backoff 0.5 s, 1 s, 2 s … 10 s)', integer('--retries', 0), 3)
+    .option('--timeout <seconds>', 'per attempt', integer('--timeout', 1), 30)
+    .option('--since <time|id>', 'first forward what arrived since then (15m, 2h, 7d, ISO 8601) or after that capture id', since)
+    .option('--no-resume', "start at live instead of after the last capture this machine handled")
+    .option('--json', 'one JSON object per line')
+    .addHelpText(
+      'after',
+      '\nEach capture goes to URL + its path (a capture at /w/<slug>/stripe?x=1 with --forward http://127.0.0.1:4000/hooks\n' +
+        'goes to http://127.0.0.1:4000/hooks/stripe?x=1) with the same method, headers and body bytes.',
+    );
+}
+
+const runListen = async (slug: string, flags: ListenFlags, cmd: Command) => {
+  const { settings: s, style } = setup(cmd);
+  return listen(clientFor(s), s, slug, { ...flags, json: flags.json === true }, style);
+};
+
+forwardingOptions(
+  program
+    .command('listen')
+    .description('forward every capture of an endpoint to a local URL, live, resuming where it stopped')
+    .argument('<slug>')
+    .addOption(new Option('--forward <url>', 'where to send captures, e.g. http://127.0.0.1:4000/hooks').argParser(httpUrl('--forward')).makeOptionMandatory()),
+).action(act(async (slug: string, flags: ListenFlags, cmd: Command) => runListen(slug, flags, cmd)));
+
+forwardingOptions(
+  program
+    .command('forward')
+    .description('the same as listen SLUG --forward URL')
+    .argument('<slug>')
+    .argument('<url>', 'where to send captures', httpUrl('URL')),
+).action(act(async (slug: string, url: string, flags: Omit<ListenFlags, 'forward'>, cmd: Command) => runListen(slug, { ...flags, forward: url }, cmd)));
+
+program
+  .command('tail')
+  .description('print captures as they arrive, without forwarding')
+  .argument('<slug>')
+  .option('--since <time|id>', 'first print what arrived since then (15m, 2h, ISO 8601) or after that capture id', since)
+  .option('--json', 'each capture as its full request record, one per line')
+  .action(act(async (slug: string, opts: { since?: string; json?: boolean }, cmd: Command) => {
+    const { settings: s, style } = setup(cmd);
+    return tail(clientFor(s), slug, { since: opts.since, json: opts.json === true }, style);
+  }));
+
+program
+  .command('replay')
+  .description('send one stored capture again, from this machine (localhost works)')
+  .argument('<request_id>', 'req_…')
+  .addOption(new Option('--to <url>', 'where to send it, exactly as given').argParser(httpUrl('--to')).makeOptionMandatory())
+  .option('-H, --header <header>', "set a header ('name: value'), or remove one ('name:'); repeatable", collectHeader, [])
+  .option('--body <@file|text>', 'another body: @file, @- for stdin, or the text itself')
+  .option('--timeout <seconds>', 'for the whole exchange', integer('--timeout', 1), 30)
+  .option('--json', 'status, headers, body and latency as JSON')
+  .action(act(async (id: string, opts: { to: string; header: [string, string | null][]; body?: string; timeout: number; json?: boolean }, cmd: Command) => {
+    const { settings: s, style } = setup(cmd);
+    const body = opts.body === undefined ? undefined : bodySource('--body', opts.body);
+    return replay(clientFor(s), id, { to: opts.to, headers: opts.header, body, timeout: opts.timeout, json: opts.json === true }, style);
+  }));
+
+program
+  .command('export')
+  .description('every capture of an endpoint as HAR 1.2, NDJSON request records, or a shell script of cURL commands')
+  .argument('<slug>')
+  .addOption(new Option('--format <format>', 'har, ndjson or curl').argParser(oneOf('--format', ['har', 'ndjson', 'curl'] as const)).makeOptionMandatory())
+  .option('--since <time>', 'only captures since then (30s, 15m, 2h, 7d, 1w, ms or ISO 8601)', timeBound('--since'))
+  .option('--until <time>', 'only captures until then (default: now)', timeBound('--until'))
+  .option('--q <text>', 'only captures with this text in path, body, header values or query')
+  .option('--method <method>', 'only this HTTP method')
+  .option('--to <url>', 'curl: point the commands at this base URL (+ captured path) instead of hookcap', httpUrl('--to'))
+  .option('-o, --output <file>', 'write to a file instead of stdout')
+  .option('--quiet', 'no progress line')
+  .action(act(
+    async (
+      slug: string,
+      opts: { format: 'har' | 'ndjson' | 'curl'; since?: string; until?: string; q?: string; method?: string; to?: string; output?: string; quiet?: boolean },
+      cmd: Command,
+    ) => {
+      checkRange(opts.since, opts.until);
+      return exportCaptures(clientFor(setup(cmd).settings), slug, { ...opts, quiet: opts.quiet === true });
+    },
+  ));
+
+program
+  .command('send')
+  .description('send a test request to your endpoint through hookcap (send-test)')
+  .argument('<slug>')
+  .option('--method <method>', 'HTTP method (default POST)')
+  .option('-H, --header <header>', "a header 'name: value'; repeatable", collectHeader, [])
+  .option('--data <@file|text>', 'the body: @file, @- for stdin, or the text itself (default a small JSON test event)')
+  .option('--json', 'the result as JSON')
+  .action(act(async (slug: string, opts: { method?: string; header: [string, string | null][]; data?: string; json?: boolean }, cmd: Command) => {
+    const { settings: s, style } = setup(cmd);
+    const data = opts.data === undefined ? undefined : bodySource('--data', opts.data);
+    return send(clientFor(s), slug, { method: opts.method, headers: opts.header, data, json: opts.json === true }, style);
+  }));
+
+async function main(): Promise<number> {
+  try {
+    await program.parseAsync(process.argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // --help and --version end here too; everything else commander refuses is a usage error.
+      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.exitCode === 0 ? 0 : EXIT_USAGE;
+    }
+    const d = describeError(e, settings?.apiUrl ?? resolveSettings({}).apiUrl);
+    err(`error: ${d.message}${d.hint ? `; ${d.hint}` : ''}`);
+    return d.exitCode;
+  }
+  return exitCode;
+}
+
+process.exit(await main());

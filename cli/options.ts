@@ -1,0 +1,79 @@
+/** Option values checked as they are parsed: a bad one is a usage error (exit 2) that names it. */
+import { readFileSync } from 'node:fs';
+import { captureIdFloor } from '../src/ids';
+import { UsageError } from './errors';
+
+export function integer(name: string, min: number) {
+  return (raw: string): number => {
+    if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) throw new UsageError(`${name} must be a whole number ≥ ${min}, got ${JSON.stringify(raw)}`);
+    return Number(raw);
+  };
+}
+
+export function httpUrl(name: string) {
+  return (raw: string): string => {
+    let u: URL;
+    try {
+      u = new URL(raw);
+    } catch {
+      throw new UsageError(`${name} must be a URL such as http://127.0.0.1:4000/hooks, got ${JSON.stringify(raw)}`);
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`${name} must be an http or https URL, got ${JSON.stringify(raw)}`);
+    return raw;
+  };
+}
+
+export function oneOf<T extends string>(name: string, allowed: readonly T[]) {
+  return (raw: string): T => {
+    const found = allowed.find((a) => a === raw);
+    if (found === undefined) throw new UsageError(`${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(raw)}`);
+    return found;
+  };
+}
+
+/** `-H 'name: value'`, repeatable; `-H 'name:'` (nothing after the colon) removes the header. */
+export function collectHeader(raw: string, previous: [string, string | null][] = []): [string, string | null][] {
+  const colon = raw.indexOf(':');
+  const name = colon < 0 ? '' : raw.slice(0, colon).trim().toLowerCase();
+  if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) throw new UsageError(`-H takes 'name: value', got ${JSON.stringify(raw)}`);
+  const value = raw.slice(colon + 1).trim();
+  return [...previous, [name, value === '' ? null : value]];
+}
+
+const DURATION = /^(\d+)(s|m|h|d|w)$/;
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+
+/** A time as the API takes it: a duration back from now (15m, 7d), ms since the epoch, or ISO 8601. */
+export function timeBound(name: string) {
+  return (raw: string): string => {
+    const t = raw.trim();
+    if (DURATION.test(t) || /^\d{10,}$/.test(t) || !Number.isNaN(Date.parse(t))) return t;
+    throw new UsageError(`${name} must be a duration (30s, 15m, 2h, 7d, 1w), ms since the epoch or an ISO 8601 time, got ${JSON.stringify(raw)}`);
+  };
+}
+
+/** A time bound as ms since the epoch. */
+export function boundMs(t: string, now = Date.now()): number {
+  const d = DURATION.exec(t);
+  if (d) return now - Number(d[1]) * UNIT_MS[d[2] as keyof typeof UNIT_MS];
+  if (/^\d+$/.test(t)) return Number(t);
+  return Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(t) || !t.includes('T') ? t : `${t}Z`);
+}
+
+/** `--since`: a capture id (start after it), or a time (start at it); the Last-Event-ID to resume from. */
+export function since(raw: string): string {
+  const t = raw.trim();
+  if (/^req_[0-9A-Z]{26}$/.test(t)) return t;
+  return captureIdFloor(boundMs(timeBound('--since')(t)));
+}
+
+/** `@file`, `@-` (stdin) or the text itself, as bytes. */
+export function bodySource(name: string, raw: string): Uint8Array {
+  if (!raw.startsWith('@')) return new TextEncoder().encode(raw);
+  const path = raw.slice(1);
+  try {
+    return new Uint8Array(readFileSync(path === '-' ? 0 : path));
+  } catch (err) {
+    throw new UsageError(`${name}: cannot read ${path === '-' ? 'stdin' : path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

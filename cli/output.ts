@@ -1,0 +1,64 @@
+/** Terminal output: colour only on a TTY (and never with NO_COLOR or --no-color), plain otherwise. */
+
+export interface Style {
+  color: boolean;
+}
+
+const CODES = { red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36, gray: 90, bold: 1, dim: 2 } as const;
+type Paint = keyof typeof CODES;
+
+export function paint(style: Style, color: Paint, text: string): string {
+  return style.color ? `\u001b[${CODES[color]}m${text}\u001b[0m` : text;
+}
+
+/** Colour for stdout: a TTY, NO_COLOR unset, TERM not dumb, and no --no-color. */
+export function styleFor(stream: { isTTY?: boolean }, flag: boolean | undefined): Style {
+  const env = process.env;
+  return { color: flag !== false && stream.isTTY === true && !env.NO_COLOR && env.TERM !== 'dumb' };
+}
+
+export const clock = (ms: number) => new Date(ms).toTimeString().slice(0, 8);
+
+export function statusColor(status: number): Paint {
+  if (status >= 500 || status === 0) return 'red';
+  if (status >= 400) return 'yellow';
+  if (status >= 300) return 'cyan';
+  return 'green';
+}
+
+export function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export const out = (line: string) => void process.stdout.write(`${line}\n`);
+export const err = (line: string) => void process.stderr.write(`${line}\n`);
+
+/** The captured path with its query, as the sender wrote it (rebuilt from queryParams). */
+export function pathWithQuery(path: string, query: string): string {
+  return query ? `${path}?${query}` : path;
+}
+
+/** A progress line on stderr: rewritten in place on a TTY, a line every 10 s otherwise. */
+export class Progress {
+  private lastDraw = 0;
+  private readonly tty = process.stderr.isTTY === true;
+
+  constructor(private readonly quiet: boolean) {}
+
+  update(text: string, force = false): void {
+    if (this.quiet) return;
+    const now = Date.now();
+    if (!force && now - this.lastDraw < (this.tty ? 200 : 10_000)) return;
+    this.lastDraw = now;
+    if (this.tty) process.stderr.write(`\r\u001b[2K${text}`);
+    else process.stderr.write(`${text}\n`);
+  }
+
+  done(text: string): void {
+    if (this.quiet) return;
+    if (this.tty) process.stderr.write(`\r\u001b[2K${text}\n`);
+    else process.stderr.write(`${text}\n`);
+  }
+}

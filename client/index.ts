@@ -1,0 +1,459 @@
+/**
+ * hookcap/client: a small typed client for the hookcap API, for the CLI, the dashboard and your
+ * own integration tests. Types come from the server's own schemas (src/model/, the API's
+ * models), so a renamed field breaks the build, not the user.
+ *
+ * ```ts
+ * import { createClient } from 'hookcap/client';
+ * const hookcap = createClient({ apiUrl: 'http://localhost:3000', key: process.env.HOOKCAP_API_KEY! });
+ * const ep = await hookcap.endpoints.create('stripe-tests');
+ * // … point Stripe at ep.url, trigger a payment …
+ * const paid = await hookcap.waitForRequest(ep.slug, (r) => r.detectedEvent === 'invoice.paid', { timeout: 30_000 });
+ * ```
+ */
+import type { Static } from '@sinclair/typebox';
+import type { EndpointBody, MockResponseBody, RequestPage, UserBody } from '../src/http/api/models';
+import { captureIdFloor } from '../src/ids';
+import type { Capture } from '../src/model/capture';
+import type { ReplayInput, ReplayResult } from '../src/model/replay';
+import type { RawSearchQuery } from '../src/services/search-params';
+import type { SendTestInput, SendTestResult } from '../src/services/send-test';
+import { readSse } from './sse';
+
+export type { Capture, ReplayInput, ReplayResult, SendTestResult };
+export type Endpoint = Static<typeof EndpointBody>;
+export type MockResponse = Static<typeof MockResponseBody>;
+export type RequestPageResult = Static<typeof RequestPage>;
+export type User = Static<typeof UserBody>;
+
+export const DEFAULT_API_URL = 'http://localhost:3000';
+
+export interface ClientOptions {
+  /** Where the API is; default http://localhost:3000. */
+  apiUrl?: string;
+  /** An API key (`svc_…`) or session token. */
+  key: string;
+  /** A fetch to use instead of the global one. */
+  fetch?: typeof fetch;
+}
+
+/**
+ * A refused call: `status` is the HTTP status (0 when no answer came), `code` the API's error code
+ * (`not_found`, `unauthorized`, …) or one of the client's: `network`, `timeout`, `endpoint_deleted`,
+ * `endpoint_expired`, `bad_response`.
+ */
+export class HookcapError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HookcapError';
+  }
+}
+
+/** A time bound: ms since the epoch, a Date, or what the API takes (`15m`, `7d`, ISO 8601). */
+export type TimeBound = number | Date | string;
+
+/** The search filters (as in GET /api/search/requests). */
+export type SearchFilters = Omit<RawSearchQuery, 'from' | 'to' | 'limit' | 'offset' | 'order'> & {
+  from?: TimeBound;
+  to?: TimeBound;
+};
+export type SearchOptions = SearchFilters & { limit?: number; offset?: number; order?: 'asc' | 'desc' };
+
+export type ExportFormat = 'har' | 'ndjson';
+export type RequestExportFormat = 'curl' | 'har' | 'raw';
+
+export interface ExportDownload {
+  /** The file's bytes as they arrive. */
+  body: ReadableStream<Uint8Array>;
+  /** The server's name for the file (from Content-Disposition). */
+  filename: string;
+  contentType: string;
+}
+
+export interface StreamOptions {
+  /** Resume after this capture id (sent as Last-Event-ID): every later capture comes first, oldest first. */
+  after?: string;
+  /**
+   * Start with the captures received at this time or later (ignored when `after` is given). With
+   * neither, the stream starts after the newest stored capture: what arrives from now on.
+   */
+  since?: TimeBound;
+  /** Stops the stream; the iterator then ends. */
+  signal?: AbortSignal;
+  /** Reconnect after the server's time limit and network drops (default true). */
+  reconnect?: boolean;
+  /** With no byte for this long (the server pings every 30 s) the connection counts as dropped. Default 90 s. */
+  idleTimeoutMs?: number;
+  /** Called each time the stream is open and live (after any catch-up has started). */
+  onOpen?(info: { after: string | null; reconnects: number }): void;
+  /** Called before each reconnect, with why and how long until it. */
+  onReconnect?(info: { reason: string; delayMs: number; attempt: number }): void;
+}
+
+/** Captures as they arrive; `lastEventId` is the id of the last one yielded. */
+export interface CaptureStream extends AsyncIterable<Capture> {
+  readonly lastEventId: string | null;
+}
+
+export interface WaitOptions {
+  /** Give up after this long (ms); default 30 s. */
+  timeout?: number;
+  /**
+   * Consider captures from this time on. Default: those after the newest capture stored when the
+   * call starts, so a request sent right after the call (or while it sets up) is never missed.
+   */
+  since?: TimeBound;
+  signal?: AbortSignal;
+}
+
+function toMs(t: TimeBound): number {
+  if (typeof t === 'number') return t;
+  if (t instanceof Date) return t.getTime();
+  const relative = /^(\d+)(s|m|h|d|w)$/.exec(t.trim());
+  if (relative) {
+    const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[relative[2] as 's' | 'm' | 'h' | 'd' | 'w'];
+    return Date.now() - Number(relative[1]) * unit;
+  }
+  if (/^\d+$/.test(t.trim())) return Number(t);
+  const ms = Date.parse(t);
+  if (Number.isNaN(ms)) throw new HookcapError(0, 'validation', `not a time: ${JSON.stringify(t)} (use 15m, 7d, ms or ISO 8601)`);
+  return ms;
+}
+
+const timeParam = (t: TimeBound) => (typeof t === 'string' ? t : String(toMs(t)));
+
+function query(params: Record<string, string | number | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+function filterParams(f: SearchFilters): Record<string, string | undefined> {
+  return {
+    slug: f.slug,
+    method: f.method,
+    q: f.q,
+    from: f.from === undefined ? undefined : timeParam(f.from),
+    to: f.to === undefined ? undefined : timeParam(f.to),
+  };
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+/** Reconnect delays: 0.5 s doubling to 30 s, with ±20% jitter. */
+export function backoffMs(attempt: number): number {
+  const base = Math.min(30_000, 500 * 2 ** Math.max(0, attempt - 1));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+async function errorOf(res: Response): Promise<HookcapError> {
+  const text = await res.text().catch(() => '');
+  try {
+    const body: unknown = JSON.parse(text);
+    if (typeof body === 'object' && body !== null) {
+      const { error, code, error_description: description } = body as Record<string, unknown>;
+      const message = typeof description === 'string' ? description : typeof error === 'string' ? error : text;
+      const c = typeof code === 'string' ? code : typeof error === 'string' && typeof description === 'string' ? error : `http_${res.status}`;
+      return new HookcapError(res.status, c, message);
+    }
+  } catch {
+    // not JSON
+  }
+  return new HookcapError(res.status, `http_${res.status}`, text.slice(0, 200) || res.statusText || `HTTP ${res.status}`);
+}
+
+function filenameOf(disposition: string | null, fallback: string): string {
+  return /filename="([^"]+)"/.exec(disposition ?? '')?.[1] ?? fallback;
+}
+
+/** How one stream connection ended. */
+type StreamOutcome = { kind: 'ended' } | { kind: 'aborted' } | { kind: 'failed'; reason: string; retryAfterMs?: number };
+
+export class HookcapClient {
+  readonly apiUrl: string;
+  private readonly key: string;
+  private readonly fetchFn: typeof fetch;
+
+  constructor(opts: ClientOptions) {
+    this.apiUrl = (opts.apiUrl ?? DEFAULT_API_URL).replace(/\/+$/, '');
+    this.key = opts.key;
+    this.fetchFn = opts.fetch ?? fetch;
+  }
+
+  /** One API call; throws HookcapError unless the answer is 2xx. */
+  async raw(method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.key}`, ...init.headers };
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(init.body);
+    }
+    let res: Response;
+    try {
+      res = await this.fetchFn(`${this.apiUrl}${path}`, { method, headers, body, signal: init.signal });
+    } catch (err) {
+      if (init.signal?.aborted) throw err;
+      throw new HookcapError(0, 'network', `cannot reach ${this.apiUrl}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (!res.ok) throw await errorOf(res);
+    return res;
+  }
+
+  private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await this.raw(method, path, { body });
+    if (res.status === 204) return undefined as T;
+    return (await res.json()) as T;
+  }
+
+  /** The account the key belongs to. */
+  me(): Promise<User> {
+    return this.json('GET', '/api/auth/me');
+  }
+
+  readonly endpoints = {
+    list: (): Promise<Endpoint[]> => this.json('GET', '/api/endpoints'),
+    create: (name: string): Promise<Endpoint> => this.json('POST', '/api/endpoints', { name }),
+    get: (slug: string): Promise<Endpoint> => this.json('GET', `/api/endpoints/${encodeURIComponent(slug)}`),
+    update: (slug: string, patch: { name?: string; mockResponse?: MockResponse | null; notificationUrl?: string | null }): Promise<Endpoint> =>
+      this.json('PATCH', `/api/endpoints/${encodeURIComponent(slug)}`, patch),
+    delete: (slug: string): Promise<void> => this.json('DELETE', `/api/endpoints/${encodeURIComponent(slug)}`),
+  };
+
+  readonly requests = {
+    /** The newest captures (limit default 50, max 1000). */
+    list: (slug: string, opts: { limit?: number } = {}): Promise<Capture[]> =>
+      this.json('GET', `/api/endpoints/${encodeURIComponent(slug)}/requests${query({ limit: opts.limit })}`),
+    /** One page, newest first; pass `cursor` back for the next. */
+    page: (slug: string, opts: { limit?: number; cursor?: string } = {}): Promise<RequestPageResult> =>
+      this.json('GET', `/api/endpoints/${encodeURIComponent(slug)}/requests/paginated${query(opts)}`),
+    get: (id: string): Promise<Capture> => this.json('GET', `/api/requests/${encodeURIComponent(id)}`),
+    /** Hides every capture received so far. */
+    clear: (slug: string): Promise<void> => this.json('DELETE', `/api/endpoints/${encodeURIComponent(slug)}/requests`),
+    /** One capture as a cURL command, a HAR document or the raw HTTP message. */
+    export: async (id: string, format: RequestExportFormat): Promise<Uint8Array> =>
+      new Uint8Array(await (await this.raw('GET', `/api/requests/${encodeURIComponent(id)}/export${query({ format })}`)).arrayBuffer()),
+  };
+
+  /** Captures across your endpoints (or `slug`'s) matching the filters. */
+  search(opts: SearchOptions = {}): Promise<Capture[]> {
+    return this.json('GET', `/api/search/requests${query({ ...filterParams(opts), limit: opts.limit, offset: opts.offset, order: opts.order })}`);
+  }
+
+  async count(filters: SearchFilters = {}): Promise<number> {
+    return (await this.json<{ count: number }>('GET', `/api/search/requests/count${query(filterParams(filters))}`)).count;
+  }
+
+  /** Every capture of `slug` matching the filters, oldest first, as a HAR or NDJSON file streamed from the server. */
+  async export(slug: string, opts: Omit<SearchFilters, 'slug'> & { format: ExportFormat; signal?: AbortSignal }): Promise<ExportDownload> {
+    const res = await this.raw('GET', `/api/endpoints/${encodeURIComponent(slug)}/requests/export${query({ format: opts.format, ...filterParams(opts), slug: undefined })}`, {
+      signal: opts.signal,
+    });
+    if (!res.body) throw new HookcapError(res.status, 'bad_response', 'the export came without a body');
+    return {
+      body: res.body,
+      filename: filenameOf(res.headers.get('content-disposition'), `hookcap-${slug}.${opts.format}`),
+      contentType: res.headers.get('content-type') ?? '',
+    };
+  }
+
+  /** The records of an NDJSON export, one by one, oldest first; memory stays flat. */
+  async *exportRecords(slug: string, filters: Omit<SearchFilters, 'slug'> & { signal?: AbortSignal } = {}): AsyncGenerator<Capture> {
+    const { body } = await this.export(slug, { ...filters, format: 'ndjson' });
+    const decoder = new TextDecoder();
+    let buf = '';
+    for await (const chunk of body) {
+      buf += decoder.decode(chunk, { stream: true });
+      let nl = buf.indexOf('\n');
+      while (nl >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line !== '') yield JSON.parse(line) as Capture;
+        nl = buf.indexOf('\n');
+      }
+    }
+    if (buf.trim() !== '') throw new HookcapError(0, 'bad_response', 'the export ended in the middle of a record');
+  }
+
+  /** The server sends the capture again to `input.url` (public addresses only) and reports the answer. */
+  replay(id: string, input: ReplayInput): Promise<ReplayResult> {
+    return this.json('POST', `/api/requests/${encodeURIComponent(id)}/replay`, input);
+  }
+
+  /** A test request to your endpoint through the receiver (POST /api/send-test). */
+  sendTest(slug: string, input: Omit<SendTestInput, 'slug'> = {}): Promise<SendTestResult> {
+    return this.json('POST', '/api/send-test', { ...input, slug });
+  }
+
+  /** The id of the newest stored capture of `slug`, or the lowest possible id when it has none. */
+  async newestId(slug: string): Promise<string> {
+    const [newest] = await this.requests.list(slug, { limit: 1 });
+    return newest?.id ?? captureIdFloor(0);
+  }
+
+  /**
+   * The live captures of `slug` (SSE), resuming with Last-Event-ID: after `after`, or from `since`,
+   * or live. Reconnects by itself after the server's 30-minute limit and after network drops,
+   * each capture yielded once. Ends when `signal` aborts; throws HookcapError on 401/403/404 and
+   * when the endpoint is deleted or expires (`endpoint_deleted`, `endpoint_expired`).
+   */
+  stream(slug: string, opts: StreamOptions = {}): CaptureStream {
+    const client = this;
+    let last: string | null = opts.after ?? (opts.since !== undefined ? captureIdFloor(toMs(opts.since)) : null);
+    const generator = async function* (): AsyncGenerator<Capture> {
+      let attempt = 0;
+      let reconnects = 0;
+      // Always resume from somewhere, so a reconnect before the first capture misses nothing either.
+      last ??= await client.newestId(slug);
+      for (;;) {
+        if (opts.signal?.aborted) return;
+        const outcome = yield* client.streamOnce(slug, last, opts, reconnects, {
+          opened: () => {
+            attempt = 0;
+          },
+          handled: (id) => {
+            last = id;
+          },
+        });
+        if (opts.signal?.aborted || outcome.kind === 'aborted') return;
+        if (opts.reconnect === false) {
+          if (outcome.kind === 'failed') throw new HookcapError(0, 'network', outcome.reason);
+          return;
+        }
+        attempt++;
+        // The server's time limit is routine: straight back. Anything else backs off.
+        const delayMs = outcome.kind === 'failed' ? (outcome.retryAfterMs ?? backoffMs(attempt)) : 0;
+        opts.onReconnect?.({ reason: outcome.kind === 'failed' ? outcome.reason : 'the server ended the stream', delayMs, attempt });
+        await sleep(delayMs, opts.signal);
+        reconnects++;
+      }
+    };
+    const iterable = generator();
+    return {
+      get lastEventId() {
+        return last;
+      },
+      [Symbol.asyncIterator]: () => iterable,
+    };
+  }
+
+  /** One connection of a stream. Returns how it ended; throws for what a reconnect cannot fix. */
+  private async *streamOnce(
+    slug: string,
+    after: string | null,
+    opts: StreamOptions,
+    reconnects: number,
+    on: { opened(): void; handled(id: string): void },
+  ): AsyncGenerator<Capture, StreamOutcome> {
+    const abort = new AbortController();
+    const onAbort = () => abort.abort();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const idleMs = opts.idleTimeoutMs ?? 90_000;
+    let idle: ReturnType<typeof setTimeout> | undefined;
+    let idleFired = false;
+    const touch = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        idleFired = true;
+        abort.abort();
+      }, idleMs);
+    };
+    try {
+      touch();
+      const headers: Record<string, string> = { authorization: `Bearer ${this.key}`, accept: 'text/event-stream' };
+      if (after) headers['last-event-id'] = after;
+      let res: Response;
+      try {
+        res = await this.fetchFn(`${this.apiUrl}/api/stream/${encodeURIComponent(slug)}`, { headers, signal: abort.signal });
+      } catch (err) {
+        if (opts.signal?.aborted) return { kind: 'aborted' };
+        return { kind: 'failed', reason: idleFired ? `no answer within ${idleMs / 1000} s` : `cannot reach ${this.apiUrl}: ${err instanceof Error ? err.message : String(err)}` };
+      }
+      if (!res.ok) {
+        const error = await errorOf(res);
+        if (res.status === 429 || res.status >= 500) {
+          const retryAfter = Number(res.headers.get('retry-after'));
+          return { kind: 'failed', reason: `${res.status}: ${error.message}`, retryAfterMs: retryAfter > 0 ? retryAfter * 1000 : undefined };
+        }
+        throw error;
+      }
+      if (!res.body) return { kind: 'failed', reason: 'the stream came without a body' };
+      const chunks = (async function* (body: ReadableStream<Uint8Array>) {
+        for await (const chunk of body) {
+          touch();
+          yield chunk;
+        }
+      })(res.body);
+      try {
+        for await (const item of readSse(chunks)) {
+          if (item.kind === 'comment') {
+            if (item.text === 'ok') {
+              on.opened();
+              opts.onOpen?.({ after, reconnects });
+            }
+            continue;
+          }
+          if (item.event === 'end') {
+            const reason = (JSON.parse(item.data) as { reason?: string }).reason ?? 'endpoint_deleted';
+            throw new HookcapError(410, reason, reason === 'endpoint_expired' ? `endpoint ${slug} expired` : `endpoint ${slug} was deleted`);
+          }
+          if (item.event !== 'request') continue;
+          const capture = JSON.parse(item.data) as Capture;
+          on.handled(item.id ?? capture.id);
+          yield capture;
+        }
+      } catch (err) {
+        if (err instanceof HookcapError) throw err;
+        if (opts.signal?.aborted) return { kind: 'aborted' };
+        return { kind: 'failed', reason: idleFired ? `no data for ${idleMs / 1000} s` : `connection lost: ${err instanceof Error ? err.message : String(err)}` };
+      }
+      return { kind: 'ended' };
+    } finally {
+      clearTimeout(idle);
+      opts.signal?.removeEventListener('abort', onAbort);
+      abort.abort();
+    }
+  }
+
+  /**
+   * The first capture of `slug` for which `predicate` holds. By default it considers captures that
+   * arrive after the call starts (and any already acknowledged but not yet listed); pass `since`
+   * to look back. Throws HookcapError `timeout` after `timeout` ms (default 30 s).
+   */
+  async waitForRequest(slug: string, predicate: (capture: Capture) => boolean, opts: WaitOptions = {}): Promise<Capture> {
+    const timeout = opts.timeout ?? 30_000;
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), timeout);
+    const onAbort = () => stop.abort();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      for await (const capture of this.stream(slug, { since: opts.since, signal: stop.signal })) {
+        if (predicate(capture)) return capture;
+      }
+      if (opts.signal?.aborted) throw new HookcapError(0, 'aborted', 'waitForRequest was aborted');
+      throw new HookcapError(0, 'timeout', `no matching request on ${slug} within ${timeout} ms`);
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+/** A client for the API at `apiUrl` with `key`. */
+export function createClient(opts: ClientOptions): HookcapClient {
+  return new HookcapClient(opts);
+}

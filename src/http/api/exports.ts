@@ -1,0 +1,88 @@
+/** Export one capture or many, and replay one: the routes behind the CLI and the dashboard. */
+import { Elysia, t } from 'elysia';
+import { ReplayInputSchema, ReplayResultSchema } from '../../model/replay';
+import { AllowList } from '../../net/allow';
+import { requireAccount } from '../../services/auth';
+import type { Ctx } from '../../services/context';
+import { exportRequest, exportRequests, MANY_FORMATS, ONE_FORMATS, type ExportFile } from '../../services/exports';
+import { replayRequest } from '../../services/replay';
+import { MAX_Q_LENGTH } from '../../services/search-params';
+import { authPlugin } from '../auth';
+
+const TIME = 'a duration back from now (30s, 15m, 2h, 7d, 1w), ms since the epoch, or ISO 8601 (no zone = UTC)';
+
+/**
+ * A download. Captured content is chosen by strangers, so it is never rendered or sniffed, even
+ * when a browser opens the URL with the session cookie.
+ */
+function download(file: ExportFile): Response {
+  // Bun takes any Uint8Array; the DOM library's BodyInit (the dashboard's typecheck reads this file) wants ArrayBuffer-backed ones.
+  return new Response(file.body as RequestInit['body'], {
+    headers: {
+      'content-type': file.contentType,
+      'content-disposition': `attachment; filename="${file.filename}"`,
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': 'sandbox',
+      'cache-control': 'no-store',
+    },
+  });
+}
+
+export const exportRoutes = (ctx: Ctx) => {
+  const allow = AllowList.parse(ctx.config.outboundAllow);
+  return new Elysia({ prefix: '/api', detail: { tags: ['requests'] } })
+    .use(authPlugin(ctx))
+    .get(
+      '/requests/:id/export',
+      async ({ principal, params, request }) =>
+        download(await exportRequest(ctx, requireAccount(principal), params.id, new URL(request.url).searchParams.get('format'))),
+      {
+        query: t.Object({ format: t.String({ description: ONE_FORMATS.join(' | ') }) }),
+        detail: {
+          summary: 'One captured request as a cURL command, a HAR 1.2 document or the raw HTTP/1.1 message',
+          description:
+            '`curl`: a shell command (text/plain) that sends the exact body bytes with `--data-binary @-`. `har`: HAR 1.2 ' +
+            '(application/json; a body that is not UTF-8 is base64 in postData.text with `_encoding: "base64"`). `raw`: ' +
+            '`message/http`. Sent as an attachment.',
+          responses: { 200: { description: 'The rendered capture' }, 404: { description: 'No such request, or not readable' } },
+        },
+      },
+    )
+    .get(
+      '/endpoints/:slug/requests/export',
+      async ({ principal, params, request }) =>
+        download(await exportRequests(ctx, requireAccount(principal), params.slug, new URL(request.url).searchParams)),
+      {
+        query: t.Object({
+          format: t.String({ description: MANY_FORMATS.join(' | ') }),
+          method: t.Optional(t.String({ description: 'HTTP method, any case' })),
+          q: t.Optional(t.String({ description: `Case-insensitive text in path, body, header values or query string (≤ ${MAX_Q_LENGTH} chars)` })),
+          from: t.Optional(t.String({ description: `Earliest receivedAt, inclusive: ${TIME}` })),
+          to: t.Optional(t.String({ description: `Latest receivedAt, inclusive: ${TIME}. Default: the time of the call` })),
+        }),
+        detail: {
+          summary: "Every captured request of the endpoint matching the filters, oldest first, as one HAR 1.2 file or NDJSON",
+          description:
+            'Streamed page by page (memory stays flat however many match); `Content-Disposition: attachment`. `ndjson`: one request ' +
+            'record per line. `har`: one entry per line between the document\'s first and last lines.',
+          responses: { 200: { description: 'The export' }, 404: { description: 'No such endpoint, or not readable' } },
+        },
+      },
+    )
+    .post(
+      '/requests/:id/replay',
+      ({ principal, params, body }) => replayRequest(ctx, requireAccount(principal), params.id, body, allow),
+      {
+        body: ReplayInputSchema,
+        response: { 200: ReplayResultSchema },
+        detail: {
+          summary: 'Send a captured request again, from the server, to a URL; returns what the target answered',
+          description:
+            'Same method, the captured headers (less host, content-length and hop-by-hop ones) with your changes, the exact body ' +
+            "bytes (or yours). Goes through the outbound guard: private, loopback and metadata addresses are refused (400) unless " +
+            `OUTBOUND_ALLOW lists them; redirects are returned, not followed; ${ctx.config.replayTimeoutMs} ms for the whole exchange. ` +
+            'A target that does not answer → 502. To reach localhost, use the CLI (`hookcap replay`), which sends from your machine.',
+        },
+      },
+    );
+};

@@ -1,0 +1,257 @@
+/**
+ * The rest of the CLI, run as a user runs it: login and where settings come from, endpoints,
+ * tail, replay, export (small; export-100k.test.ts is the big one), send, usage errors and help.
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { statSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { har as validateHar } from 'har-validator';
+import type { Capture } from '../../src/model/capture';
+import { bodyBytes } from '../../src/model/render';
+import { call, eventually, newAccount } from '../support/client';
+import { describeBackends } from '../support/suite';
+import { CLI, cliEnv, runCli, RunningCli, startLocalApp, type CliEnv } from './support';
+
+const cleanups: (() => void)[] = [];
+afterAll(() => {
+  for (const c of cleanups.reverse()) c();
+});
+
+function env(vars: Record<string, string> = {}): CliEnv {
+  const e = cliEnv(vars);
+  cleanups.push(e.cleanup);
+  return e;
+}
+
+const BINARY = new Uint8Array([0x00, 0xff, 0xfe, 0x25, 0x27, 0x5c, 0x0a, 0x80, 0xc3, 0x28]);
+
+describe('usage', () => {
+  test('--help on every command, exit 0', async () => {
+    const e = env();
+    for (const args of [[], ['login'], ['endpoints'], ['endpoints', 'list'], ['endpoints', 'create'], ['endpoints', 'delete'], ['listen'], ['forward'], ['tail'], ['replay'], ['export'], ['send']]) {
+      const r = await runCli([...args, '--help'], e.env);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stdout).toContain('Usage: hookcap');
+    }
+  });
+
+  test('usage errors exit 2 with one line saying what is wrong, no stack', async () => {
+    const e = env({ HOOKCAP_API_KEY: 'svc_x' });
+    const cases: [string[], string][] = [
+      [[], 'Usage:'],
+      [['frobnicate'], "unknown command 'frobnicate'"],
+      [['listen', 'slug'], "required option '--forward <url>'"],
+      [['listen', 'slug', '--forward', 'ftp://x'], '--forward must be an http or https URL'],
+      [['listen', 'slug', '--forward', 'http://127.0.0.1:1', '--concurrency', '0'], '--concurrency must be a whole number ≥ 1'],
+      [['listen', 'slug', '--forward', 'http://127.0.0.1:1', '--retries', 'many'], '--retries must be a whole number'],
+      [['listen', 'slug', '--forward', 'http://127.0.0.1:1', '--since', 'yesterday'], '--since must be a duration'],
+      [['listen', 'slug', '--forward', 'http://127.0.0.1:1', '--bogus'], "unknown option '--bogus'"],
+      [['forward', 'slug'], "missing required argument 'url'"],
+      [['export', 'slug', '--format', 'xml'], '--format must be one of har, ndjson, curl'],
+      [['export', 'slug'], "required option '--format <format>'"],
+      [['replay', 'req_1', '--to', 'http://127.0.0.1:1', '-H', 'no colon'], "-H takes 'name: value'"],
+      [['send', 'slug', '--data', '@/nonexistent/file'], '--data: cannot read /nonexistent/file'],
+      [['endpoints', 'create'], "missing required argument 'name'"],
+      [['--api-url', 'nope', 'endpoints', 'list'], '--api-url must be a URL'],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(args, e.env);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toContain(message);
+      expect(r.stderr).not.toContain('    at ');
+    }
+  });
+});
+
+describeBackends('hookcap commands', (h) => {
+  test('login checks the key and saves it (0600); flags beat the environment, which beats the file', async () => {
+    const a = await newAccount(h.url);
+    const e = env();
+    const none = await runCli(['endpoints', 'list'], e.env);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('hookcap login --key');
+
+    const bad = await runCli(['login', '--key', 'svc_wrong', '--api-url', h.url], e.env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('the API key was refused');
+
+    const ok = await runCli(['login', '--key', a.key, '--api-url', h.url], e.env);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain(a.email);
+    const path = join(e.configHome, 'hookcap', 'config.json');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ apiUrl: h.url, key: a.key });
+
+    // The file alone is enough.
+    expect((await runCli(['endpoints', 'list', '--json'], e.env)).code).toBe(0);
+    // The environment beats the file…
+    const envWins = await runCli(['endpoints', 'list'], { ...e.env, HOOKCAP_API_KEY: 'svc_from_env' });
+    expect(envWins.code).toBe(1);
+    expect(envWins.stderr).toContain('refused');
+    const deadUrl = await runCli(['endpoints', 'list'], { ...e.env, HOOKCAP_API_URL: 'http://127.0.0.1:9' });
+    expect(deadUrl.code).toBe(1);
+    expect(deadUrl.stderr).toContain('is hookcap running at http://127.0.0.1:9?');
+    // …and flags beat the environment.
+    expect((await runCli(['endpoints', 'list', '--key', a.key], { ...e.env, HOOKCAP_API_KEY: 'svc_from_env' })).code).toBe(0);
+    expect((await runCli(['--api-url', h.url, 'endpoints', 'list'], { ...e.env, HOOKCAP_API_URL: 'http://127.0.0.1:9' })).code).toBe(0);
+  });
+
+  test('endpoints list, create, delete, in words and as --json', async () => {
+    const a = await newAccount(h.url);
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    const empty = await runCli(['endpoints', 'list', '--json'], e.env);
+    expect(JSON.parse(empty.stdout)).toEqual([]);
+    const created = await runCli(['endpoints', 'create', 'stripe dev', '--json'], e.env);
+    expect(created.code).toBe(0);
+    const ep = JSON.parse(created.stdout);
+    expect(ep).toMatchObject({ name: 'stripe dev', url: `${h.url}/w/${ep.slug}` });
+    const plain = await runCli(['endpoints', 'create', 'github'], e.env);
+    expect(plain.stdout).toMatch(/^Created [a-z2-9]{12} \(github\): send webhooks to http/);
+    const list = await runCli(['endpoints', 'list'], e.env);
+    const lines = list.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^SLUG\s+NAME\s+URL$/);
+    expect(lines.length).toBe(3);
+    expect(list.stdout).toContain(`${ep.slug}  stripe dev  ${ep.url}`);
+    expect((await runCli(['endpoints', 'delete', ep.slug], e.env)).stdout).toContain(`Deleted ${ep.slug}`);
+    const gone = await runCli(['endpoints', 'delete', ep.slug], e.env);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain('not found');
+    expect(JSON.parse((await runCli(['endpoints', 'list', '--json'], e.env)).stdout).length).toBe(1);
+  });
+
+  test('colour on a terminal only, and never with NO_COLOR or --no-color', async () => {
+    const a = await newAccount(h.url);
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key, TERM: 'xterm' });
+    await runCli(['endpoints', 'create', 'tty'], e.env);
+    // script(1) gives the CLI a pseudo-terminal, as a person's shell would.
+    const onTty = async (extra: Record<string, string>, flags = '') => {
+      const command = `${process.execPath} ${CLI} endpoints list ${flags}`;
+      const p = Bun.spawn(['script', '-qec', command, '/dev/null'], { env: { ...e.env, ...extra }, stdout: 'pipe', stderr: 'pipe' });
+      const [out] = await Promise.all([new Response(p.stdout).text(), p.exited]);
+      return out;
+    };
+    expect(await onTty({})).toContain('\u001b[1mSLUG');
+    expect(await onTty({ NO_COLOR: '1' })).not.toContain('\u001b[');
+    expect(await onTty({}, '--no-color')).not.toContain('\u001b[');
+    expect((await runCli(['endpoints', 'list'], e.env)).stdout).not.toContain('\u001b[');
+  });
+
+  test('tail prints captures live, in words and as --json records', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 't' } })).body;
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    const plain = new RunningCli(['tail', ep.slug], e.env);
+    const json = new RunningCli(['tail', ep.slug, '--json'], e.env);
+    await plain.until(() => plain.stderr.includes('Ctrl-C'));
+    await Bun.sleep(1_000);
+    const r = await fetch(`${h.url}/w/${ep.slug}/gh?x=1`, { method: 'POST', body: '{"zen":"hi","hook_id":1}', headers: { 'x-github-event': 'ping' } });
+    const id = r.headers.get('x-request-id');
+    await plain.until(() => plain.lines.length === 1);
+    await json.until(() => json.lines.length === 1);
+    expect(plain.lines[0]).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d {2}POST {3}/gh\\?x=1 {2}\\d+ B .* 200 {2}${id}$`));
+    const record = JSON.parse(json.lines[0] ?? '');
+    expect(record).toMatchObject({ id, method: 'POST', path: '/gh', responseStatus: 200 });
+    expect(await plain.stop('SIGINT')).toBe(0);
+    expect(await json.stop()).toBe(0);
+  });
+
+  test('replay sends a stored capture from this machine, with -H changes and --body @file', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'r' } })).body;
+    const app = startLocalApp();
+    cleanups.push(() => app.stop());
+    app.answer = () => new Response('{"received":true}', { status: 202 });
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    const r = await fetch(`${h.url}/w/${ep.slug}/orig`, { method: 'PUT', body: BINARY, headers: { 'x-keep': 'k', 'x-drop': 'd', 'content-type': 'application/octet-stream' } });
+    const id = r.headers.get('x-request-id') ?? '';
+    await eventually(async () => (await call(h.url, 'GET', `/api/requests/${id}`, { token: a.key })).status === 200);
+
+    const same = await runCli(['replay', id, '--to', `${app.url}/again?z=9`], e.env);
+    expect(same.code).toBe(0);
+    expect(same.stdout).toMatch(new RegExp(`^PUT ${app.url}/again\\?z=9 → 202 {2}\\d+ ms\\n\\{"received":true\\}\\n$`));
+    expect(app.arrived[0]).toMatchObject({ method: 'PUT', target: '/again?z=9', body: BINARY });
+    expect(app.arrived[0]?.headers['x-drop']).toBe('d');
+
+    const file = join(e.configHome, 'body.bin');
+    writeFileSync(file, new Uint8Array([1, 2, 3, 0, 255]));
+    const changed = await runCli(['replay', id, '--to', `${app.url}/changed`, '-H', 'x-drop:', '-H', 'X-New: yes', '--body', `@${file}`, '--json'], e.env);
+    expect(changed.code).toBe(0);
+    expect(JSON.parse(changed.stdout)).toMatchObject({ status: 202, body: '{"received":true}', bodyEncoding: 'utf8' });
+    expect(app.arrived[1]?.body).toEqual(new Uint8Array([1, 2, 3, 0, 255]));
+    expect(app.arrived[1]?.headers['x-drop']).toBeUndefined();
+    expect(app.arrived[1]?.headers['x-new']).toBe('yes');
+    expect(app.arrived[1]?.headers['x-keep']).toBe('k');
+
+    const down = await runCli(['replay', id, '--to', 'http://127.0.0.1:9/'], e.env);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain('connection refused');
+    const missing = await runCli(['replay', 'req_00000000000000000000000000', '--to', app.url], e.env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('not found');
+  });
+
+  test('export: NDJSON, HAR and a cURL script that sends every capture again, byte for byte; filters; progress on stderr', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'x' } })).body;
+    const ids: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      const body = i === 3 ? BINARY : `{"n":${i},"kind":"${i % 5 === 0 ? 'five' : 'other'}"}`;
+      const r = await fetch(`${h.url}/w/${ep.slug}/e/${i}?i=${i}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      ids.push(r.headers.get('x-request-id') ?? '');
+    }
+    await eventually(async () => (await call(h.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).body.count === 25);
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+
+    const nd = await runCli(['export', ep.slug, '--format', 'ndjson'], e.env);
+    expect(nd.code).toBe(0);
+    const records = nd.stdout.trim().split('\n').map((l) => JSON.parse(l) as Capture);
+    expect(records.map((r) => r.id)).toEqual(ids);
+    expect(nd.stderr).toContain(`exported 25 captures of ${ep.slug}`);
+
+    const harFile = join(e.configHome, 'all.har');
+    const har = await runCli(['export', ep.slug, '--format', 'har', '-o', harFile, '--since', '1h'], e.env);
+    expect(har.code).toBe(0);
+    expect(har.stdout).toBe('');
+    expect(har.stderr).toContain('exported 25 captures');
+    const doc = JSON.parse(readFileSync(harFile, 'utf8'));
+    await validateHar(doc);
+    expect(doc.log.entries.length).toBe(25);
+
+    const five = await runCli(['export', ep.slug, '--format', 'ndjson', '--q', 'FIVE', '--quiet'], e.env);
+    expect(five.stdout.trim().split('\n').map((l) => (JSON.parse(l) as Capture).id)).toEqual([0, 5, 10, 15, 20].map((i) => ids[i] ?? ''));
+    expect(five.stderr).toBe('');
+
+    const app = startLocalApp();
+    cleanups.push(() => app.stop());
+    const script = join(e.configHome, 'replay.sh');
+    const curl = await runCli(['export', ep.slug, '--format', 'curl', '--to', `${app.url}/local`, '-o', script], e.env);
+    expect(curl.code).toBe(0);
+    const run = Bun.spawn(['sh', script], { stdout: 'ignore', stderr: 'pipe' });
+    expect(await run.exited).toBe(0);
+    expect(app.arrived.map((r) => r.target)).toEqual(records.map((r) => `/local/e/${records.indexOf(r)}?i=${records.indexOf(r)}`));
+    expect(app.arrived.map((r) => r.body)).toEqual(records.map((r) => bodyBytes(r)));
+  });
+
+  test('send: a test request through send-test, with method, headers and --data', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 's' } })).body;
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    const r = await runCli(['send', ep.slug, '--method', 'put', '-H', 'x-test: 1', '--data', '{"hello":"cli"}'], e.env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Sent PUT to .* → 200 {2}captured as req_/);
+    const id = /captured as (req_\w+)/.exec(r.stdout)?.[1] ?? '';
+    const rec = await eventually(async () => {
+      const g = await call<Capture>(h.url, 'GET', `/api/requests/${id}`, { token: a.key });
+      return g.status === 200 ? g.body : null;
+    });
+    expect(rec).toMatchObject({ method: 'PUT', body: '{"hello":"cli"}' });
+    expect(rec.headers['x-test']).toBe('1');
+    const json = await runCli(['send', ep.slug, '--json'], e.env);
+    expect(JSON.parse(json.stdout).response.status).toBe(200);
+    const binary = join(e.configHome, 'b.bin');
+    writeFileSync(binary, BINARY);
+    const refused = await runCli(['send', ep.slug, '--data', `@${binary}`], e.env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('send-test takes text bodies only');
+  });
+});

@@ -1,0 +1,245 @@
+/**
+ * `hookcap listen` / `forward` as a user runs them: the real binary, a real server (both
+ * backends), a local app on 127.0.0.1. What arrives at the app is compared byte for byte with
+ * what was sent to the capture URL. The server ends streams every 3 s (STREAM_MAX_MS) here, so
+ * every test also crosses reconnects.
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { createHmac } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Capture } from '../../src/model/capture';
+import { NOT_FORWARDED } from '../../src/model/render';
+import { verifySignature } from '../../src/engine/signing';
+import { BACKENDS, provision } from '../support/backends';
+import { call, eventually, newAccount } from '../support/client';
+import { freePort, startServer, stopServer } from '../support/server';
+import { describeBackends } from '../support/suite';
+import { cliEnv, RunningCli, startLocalApp, type Arrived, type CliEnv, type LocalApp } from './support';
+
+const STRIPE_SECRET = 'whsec_cli_listen_test_secret';
+const cleanups: (() => void | Promise<void>)[] = [];
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c();
+});
+
+const text = (b: Uint8Array) => new TextDecoder().decode(b);
+
+interface Setup {
+  key: string;
+  slug: string;
+  cli: CliEnv;
+  app: LocalApp;
+}
+
+async function setup(base: string): Promise<Setup> {
+  const a = await newAccount(base);
+  const ep = await call(base, 'POST', '/api/endpoints', { token: a.key, body: { name: 'listen' } });
+  const cli = cliEnv({ HOOKCAP_API_URL: base, HOOKCAP_API_KEY: a.key });
+  const app = startLocalApp();
+  cleanups.push(() => cli.cleanup(), () => app.stop());
+  return { key: a.key, slug: ep.body.slug, cli, app };
+}
+
+/** Sends to the capture URL and returns the capture id. */
+async function send(base: string, slug: string, path: string, init: RequestInit = {}): Promise<string> {
+  const r = await fetch(`${base}/w/${slug}${path}`, { method: 'POST', ...init });
+  const id = r.headers.get('x-request-id');
+  if (!id) throw new Error(`not captured: ${r.status} ${await r.text()}`);
+  return id;
+}
+
+/** Starts listen and waits until its stream is open. */
+async function listen(s: Setup, extra: string[] = [], command = 'listen'): Promise<RunningCli> {
+  const args = command === 'listen' ? ['listen', s.slug, '--forward', `${s.app.url}/hooks`, ...extra] : ['forward', s.slug, `${s.app.url}/hooks`, ...extra];
+  const cli = new RunningCli(args, s.cli.env);
+  cleanups.push(() => void cli.stop('SIGKILL'));
+  await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
+  // The stream is subscribed shortly after the banner; a capture sent now must not be missed either.
+  return cli;
+}
+
+function bodiesOf(arrived: Arrived[]): string[] {
+  return arrived.map((a) => text(a.body));
+}
+
+describeBackends(
+  'hookcap listen',
+  (h) => {
+    test('forwards method, path, query, headers and the exact body bytes: JSON, form, binary, a Stripe-signed body', async () => {
+      const s = await setup(h.url);
+      // The local app checks the Stripe signature as a Stripe integration would.
+      s.app.answer = (req) => {
+        if (!req.target.startsWith('/hooks/stripe')) return new Response('ok');
+        const v = verifySignature(
+          { provider: 'stripe', secret: STRIPE_SECRET },
+          { headers: req.headers, rawBody: req.body, url: `http://127.0.0.1${req.target}`, method: req.method, now: Date.now() },
+        );
+        return new Response(v.signatureVerified ? 'verified' : `bad: ${v.signatureError}`, { status: v.signatureVerified ? 200 : 400 });
+      };
+      const cli = await listen(s);
+      const json = JSON.stringify({ id: 'evt_1', type: 'invoice.paid', amount: 1999, note: 'ünïcödé ✓' });
+      const form = 'a=1&b=two+words&c=%E2%9C%93';
+      const binary = new Uint8Array([0x00, 0xff, 0xfe, 0x80, 0x0d, 0x0a, 0x25, 0x27, 0xc3, 0x28, 0x00]);
+      const stripeBody = '{\n  "id": "evt_2",\n  "type": "payment_intent.succeeded"\n}';
+      const t = Math.floor(Date.now() / 1000);
+      const signature = `t=${t},v1=${createHmac('sha256', STRIPE_SECRET).update(`${t}.${stripeBody}`).digest('hex')}`;
+      const sent: { id: string; path: string; body: Uint8Array; method: string }[] = [];
+      const add = async (method: string, path: string, body: string | Uint8Array, headers: Record<string, string>) => {
+        const id = await send(h.url, s.slug, path, { method, body, headers });
+        sent.push({ id, path, body: typeof body === 'string' ? new TextEncoder().encode(body) : body, method });
+      };
+      await add('POST', '/json?x=1&tag=a&tag=b', json, { 'content-type': 'application/json', 'x-custom': 'Value, with comma', 'user-agent': 'Provider/1.0' });
+      await add('PUT', '/form', form, { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Bearer abc' });
+      await add('PATCH', '/bin/a%20b', binary, { 'content-type': 'application/octet-stream' });
+      await add('POST', '/stripe?x=1', stripeBody, { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature, 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' });
+
+      await cli.until(() => s.app.arrived.length === 4);
+      for (const [i, want] of sent.entries()) {
+        const got = s.app.arrived[i] as Arrived;
+        const record = (await call<Capture>(h.url, 'GET', `/api/requests/${want.id}`, { token: s.key })).body;
+        expect(got.method).toBe(want.method);
+        expect(got.target).toBe(`/hooks${want.path}`);
+        expect(got.body).toEqual(want.body);
+        // Every captured header but the per-connection ones, with its value; nothing else but what HTTP needs.
+        for (const [k, v] of Object.entries(record.headers)) {
+          if (!NOT_FORWARDED.has(k)) expect(got.headers[k]).toBe(v);
+        }
+        for (const k of Object.keys(got.headers)) {
+          if (!(k in record.headers)) expect(['host', 'connection', 'content-length']).toContain(k);
+        }
+        expect(got.headers['content-length']).toBe(String(want.body.length));
+        expect(got.headers.host).toBe(`127.0.0.1:${s.app.port}`);
+      }
+      await cli.until(() => cli.lines.length === 4);
+      expect(cli.lines[3]).toMatch(/POST\s+\/stripe\?x=1 {2}→ 200 {2}\d+ ms$/);
+      expect(cli.lines.every((l) => !l.includes('\u001b['))).toBe(true);
+      expect(await cli.stop('SIGINT')).toBe(0);
+    });
+
+    test('stopped, then started again: what arrived meanwhile is forwarded once each, oldest first (SIGTERM and SIGKILL)', async () => {
+      const s = await setup(h.url);
+      let cli = await listen(s);
+      await send(h.url, s.slug, '/1', { body: 'one' });
+      await send(h.url, s.slug, '/2', { body: 'two' });
+      await cli.until(() => s.app.arrived.length === 2);
+      expect(await cli.stop('SIGTERM')).toBe(0);
+      const state = join(s.cli.configHome, 'hookcap', 'state', `${s.slug}.json`);
+      expect(existsSync(state)).toBe(true);
+
+      for (const b of ['three', 'four', 'five']) await send(h.url, s.slug, `/${b}`, { body: b });
+      cli = await listen(s);
+      await cli.until(() => s.app.arrived.length >= 5);
+      expect(cli.stderr).toContain('resuming after');
+
+      // Handled and recorded: a kill -9 now loses nothing and repeats nothing.
+      await Bun.sleep(500);
+      expect(await cli.stop('SIGKILL')).not.toBe(0);
+      for (const b of ['six', 'seven']) await send(h.url, s.slug, `/${b}`, { body: b });
+      cli = await listen(s);
+      await cli.until(() => s.app.arrived.length >= 7);
+      // Let any duplicate show itself.
+      await Bun.sleep(1_500);
+      expect(bodiesOf(s.app.arrived)).toEqual(['one', 'two', 'three', 'four', 'five', 'six', 'seven']);
+      expect(JSON.parse(readFileSync(state, 'utf8')).lastId).toMatch(/^req_/);
+      await cli.stop();
+    });
+
+    test('a local app that is down, then up: retried with backoff and delivered', async () => {
+      const s = await setup(h.url);
+      s.app.stop();
+      const port = await freePort();
+      const cli = new RunningCli(['forward', s.slug, `http://127.0.0.1:${port}/in`, '--retries', '8'], s.cli.env);
+      cleanups.push(() => void cli.stop('SIGKILL'));
+      await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
+      await send(h.url, s.slug, '/late', { body: 'while down' });
+      await cli.until(() => cli.stderr.includes('retry 2/8'));
+      expect(cli.stderr).toContain('connection refused');
+      const app = startLocalApp(port);
+      cleanups.push(() => app.stop());
+      await cli.until(() => cli.lines.length === 1);
+      expect(bodiesOf(app.arrived)).toEqual(['while down']);
+      expect(cli.lines[0]).toMatch(/\/late {2}→ 200 .* attempts\)$/);
+      await cli.stop();
+    });
+
+    test('5xx is retried, then reported with how to resend it; the next capture still goes', async () => {
+      const s = await setup(h.url);
+      s.app.answer = (req) => new Response('no', { status: text(req.body) === 'doomed' ? 503 : 200 });
+      const cli = await listen(s, ['--retries', '2', '--json']);
+      const doomed = await send(h.url, s.slug, '/x', { body: 'doomed' });
+      await send(h.url, s.slug, '/y', { body: 'fine' });
+      await cli.until(() => cli.lines.length === 2);
+      const [first, second] = cli.lines.map((l) => JSON.parse(l));
+      expect(first).toMatchObject({ id: doomed, method: 'POST', path: '/x', status: 503, attempts: 3, ok: false });
+      expect(second).toMatchObject({ path: '/y', status: 200, attempts: 1, ok: true, url: `${s.app.url}/hooks/y` });
+      expect(bodiesOf(s.app.arrived)).toEqual(['doomed', 'doomed', 'doomed', 'fine']);
+      await cli.stop();
+    });
+
+    test('--concurrency forwards several at once, each once; --since forwards what came before; --no-resume skips what was missed', async () => {
+      const s = await setup(h.url);
+      const early = await send(h.url, s.slug, '/early', { body: 'early' });
+      await eventually(async () => (await call(h.url, 'GET', `/api/requests/${early}`, { token: s.key })).status === 200);
+      s.app.answer = async () => {
+        await Bun.sleep(400);
+        return new Response('slow');
+      };
+      let cli = await listen(s, ['--concurrency', '4', '--since', '1h']);
+      for (let i = 0; i < 8; i++) await send(h.url, s.slug, `/c/${i}`, { body: `c${i}` });
+      await cli.until(() => s.app.arrived.length === 9);
+      await cli.until(() => cli.lines.length === 9);
+      expect(bodiesOf(s.app.arrived).sort()).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'early']);
+      expect(text((s.app.arrived[0] as Arrived).body)).toBe('early');
+      await cli.stop();
+
+      s.app.answer = () => new Response('ok');
+      await send(h.url, s.slug, '/missed', { body: 'missed' });
+      await Bun.sleep(700);
+      cli = await listen(s, ['--no-resume']);
+      await Bun.sleep(1_000);
+      await send(h.url, s.slug, '/after', { body: 'after' });
+      await cli.until(() => s.app.arrived.length === 10);
+      await Bun.sleep(500);
+      expect(bodiesOf(s.app.arrived).slice(9)).toEqual(['after']);
+      await cli.stop();
+    });
+
+    test('the endpoint deleted while listening: one line saying so, exit 1', async () => {
+      const s = await setup(h.url);
+      const cli = await listen(s);
+      await Bun.sleep(700);
+      expect((await call(h.url, 'DELETE', `/api/endpoints/${s.slug}`, { token: s.key })).status).toBe(204);
+      expect(await cli.proc.exited).toBe(1);
+      expect(cli.stderr).toContain(`endpoint ${s.slug} was deleted`);
+      expect(cli.stderr).not.toContain('    at ');
+    });
+  },
+  { STREAM_MAX_MS: '3000' },
+);
+
+for (const backend of BACKENDS) {
+  describe(`hookcap listen across a server restart [${backend}]`, () => {
+    test('the connection drops while captures keep coming; after it the CLI reconnects and each arrives once', async () => {
+      const p = await provision(backend);
+      cleanups.push(p.cleanup);
+      const port = await freePort();
+      let server = await startServer({ env: p.env, port });
+      cleanups.push(() => stopServer(server));
+      const s = await setup(server.url);
+      const cli = await listen(s);
+      await send(server.url, s.slug, '/before', { body: 'before' });
+      await cli.until(() => s.app.arrived.length === 1);
+      await stopServer(server, { keepData: true });
+      server = await startServer({ env: p.env, port, dataDir: server.dataDir });
+      await send(server.url, s.slug, '/after-restart', { body: 'after restart' });
+      await cli.until(() => s.app.arrived.length === 2, 60_000);
+      await send(server.url, s.slug, '/live-again', { body: 'live again' });
+      await cli.until(() => s.app.arrived.length === 3, 30_000);
+      await Bun.sleep(1_000);
+      expect(bodiesOf(s.app.arrived)).toEqual(['before', 'after restart', 'live again']);
+      expect(cli.stderr).toContain('reconnecting');
+      await cli.stop();
+    });
+  });
+}

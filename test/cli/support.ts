@@ -1,0 +1,132 @@
+/**
+ * Running the real `hookcap` binary (cli/main.ts, the package's bin) as a subprocess, each test
+ * with its own config folder, and a local app on 127.0.0.1 that records every request's exact
+ * bytes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Subprocess } from 'bun';
+
+const ROOT = resolve(import.meta.dir, '..', '..');
+export const CLI = join(ROOT, 'cli', 'main.ts');
+
+export interface CliEnv {
+  /** XDG_CONFIG_HOME of this CLI user. */
+  configHome: string;
+  env: Record<string, string>;
+  cleanup(): void;
+}
+
+/** A fresh config folder; `vars` become the CLI's environment (HOOKCAP_API_URL, HOOKCAP_API_KEY …). */
+export function cliEnv(vars: Record<string, string> = {}): CliEnv {
+  const configHome = mkdtempSync(join(tmpdir(), 'hookcap-cli-'));
+  return {
+    configHome,
+    env: { PATH: process.env.PATH ?? '', HOME: configHome, XDG_CONFIG_HOME: configHome, ...vars },
+    cleanup: () => rmSync(configHome, { recursive: true, force: true }),
+  };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI to completion. */
+export async function runCli(args: string[], env: Record<string, string>, opts: { stdin?: Uint8Array; timeoutMs?: number } = {}): Promise<CliResult> {
+  const proc = Bun.spawn([process.execPath, CLI, ...args], { cwd: ROOT, env, stdin: opts.stdin ?? 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  const timer = setTimeout(() => proc.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+/** A CLI left running (listen, tail), its output collected as it comes. */
+export class RunningCli {
+  stdout = '';
+  stderr = '';
+  readonly proc: Subprocess<'ignore', 'pipe', 'pipe'>;
+
+  constructor(args: string[], env: Record<string, string>) {
+    this.proc = Bun.spawn([process.execPath, CLI, ...args], { cwd: ROOT, env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+    void this.collect(this.proc.stdout, (t) => (this.stdout += t));
+    void this.collect(this.proc.stderr, (t) => (this.stderr += t));
+  }
+
+  private async collect(stream: ReadableStream<Uint8Array>, add: (text: string) => void): Promise<void> {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) add(decoder.decode(chunk, { stream: true }));
+  }
+
+  get lines(): string[] {
+    return this.stdout.split('\n').filter((l) => l !== '');
+  }
+
+  /** Waits until `check` holds; the error names what the CLI printed. */
+  async until(check: () => boolean, ms = 20_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!check()) {
+      if (this.proc.exitCode !== null) throw new Error(`the CLI exited (${this.proc.exitCode}):\n${this.stdout}\n${this.stderr}`);
+      if (Date.now() > deadline) throw new Error(`condition not met in ${ms} ms; the CLI printed:\n${this.stdout}\n${this.stderr}`);
+      await Bun.sleep(20);
+    }
+  }
+
+  /** Sends `signal` and waits for the exit code. */
+  async stop(signal: 'SIGTERM' | 'SIGINT' | 'SIGKILL' = 'SIGTERM'): Promise<number> {
+    if (this.proc.exitCode === null) this.proc.kill(signal);
+    return this.proc.exited;
+  }
+}
+
+/** One request as the local app received it. */
+export interface Arrived {
+  method: string;
+  /** Path and query as sent on the request line. */
+  target: string;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
+/** Answers a request (n counts the app's requests from 1); default 200 "ok". */
+export type Answer = (req: Arrived, n: number) => Response | Promise<Response>;
+
+export interface LocalApp {
+  port: number;
+  url: string;
+  arrived: Arrived[];
+  answer: Answer;
+  stop(): void;
+}
+
+/** A local HTTP app on 127.0.0.1 (on `port`, or any free one). */
+export function startLocalApp(port = 0): LocalApp {
+  const app: LocalApp = {
+    port: 0,
+    url: '',
+    arrived: [],
+    answer: () => new Response('ok'),
+    stop: () => {},
+  };
+  const server = Bun.serve({
+    port,
+    hostname: '127.0.0.1',
+    async fetch(request) {
+      const u = new URL(request.url);
+      const req: Arrived = {
+        method: request.method,
+        target: `${u.pathname}${u.search}`,
+        headers: Object.fromEntries(request.headers),
+        body: new Uint8Array(await request.arrayBuffer()),
+      };
+      app.arrived.push(req);
+      return app.answer(req, app.arrived.length);
+    },
+  });
+  app.port = server.port ?? port;
+  app.url = `http://127.0.0.1:${app.port}`;
+  app.stop = () => void server.stop(true);
+  return app;
+}

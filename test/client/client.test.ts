@@ -1,0 +1,173 @@
+/**
+ * hookcap/client against a real server on both backends, imported by its package name as users
+ * import it. The stream is ended by the server every 1.5 s (STREAM_MAX_MS) so reconnects happen.
+ */
+import { afterAll, expect, test } from 'bun:test';
+import { createClient, HookcapError, type Capture, type HookcapClient } from 'hookcap/client';
+import { bodyBytes } from '../../src/model/render';
+import { newAccount } from '../support/client';
+import { startHookReceiver } from '../support/hook-receiver';
+import { describeBackends } from '../support/suite';
+
+const target = startHookReceiver();
+afterAll(() => target.stop());
+
+describeBackends(
+  'hookcap/client',
+  (h) => {
+    async function client(): Promise<HookcapClient> {
+      const a = await newAccount(h.url);
+      return createClient({ apiUrl: h.url, key: a.key });
+    }
+
+    const send = async (slug: string, path: string, body?: string | Uint8Array) => {
+      const r = await fetch(`${h.url}/w/${slug}${path}`, { method: 'POST', body });
+      return r.headers.get('x-request-id') ?? '';
+    };
+
+    test('endpoints, requests, search, count, one export; errors are HookcapError with the API code', async () => {
+      const c = await client();
+      const ep = await c.endpoints.create('client');
+      expect((await c.endpoints.list()).map((e) => e.slug)).toEqual([ep.slug]);
+      expect((await c.endpoints.get(ep.slug)).url).toBe(`${h.url}/w/${ep.slug}`);
+      const id = await send(ep.slug, '/a?x=1', 'hello client');
+      const wait = await c.waitForRequest(ep.slug, (r) => r.id === id, { since: Date.now() - 60_000, timeout: 10_000 });
+      expect(wait.body).toBe('hello client');
+      expect((await c.requests.get(id)).path).toBe('/a');
+      expect(await c.count({ slug: ep.slug, q: 'HELLO' })).toBe(1);
+      expect((await c.search({ slug: ep.slug, from: '1h' })).map((r) => r.id)).toEqual([id]);
+      expect((await c.requests.page(ep.slug, { limit: 1 })).items.map((r) => r.id)).toEqual([id]);
+      const curl = new TextDecoder().decode(await c.requests.export(id, 'curl'));
+      expect(curl).toContain('curl');
+      const err = await c.requests.get('req_00000000000000000000000000').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(HookcapError);
+      expect(err).toMatchObject({ status: 404, code: 'not_found' });
+      const bad = await createClient({ apiUrl: h.url, key: 'svc_nope' }).endpoints.list().catch((e: unknown) => e);
+      expect(bad).toMatchObject({ status: 401, code: 'unauthorized' });
+      const down = await createClient({ apiUrl: 'http://127.0.0.1:9', key: 'k' }).endpoints.list().catch((e: unknown) => e);
+      expect(down).toMatchObject({ status: 0, code: 'network' });
+      await c.endpoints.delete(ep.slug);
+      expect(await c.endpoints.list()).toEqual([]);
+    });
+
+    test('exportRecords walks every capture oldest first; export streams a HAR file', async () => {
+      const c = await client();
+      const ep = await c.endpoints.create('export');
+      const ids: string[] = [];
+      for (let i = 0; i < 30; i++) ids.push(await send(ep.slug, `/n/${i}`, new Uint8Array([i, 0xff])));
+      await c.waitForRequest(ep.slug, (r) => r.id === ids.at(-1), { since: 0 });
+      const seen: Capture[] = [];
+      for await (const r of c.exportRecords(ep.slug, { from: 0 })) seen.push(r);
+      expect(seen.map((r) => r.id)).toEqual(ids);
+      expect(bodyBytes(seen[7] as Capture)).toEqual(new Uint8Array([7, 0xff]));
+      const har = await c.export(ep.slug, { format: 'har', q: '/n/2' });
+      expect(har.filename).toMatch(/^hookcap-.*\.har$/);
+      const doc = JSON.parse(await new Response(har.body).text());
+      expect(doc.log.entries.length).toBe(11); // /n/2 and /n/20–29
+    });
+
+    test('stream: resumes across the server ending it, each capture once and in order; after and since', async () => {
+      const c = await client();
+      const ep = await c.endpoints.create('stream');
+      const before = await send(ep.slug, '/before');
+      await c.waitForRequest(ep.slug, (r) => r.id === before, { since: 0 });
+      const stop = new AbortController();
+      // A missed capture fails the comparison below rather than hanging the test.
+      const deadline = setTimeout(() => stop.abort(), 40_000);
+      let opens = 0;
+      const stream = c.stream(ep.slug, { signal: stop.signal, onOpen: () => opens++ });
+      const got: string[] = [];
+      const sent: string[] = [];
+      const reading = (async () => {
+        for await (const r of stream) {
+          got.push(r.id);
+          if (got.length === 12) stop.abort();
+        }
+      })();
+      // Spread over more than two server-side stream lifetimes (1.5 s each).
+      for (let i = 0; i < 12; i++) {
+        sent.push(await send(ep.slug, `/s/${i}`));
+        await Bun.sleep(300);
+      }
+      await reading;
+      clearTimeout(deadline);
+      expect(got).toEqual(sent);
+      expect(opens).toBeGreaterThanOrEqual(3);
+      expect(stream.lastEventId).toBe(sent.at(-1) ?? null);
+
+      const replayed: string[] = [];
+      for await (const r of c.stream(ep.slug, { after: sent[8] ?? '', signal: AbortSignal.timeout(30_000) })) {
+        replayed.push(r.id);
+        if (replayed.length === 3) break;
+      }
+      expect(replayed).toEqual(sent.slice(9));
+      const fromStart: string[] = [];
+      for await (const r of c.stream(ep.slug, { since: 0, signal: AbortSignal.timeout(30_000) })) {
+        fromStart.push(r.id);
+        if (fromStart.length === 2) break;
+      }
+      expect(fromStart).toEqual([before, sent[0] ?? '']);
+    });
+
+    test('stream ends with endpoint_deleted; a stream of an unknown slug throws not_found', async () => {
+      const c = await client();
+      const ep = await c.endpoints.create('gone');
+      const err = (async () => {
+        try {
+          for await (const _ of c.stream(ep.slug)) {
+            // none expected
+          }
+        } catch (e) {
+          return e;
+        }
+        return null;
+      })();
+      await Bun.sleep(500);
+      await c.endpoints.delete(ep.slug);
+      expect(await err).toMatchObject({ code: 'endpoint_deleted' });
+      const missing = await (async () => {
+        try {
+          for await (const _ of c.stream('nosuchslug22')) {
+            // none
+          }
+        } catch (e) {
+          return e;
+        }
+        return null;
+      })();
+      expect(missing).toMatchObject({ status: 404, code: 'not_found' });
+    });
+
+    test('waitForRequest: a request sent after the call is found, an older one is not; timeout', async () => {
+      const c = await client();
+      const ep = await c.endpoints.create('wait');
+      const old = await send(ep.slug, '/old', JSON.stringify({ type: 'invoice.paid' }));
+      await c.waitForRequest(ep.slug, (r) => r.id === old, { since: 0 });
+      const waiting = c.waitForRequest(ep.slug, (r) => r.body.includes('invoice.paid'), { timeout: 15_000 });
+      await Bun.sleep(200);
+      await send(ep.slug, '/other', JSON.stringify({ type: 'customer.created' }));
+      const fresh = await send(ep.slug, '/new', JSON.stringify({ type: 'invoice.paid' }));
+      expect((await waiting).id).toBe(fresh);
+      const started = Date.now();
+      const late = await c.waitForRequest(ep.slug, () => false, { timeout: 1000 }).catch((e: unknown) => e);
+      expect(late).toMatchObject({ code: 'timeout' });
+      expect(Date.now() - started).toBeLessThan(10_000);
+    });
+
+    test('replay and sendTest', async () => {
+      const c = await client();
+      const ep = await c.endpoints.create('replay');
+      const sent = await c.sendTest(ep.slug, { body: '{"hello":"replay"}', headers: { 'x-test': '1' } });
+      expect(sent.response.status).toBe(200);
+      const id = sent.id ?? '';
+      await c.waitForRequest(ep.slug, (r) => r.id === id, { since: 0 });
+      const result = await c.replay(id, { url: `${target.url}/client-replay`, headers: { 'x-more': 'yes' } });
+      expect(result.status).toBe(200);
+      const got = target.received('/client-replay')[0];
+      expect(got?.body).toBe('{"hello":"replay"}');
+      expect(got?.headers['x-test']).toBe('1');
+      expect(got?.headers['x-more']).toBe('yes');
+    });
+  },
+  { STREAM_MAX_MS: '1500', OUTBOUND_ALLOW: '127.0.0.1' },
+);
