@@ -1,0 +1,74 @@
+/**
+ * The OpenAPI page at /docs, served entirely from this origin: Swagger UI's files come from the
+ * swagger-ui-dist package (read once, on first use), so the page works with no internet. The spec
+ * itself stays at /docs/json (the swagger plugin). Must be registered after the plugin (see below).
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Elysia } from 'elysia';
+import { AppError } from '../errors';
+import { makeAsset, serveAsset, type Asset } from './assets';
+import { errorResponse } from './errors';
+
+const DIST = dirname(Bun.resolveSync('swagger-ui-dist/package.json', import.meta.dir));
+const VERSION = (JSON.parse(readFileSync(join(DIST, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** No inline script: the page starts Swagger UI from a file of ours. Swagger UI sets inline styles. */
+const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>hookcap API</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css?v=${VERSION}">
+</head><body><div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js?v=${VERSION}"></script>
+<script src="/docs/assets/init.js?v=${VERSION}"></script>
+</body></html>`;
+
+// validatorUrl: null, or Swagger UI would ask validator.swagger.io about the spec.
+const INIT = `window.ui = SwaggerUIBundle({ url: '/docs/json', dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null });\n`;
+
+const FILES: Record<string, { type: string; read: () => Uint8Array<ArrayBuffer> }> = {
+  'swagger-ui.css': { type: 'text/css; charset=utf-8', read: () => new Uint8Array(readFileSync(join(DIST, 'swagger-ui.css'))) },
+  'swagger-ui-bundle.js': { type: 'text/javascript; charset=utf-8', read: () => new Uint8Array(readFileSync(join(DIST, 'swagger-ui-bundle.js'))) },
+  'init.js': { type: 'text/javascript; charset=utf-8', read: () => new TextEncoder().encode(INIT) },
+};
+
+const loaded = new Map<string, Asset>();
+
+function load(name: string): Asset | null {
+  const cached = loaded.get(name);
+  if (cached) return cached;
+  const spec = FILES[name];
+  if (!spec) return null;
+  const a = makeAsset(spec.read(), spec.type);
+  loaded.set(name, a);
+  return a;
+}
+
+export const docsRoutes = () =>
+  new Elysia({ name: 'docs-page', detail: { hide: true } })
+    // A static Response, like the plugin's page it replaces: Bun serves static routes itself, and
+    // the one registered last for a path is the one served.
+    .get(
+      '/docs',
+      new Response(PAGE, {
+        headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': DOCS_CSP, 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'same-origin' },
+      }),
+    )
+    .get('/docs/assets/:file', ({ request, params }) => {
+      const a = load(params.file);
+      // Names carry the package version (?v=), so a new release is a new URL.
+      return a
+        ? serveAsset(request, a, { 'cache-control': 'public, max-age=86400' })
+        : errorResponse(new AppError('not_found', 'not found'));
+    });

@@ -1,0 +1,63 @@
+/**
+ * Serves the dashboard (web/): index.html for the app's own paths, hashed assets cached for good,
+ * and the stylesheet the server-rendered pages share. The build is made at install (or here, once,
+ * when its sources changed) and held in memory.
+ */
+import { join } from 'node:path';
+import { Elysia } from 'elysia';
+import { ensureWebBuild, type WebManifest } from '../../web/build';
+import { APP_PREFIXES } from '../../web/src/paths';
+import { AppError } from '../errors';
+import { log } from '../log';
+import { makeAsset, serveAsset, typeOf, type Asset } from './assets';
+import { errorResponse } from './errors';
+
+/** The app's own pages: scripts and styles from this origin only, no inline script, never framed. */
+export const APP_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "frame-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export interface WebBundle {
+  manifest: WebManifest;
+  assets: Map<string, Asset>;
+}
+
+/** Builds the dashboard if its sources changed since the last build, then reads it into memory. */
+export async function loadWebBundle(): Promise<WebBundle> {
+  const started = performance.now();
+  const { dir, manifest, built } = await ensureWebBuild();
+  if (built) log.info('dashboard built', { dir, ms: Math.round(performance.now() - started) });
+  const assets = new Map<string, Asset>();
+  for (const file of manifest.files) {
+    assets.set(`/${file}`, makeAsset(new Uint8Array(await Bun.file(join(dir, file)).arrayBuffer()), typeOf(file)));
+  }
+  return { manifest, assets };
+}
+
+export const webRoutes = (bundle: WebBundle) => {
+  const index = bundle.assets.get('/index.html');
+  const pagesCss = bundle.assets.get(`/${bundle.manifest.pagesCss}`);
+  if (!index || !pagesCss) throw new Error('dashboard build is missing index.html or pages.css');
+  // The app decides what to show on its own paths; every other path keeps its own routes (or 404).
+  const page = ({ request }: { request: Request }) => serveAsset(request, index, { 'cache-control': 'no-cache', 'content-security-policy': APP_CSP });
+  const app = new Elysia({ name: 'web', detail: { hide: true } })
+    .get('/', page)
+    // A fixed name for the server-rendered pages (claim, log-in), revalidated by ETag.
+    .get('/assets/pages.css', ({ request }) => serveAsset(request, pagesCss, { 'cache-control': 'no-cache' }))
+    .get('/assets/*', ({ request }) => {
+      const a = bundle.assets.get(new URL(request.url).pathname);
+      return a ? serveAsset(request, a, { 'cache-control': 'public, max-age=31536000, immutable' }) : errorResponse(new AppError('not_found', 'not found'));
+    });
+  for (const prefix of APP_PREFIXES) app.get(`/${prefix}`, page).get(`/${prefix}/*`, page);
+  return app;
+};

@@ -1,0 +1,89 @@
+/**
+ * The live list across a server restart and an endpoint's deletion, in real Chromium on both
+ * backends: a visible "Reconnecting…" while the server is away, then the capture that arrived in
+ * between (resumed with Last-Event-ID); and a stream that ends with `event: end` says why and stops.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, openPage, signUpAccount, type Account } from '../support/browser';
+import { BACKENDS, provision, type BackendEnv } from '../support/backends';
+import { call } from '../support/client';
+import { startServer, stopServer, type TestServer } from '../support/server';
+
+let browser: Browser | null = null;
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const status = (page: Page, text: string) => page.getByRole('status', { name: 'Stream status' }).filter({ hasText: text });
+
+async function newEndpoint(base: string, account: Account): Promise<{ slug: string; url: string }> {
+  return (await call(base, 'POST', '/api/endpoints', { token: account.session, body: { name: 'stream' } })).body;
+}
+
+for (const backend of BACKENDS) {
+  describe(`dashboard live stream [${backend}]`, () => {
+    let provisioned: BackendEnv | undefined;
+    let server: TestServer | undefined;
+    beforeAll(async () => {
+      provisioned = await provision(backend);
+      server = await startServer({ env: provisioned.env });
+    });
+    afterAll(async () => {
+      if (server) await stopServer(server);
+      await provisioned?.cleanup();
+    });
+
+    test('a restart shows "Reconnecting…", then the list resumes with what arrived meanwhile', async () => {
+      if (!browser || !server || !provisioned) throw new Error('not started');
+      const base = server.url;
+      const account = await signUpAccount(base);
+      const ep = await newEndpoint(base, account);
+      await fetch(`${ep.url}/before`, { method: 'POST' });
+      const { page, context, errors } = await openPage(browser, base, account);
+      try {
+        await page.goto(`${base}/endpoints/${ep.slug}`);
+        await status(page, 'Live').waitFor();
+        // One capture over the stream, so the browser has an id to resume from.
+        await fetch(`${ep.url}/live`, { method: 'POST' });
+        await page.getByRole('link', { name: /\/live/ }).waitFor();
+
+        await stopServer(server, { keepData: true });
+        await status(page, 'Reconnecting…').waitFor({ timeout: 10_000 });
+        server = await startServer({ env: provisioned.env, port: server.port, dataDir: server.dataDir });
+        // Sent before the browser is back: it must come from the resume, not from the live feed.
+        await fetch(`${ep.url}/meanwhile`, { method: 'POST' });
+        await status(page, 'Live').waitFor({ timeout: 15_000 });
+        await page.getByRole('link', { name: /\/meanwhile/ }).waitFor({ timeout: 10_000 });
+        await fetch(`${ep.url}/after`, { method: 'POST' });
+        await page.getByRole('link', { name: /\/after/ }).waitFor();
+        expect(await page.locator('.list-count').textContent()).toBe('4 requests');
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('deleting the endpoint elsewhere ends the stream, says so, and stops', async () => {
+      if (!browser || !server) throw new Error('not started');
+      const base = server.url;
+      const account = await signUpAccount(base);
+      const ep = await newEndpoint(base, account);
+      const { page, context, errors } = await openPage(browser, base, account);
+      try {
+        await page.goto(`${base}/endpoints/${ep.slug}`);
+        await status(page, 'Live').waitFor();
+        expect((await call(base, 'DELETE', `/api/endpoints/${ep.slug}`, { token: account.session })).status).toBe(204);
+        await status(page, 'Stream ended').waitFor({ timeout: 10_000 });
+        await page.getByText('This endpoint was deleted.').waitFor();
+        expect(await page.getByRole('button', { name: 'Pause' }).isDisabled()).toBe(true);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+  });
+}

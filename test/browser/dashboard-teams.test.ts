@@ -1,0 +1,270 @@
+/**
+ * Teams in real Chromium on both backends, driven by role and accessible name. One browser
+ * context per account: an invite sent by the owner in one is accepted by a second account in
+ * another, whose endpoint list then holds the shared endpoint, marked shared and read-only. A 402
+ * (no active Teams subscription) is explained in words with what to do. Subscriptions are set as
+ * production sets them, by signed Stripe webhook deliveries (teams-support.ts).
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import type { Browser, Page } from 'playwright-core';
+import { createTeam, nowSeconds, setStripeSubscription, TEAMS_ENV } from '../behaviour/teams-support';
+import { unnamedControls } from '../support/a11y';
+import { launchChromium, openPage, signUpAccount, type Account } from '../support/browser';
+import { call, eventually } from '../support/client';
+import { describeBackends } from '../support/suite';
+
+let browser: Browser | null = null;
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+function chromium(): Browser {
+  if (!browser) throw new Error('browser not started');
+  return browser;
+}
+
+interface Endpoint {
+  id: string;
+  slug: string;
+  url: string;
+  name: string;
+}
+
+async function createEndpoint(base: string, account: Account, name: string): Promise<Endpoint> {
+  const r = await call(base, 'POST', '/api/endpoints', { token: account.session, body: { name } });
+  if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
+  return r.body;
+}
+
+/** Creates a team from the Teams page and returns its id (from the page's URL). */
+async function createTeamInPage(page: Page, base: string, name: string): Promise<string> {
+  await page.goto(`${base}/`);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Teams' }).click();
+  await page.getByLabel('New team name').fill(name);
+  await page.getByRole('button', { name: 'Create team' }).click();
+  await page.getByRole('heading', { name, level: 1 }).waitFor();
+  const id = /\/teams\/(team_[^/]+)$/.exec(new URL(page.url()).pathname)?.[1];
+  if (!id) throw new Error(`no team id in ${page.url()}`);
+  return id;
+}
+
+async function invite(base: string, owner: Account, teamId: string, email: string): Promise<string> {
+  const r = await call(base, 'POST', `/api/teams/${teamId}/invite`, { token: owner.session, body: { email } });
+  if (r.status !== 201) throw new Error(`invite: ${r.status} ${r.text}`);
+  return r.body.id;
+}
+
+describeBackends(
+  'dashboard: teams',
+  (h) => {
+    test('an invite sent in one browser is accepted in another; the shared endpoint is listed there as shared and read-only', async () => {
+      const owner = await signUpAccount(h.url);
+      const member = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, owner, 'Payments prod');
+      const o = await openPage(chromium(), h.url, owner);
+      const m = await openPage(chromium(), h.url, member);
+      try {
+        const teamId = await createTeamInPage(o.page, h.url, 'Ops crew');
+        await setStripeSubscription(h.url, { teamId, seats: 5, created: nowSeconds() - 60 });
+        await o.page.reload();
+        const subscription = o.page.getByRole('region', { name: 'Subscription' });
+        expect(await subscription.locator('dl').textContent()).toContain('active');
+        expect(await subscription.locator('dl').textContent()).toContain('5: 1 taken by members');
+
+        // Share an endpoint, then invite the second account.
+        const shared = o.page.getByRole('region', { name: 'Shared endpoints' });
+        await shared.getByLabel('Endpoint to share').selectOption({ label: 'Payments prod' });
+        await shared.getByRole('button', { name: 'Share' }).click();
+        await shared.getByRole('list', { name: 'Shared endpoints' }).getByRole('link', { name: 'Payments prod' }).waitFor();
+        const members = o.page.getByRole('region', { name: 'Members' });
+        await members.getByLabel('Email address to invite').fill(member.email);
+        await members.getByRole('button', { name: 'Invite', exact: true }).click();
+        await members.getByRole('list', { name: 'Pending invites' }).getByText(member.email).waitFor();
+
+        // The second account, in its own browser context.
+        await m.page.goto(`${h.url}/teams`);
+        const invites = m.page.getByRole('list', { name: 'Invites for you' });
+        expect(await invites.textContent()).toContain(`${owner.email} invited you`);
+        await invites.getByRole('button', { name: 'Accept the invite to Ops crew' }).click();
+        await m.page.getByRole('heading', { name: 'Ops crew', level: 1 }).waitFor();
+        await m.page.getByText(`You are its member; its owner is ${owner.email}.`).waitFor();
+        // Members see no owner controls.
+        expect(await m.page.getByRole('button', { name: 'Rename team' }).count()).toBe(0);
+        expect(await m.page.getByLabel('Email address to invite').count()).toBe(0);
+
+        await m.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints' }).click();
+        const list = m.page.getByRole('list', { name: 'Shared with you' });
+        const card = list.getByRole('listitem').filter({ hasText: 'Payments prod' });
+        await card.waitFor();
+        const text = (await card.textContent()) ?? '';
+        expect(text).toContain('shared');
+        expect(text).toContain('read-only');
+        expect(text).toContain(`Shared by ${owner.email} through Ops crew`);
+        expect(text).toContain(ep.url);
+        expect(await unnamedControls(m.page)).toEqual([]);
+
+        // Its page: requests arrive live; no rename, clear or delete.
+        await card.getByRole('link', { name: 'Payments prod', exact: true }).click();
+        await m.page.getByRole('heading', { name: 'Payments prod', level: 1 }).waitFor();
+        await m.page.getByRole('status', { name: 'Stream status' }).filter({ hasText: 'Live' }).waitFor();
+        await fetch(`${ep.url}/for-the-team`, { method: 'POST', body: 'hello team' });
+        await m.page.getByRole('link', { name: /\/for-the-team/ }).waitFor();
+        for (const name of ['Rename', 'Clear captures', 'Delete endpoint']) expect(await m.page.getByRole('button', { name }).count()).toBe(0);
+
+        // Search finds it too, named, with its own URL in the detail.
+        await m.page.goto(`${h.url}/search?q=${encodeURIComponent('hello team')}`);
+        const found = m.page.getByRole('list', { name: 'Search results' }).getByRole('link', { name: /\/for-the-team/ });
+        await found.filter({ hasText: 'Payments prod' }).waitFor();
+        await found.click();
+        await m.page.getByRole('article').getByText(`${ep.url}/for-the-team`).waitFor();
+        expect(await m.page.getByLabel('Endpoint').locator('option').allTextContents()).toContain('Payments prod');
+        await m.page.goBack();
+        await m.page.goBack();
+        await m.page.getByRole('heading', { name: 'Payments prod', level: 1 }).waitFor();
+
+        // Its settings: read-only, nothing to save or send.
+        await m.page.getByRole('link', { name: 'Settings', exact: true }).click();
+        await m.page.getByRole('heading', { name: 'Shared with you: read-only' }).waitFor();
+        expect(await m.page.getByRole('button', { name: 'Save' }).count()).toBe(0);
+        expect(await m.page.getByRole('button', { name: 'Send test' }).count()).toBe(0);
+
+        // The owner sees the new member.
+        await o.page.reload();
+        await o.page.getByRole('list', { name: 'Members' }).getByText(member.email).waitFor();
+        expect(await unnamedControls(o.page)).toEqual([]);
+
+        // The member leaves (after a confirmation); the shared endpoint leaves their list.
+        await m.page.goto(`${h.url}/teams/${teamId}`);
+        await m.page.getByRole('button', { name: 'Leave team' }).click();
+        await m.page.getByRole('dialog', { name: 'Leave Ops crew?' }).getByRole('button', { name: 'Leave' }).click();
+        await m.page.getByRole('heading', { name: 'Teams', level: 1 }).waitFor();
+        await m.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints' }).click();
+        await m.page.getByRole('heading', { name: 'Endpoints', level: 1 }).waitFor();
+        await eventually(async () => (await m.page.getByRole('list', { name: 'Shared with you' }).count()) === 0);
+        expect(o.errors).toEqual([]);
+        expect(m.errors).toEqual([]);
+      } finally {
+        await o.context.close();
+        await m.context.close();
+      }
+    });
+
+    test('a 402 is explained in plain words with what to do, for the owner and for an invitee', async () => {
+      const owner = await signUpAccount(h.url);
+      const invitee = await signUpAccount(h.url);
+      await createEndpoint(h.url, owner, 'Unshareable');
+      const o = await openPage(chromium(), h.url, owner);
+      const i = await openPage(chromium(), h.url, invitee);
+      try {
+        const teamId = await createTeamInPage(o.page, h.url, 'Unpaid');
+        const subscription = o.page.getByRole('region', { name: 'Subscription' });
+        expect(await subscription.textContent()).toContain('not active');
+
+        const members = o.page.getByRole('region', { name: 'Members' });
+        await members.getByLabel('Email address to invite').fill(invitee.email);
+        await members.getByRole('button', { name: 'Invite', exact: true }).click();
+        const explained = members.getByRole('alert').filter({ hasText: 'Teams subscription' });
+        await explained.waitFor();
+        const words = (await explained.textContent()) ?? '';
+        expect(words).toContain("This team's Teams subscription is not active.");
+        expect(words).toContain('Inviting someone needs an active Teams subscription (12 USD per seat per month).');
+        expect(words).toContain('What to do: start or renew the subscription.');
+        // Words, not the raw error.
+        expect(words).not.toContain('402');
+        expect(words).not.toContain('payment_required');
+
+        const shared = o.page.getByRole('region', { name: 'Shared endpoints' });
+        await shared.getByRole('button', { name: 'Share' }).click();
+        await shared.getByRole('alert').filter({ hasText: 'Sharing an endpoint needs an active Teams subscription' }).waitFor();
+
+        // An invitee whose invite was sent while the team was paid, accepting after it lapsed.
+        await setStripeSubscription(h.url, { teamId, seats: 3, created: nowSeconds() - 120, subscriptionId: `sub_${teamId}` });
+        await invite(h.url, owner, teamId, invitee.email);
+        await setStripeSubscription(h.url, { teamId, type: 'customer.subscription.updated', status: 'past_due', seats: 3, created: nowSeconds() - 60, subscriptionId: `sub_${teamId}` });
+        await i.page.goto(`${h.url}/teams`);
+        await i.page.getByRole('button', { name: 'Accept the invite to Unpaid' }).click();
+        const told = i.page.getByRole('alert').filter({ hasText: 'Teams subscription' });
+        await told.waitFor();
+        expect(await told.textContent()).toContain(`What to do: ask the team's owner (${owner.email}) to renew the subscription, then try again.`);
+        // Nothing happened: still invited, not a member.
+        expect((await call(h.url, 'GET', '/api/invites', { token: invitee.session })).body.length).toBe(1);
+        expect((await call(h.url, 'GET', '/api/teams', { token: invitee.session })).body).toEqual([]);
+
+        // A full team says so too: every seat taken.
+        await setStripeSubscription(h.url, { teamId, type: 'customer.subscription.updated', status: 'active', seats: 2, created: nowSeconds() - 30, subscriptionId: `sub_${teamId}` });
+        await o.page.reload();
+        await members.getByLabel('Email address to invite').fill(`third-${Date.now()}@example.com`);
+        await members.getByRole('button', { name: 'Invite', exact: true }).click();
+        await members.getByRole('alert').filter({ hasText: "Every seat of this team's Teams subscription is taken." }).waitFor();
+        expect(o.errors).toEqual([]);
+        expect(i.errors).toEqual([]);
+      } finally {
+        await o.context.close();
+        await i.context.close();
+      }
+    });
+
+    test('rename, withdraw an invite, decline one, remove a member, unshare and delete the team', async () => {
+      const owner = await signUpAccount(h.url);
+      const member = await signUpAccount(h.url);
+      const decliner = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, owner, 'Orders');
+      const team = await createTeam(h.url, owner.session, 'Before');
+      await setStripeSubscription(h.url, { teamId: team.id, seats: 10, created: nowSeconds() - 60 });
+      const accepted = await invite(h.url, owner, team.id, member.email);
+      expect((await call(h.url, 'POST', `/api/invites/${accepted}/accept`, { token: member.session })).status).toBe(200);
+      await invite(h.url, owner, team.id, decliner.email);
+      await invite(h.url, owner, team.id, 'nobody-yet@example.com');
+      expect((await call(h.url, 'POST', `/api/teams/${team.id}/endpoints`, { token: owner.session, body: { endpointId: ep.id } })).status).toBe(201);
+
+      const o = await openPage(chromium(), h.url, owner);
+      const d = await openPage(chromium(), h.url, decliner);
+      try {
+        await o.page.goto(`${h.url}/teams/${team.id}`);
+        await o.page.getByRole('button', { name: 'Rename team' }).click();
+        await o.page.getByLabel('Team name').fill('After');
+        await o.page.getByRole('button', { name: 'Save' }).click();
+        await o.page.getByRole('heading', { name: 'After', level: 1 }).waitFor();
+        expect((await call(h.url, 'GET', `/api/teams/${team.id}`, { token: owner.session })).body.name).toBe('After');
+
+        // The invitee declines in their own browser.
+        await d.page.goto(`${h.url}/teams`);
+        await d.page.getByRole('button', { name: 'Decline the invite to After' }).click();
+        await eventually(async () => (await d.page.getByRole('list', { name: 'Invites for you' }).count()) === 0);
+        expect((await call(h.url, 'GET', '/api/invites', { token: decliner.session })).body).toEqual([]);
+
+        await o.page.reload();
+        const pending = o.page.getByRole('list', { name: 'Pending invites' });
+        await pending.getByText('nobody-yet@example.com').waitFor();
+        expect(await pending.textContent()).not.toContain(decliner.email);
+        await o.page.getByRole('button', { name: 'Withdraw the invite to nobody-yet@example.com' }).click();
+        await pending.waitFor({ state: 'detached' });
+
+        const memberList = o.page.getByRole('list', { name: 'Members' });
+        await memberList.getByRole('button', { name: `Remove ${member.email}` }).click();
+        await o.page.getByRole('dialog', { name: `Remove ${member.email} from After?` }).getByRole('button', { name: 'Remove' }).click();
+        await memberList.getByText(member.email).waitFor({ state: 'detached' });
+        expect((await call(h.url, 'GET', `/api/teams/${team.id}/members`, { token: owner.session })).body.members.map((x) => x.email)).toEqual([owner.email]);
+
+        await o.page.getByRole('button', { name: 'Unshare Orders' }).click();
+        await o.page.getByText('No endpoint is shared with this team yet.').waitFor();
+        expect((await call(h.url, 'GET', `/api/teams/${team.id}/endpoints`, { token: owner.session })).body).toEqual([]);
+
+        await o.page.getByRole('button', { name: 'Delete team' }).click();
+        await o.page.getByRole('dialog', { name: 'Delete After?' }).getByRole('button', { name: 'Delete' }).click();
+        await o.page.getByRole('heading', { name: 'Teams', level: 1 }).waitFor();
+        await o.page.getByText('You are not in any team yet.').waitFor();
+        expect((await call(h.url, 'GET', `/api/teams/${team.id}`, { token: owner.session })).status).toBe(404);
+        expect(o.errors).toEqual([]);
+        expect(d.errors).toEqual([]);
+      } finally {
+        await o.context.close();
+        await d.context.close();
+      }
+    });
+  },
+  TEAMS_ENV,
+);

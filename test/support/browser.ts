@@ -1,0 +1,53 @@
+/**
+ * Real Chromium for the browser tests (Debian's, driven by playwright-core), and a page signed in
+ * to a fresh account the way the dashboard signs in: the `session` cookie from sign-up.
+ */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { call } from './client';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/services.sh (it installs Debian's chromium)`);
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+export interface Account {
+  email: string;
+  session: string;
+}
+
+export interface TestPage {
+  page: Page;
+  context: BrowserContext;
+  /** Uncaught errors in the page; a test ends by expecting none. */
+  errors: string[];
+}
+
+let counter = 0;
+
+export async function signUpAccount(base: string): Promise<Account> {
+  const email = `web${Date.now()}${counter++}${Math.random().toString(36).slice(2, 6)}@example.com`;
+  const r = await call(base, 'POST', '/api/auth/signup', { body: { email, password: 'correct horse battery' } });
+  if (r.status !== 201) throw new Error(`signup failed: ${r.status} ${r.text}`);
+  return { email, session: r.body.token };
+}
+
+/** A page in its own context; with `account`, signed in as it. Any script dialog fails the test. */
+export async function openPage(browser: Browser, base: string, account: Account | null, options: BrowserContextOptions = {}): Promise<TestPage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...options });
+  if (account) {
+    const host = new URL(base).hostname;
+    await context.addCookies([{ name: 'session', value: account.session, domain: host, path: '/', httpOnly: true, sameSite: 'Lax' }]);
+  }
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('dialog', (d) => {
+    errors.push(`unexpected dialog: ${d.message()}`);
+    void d.dismiss();
+  });
+  return { page, context, errors };
+}

@@ -1,0 +1,136 @@
+/**
+ * The dashboard's "Copy as cURL" and HAR, checked at the byte level: each command is run by bash
+ * against a server that records what arrives, and must send exactly the captured method, path,
+ * query, headers and body, adding nothing curl would add on its own.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { Capture } from '../../src/model/capture';
+import { bodyBytes } from '../../web/src/lib/body';
+import { curlCommand } from '../../web/src/lib/curl';
+import { harOf } from '../../web/src/lib/har';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
+let server: ReturnType<typeof Bun.serve>;
+const seen: Seen[] = [];
+
+beforeAll(() => {
+  server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    async fetch(req) {
+      seen.push({ method: req.method, url: req.url, headers: Object.fromEntries(req.headers), body: new Uint8Array(await req.arrayBuffer()) });
+      return new Response('ok');
+    },
+  });
+});
+afterAll(() => {
+  server.stop(true);
+});
+
+const endpointUrl = () => `http://127.0.0.1:${server.port}/w/abcdefghjkmn`;
+
+function capture(over: Partial<Capture>): Capture {
+  const body = over.body ?? '';
+  return {
+    id: 'req_01HZZZZZZZZZZZZZZZZZZZZZZZ',
+    endpointId: 'ep_1',
+    method: 'POST',
+    path: '/',
+    headers: {},
+    body,
+    bodyEncoding: 'utf8',
+    queryParams: {},
+    contentType: over.headers?.['content-type'] ?? '',
+    ip: '127.0.0.1',
+    size: 0,
+    receivedAt: Date.now(),
+    detectedProvider: '',
+    detectedEvent: '',
+    ...over,
+  };
+}
+
+async function replay(c: Capture): Promise<Seen> {
+  const before = seen.length;
+  const proc = Bun.spawn(['bash', '-c', `${curlCommand(c, endpointUrl())} -s -o /dev/null`], { stderr: 'pipe' });
+  const code = await proc.exited;
+  if (code !== 0) throw new Error(`curl failed (${code}): ${await new Response(proc.stderr).text()}`);
+  const got = seen[before];
+  if (!got || seen.length !== before + 1) throw new Error('expected exactly one request');
+  return got;
+}
+
+/** What must arrive: the captured headers, with Host and Content-Length as curl sets them. */
+function expectSame(c: Capture, got: Seen) {
+  const bytes = bodyBytes(c);
+  expect(got.method).toBe(c.method);
+  const expected: Record<string, string> = { ...c.headers, host: `127.0.0.1:${server.port}` };
+  delete expected['transfer-encoding'];
+  if (bytes.length > 0 || 'content-length' in c.headers) expected['content-length'] = String(bytes.length);
+  expect(got.headers).toEqual(expected);
+  expect(got.body).toEqual(bytes);
+}
+
+describe('cURL command', () => {
+  test('binary body with NULs, repeated and escaped query values, quotes in headers', async () => {
+    const raw = new Uint8Array([0, 1, 2, 0xff, 0x27, 0x22, 0x0a, 0x00, 0x5c, 0x24]);
+    const c = capture({
+      method: 'PATCH',
+      path: '/a/b%20c/%C3%BC',
+      queryParams: { q: ['a b', 'c'], sym: "&='\"", empty: '' },
+      headers: { 'content-type': 'application/x-thing', 'x-quote': `it's "quoted" $HOME \`id\``, accept: '*/*', 'user-agent': 'Sender/1' },
+      body: Buffer.from(raw).toString('base64'),
+      bodyEncoding: 'base64',
+      size: raw.length,
+    });
+    const got = await replay(c);
+    expectSame(c, got);
+    const url = new URL(got.url);
+    expect(url.pathname).toBe('/w/abcdefghjkmn/a/b%20c/%C3%BC');
+    expect(url.searchParams.getAll('q')).toEqual(['a b', 'c']);
+    expect(url.searchParams.get('sym')).toBe("&='\"");
+  });
+
+  test('text with a NUL goes through base64; an empty header stays, present and empty', async () => {
+    const c = capture({ headers: { 'content-type': 'text/plain', 'x-empty': '' }, body: 'a\u0000b\n\'"', size: 6 });
+    expectSame(c, await replay(c));
+  });
+
+  test('curl adds none of its own headers: no Accept, User-Agent, Content-Type or Expect', async () => {
+    const big = 'x'.repeat(5000);
+    const c = capture({ headers: {}, body: big, size: big.length });
+    const got = await replay(c);
+    expectSame(c, got);
+    for (const h of ['accept', 'user-agent', 'content-type', 'expect']) expect(got.headers[h]).toBeUndefined();
+  });
+
+  test('GET without a body, brackets in the query', async () => {
+    const c = capture({ method: 'GET', path: '/list', queryParams: { 'filter[a]': '{1}' }, headers: { accept: 'application/json' } });
+    const got = await replay(c);
+    expectSame(c, got);
+    expect(new URL(got.url).searchParams.get('filter[a]')).toBe('{1}');
+  });
+
+  test('HAR carries the same request, the body as text or base64', () => {
+    const c = capture({ method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'x-a': '1' }, body: Buffer.from([0, 255]).toString('base64'), bodyEncoding: 'base64', size: 2, queryParams: { k: ['1', '2'] } });
+    const entry = harOf(c, endpointUrl()).log.entries[0];
+    expect(entry?.request.url).toBe(`${endpointUrl()}?k=1&k=2`);
+    expect(entry?.request.queryString).toEqual([
+      { name: 'k', value: '1' },
+      { name: 'k', value: '2' },
+    ]);
+    expect(entry?.request.headers).toEqual([
+      { name: 'content-type', value: 'application/octet-stream' },
+      { name: 'x-a', value: '1' },
+    ]);
+    expect(entry?.request.postData).toEqual({ mimeType: 'application/octet-stream', text: 'AP8=', encoding: 'base64' });
+    const text = harOf(capture({ body: 'héllo', size: 6, headers: { 'content-type': 'text/plain' } }), endpointUrl()).log.entries[0];
+    expect(text?.request.postData).toEqual({ mimeType: 'text/plain', text: 'héllo' });
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * The one API module: Eden Treaty over the server's own route types (ApiApp), so a renamed field
+ * or route breaks `npm run typecheck`, not the page. Every call goes through `unwrap`, which turns
+ * an `{error, code}` answer (or a network failure) into an ApiError with a readable message.
+ */
+import { treaty } from '@elysiajs/eden';
+import type { ApiApp } from '../../../src/http/api/index';
+import type { Capture } from '../../../src/model/capture';
+
+export type { Capture };
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * State-changing calls ride on the session cookie, so the server only takes them as same-origin
+ * JSON: a call without a body still sends `{}` as application/json.
+ */
+const jsonFetch: typeof fetch = Object.assign(
+  (input: RequestInfo | URL, init?: RequestInit) => {
+    const method = (init?.method ?? 'GET').toUpperCase();
+    if (method === 'GET' || method === 'HEAD' || init?.body != null) return fetch(input, { ...init, credentials: 'same-origin' });
+    const headers = new Headers(init?.headers);
+    headers.set('content-type', 'application/json');
+    return fetch(input, { ...init, headers, body: '{}', credentials: 'same-origin' });
+  },
+  { preconnect: fetch.preconnect },
+);
+
+export const api = treaty<ApiApp>(typeof location === 'undefined' ? 'http://localhost' : location.origin, { fetcher: jsonFetch }).api;
+
+interface TreatyResult<T> {
+  data: T | null;
+  error: { status: unknown; value: unknown } | null;
+  status: number;
+}
+
+function messageOf(status: number, value: unknown): { code: string; message: string } {
+  if (value && typeof value === 'object' && 'error' in value && typeof value.error === 'string') {
+    const code = 'code' in value && typeof value.code === 'string' ? value.code : 'error';
+    return { code, message: value.error };
+  }
+  if (status === 503 && value instanceof Error) return { code: 'network', message: 'Cannot reach the server. Check your connection and try again.' };
+  if (status === 429) return { code: 'rate_limited', message: 'Too many requests; wait a moment and try again.' };
+  return { code: 'error', message: `The server answered ${status}.` };
+}
+
+/** The data of a successful call, or an ApiError. */
+export async function unwrap<T>(call: Promise<TreatyResult<T>>): Promise<T> {
+  const res = await call;
+  if (res.error) {
+    const { code, message } = messageOf(res.status, res.error.value);
+    throw new ApiError(res.status, code, message);
+  }
+  return res.data as T;
+}
+
+/** A readable sentence for anything thrown by a call or a render. */
+export function errorText(e: unknown): string {
+  if (e instanceof ApiError) return e.message;
+  if (e instanceof Error) return e.message;
+  return 'Something went wrong.';
+}

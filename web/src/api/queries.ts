@@ -1,0 +1,114 @@
+/**
+ * Server state the views share (the account, the endpoint list, one request), through TanStack
+ * Query: one cache, so a rename in one place shows everywhere. The live capture list is not here;
+ * it has its own store (live/store.ts).
+ */
+import { MutationCache, QueryCache, QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiError, api, unwrap } from './client';
+
+/** A 401 anywhere means the session is gone (expired, logged out elsewhere): back to sign-in. */
+function signedOutOn(e: unknown): void {
+  if (e instanceof ApiError && e.status === 401) queryClient.setQueryData(keys.me, null);
+}
+
+export const queryClient: QueryClient = new QueryClient({
+  queryCache: new QueryCache({ onError: signedOutOn }),
+  mutationCache: new MutationCache({ onError: signedOutOn }),
+  defaultOptions: {
+    queries: {
+      // A 4xx will not change by asking again; network trouble might.
+      retry: (count, e) => !(e instanceof ApiError && e.status >= 400 && e.status < 500) && count < 2,
+      refetchOnWindowFocus: false,
+      staleTime: 10_000,
+    },
+  },
+});
+
+export const keys = {
+  me: ['me'] as const,
+  endpoints: ['endpoints'] as const,
+  request: (id: string) => ['request', id] as const,
+  search: (params: Record<string, string>) => ['search', params] as const,
+};
+
+/** The signed-in user, or null when signed out (401). */
+export function useMe() {
+  return useQuery({
+    queryKey: keys.me,
+    queryFn: async () => {
+      try {
+        return await unwrap(api.auth.me.get());
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 401) return null;
+        throw e;
+      }
+    },
+    staleTime: Infinity,
+  });
+}
+
+export function useEndpoints() {
+  return useQuery({ queryKey: keys.endpoints, queryFn: () => unwrap(api.endpoints.get()) });
+}
+
+export type Endpoint = NonNullable<ReturnType<typeof useEndpoints>['data']>[number];
+
+/** Another account (or none): drop everything cached for the last one; the mounted `me` query stays observed. */
+export function switchAccount(qc: QueryClient, user: { id: string; email: string } | null): void {
+  qc.removeQueries({ predicate: (q) => q.queryKey[0] !== keys.me[0] });
+  qc.setQueryData(keys.me, user);
+}
+
+export function useSignIn(mode: 'signin' | 'signup') {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { email: string; password: string }) => unwrap(mode === 'signin' ? api.auth.login.post(body) : api.auth.signup.post(body)),
+    onSuccess: (out) => switchAccount(qc, out.user),
+  });
+}
+
+export function useSignOut() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: () => unwrap(api.auth.logout.post()),
+    onSettled: () => switchAccount(qc, null),
+  });
+}
+
+export function useCreateEndpoint() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => unwrap(api.endpoints.post({ name })),
+    onSuccess: (created) => qc.setQueryData<Endpoint[]>(keys.endpoints, (list) => [created, ...(list ?? []).filter((e) => e.slug !== created.slug)]),
+  });
+}
+
+export function useRenameEndpoint() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ slug, name }: { slug: string; name: string }) => unwrap(api.endpoints({ slug }).patch({ name })),
+    onSuccess: (updated) => qc.setQueryData<Endpoint[]>(keys.endpoints, (list) => (list ?? []).map((e) => (e.slug === updated.slug ? updated : e))),
+  });
+}
+
+export function useDeleteEndpoint() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (slug: string) => unwrap(api.endpoints({ slug }).delete()),
+    onSuccess: (_out, slug) => qc.setQueryData<Endpoint[]>(keys.endpoints, (list) => (list ?? []).filter((e) => e.slug !== slug)),
+  });
+}
+
+export function useClearCaptures() {
+  return useMutation({ mutationFn: (slug: string) => unwrap(api.endpoints({ slug }).requests.delete()) });
+}
+
+/** One captured request by id (a deep link, or a search result). */
+export function useRequest(id: string | null) {
+  return useQuery({
+    queryKey: keys.request(id ?? ''),
+    queryFn: () => unwrap(api.requests({ id: id ?? '' }).get()),
+    enabled: id !== null,
+    staleTime: Infinity,
+  });
+}

@@ -1,0 +1,188 @@
+/**
+ * Teams, their members, invites and shared endpoints (docs/teams.md), and the endpoints other
+ * people share with me: every team's shares, minus my own endpoints, each with the teams that
+ * give me access and whether any of them currently does (an inactive subscription pauses it).
+ */
+import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { ApiError, api, unwrap } from './client';
+import { useMe } from './queries';
+
+export const teamKeys = {
+  all: ['teams'] as const,
+  list: ['teams', 'list'] as const,
+  team: (id: string) => ['teams', 'one', id] as const,
+  members: (id: string) => ['teams', 'members', id] as const,
+  endpoints: (id: string) => ['teams', 'endpoints', id] as const,
+  shared: ['teams', 'shared-with-me'] as const,
+  invites: ['invites'] as const,
+};
+
+/** Anything about teams may change who sees what: read it all again. */
+const refreshTeams = (qc: QueryClient) => qc.invalidateQueries({ queryKey: teamKeys.all });
+
+export function useTeams() {
+  return useQuery({ queryKey: teamKeys.list, queryFn: () => unwrap(api.teams.get()) });
+}
+
+export type Team = NonNullable<ReturnType<typeof useTeams>['data']>[number];
+
+export function useTeam(id: string) {
+  return useQuery({ queryKey: teamKeys.team(id), queryFn: () => unwrap(api.teams({ teamId: id }).get()) });
+}
+
+export type TeamDetail = NonNullable<ReturnType<typeof useTeam>['data']>;
+
+export function useMembers(id: string) {
+  return useQuery({ queryKey: teamKeys.members(id), queryFn: () => unwrap(api.teams({ teamId: id }).members.get()) });
+}
+
+export function useTeamEndpoints(id: string) {
+  return useQuery({ queryKey: teamKeys.endpoints(id), queryFn: () => unwrap(api.teams({ teamId: id }).endpoints.get()) });
+}
+
+export type TeamEndpoint = NonNullable<ReturnType<typeof useTeamEndpoints>['data']>[number];
+
+export interface SharedEndpoint extends TeamEndpoint {
+  /** The teams this endpoint reaches me through. */
+  teams: { id: string; name: string; active: boolean }[];
+  /** False while none of those teams has an active subscription: its captures cannot be read. */
+  readable: boolean;
+}
+
+/** Endpoints other accounts share with a team I am in (my own shares are not listed). */
+export function useSharedEndpoints(enabled = true) {
+  const me = useMe();
+  const myId = me.data?.id;
+  return useQuery({
+    queryKey: teamKeys.shared,
+    enabled: enabled && myId !== undefined,
+    queryFn: async (): Promise<SharedEndpoint[]> => {
+      const teams = await unwrap(api.teams.get());
+      const perTeam = await Promise.all(
+        teams.map(async (t) => {
+          try {
+            const [detail, endpoints] = await Promise.all([unwrap(api.teams({ teamId: t.id }).get()), unwrap(api.teams({ teamId: t.id }).endpoints.get())]);
+            return { team: { id: t.id, name: t.name, active: detail.subscription.active }, endpoints };
+          } catch (e) {
+            // Left or deleted since the list was read: it shares nothing with me any more.
+            if (e instanceof ApiError && e.status === 404) return { team: { id: t.id, name: t.name, active: false }, endpoints: [] };
+            throw e;
+          }
+        }),
+      );
+      const bySlug = new Map<string, SharedEndpoint>();
+      for (const { team, endpoints } of perTeam) {
+        for (const e of endpoints) {
+          if (e.ownerId === myId) continue;
+          const seen = bySlug.get(e.slug) ?? { ...e, teams: [], readable: false };
+          seen.teams.push(team);
+          seen.readable ||= team.active;
+          bySlug.set(e.slug, seen);
+        }
+      }
+      return [...bySlug.values()].sort((a, b) => b.createdAt - a.createdAt);
+    },
+  });
+}
+
+export function useCreateTeam() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => unwrap(api.teams.post({ name })),
+    onSuccess: () => refreshTeams(qc),
+  });
+}
+
+export function useRenameTeam(id: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => unwrap(api.teams({ teamId: id }).patch({ name })),
+    onSuccess: () => refreshTeams(qc),
+  });
+}
+
+/**
+ * After deleting or leaving, the page of that team is left (the caller navigates once the call
+ * resolves): the list forgets it, and its own queries are not refetched into a 404 meanwhile.
+ */
+function forgetTeam(qc: QueryClient, id: string): void {
+  qc.setQueryData<Team[]>(teamKeys.list, (list) => list?.filter((t) => t.id !== id));
+  void qc.invalidateQueries({ queryKey: teamKeys.shared });
+  void qc.invalidateQueries({ queryKey: teamKeys.list });
+}
+
+export function useDeleteTeam(id: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: () => unwrap(api.teams({ teamId: id }).delete()),
+    onSuccess: () => forgetTeam(qc, id),
+  });
+}
+
+export function useLeaveTeam(id: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: () => unwrap(api.teams({ teamId: id }).leave.post()),
+    onSuccess: () => forgetTeam(qc, id),
+  });
+}
+
+export function useRemoveMember(id: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (userId: string) => unwrap(api.teams({ teamId: id }).members({ userId }).delete()),
+    onSuccess: () => refreshTeams(qc),
+  });
+}
+
+export function useInvite(id: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (email: string) => unwrap(api.teams({ teamId: id }).invite.post({ email })),
+    onSuccess: () => refreshTeams(qc),
+  });
+}
+
+export function useWithdrawInvite(id: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (inviteId: string) => unwrap(api.teams({ teamId: id }).invites({ inviteId }).delete()),
+    onSuccess: () => refreshTeams(qc),
+  });
+}
+
+export function useShareEndpoint(id: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (endpointId: string) => unwrap(api.teams({ teamId: id }).endpoints.post({ endpointId })),
+    onSuccess: () => refreshTeams(qc),
+  });
+}
+
+export function useUnshareEndpoint(id: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (endpointId: string) => unwrap(api.teams({ teamId: id }).endpoints({ endpointId }).delete()),
+    onSuccess: () => refreshTeams(qc),
+  });
+}
+
+/** Invites addressed to me. */
+export function useMyInvites() {
+  return useQuery({ queryKey: teamKeys.invites, queryFn: () => unwrap(api.invites.get()) });
+}
+
+export type MyInvite = NonNullable<ReturnType<typeof useMyInvites>['data']>[number];
+
+export function useAnswerInvite() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, answer }: { id: string; answer: 'accept' | 'decline' }) =>
+      answer === 'accept' ? unwrap(api.invites({ inviteId: id }).accept.post()).then(() => undefined) : unwrap(api.invites({ inviteId: id }).decline.post()),
+    // Not awaited: the invite's own row leaves the page when the list is read again.
+    onSettled: () => {
+      void qc.invalidateQueries({ queryKey: teamKeys.invites });
+      void refreshTeams(qc);
+    },
+  });
+}

@@ -1,0 +1,47 @@
+/** The app: the account decides between the sign-in screens and the signed-in views. */
+import { QueryClientProvider } from '@tanstack/react-query';
+import { Redirect, useLocation } from 'wouter';
+import { errorText } from './api/client';
+import { queryClient, useMe } from './api/queries';
+import { Layout } from './layout';
+import { paths } from './paths';
+import { Routes } from './routes';
+import { ErrorBoundary } from './ui/error';
+import { AuthScreen } from './views/auth';
+
+function Gate() {
+  const me = useMe();
+  const [location] = useLocation();
+  if (me.isPending) return <p className="boot muted">Loading…</p>;
+  if (me.error) {
+    return (
+      <main className="auth">
+        <div className="error" role="alert">
+          Cannot load the dashboard: {errorText(me.error)}{' '}
+          <button type="button" onClick={() => void me.refetch()}>
+            Try again
+          </button>
+        </div>
+      </main>
+    );
+  }
+  if (!me.data) return <AuthScreen mode={location === paths.signUp ? 'signup' : 'signin'} />;
+  if (location === paths.signIn || location === paths.signUp) return <Redirect to={paths.home} replace />;
+  return (
+    <Layout email={me.data.email}>
+      <ErrorBoundary resetKey={location}>
+        <Routes />
+      </ErrorBoundary>
+    </Layout>
+  );
+}
+
+export function App() {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <ErrorBoundary>
+        <Gate />
+      </ErrorBoundary>
+    </QueryClientProvider>
+  );
+}

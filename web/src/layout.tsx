@@ -1,0 +1,80 @@
+/** The frame around every signed-in view: product name, the Search box, navigation, log out. */
+import { useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { Link, useLocation, useRoute, useSearch } from 'wouter';
+import { useSignOut } from './api/queries';
+import { paths } from './paths';
+import { ErrorMessage } from './ui/error';
+import { useShortcuts } from './ui/keys';
+import { Toasts } from './ui/toast';
+import { filtersQuery, readFilters } from './views/search';
+
+function SearchBox({ inputRef }: { inputRef: React.RefObject<HTMLInputElement | null> }) {
+  const [location, navigate] = useLocation();
+  const search = useSearch();
+  const onSearchPage = location === paths.search || location.startsWith(`${paths.search}/`);
+  const [, endpoint] = useRoute<{ slug: string }>(/^\/endpoints\/(?<slug>[^/]+)/);
+  const filters = readFilters(onSearchPage ? search : '');
+  const [draft, setDraft] = useState(filters.q);
+  // On the search page the box edits the query in place; elsewhere Enter starts a search (in the endpoint on screen).
+  const value = onSearchPage ? filters.q : draft;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!onSearchPage) navigate(`${paths.search}${filtersQuery({ q: draft, method: '', from: '', slug: endpoint?.slug ?? '' })}`);
+  };
+  return (
+    <form role="search" className="search-box" onSubmit={submit}>
+      <input
+        ref={inputRef}
+        type="search"
+        aria-label="Search"
+        placeholder="Search requests  ( / )"
+        value={value}
+        onChange={(e) => {
+          if (onSearchPage) navigate(`${paths.search}${filtersQuery({ ...filters, q: e.target.value })}`, { replace: true });
+          else setDraft(e.target.value);
+        }}
+      />
+    </form>
+  );
+}
+
+function NavLink({ href, children }: { href: string; children: ReactNode }) {
+  const [location] = useLocation();
+  const current = href === paths.home ? location === href || location.startsWith('/endpoints') : location === href || location.startsWith(`${href}/`);
+  return (
+    <Link href={href} aria-current={current ? 'page' : undefined}>
+      {children}
+    </Link>
+  );
+}
+
+export function Layout({ email, children }: { email: string; children: ReactNode }) {
+  const searchRef = useRef<HTMLInputElement>(null);
+  useShortcuts(searchRef);
+  const signOut = useSignOut();
+  const [, navigate] = useLocation();
+  return (
+    <div className="app">
+      <header className="topbar">
+        <Link href={paths.home} className="brand">
+          hookcap
+        </Link>
+        <SearchBox inputRef={searchRef} />
+        <nav aria-label="Main" className="mainnav">
+          <NavLink href={paths.home}>Endpoints</NavLink>
+          <NavLink href={paths.account}>Account</NavLink>
+          <NavLink href={paths.teams}>Teams</NavLink>
+        </nav>
+        <span className="who" title={email}>
+          {email}
+        </span>
+        <button type="button" onClick={() => signOut.mutate(undefined, { onSettled: () => navigate(paths.home) })}>
+          Log out
+        </button>
+      </header>
+      {signOut.error ? <ErrorMessage error={signOut.error} /> : null}
+      <main className="main">{children}</main>
+      <Toasts />
+    </div>
+  );
+}

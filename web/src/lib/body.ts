@@ -1,0 +1,69 @@
+/**
+ * A capture's body as bytes and as something to show. Kept free of DOM APIs: the server's tests
+ * import it too. `body` is the exact bytes: UTF-8 text, or base64 when bodyEncoding says so.
+ */
+import type { Capture } from '../../../src/model/capture';
+
+type BodyOf = Pick<Capture, 'body' | 'bodyEncoding'>;
+
+export function bodyBytes(c: BodyOf): Uint8Array {
+  if (c.bodyEncoding === 'utf8') return new TextEncoder().encode(c.body);
+  const bin = atob(c.body);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+export function base64Of(bytes: Uint8Array): string {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
+/** The body's text when it is text (valid UTF-8), else null. */
+export function bodyText(c: BodyOf): string | null {
+  return c.bodyEncoding === 'utf8' ? c.body : null;
+}
+
+export type BodyKind = 'json' | 'form' | 'multipart' | 'text' | 'binary' | 'empty';
+
+export function bodyKind(c: Pick<Capture, 'body' | 'bodyEncoding' | 'contentType'>): BodyKind {
+  if (c.body === '') return 'empty';
+  if (c.bodyEncoding === 'base64') return 'binary';
+  const type = c.contentType.toLowerCase();
+  if (type.includes('application/x-www-form-urlencoded')) return 'form';
+  if (type.includes('multipart/form-data')) return 'multipart';
+  if (type.includes('json') || /^\s*[[{]/.test(c.body)) return parseJson(c.body) === undefined ? 'text' : 'json';
+  return 'text';
+}
+
+/** The parsed value, or undefined when the text is not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `a=1&b=2` as rows, repeated keys kept in order. */
+export function formRows(text: string): [string, string][] {
+  return [...new URLSearchParams(text)];
+}
+
+export const HEX_ROW = 16;
+
+/** One line of a hex dump: offset, hex bytes, printable ASCII. */
+export function hexLine(bytes: Uint8Array, row: number): { offset: string; hex: string; ascii: string } {
+  const start = row * HEX_ROW;
+  const slice = bytes.subarray(start, start + HEX_ROW);
+  let hex = '';
+  let ascii = '';
+  for (let i = 0; i < HEX_ROW; i++) {
+    const b = slice[i];
+    hex += b === undefined ? '   ' : `${b.toString(16).padStart(2, '0')} `;
+    if (i === 7) hex += ' ';
+    if (b !== undefined) ascii += b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.';
+  }
+  return { offset: start.toString(16).padStart(8, '0'), hex: hex.trimEnd(), ascii };
+}

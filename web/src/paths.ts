@@ -1,0 +1,22 @@
+/**
+ * The dashboard's URLs, in one place: the client router builds links from these, and the server
+ * answers index.html for exactly the prefixes in APP_PREFIXES (so /api, /w/, /docs, /healthz,
+ * /.well-known and /agent are never shadowed). Imported by the server: keep it free of DOM code.
+ */
+export const paths = {
+  home: '/',
+  signIn: '/signin',
+  signUp: '/signup',
+  endpoint: (slug: string) => `/endpoints/${encodeURIComponent(slug)}`,
+  endpointRequest: (slug: string, id: string) => `/endpoints/${encodeURIComponent(slug)}/requests/${encodeURIComponent(id)}`,
+  endpointSettings: (slug: string) => `/endpoints/${encodeURIComponent(slug)}/settings`,
+  search: '/search',
+  searchRequest: (id: string) => `/search/requests/${encodeURIComponent(id)}`,
+  account: '/account',
+  teams: '/teams',
+  team: (id: string) => `/teams/${encodeURIComponent(id)}`,
+} as const;
+
+/** Top-level path segments that belong to the dashboard (the server answers index.html for `/`, `/<prefix>` and `/<prefix>/*`). */
+export const APP_PREFIXES = ['endpoints', 'search', 'account', 'teams', 'signin', 'signup'] as const;
+

@@ -1,0 +1,22 @@
+import { copyText } from '../lib/browser';
+import { errorText } from '../api/client';
+import { announce } from './toast';
+
+/** A button that copies `text` (or what `text()` returns) and says so. */
+export function CopyButton({ text, label, ariaLabel, done, className }: { text: string | (() => string); label: string; ariaLabel?: string; done?: string; className?: string }) {
+  return (
+    <button
+      type="button"
+      className={className}
+      aria-label={ariaLabel}
+      onClick={() => {
+        copyText(typeof text === 'function' ? text() : text).then(
+          () => announce(done ?? 'Copied to the clipboard'),
+          (e: unknown) => announce(`Could not copy: ${errorText(e)}`),
+        );
+      }}
+    >
+      {label}
+    </button>
+  );
+}

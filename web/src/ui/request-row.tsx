@@ -1,0 +1,49 @@
+import type { Capture } from '../api/client';
+import { formatSize } from '../lib/format';
+import { queryString } from '../lib/url';
+import { EventBadge, ProviderIcon } from './provider';
+import { RelativeTime } from './time';
+
+export function MethodBadge({ method }: { method: string }) {
+  return <span className={`method m-${method.toLowerCase()}`}>{method}</span>;
+}
+
+/** Verified, failed (with the reason on hover), or nothing when the endpoint does not check signatures. */
+export function SignatureBadge({ capture }: { capture: Pick<Capture, 'signatureVerified' | 'signatureError' | 'signingProvider'> }) {
+  if (capture.signatureVerified === undefined) return null;
+  return capture.signatureVerified ? (
+    <span className="badge sig-ok" title={`Signature verified (${capture.signingProvider ?? ''})`}>
+      signed ✓
+    </span>
+  ) : (
+    <span className="badge sig-bad" title={`Signature not verified: ${capture.signatureError ?? 'unknown'}`}>
+      bad signature
+    </span>
+  );
+}
+
+/** One row of the list: two fixed-height lines, so rows never change size as data arrives. */
+export function RequestRowContent({ capture, endpointName }: { capture: Capture; endpointName?: string }) {
+  return (
+    <>
+      <span className="row-line">
+        <MethodBadge method={capture.method} />
+        <span className="row-path">
+          {capture.path}
+          <span className="row-query">{queryString(capture.queryParams)}</span>
+        </span>
+        <span className="row-tags">
+          <ProviderIcon provider={capture.detectedProvider} />
+          <EventBadge event={capture.detectedEvent} />
+          <SignatureBadge capture={capture} />
+        </span>
+      </span>
+      <span className="row-line row-meta">
+        <RelativeTime ms={capture.receivedAt} />
+        <span>{formatSize(capture.size)}</span>
+        <span className="row-ip">{capture.ip}</span>
+        {endpointName ? <span className="row-endpoint">{endpointName}</span> : null}
+      </span>
+    </>
+  );
+}

@@ -1,0 +1,40 @@
+import { useSyncExternalStore } from 'react';
+import { exactTime, relativeTime } from '../lib/format';
+
+/** One shared clock for every relative time on the page, ticking every 10 s. */
+let now = Date.now();
+const listeners = new Set<() => void>();
+let ticker: ReturnType<typeof setInterval> | null = null;
+
+function subscribe(l: () => void) {
+  listeners.add(l);
+  if (!ticker) {
+    now = Date.now();
+    ticker = setInterval(() => {
+      now = Date.now();
+      for (const x of listeners) x();
+    }, 10_000);
+  }
+  return () => {
+    listeners.delete(l);
+    if (listeners.size === 0 && ticker) {
+      clearInterval(ticker);
+      ticker = null;
+    }
+  };
+}
+
+export function useNow(): number {
+  return useSyncExternalStore(subscribe, () => now);
+}
+
+/** "12s ago", with the exact time on hover and for assistive tech. */
+export function RelativeTime({ ms }: { ms: number }) {
+  // The clock ticks every 10 s; something newer than its last tick is "just now", not "in 3 s".
+  const now = Math.max(useNow(), ms);
+  return (
+    <time dateTime={new Date(ms).toISOString()} title={exactTime(ms)}>
+      {relativeTime(ms, now)}
+    </time>
+  );
+}

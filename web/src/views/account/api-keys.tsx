@@ -1,0 +1,131 @@
+/**
+ * API keys: create (the raw key is shown once, here, with a copy button), list, delete. The raw
+ * key lives only in this component's state until it is dismissed; the server keeps its hash.
+ */
+import { useState, type FormEvent } from 'react';
+import { useApiKeys, useCreateApiKey, useDeleteApiKey, type ApiKey } from '../../api/account';
+import { placeError } from '../../lib/field-error';
+import { ConfirmDialog } from '../../ui/confirm';
+import { CopyButton } from '../../ui/copy-button';
+import { ErrorMessage } from '../../ui/error';
+import { Field } from '../../ui/field';
+import { Actions, Section } from '../../ui/section';
+import { RelativeTime } from '../../ui/time';
+
+function NewKey({ raw, name, onDone }: { raw: string; name: string; onDone: () => void }) {
+  return (
+    <div className="new-key" role="region" aria-label="New API key">
+      <p className="new-key-warning">
+        <strong>Copy this key now. It will not be shown again:</strong> hookcap keeps only a hash of it. If you lose it, delete it and create another.
+      </p>
+      <p className="new-key-line">
+        <code className="raw-key" aria-label={`API key ${name}`}>
+          {raw}
+        </code>
+      </p>
+      <Actions>
+        <CopyButton text={raw} label="Copy key" done="Copied the API key" className="primary" />
+        <button type="button" onClick={onDone}>
+          I have copied it
+        </button>
+      </Actions>
+    </div>
+  );
+}
+
+function KeyRow({ apiKey, onDelete }: { apiKey: ApiKey; onDelete: () => void }) {
+  return (
+    <tr>
+      <th scope="row">{apiKey.name || <span className="muted">unnamed</span>}</th>
+      <td>
+        <code>{apiKey.prefix}…</code>
+      </td>
+      <td className="hide-narrow">{apiKey.scopes.join(', ')}</td>
+      <td className="hide-narrow">
+        <RelativeTime ms={apiKey.createdAt} />
+      </td>
+      <td className="cell-action">
+        <button type="button" className="small danger" aria-label={`Delete key ${apiKey.name || apiKey.prefix}`} onClick={onDelete}>
+          Delete
+        </button>
+      </td>
+    </tr>
+  );
+}
+
+export function ApiKeys() {
+  const list = useApiKeys();
+  const create = useCreateApiKey();
+  const remove = useDeleteApiKey();
+  const [name, setName] = useState('');
+  const [deleting, setDeleting] = useState<ApiKey | null>(null);
+  const placed = create.error ? placeError(create.error, ['name']) : null;
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate(name, { onSuccess: () => setName('') });
+  };
+
+  return (
+    <Section title="API keys" intro={<p>Keys let scripts, the CLI and agents call the API as you (send them as <code>Authorization: Bearer svc_…</code>). Delete a key and it stops working at once.</p>}>
+      {create.data ? <NewKey raw={create.data.key} name={create.data.name || create.data.prefix} onDone={() => create.reset()} /> : null}
+      <form onSubmit={submit} noValidate>
+        <Field
+          label="Key name"
+          hint="Optional: what the key is for, such as “CI” or “laptop”."
+          error={placed?.field ? placed.message : null}
+          action={
+            <button type="submit" className="primary" disabled={create.isPending}>
+              Create key
+            </button>
+          }
+        >
+          <input maxLength={100} autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
+        </Field>
+      </form>
+      {create.error && placed?.field === null ? <ErrorMessage error={create.error} /> : null}
+      {list.error ? <ErrorMessage error={list.error} /> : null}
+      {remove.error ? <ErrorMessage error={remove.error} /> : null}
+      {list.data && list.data.length > 0 ? (
+        <div className="table-wrap">
+          <table className="list-table">
+            <caption className="offscreen">Your API keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col" className="hide-narrow">
+                  Scopes
+                </th>
+                <th scope="col" className="hide-narrow">
+                  Created
+                </th>
+                <th scope="col">
+                  <span className="offscreen">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.map((k) => (
+                <KeyRow key={k.id} apiKey={k} onDelete={() => setDeleting(k)} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : list.data ? (
+        <p className="muted">No API keys yet.</p>
+      ) : null}
+      <ConfirmDialog
+        open={deleting !== null}
+        title={`Delete the key ${deleting?.name || deleting?.prefix || ''}?`}
+        confirm="Delete key"
+        danger
+        busy={remove.isPending}
+        onCancel={() => setDeleting(null)}
+        onConfirm={() => deleting && remove.mutate(deleting.id, { onSettled: () => setDeleting(null) })}
+      >
+        <p>Anything that uses it (scripts, the CLI, an agent) is refused from then on. This cannot be undone.</p>
+      </ConfirmDialog>
+    </Section>
+  );
+}

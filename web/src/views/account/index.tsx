@@ -1,0 +1,23 @@
+/** /account: the usage meter, API keys and account deletion (Log out is in the header on every page). */
+import { useMe } from '../../api/queries';
+import { useTitle } from '../../ui/title';
+import { ApiKeys } from './api-keys';
+import { DeleteAccount } from './delete-account';
+import { UsageMeter } from './usage';
+
+export function AccountView() {
+  useTitle('Account');
+  const me = useMe();
+  const email = me.data?.email ?? '';
+  return (
+    <div className="page settings-body">
+      <h1>Account</h1>
+      <p className="muted">
+        Signed in as <strong>{email}</strong>.
+      </p>
+      <UsageMeter />
+      <ApiKeys />
+      <DeleteAccount email={email} />
+    </div>
+  );
+}

@@ -1,0 +1,58 @@
+/** Sign in and sign up: the same accounts and `session` cookie as the API. */
+import { useState, type FormEvent } from 'react';
+import { Link } from 'wouter';
+import { useSignIn } from '../api/queries';
+import { paths } from '../paths';
+import { ErrorMessage } from '../ui/error';
+
+export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const submit = useSignIn(mode);
+  const signup = mode === 'signup';
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    // Signed in, the app shows where the visitor was going (the sign-in pages themselves lead home).
+    submit.mutate({ email, password });
+  };
+
+  return (
+    <main className="auth">
+      <p className="brand-line">
+        <span className="brand">hookcap</span>
+      </p>
+      <p className="muted">Capture webhooks and watch them arrive, live.</p>
+      <h1>{signup ? 'Create an account' : 'Sign in'}</h1>
+      <form onSubmit={onSubmit} aria-label={signup ? 'Create an account' : 'Sign in'}>
+        <label htmlFor="auth-email">Email</label>
+        <input id="auth-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        <label htmlFor="auth-password">{signup ? 'Password (at least 8 characters)' : 'Password'}</label>
+        <input
+          id="auth-password"
+          type="password"
+          autoComplete={signup ? 'new-password' : 'current-password'}
+          minLength={signup ? 8 : undefined}
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+        {submit.error ? <ErrorMessage error={submit.error} /> : null}
+        <button type="submit" className="primary" disabled={submit.isPending}>
+          {signup ? 'Sign up' : 'Sign in'}
+        </button>
+      </form>
+      <p className="muted">
+        {signup ? (
+          <>
+            Have an account? <Link href={paths.signIn}>Sign in</Link>
+          </>
+        ) : (
+          <>
+            New to hookcap? <Link href={paths.signUp}>Create an account</Link>
+          </>
+        )}
+      </p>
+    </main>
+  );
+}

@@ -1,0 +1,267 @@
+/**
+ * One endpoint: its receiver URL and actions (rename, clear, delete, settings), and its captures
+ * arriving live beside the one that is open. On a narrow screen the list and the open request take
+ * turns.
+ */
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { Link, useLocation } from 'wouter';
+import { useClearCaptures, useDeleteEndpoint, useEndpoints, useRenameEndpoint, useRequest, type Endpoint } from '../api/queries';
+import { shellQuote } from '../lib/curl';
+import { plural } from '../lib/format';
+import { useLive } from '../live/use-live';
+import type { LiveState } from '../live/store';
+import { paths } from '../paths';
+import { ConfirmDialog } from '../ui/confirm';
+import { CopyButton } from '../ui/copy-button';
+import { ErrorMessage } from '../ui/error';
+import { RequestList } from '../ui/request-list';
+import { useSharedEndpoints } from '../api/teams';
+import { ReceiverUrl } from './endpoints';
+import { SharedEndpointHeader } from './teams/shared-endpoints';
+import { RequestDetail } from './request-detail';
+import { useTitle } from '../ui/title';
+
+function RenameForm({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => void }) {
+  const [name, setName] = useState(endpoint.name);
+  const rename = useRenameEndpoint();
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    rename.mutate({ slug: endpoint.slug, name }, { onSuccess: onDone });
+  };
+  return (
+    <form className="rename" onSubmit={submit}>
+      <label htmlFor="rename-input">Name</label>
+      <div className="inline">
+        <input id="rename-input" value={name} maxLength={200} autoFocus onChange={(e) => setName(e.target.value)} />
+        <button type="submit" className="primary" disabled={rename.isPending}>
+          Save
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+      {rename.error ? <ErrorMessage error={rename.error} /> : null}
+    </form>
+  );
+}
+
+function EndpointHeader({ endpoint, onCleared }: { endpoint: Endpoint; onCleared: () => void }) {
+  const [renaming, setRenaming] = useState(false);
+  const [confirming, setConfirming] = useState<'delete' | 'clear' | null>(null);
+  const remove = useDeleteEndpoint();
+  const clear = useClearCaptures();
+  const [, navigate] = useLocation();
+  const error = remove.error ?? clear.error;
+  return (
+    <header className="endpoint-head">
+      <nav aria-label="Breadcrumb" className="crumbs">
+        <Link href={paths.home}>Endpoints</Link> <span aria-hidden="true">/</span>
+      </nav>
+      {renaming ? (
+        <RenameForm endpoint={endpoint} onDone={() => setRenaming(false)} />
+      ) : (
+        <h1 className="endpoint-title">{endpoint.name}</h1>
+      )}
+      <ReceiverUrl url={endpoint.url} />
+      <div className="endpoint-actions">
+        {!renaming ? (
+          <button type="button" onClick={() => setRenaming(true)}>
+            Rename
+          </button>
+        ) : null}
+        <button type="button" onClick={() => setConfirming('clear')}>
+          Clear captures
+        </button>
+        <button type="button" className="danger" onClick={() => setConfirming('delete')}>
+          Delete endpoint
+        </button>
+        <Link href={paths.endpointSettings(endpoint.slug)} className="button">
+          Settings
+        </Link>
+      </div>
+      {error ? <ErrorMessage error={error} /> : null}
+      <ConfirmDialog
+        open={confirming === 'delete'}
+        title={`Delete ${endpoint.name}?`}
+        confirm="Delete"
+        danger
+        busy={remove.isPending}
+        onCancel={() => setConfirming(null)}
+        onConfirm={() =>
+          remove.mutate(endpoint.slug, {
+            onSuccess: () => navigate(paths.home),
+            onSettled: () => setConfirming(null),
+          })
+        }
+      >
+        <p>
+          Its URL stops accepting requests and every captured request is deleted. This cannot be undone.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={confirming === 'clear'}
+        title="Clear all captured requests?"
+        confirm="Clear"
+        danger
+        busy={clear.isPending}
+        onCancel={() => setConfirming(null)}
+        onConfirm={() =>
+          clear.mutate(endpoint.slug, {
+            onSuccess: onCleared,
+            onSettled: () => setConfirming(null),
+          })
+        }
+      >
+        <p>Every request captured so far is removed. The endpoint keeps its URL and keeps capturing.</p>
+      </ConfirmDialog>
+    </header>
+  );
+}
+
+const STATUS_TEXT: Record<LiveState['status'], string> = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  reconnecting: 'Reconnecting…',
+  ended: 'Stream ended',
+};
+
+const END_TEXT: Record<string, string> = {
+  endpoint_deleted: 'This endpoint was deleted.',
+  endpoint_expired: 'This endpoint has expired.',
+  not_found: 'This endpoint no longer exists, or you cannot read it.',
+  signed_out: 'You were signed out.',
+};
+
+function FirstRequestHint({ url }: { url: string }) {
+  const line = `curl -X POST ${shellQuote(url)} -H 'content-type: application/json' -d '{"hello":"world"}'`;
+  return (
+    <div className="first-request">
+      <h2>Waiting for the first request</h2>
+      <p>Send any HTTP request to this endpoint's URL and it shows up here at once. From a terminal:</p>
+      <pre className="curl-line">
+        <code>{line}</code>
+      </pre>
+      <CopyButton text={line} label="Copy command" done="Copied the curl command" />
+    </div>
+  );
+}
+
+function Toolbar({ state, onPause, onResume }: { state: LiveState; onPause: () => void; onResume: () => void }) {
+  return (
+    <div className="list-toolbar">
+      <span className={`live-status s-${state.status}`} role="status" aria-label="Stream status">
+        <span className="dot" aria-hidden="true" />
+        {STATUS_TEXT[state.status]}
+      </span>
+      <span className="list-count" aria-live="off">
+        {plural(state.items.length, 'request')}
+        {state.hasMore ? ' loaded' : ''}
+      </span>
+      <span className="toolbar-end">
+        {state.paused && state.held > 0 ? (
+          <button type="button" className="small primary" onClick={onResume}>
+            {plural(state.held, 'new request')}
+          </button>
+        ) : null}
+        {state.paused ? (
+          <button type="button" className="small" onClick={onResume}>
+            Resume
+          </button>
+        ) : (
+          <button type="button" className="small" onClick={onPause} disabled={state.status === 'ended'}>
+            Pause
+          </button>
+        )}
+      </span>
+    </div>
+  );
+}
+
+export function SplitPane({ list, detail, hasDetail }: { list: ReactNode; detail: ReactNode; hasDetail: boolean }) {
+  return (
+    <div className={hasDetail ? 'split has-detail' : 'split'}>
+      <div className="split-list">{list}</div>
+      <div className="split-detail">{detail}</div>
+    </div>
+  );
+}
+
+function OpenRequest({ id, state, endpoint, backHref }: { id: string; state: LiveState; endpoint: Pick<Endpoint, 'url'>; backHref: string }) {
+  const inList = state.items.find((c) => c.id === id);
+  const fetched = useRequest(inList ? null : id);
+  const capture = inList ?? fetched.data;
+  return (
+    <>
+      <Link href={backHref} className="back-link">
+        ← All requests
+      </Link>
+      {capture ? (
+        <RequestDetail capture={capture} endpointUrl={endpoint.url} />
+      ) : fetched.error ? (
+        <ErrorMessage error={fetched.error} />
+      ) : (
+        <p className="muted panel-pad">Loading request…</p>
+      )}
+    </>
+  );
+}
+
+export function EndpointView({ slug, rest, children }: { slug: string; rest: string; children?: ReactNode }) {
+  const endpoints = useEndpoints();
+  const { store, state } = useLive(slug);
+  const [, navigate] = useLocation();
+  const own = endpoints.data?.find((e) => e.slug === slug);
+  // Not mine: perhaps shared with me through a team (read-only).
+  const shared = useSharedEndpoints(endpoints.isSuccess && !own);
+  const theirs = own ? undefined : shared.data?.find((e) => e.slug === slug);
+  const endpoint = own ?? theirs;
+  const requestId = /^requests\/([^/]+)$/.exec(rest)?.[1] ?? null;
+  useTitle(endpoint ? (rest === 'settings' ? `Settings: ${endpoint.name}` : endpoint.name) : null);
+
+  if (endpoints.isPending || (!own && shared.isPending)) return <p className="page muted">Loading…</p>;
+  if (endpoints.error) return <div className="page"><ErrorMessage error={endpoints.error} /></div>;
+  if (!endpoint) {
+    return (
+      <div className="page">
+        <ErrorMessage error={new Error('This endpoint does not exist, or it is not yours.')} />
+        <p>
+          <Link href={paths.home}>Back to your endpoints</Link>
+        </p>
+      </div>
+    );
+  }
+
+  const listArea = (
+    <section className="live" aria-label="Captured requests">
+      <Toolbar state={state} onPause={() => store?.pause()} onResume={() => store?.resume()} />
+      {state.status === 'ended' && state.endReason ? <p className="notice">{END_TEXT[state.endReason] ?? 'The live stream ended.'}</p> : null}
+      {state.error && state.status !== 'ended' ? <ErrorMessage error={new Error(state.error)} /> : null}
+      {!state.loading && state.items.length === 0 && state.held === 0 ? (
+        <FirstRequestHint url={endpoint.url} />
+      ) : (
+        <RequestList
+          label="Requests"
+          items={state.items}
+          selectedId={requestId}
+          hrefOf={(id) => paths.endpointRequest(slug, id)}
+          onSelect={(id) => navigate(paths.endpointRequest(slug, id))}
+          onEndReached={() => void store?.loadOlder()}
+          footer={state.loadingOlder ? <p className="muted list-foot">Loading older requests…</p> : null}
+        />
+      )}
+    </section>
+  );
+
+  return (
+    <div className="endpoint-view">
+      {own ? <EndpointHeader endpoint={own} onCleared={() => store?.clear()} /> : theirs ? <SharedEndpointHeader endpoint={theirs} /> : null}
+      {children ?? (
+        <SplitPane
+          hasDetail={requestId !== null}
+          list={listArea}
+          detail={requestId ? <OpenRequest id={requestId} state={state} endpoint={endpoint} backHref={paths.endpoint(slug)} /> : <p className="muted panel-pad select-hint">Select a request to see it in full. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>c</kbd> copies it as cURL, <kbd>/</kbd> searches.</p>}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,86 @@
+/** Home: the account's endpoints, each with its receiver URL; one click creates the first. */
+import { Link, useLocation } from 'wouter';
+import { useCreateEndpoint, useEndpoints, type Endpoint } from '../api/queries';
+import { paths } from '../paths';
+import { CopyButton } from '../ui/copy-button';
+import { ErrorMessage } from '../ui/error';
+import { RelativeTime } from '../ui/time';
+import { useTitle } from '../ui/title';
+import { SharedEndpointsSection } from './teams/shared-endpoints';
+
+export function NewEndpointButton({ className = 'primary' }: { className?: string }) {
+  const create = useCreateEndpoint();
+  const [, navigate] = useLocation();
+  return (
+    <>
+      <button type="button" className={className} disabled={create.isPending} onClick={() => create.mutate('', { onSuccess: (e) => navigate(paths.endpoint(e.slug)) })}>
+        New endpoint
+      </button>
+      {create.error ? <ErrorMessage error={create.error} /> : null}
+    </>
+  );
+}
+
+/** The receiver URL as text, and a button to copy it (named for its endpoint where several are shown). */
+export function ReceiverUrl({ url, of }: { url: string; of?: string }) {
+  return (
+    <span className="receiver-url">
+      <code className="url-text">{url}</code>
+      <CopyButton text={url} label="Copy URL" ariaLabel={of ? `Copy URL of ${of}` : undefined} done="Copied the receiver URL" className="small" />
+    </span>
+  );
+}
+
+function EndpointCard({ endpoint }: { endpoint: Endpoint }) {
+  return (
+    <li className="endpoint-card">
+      <div className="endpoint-card-head">
+        <Link href={paths.endpoint(endpoint.slug)} className="endpoint-name">
+          {endpoint.name}
+        </Link>
+        <span className="muted">
+          created <RelativeTime ms={endpoint.createdAt} />
+        </span>
+      </div>
+      <ReceiverUrl url={endpoint.url} of={endpoint.name} />
+      <div className="endpoint-card-links">
+        <Link href={paths.endpoint(endpoint.slug)}>Requests</Link>
+        <Link href={paths.endpointSettings(endpoint.slug)} aria-label={`Settings of ${endpoint.name}`}>
+          Settings
+        </Link>
+      </div>
+    </li>
+  );
+}
+
+export function EndpointsHome() {
+  const endpoints = useEndpoints();
+  useTitle('Endpoints');
+  if (endpoints.isPending) return <p className="page muted">Loading endpoints…</p>;
+  if (endpoints.error) return <div className="page"><ErrorMessage error={endpoints.error} /></div>;
+  const list = endpoints.data;
+  if (list.length === 0) {
+    return (
+      <section className="page empty-state" aria-labelledby="endpoints-title">
+        <h1 id="endpoints-title">Endpoints</h1>
+        <p>An endpoint is a URL that records every HTTP request sent to it. Point a webhook at it and watch requests arrive here, live.</p>
+        <NewEndpointButton />
+        <SharedEndpointsSection />
+      </section>
+    );
+  }
+  return (
+    <section className="page" aria-labelledby="endpoints-title">
+      <div className="page-head">
+        <h1 id="endpoints-title">Endpoints</h1>
+        <NewEndpointButton />
+      </div>
+      <ul className="endpoint-list" aria-label="Your endpoints">
+        {list.map((e) => (
+          <EndpointCard key={e.slug} endpoint={e} />
+        ))}
+      </ul>
+      <SharedEndpointsSection />
+    </section>
+  );
+}

@@ -1,0 +1,246 @@
+/**
+ * One captured request: where it went, every header, the body as a person reads it (JSON tree,
+ * form table, text) and exactly as it arrived (raw, hex), plus cURL, HAR and the body to take
+ * away. Everything captured is shown as text: React escapes it; nothing is parsed as HTML.
+ */
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { JsonView, collapseAllNested, defaultStyles } from 'react-json-view-lite';
+import { errorText, type Capture } from '../api/client';
+import { bodyBytes, bodyKind, formRows, HEX_ROW, hexLine, parseJson, type BodyKind } from '../lib/body';
+import { copyText, download } from '../lib/browser';
+import { curlCommand } from '../lib/curl';
+import { exactTime, formatSize } from '../lib/format';
+import { harOf } from '../lib/har';
+import { captureUrl, queryRows } from '../lib/url';
+import { CopyButton } from '../ui/copy-button';
+import { useDetailKeys } from '../ui/keys';
+import { EventBadge, ProviderIcon } from '../ui/provider';
+import { MethodBadge, SignatureBadge } from '../ui/request-row';
+import { RelativeTime } from '../ui/time';
+import { announce } from '../ui/toast';
+
+/** The library's layout classes with our colours (app.css), so the tree follows the theme. */
+const JSON_STYLE: typeof defaultStyles = {
+  ...defaultStyles,
+  container: 'json-view',
+  label: 'json-label',
+  stringValue: 'json-string',
+  numberValue: 'json-number',
+  booleanValue: 'json-bool',
+  nullValue: 'json-null',
+  undefinedValue: 'json-null',
+  otherValue: 'json-other',
+  punctuation: 'json-punct',
+};
+
+function KeyValueTable({ label, rows }: { label: string; rows: [string, string][] }) {
+  return (
+    <table className="kv" aria-label={label}>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Value</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map(([k, v], i) => (
+          <tr key={`${k}\0${i}`}>
+            <th scope="row">{k}</th>
+            <td>{v}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+const hexLineSize = () => 20;
+
+function HexView({ bytes }: { bytes: Uint8Array }) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const lines = Math.ceil(bytes.length / HEX_ROW);
+  const v = useVirtualizer({ count: lines, getScrollElement: () => scroller.current, estimateSize: hexLineSize, overscan: 20 });
+  return (
+    <div className="hex-scroller" ref={scroller} role="region" aria-label="Hex view" tabIndex={0} style={{ height: Math.min(lines * 20 + 8, 352) }}>
+      <div className="hex" style={{ height: v.getTotalSize() }}>
+        {v.getVirtualItems().map((row) => {
+          const line = hexLine(bytes, row.index);
+          return (
+            <div key={row.key} className="hex-line" style={{ transform: `translateY(${row.start}px)` }}>
+              <span className="hex-offset">{line.offset}</span>
+              <span className="hex-bytes">{line.hex}</span>
+              <span className="hex-ascii">{line.ascii}</span>
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+/** multipart/form-data, parsed by the browser itself. */
+function MultipartTable({ bytes, contentType }: { bytes: Uint8Array; contentType: string }) {
+  const [rows, setRows] = useState<[string, string][] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    new Response(bytes.slice(), { headers: { 'content-type': contentType } })
+      .formData()
+      .then((form) => {
+        const out: [string, string][] = [];
+        form.forEach((value, name) => out.push([name, typeof value === 'string' ? value : `file ${value.name} (${value.type || 'no type'}, ${formatSize(value.size)})`]));
+        if (live) setRows(out);
+      })
+      .catch((e: unknown) => live && setError(`Not readable as multipart form data: ${errorText(e)}`));
+    return () => {
+      live = false;
+    };
+  }, [bytes, contentType]);
+  if (error) return <p className="muted">{error}</p>;
+  return rows ? <KeyValueTable label="Form fields" rows={rows} /> : <p className="muted">Reading form…</p>;
+}
+
+type Tab = 'pretty' | 'raw' | 'hex' | 'base64';
+const TAB_NAMES: Record<Tab, string> = { pretty: 'Pretty', raw: 'Raw', hex: 'Hex', base64: 'Base64' };
+
+function tabsFor(kind: BodyKind): Tab[] {
+  switch (kind) {
+    case 'json':
+    case 'form':
+    case 'multipart':
+      return ['pretty', 'raw', 'hex'];
+    case 'text':
+      return ['raw', 'hex'];
+    case 'binary':
+      return ['hex', 'base64'];
+    case 'empty':
+      return [];
+  }
+}
+
+function Pretty({ capture, kind, bytes }: { capture: Capture; kind: BodyKind; bytes: Uint8Array }) {
+  if (kind === 'form') return <KeyValueTable label="Form fields" rows={formRows(capture.body)} />;
+  if (kind === 'multipart') return <MultipartTable bytes={bytes} contentType={capture.contentType} />;
+  const value = parseJson(capture.body);
+  if (value === null || typeof value !== 'object') return <pre className="body-raw">{JSON.stringify(value, null, 2)}</pre>;
+  // Big documents open collapsed below the top level, so the tree stays quick to draw.
+  return <JsonView data={value} style={JSON_STYLE} shouldExpandNode={capture.size > 64 * 1024 ? collapseAllNested : () => true} />;
+}
+
+function BodyView({ capture }: { capture: Capture }) {
+  const kind = bodyKind(capture);
+  const tabs = tabsFor(kind);
+  const bytes = useMemo(() => bodyBytes(capture), [capture]);
+  const [chosen, setChosen] = useState<Tab | null>(null);
+  const tab = chosen && tabs.includes(chosen) ? chosen : tabs[0];
+  if (!tab) return <p className="muted">No body.</p>;
+  return (
+    <div className="body-view">
+      <div role="tablist" aria-label="Body view" className="tabs">
+        {tabs.map((t) => (
+          <button key={t} type="button" role="tab" id={`body-tab-${t}`} aria-selected={t === tab} aria-controls="body-panel" onClick={() => setChosen(t)}>
+            {TAB_NAMES[t]}
+          </button>
+        ))}
+        {kind === 'binary' ? <span className="muted">binary body (not UTF-8), kept byte for byte</span> : null}
+      </div>
+      <div role="tabpanel" id="body-panel" aria-labelledby={`body-tab-${tab}`} className="body-panel">
+        {tab === 'pretty' ? <Pretty capture={capture} kind={kind} bytes={bytes} /> : null}
+        {tab === 'raw' || tab === 'base64' ? <pre className="body-raw">{capture.body}</pre> : null}
+        {tab === 'hex' ? <HexView bytes={bytes} /> : null}
+      </div>
+    </div>
+  );
+}
+
+export function RequestDetail({ capture, endpointUrl, endpointName }: { capture: Capture; endpointUrl: string; endpointName?: string }) {
+  const url = captureUrl(endpointUrl, capture);
+  const curl = () => curlCommand(capture, endpointUrl);
+  useDetailKeys({
+    copyCurl: () => {
+      copyText(curl()).then(
+        () => announce('Copied as cURL'),
+        (e: unknown) => announce(`Could not copy: ${errorText(e)}`),
+      );
+    },
+  });
+  const query = queryRows(capture.queryParams);
+  const binary = capture.bodyEncoding === 'base64';
+  return (
+    <article className="detail" aria-labelledby="detail-title">
+      <header className="detail-head">
+        <h2 id="detail-title" className="detail-title">
+          <MethodBadge method={capture.method} /> <span className="detail-url">{url}</span>
+        </h2>
+        <div className="detail-actions">
+          <CopyButton text={curl} label="Copy as cURL" done="Copied as cURL" />
+          <CopyButton text={capture.body} label={binary ? 'Copy body (base64)' : 'Copy body'} done="Copied the body" />
+          <button type="button" onClick={() => download(`${capture.id}.har`, JSON.stringify(harOf(capture, endpointUrl), null, 2), 'application/json')}>
+            Download HAR
+          </button>
+          <button type="button" onClick={() => download(`${capture.id}.bin`, bodyBytes(capture).slice(), capture.contentType || 'application/octet-stream')} disabled={capture.body === ''}>
+            Download body
+          </button>
+        </div>
+      </header>
+      <dl className="facts">
+        <dt>Received</dt>
+        <dd>
+          <span>
+            {exactTime(capture.receivedAt)} (<RelativeTime ms={capture.receivedAt} />)
+          </span>
+        </dd>
+        <dt>Size</dt>
+        <dd>{capture.size >= 1024 ? `${formatSize(capture.size)} (${capture.size.toLocaleString('en')} bytes)` : formatSize(capture.size)}</dd>
+        <dt>From</dt>
+        <dd>{capture.ip}</dd>
+        <dt>ID</dt>
+        <dd>
+          <code>{capture.id}</code>
+        </dd>
+        {endpointName ? (
+          <>
+            <dt>Endpoint</dt>
+            <dd>{endpointName}</dd>
+          </>
+        ) : null}
+        <dt>Content type</dt>
+        <dd>{capture.contentType || <span className="muted">none</span>}</dd>
+        <dt>Sender</dt>
+        <dd>
+          {capture.detectedProvider ? (
+            <>
+              <ProviderIcon provider={capture.detectedProvider} /> {capture.detectedProvider} <EventBadge event={capture.detectedEvent} />
+            </>
+          ) : (
+            <span className="muted">not recognised</span>
+          )}
+        </dd>
+        {capture.signatureVerified !== undefined ? (
+          <>
+            <dt>Signature</dt>
+            <dd>
+              <SignatureBadge capture={capture} /> {capture.signatureVerified ? 'verified' : `not verified: ${capture.signatureError ?? 'unknown'}`}
+              {capture.signingProvider ? ` (${capture.signingProvider})` : ''}
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      {query.length > 0 ? (
+        <section aria-labelledby="query-title">
+          <h3 id="query-title">Query</h3>
+          <KeyValueTable label="Query parameters" rows={query} />
+        </section>
+      ) : null}
+      <section aria-labelledby="body-title">
+        <h3 id="body-title">Body</h3>
+        <BodyView capture={capture} />
+      </section>
+      <section aria-labelledby="headers-title">
+        <h3 id="headers-title">Headers</h3>
+        <KeyValueTable label="Headers" rows={Object.entries(capture.headers)} />
+      </section>
+    </article>
+  );
+}

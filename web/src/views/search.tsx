@@ -1,0 +1,170 @@
+/**
+ * Search across one endpoint or all of them (SPEC 4.2): the header's Search box plus method, time
+ * range and endpoint filters, all kept in the URL. Shows the count; results open the same detail.
+ */
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
+import { api, unwrap, type Capture } from '../api/client';
+import { keys, useEndpoints, useRequest } from '../api/queries';
+import { useSharedEndpoints } from '../api/teams';
+import { plural } from '../lib/format';
+import { paths } from '../paths';
+import { ErrorMessage } from '../ui/error';
+import { RequestList } from '../ui/request-list';
+import { SplitPane } from './endpoint';
+import { RequestDetail } from './request-detail';
+import { useTitle } from '../ui/title';
+
+const PAGE = 50;
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+const RANGES: [string, string][] = [
+  ['', 'Any time'],
+  ['15m', 'Last 15 minutes'],
+  ['1h', 'Last hour'],
+  ['24h', 'Last 24 hours'],
+  ['7d', 'Last 7 days'],
+  ['30d', 'Last 30 days'],
+];
+
+export interface SearchFilters {
+  q: string;
+  method: string;
+  from: string;
+  slug: string;
+}
+
+export function readFilters(search: string): SearchFilters {
+  const p = new URLSearchParams(search);
+  return { q: p.get('q') ?? '', method: p.get('method') ?? '', from: p.get('from') ?? '', slug: p.get('slug') ?? '' };
+}
+
+export function filtersQuery(f: SearchFilters): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(f)) if (v) p.set(k, v);
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
+
+/** Only the filters that are set: the API refuses empty values. */
+function criteria(f: SearchFilters): Record<string, string> {
+  return Object.fromEntries(Object.entries(f).filter(([, v]) => v !== ''));
+}
+
+export function SearchView({ requestId }: { requestId: string | null }) {
+  const search = useSearch();
+  const [, navigate] = useLocation();
+  const filters = readFilters(search);
+  useTitle(filters.q ? `Search: ${filters.q}` : 'Search');
+  const params = criteria(filters);
+  const endpoints = useEndpoints();
+  // Search covers endpoints shared with me too: name them and build their URLs as well.
+  const shared = useSharedEndpoints();
+  const readable = useMemo(() => [...(endpoints.data ?? []), ...(shared.data ?? [])], [endpoints.data, shared.data]);
+  const byId = useMemo(() => new Map(readable.map((e) => [e.id, e])), [readable]);
+
+  const count = useQuery({ queryKey: [...keys.search(params), 'count'], queryFn: () => unwrap(api.search.requests.count.get({ query: params })) });
+  const results = useInfiniteQuery({
+    queryKey: keys.search(params),
+    initialPageParam: 0,
+    queryFn: ({ pageParam }) => unwrap(api.search.requests.get({ query: { ...params, limit: String(PAGE), offset: String(pageParam) } })),
+    getNextPageParam: (last, all) => (last.length < PAGE ? undefined : all.length * PAGE),
+  });
+  const items: Capture[] = useMemo(() => results.data?.pages.flat() ?? [], [results.data]);
+  const set = (patch: Partial<SearchFilters>) => navigate(`${paths.search}${filtersQuery({ ...filters, ...patch })}`, { replace: true });
+  const suffix = filtersQuery(filters);
+
+  const selected = items.find((c) => c.id === requestId);
+  const fetched = useRequest(selected || !requestId ? null : requestId);
+  const open = selected ?? fetched.data;
+  const endpointOf = (c: Capture) => byId.get(c.endpointId);
+
+  return (
+    <div className="search-view">
+      <header className="search-head">
+        <h1>Search</h1>
+        <form className="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+          <div>
+            <label htmlFor="filter-method">Method</label>
+            <select id="filter-method" value={filters.method} onChange={(e) => set({ method: e.target.value })}>
+              <option value="">Any method</option>
+              {METHODS.map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="filter-range">Time range</label>
+            <select id="filter-range" value={filters.from} onChange={(e) => set({ from: e.target.value })}>
+              {RANGES.map(([v, label]) => (
+                <option key={v} value={v}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="filter-endpoint">Endpoint</label>
+            <select id="filter-endpoint" value={filters.slug} onChange={(e) => set({ slug: e.target.value })}>
+              <option value="">All endpoints</option>
+              {readable.map((e) => (
+                <option key={e.slug} value={e.slug}>
+                  {e.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        </form>
+        <p className="result-count" role="status">
+          {count.data ? `${plural(count.data.count, 'matching request')}${filters.q ? ` for “${filters.q}”` : ''}` : count.error ? '' : 'Counting…'}
+        </p>
+        {count.error ? <ErrorMessage error={count.error} /> : null}
+      </header>
+      <SplitPane
+        hasDetail={requestId !== null}
+        list={
+          results.error ? (
+            <ErrorMessage error={results.error} />
+          ) : results.isPending ? (
+            <p className="muted panel-pad">Searching…</p>
+          ) : items.length === 0 ? (
+            <p className="muted panel-pad">No request matches these filters.</p>
+          ) : (
+            <RequestList
+              label="Search results"
+              items={items}
+              selectedId={requestId}
+              hrefOf={(id) => `${paths.searchRequest(id)}${suffix}`}
+              onSelect={(id) => navigate(`${paths.searchRequest(id)}${suffix}`)}
+              onEndReached={() => {
+                if (results.hasNextPage && !results.isFetchingNextPage) void results.fetchNextPage();
+              }}
+              endpointNameOf={(c) => endpointOf(c)?.name}
+              footer={results.isFetchingNextPage ? <p className="muted list-foot">Loading more…</p> : null}
+            />
+          )
+        }
+        detail={
+          requestId ? (
+            <>
+              <Link href={`${paths.search}${suffix}`} className="back-link">
+                ← All results
+              </Link>
+              {open ? (
+                <RequestDetail capture={open} endpointUrl={endpointOf(open)?.url ?? `${location.origin}/w/unknown-endpoint`} endpointName={endpointOf(open)?.name} />
+              ) : fetched.error ? (
+                <ErrorMessage error={fetched.error} />
+              ) : (
+                <p className="muted panel-pad">Loading request…</p>
+              )}
+            </>
+          ) : (
+            <p className="muted panel-pad select-hint">Select a result to see it in full.</p>
+          )
+        }
+      />
+    </div>
+  );
+}

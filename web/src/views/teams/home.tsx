@@ -1,0 +1,113 @@
+/** /teams: the invites addressed to me, my teams, and a new team. */
+import { useState, type FormEvent } from 'react';
+import { Link, useLocation } from 'wouter';
+import { useMe } from '../../api/queries';
+import { useAnswerInvite, useCreateTeam, useMyInvites, useTeams, type MyInvite } from '../../api/teams';
+import { placeError } from '../../lib/field-error';
+import { paths } from '../../paths';
+import { ErrorMessage } from '../../ui/error';
+import { Field } from '../../ui/field';
+import { Section } from '../../ui/section';
+import { useTitle } from '../../ui/title';
+import { RelativeTime } from '../../ui/time';
+import { TeamError } from './payment';
+
+function InviteItem({ invite }: { invite: MyInvite }) {
+  const answer = useAnswerInvite();
+  const [, navigate] = useLocation();
+  return (
+    <li className="invite-card">
+      <p>
+        <strong>{invite.teamName}</strong>: {invite.invitedBy ?? 'the team’s owner'} invited you. <span className="muted">Expires <RelativeTime ms={Date.parse(invite.expiresAt)} />.</span>
+      </p>
+      <div className="form-actions">
+        <button
+          type="button"
+          className="primary"
+          aria-label={`Accept the invite to ${invite.teamName}`}
+          disabled={answer.isPending}
+          onClick={() => answer.mutateAsync({ id: invite.id, answer: 'accept' }).then(() => navigate(paths.team(invite.teamId)), () => undefined)}
+        >
+          Accept
+        </button>
+        <button type="button" aria-label={`Decline the invite to ${invite.teamName}`} disabled={answer.isPending} onClick={() => answer.mutate({ id: invite.id, answer: 'decline' })}>
+          Decline
+        </button>
+      </div>
+      <TeamError error={answer.error} doing="accept" isOwner={false} ownerEmail={invite.invitedBy ?? undefined} />
+    </li>
+  );
+}
+
+function MyInvites() {
+  const invites = useMyInvites();
+  if (invites.error) return <ErrorMessage error={invites.error} />;
+  const list = invites.data ?? [];
+  if (list.length === 0) return null;
+  return (
+    <Section title="Invites for you">
+      <ul className="plain-list" aria-label="Invites for you">
+        {list.map((i) => (
+          <InviteItem key={i.id} invite={i} />
+        ))}
+      </ul>
+    </Section>
+  );
+}
+
+function CreateTeam() {
+  const [name, setName] = useState('');
+  const create = useCreateTeam();
+  const [, navigate] = useLocation();
+  const placed = create.error ? placeError(create.error, ['name']) : null;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate(name, { onSuccess: (team) => navigate(paths.team(team.id)) });
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      <Field
+        label="New team name"
+        error={placed?.field ? placed.message : null}
+        action={
+          <button type="submit" className="primary" disabled={create.isPending}>
+            Create team
+          </button>
+        }
+      >
+        <input maxLength={100} autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
+      </Field>
+      {create.error && placed?.field === null ? <ErrorMessage error={create.error} /> : null}
+    </form>
+  );
+}
+
+export function TeamsHome() {
+  useTitle('Teams');
+  const teams = useTeams();
+  const me = useMe();
+  return (
+    <div className="page settings-body">
+      <h1>Teams</h1>
+      <p className="muted">A team shares endpoints among its members: they watch and search the shared endpoints' requests; each endpoint's owner keeps its settings. Teams need a Teams subscription (12 USD per seat per month) to invite and share.</p>
+      <MyInvites />
+      <Section title="Your teams">
+        {teams.error ? <ErrorMessage error={teams.error} /> : null}
+        {teams.data && teams.data.length > 0 ? (
+          <ul className="plain-list team-list" aria-label="Your teams">
+            {teams.data.map((t) => (
+              <li key={t.id}>
+                <Link href={paths.team(t.id)}>{t.name}</Link> <span className="muted">{t.ownerId === me.data?.id ? 'owner' : 'member'}</span>
+              </li>
+            ))}
+          </ul>
+        ) : teams.data ? (
+          <p className="muted">You are not in any team yet.</p>
+        ) : (
+          <p className="muted">Loading teams…</p>
+        )}
+        <CreateTeam />
+      </Section>
+    </div>
+  );
+}

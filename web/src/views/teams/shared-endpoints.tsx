@@ -1,0 +1,86 @@
+/**
+ * Endpoints other people share with me through a team: a list on the home page, and the header of
+ * such an endpoint's page. Both say plainly that it is shared and read-only (members read its
+ * captures; only its owner changes or deletes it).
+ */
+import { Link } from 'wouter';
+import { useSharedEndpoints, type SharedEndpoint } from '../../api/teams';
+import { paths } from '../../paths';
+import { ErrorMessage } from '../../ui/error';
+import { ReceiverUrl } from '../endpoints';
+
+function SharedBadges() {
+  return (
+    <span className="badges">
+      <span className="badge shared">shared</span>
+      <span className="badge">read-only</span>
+    </span>
+  );
+}
+
+function via(e: SharedEndpoint): string {
+  return `Shared by ${e.ownerEmail} through ${e.teams.map((t) => t.name).join(', ')}`;
+}
+
+function Paused() {
+  return <p className="notice small-notice">Paused: the team's Teams subscription is not active, so its shared endpoints cannot be read until the team's owner renews it.</p>;
+}
+
+/** The home page's "Shared with you" list; nothing at all when nobody shares an endpoint with me. */
+export function SharedEndpointsSection() {
+  const shared = useSharedEndpoints();
+  if (shared.error) return <ErrorMessage error={shared.error} />;
+  const list = shared.data ?? [];
+  if (list.length === 0) return null;
+  return (
+    <section className="shared-endpoints" aria-labelledby="shared-title">
+      <h2 id="shared-title">Shared with you</h2>
+      <ul className="endpoint-list" aria-label="Shared with you">
+        {list.map((e) => (
+          <li key={e.slug} className="endpoint-card">
+            <div className="endpoint-card-head">
+              <Link href={paths.endpoint(e.slug)} className="endpoint-name">
+                {e.name}
+              </Link>
+              <SharedBadges />
+            </div>
+            <p className="muted card-line">{via(e)}</p>
+            <ReceiverUrl url={e.url} of={e.name} />
+            {e.readable ? (
+              <div className="endpoint-card-links">
+                <Link href={paths.endpoint(e.slug)}>Requests</Link>
+                <Link href={paths.endpointSettings(e.slug)} aria-label={`Settings of ${e.name}`}>
+                  Settings
+                </Link>
+              </div>
+            ) : (
+              <Paused />
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** The top of a shared endpoint's own page: no rename, clear or delete, and why. */
+export function SharedEndpointHeader({ endpoint }: { endpoint: SharedEndpoint }) {
+  return (
+    <header className="endpoint-head">
+      <nav aria-label="Breadcrumb" className="crumbs">
+        <Link href={paths.home}>Endpoints</Link> <span aria-hidden="true">/</span>
+      </nav>
+      <h1 className="endpoint-title">{endpoint.name}</h1>
+      <p className="muted card-line">
+        <SharedBadges /> {via(endpoint)}. You can read its requests; its owner manages it.
+      </p>
+      <ReceiverUrl url={endpoint.url} />
+      <div className="endpoint-actions">
+        <Link href={paths.endpointSettings(endpoint.slug)} className="button">
+          Settings
+        </Link>
+      </div>
+      {endpoint.readable ? null : <Paused />}
+    </header>
+  );
+}

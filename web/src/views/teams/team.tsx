@@ -1,0 +1,339 @@
+/**
+ * One team (/teams/<id>): its name (the owner renames it), its subscription, members and pending
+ * invites, the endpoints shared with it, and leaving or deleting it. What a control does not allow
+ * for my role is not shown; the API decides anyway and its refusals are shown as messages.
+ */
+import { useState, type FormEvent } from 'react';
+import { Link, useLocation } from 'wouter';
+import { useEndpoints, useMe } from '../../api/queries';
+import {
+  useDeleteTeam,
+  useInvite,
+  useLeaveTeam,
+  useMembers,
+  useRemoveMember,
+  useRenameTeam,
+  useShareEndpoint,
+  useTeam,
+  useTeamEndpoints,
+  useUnshareEndpoint,
+  useWithdrawInvite,
+  type TeamDetail,
+  type TeamEndpoint,
+} from '../../api/teams';
+import { placeError } from '../../lib/field-error';
+import { paths } from '../../paths';
+import { ConfirmDialog } from '../../ui/confirm';
+import { ErrorMessage } from '../../ui/error';
+import { Field } from '../../ui/field';
+import { Actions, Section } from '../../ui/section';
+import { RelativeTime } from '../../ui/time';
+import { useTitle } from '../../ui/title';
+import { TeamError } from './payment';
+
+const longDay = new Intl.DateTimeFormat('en', { dateStyle: 'long' });
+
+function TeamTitle({ team }: { team: TeamDetail }) {
+  const [editing, setEditing] = useState(false);
+  const [name, setName] = useState(team.name);
+  const rename = useRenameTeam(team.id);
+  const placed = rename.error ? placeError(rename.error, ['name']) : null;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    rename.mutate(name, { onSuccess: () => setEditing(false) });
+  };
+  if (!editing) {
+    return (
+      <div className="page-head">
+        <h1>{team.name}</h1>
+        {team.role === 'owner' ? (
+          <button type="button" onClick={() => (setName(team.name), setEditing(true))}>
+            Rename team
+          </button>
+        ) : null}
+      </div>
+    );
+  }
+  return (
+    <form onSubmit={submit} noValidate>
+      <Field
+        label="Team name"
+        error={placed?.field ? placed.message : null}
+        action={
+          <>
+            <button type="submit" className="primary" disabled={rename.isPending}>
+              Save
+            </button>
+            <button type="button" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+          </>
+        }
+      >
+        <input maxLength={100} autoFocus value={name} onChange={(e) => setName(e.target.value)} />
+      </Field>
+      {rename.error && placed?.field === null ? <ErrorMessage error={rename.error} /> : null}
+    </form>
+  );
+}
+
+function Subscription({ team, ownerEmail }: { team: TeamDetail; ownerEmail?: string }) {
+  const s = team.subscription;
+  const free = s.seats - s.seatsUsed - s.pendingInvites;
+  const owner = team.role === 'owner';
+  return (
+    <Section title="Subscription">
+      <dl className="facts">
+        <dt>Status</dt>
+        <dd>
+          <span className={s.active ? 'badge sig-ok' : 'badge sig-bad'}>{s.active ? 'active' : 'not active'}</span> {s.status === 'none' ? 'no subscription yet' : s.status}
+        </dd>
+        <dt>Seats</dt>
+        <dd>
+          {s.seats}: {s.seatsUsed} taken by members{s.pendingInvites ? `, ${s.pendingInvites} held by pending invites` : ''}
+        </dd>
+        <dt>Price</dt>
+        <dd>{s.pricePerSeatUsd} USD per seat per month</dd>
+        {s.currentPeriodEnd ? (
+          <>
+            <dt>Renews</dt>
+            <dd>{longDay.format(Date.parse(s.currentPeriodEnd))}</dd>
+          </>
+        ) : null}
+      </dl>
+      {!s.active ? (
+        <p className="notice">
+          Without an active subscription nobody can be invited, invites cannot be accepted and endpoints cannot be shared, and members cannot see the endpoints shared with the team.{' '}
+          {owner ? 'Subscriptions are handled through Stripe by whoever runs this hookcap service.' : `Ask ${ownerEmail ?? "the team's owner"} to renew it.`}
+        </p>
+      ) : free <= 0 && owner ? (
+        <p className="notice">Every seat is taken: add seats to the subscription before inviting anyone else.</p>
+      ) : null}
+    </Section>
+  );
+}
+
+function InviteForm({ team }: { team: TeamDetail }) {
+  const [email, setEmail] = useState('');
+  const invite = useInvite(team.id);
+  const placed = invite.error ? placeError(invite.error, ['email']) : null;
+  const fieldError = invite.error && !placed?.field && invite.error instanceof Error && /^\S+@\S+ (is already|already has)/.test(invite.error.message) ? invite.error.message : placed?.field ? placed.message : null;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    invite.mutate(email.trim(), { onSuccess: () => setEmail('') });
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      <Field
+        label="Email address to invite"
+        error={fieldError}
+        action={
+          <button type="submit" className="primary" disabled={invite.isPending || email.trim() === ''}>
+            Invite
+          </button>
+        }
+      >
+        <input type="email" autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />
+      </Field>
+      {fieldError ? null : <TeamError error={invite.error} doing="invite" isOwner />}
+    </form>
+  );
+}
+
+function Members({ team, myId }: { team: TeamDetail; myId: string }) {
+  const members = useMembers(team.id);
+  const remove = useRemoveMember(team.id);
+  const withdraw = useWithdrawInvite(team.id);
+  const [removing, setRemoving] = useState<{ userId: string; email: string } | null>(null);
+  const owner = team.role === 'owner';
+  return (
+    <Section title="Members">
+      {members.error ? <ErrorMessage error={members.error} /> : null}
+      {remove.error ? <ErrorMessage error={remove.error} /> : null}
+      {withdraw.error ? <ErrorMessage error={withdraw.error} /> : null}
+      {members.data ? (
+        <>
+          <ul className="plain-list member-list" aria-label="Members">
+            {members.data.members.map((m) => (
+              <li key={m.userId} className="member-row">
+                <span className="member-email">{m.email}</span>
+                <span className="badge">{m.role}</span>
+                {m.userId === myId ? <span className="muted">you</span> : null}
+                {owner && m.role !== 'owner' ? (
+                  <button type="button" className="small danger" aria-label={`Remove ${m.email}`} onClick={() => setRemoving(m)}>
+                    Remove
+                  </button>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+          {members.data.pendingInvites.length > 0 ? (
+            <>
+              <h3>Pending invites</h3>
+              <ul className="plain-list member-list" aria-label="Pending invites">
+                {members.data.pendingInvites.map((i) => (
+                  <li key={i.id} className="member-row">
+                    <span className="member-email">{i.email}</span>
+                    <span className="muted">
+                      invited <RelativeTime ms={Date.parse(i.createdAt)} />
+                    </span>
+                    {owner ? (
+                      <button type="button" className="small" aria-label={`Withdraw the invite to ${i.email}`} disabled={withdraw.isPending} onClick={() => withdraw.mutate(i.id)}>
+                        Withdraw
+                      </button>
+                    ) : null}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+        </>
+      ) : null}
+      {owner ? <InviteForm team={team} /> : null}
+      <ConfirmDialog
+        open={removing !== null}
+        title={`Remove ${removing?.email ?? ''} from ${team.name}?`}
+        confirm="Remove"
+        danger
+        busy={remove.isPending}
+        onCancel={() => setRemoving(null)}
+        onConfirm={() => removing && remove.mutate(removing.userId, { onSettled: () => setRemoving(null) })}
+      >
+        <p>They lose access to the endpoints shared with the team at once, and the endpoints they shared leave the team.</p>
+      </ConfirmDialog>
+    </Section>
+  );
+}
+
+function SharedEndpoints({ team, myId }: { team: TeamDetail; myId: string }) {
+  const shared = useTeamEndpoints(team.id);
+  const mine = useEndpoints();
+  const share = useShareEndpoint(team.id);
+  const unshare = useUnshareEndpoint(team.id);
+  const [choice, setChoice] = useState('');
+  const sharedIds = new Set((shared.data ?? []).map((e) => e.id));
+  const shareable = (mine.data ?? []).filter((e) => !sharedIds.has(e.id));
+  const selected = shareable.some((e) => e.id === choice) ? choice : (shareable[0]?.id ?? '');
+  const owner = team.role === 'owner';
+  const canUnshare = (e: TeamEndpoint) => owner || e.ownerId === myId;
+  const submit = (ev: FormEvent) => {
+    ev.preventDefault();
+    if (selected) share.mutate(selected);
+  };
+  return (
+    <Section title="Shared endpoints" intro={<p>Members can watch and search these endpoints' requests. Each stays its owner's: only they change its settings.</p>}>
+      {shared.error ? <ErrorMessage error={shared.error} /> : null}
+      {unshare.error ? <ErrorMessage error={unshare.error} /> : null}
+      {shared.data && shared.data.length > 0 ? (
+        <ul className="plain-list member-list" aria-label="Shared endpoints">
+          {shared.data.map((e) => (
+            <li key={e.id} className="member-row">
+              <Link href={paths.endpoint(e.slug)} className="member-email">
+                {e.name}
+              </Link>
+              <span className="muted">{e.ownerId === myId ? 'yours' : `by ${e.ownerEmail}`}</span>
+              {canUnshare(e) ? (
+                <button type="button" className="small" aria-label={`Unshare ${e.name}`} disabled={unshare.isPending} onClick={() => unshare.mutate(e.id)}>
+                  Unshare
+                </button>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      ) : shared.data ? (
+        <p className="muted">No endpoint is shared with this team yet.</p>
+      ) : null}
+      {shareable.length > 0 ? (
+        <form onSubmit={submit} noValidate>
+          <Field
+            label="Endpoint to share"
+            action={
+              <button type="submit" className="primary" disabled={share.isPending}>
+                Share
+              </button>
+            }
+          >
+            <select value={selected} onChange={(e) => setChoice(e.target.value)}>
+              {shareable.map((e) => (
+                <option key={e.id} value={e.id}>
+                  {e.name}
+                </option>
+              ))}
+            </select>
+          </Field>
+        </form>
+      ) : mine.data && mine.data.length === 0 ? (
+        <p className="muted">You have no endpoint of your own to share.</p>
+      ) : null}
+      <TeamError error={share.error} doing="share" isOwner={owner} />
+    </Section>
+  );
+}
+
+function LeaveOrDelete({ team }: { team: TeamDetail }) {
+  const [confirming, setConfirming] = useState(false);
+  const owner = team.role === 'owner';
+  const del = useDeleteTeam(team.id);
+  const leave = useLeaveTeam(team.id);
+  const [, navigate] = useLocation();
+  const action = owner ? del : leave;
+  return (
+    <Section title={owner ? 'Delete team' : 'Leave team'} className="danger-zone">
+      <p>
+        {owner
+          ? 'Deleting the team ends every membership, pending invite and share. The endpoints stay with their owners. Cancel its subscription at Stripe as well.'
+          : 'You lose access to the endpoints shared with this team, and the endpoints you shared leave it.'}
+      </p>
+      {action.error ? <ErrorMessage error={action.error} /> : null}
+      <Actions>
+        <button type="button" className="danger" onClick={() => setConfirming(true)}>
+          {owner ? 'Delete team' : 'Leave team'}
+        </button>
+      </Actions>
+      <ConfirmDialog
+        open={confirming}
+        title={owner ? `Delete ${team.name}?` : `Leave ${team.name}?`}
+        confirm={owner ? 'Delete' : 'Leave'}
+        danger
+        busy={action.isPending}
+        onCancel={() => setConfirming(false)}
+        onConfirm={() => action.mutateAsync().then(() => navigate(paths.teams), () => setConfirming(false))}
+      >
+        <p>{owner ? 'This cannot be undone.' : 'To come back you need a new invite.'}</p>
+      </ConfirmDialog>
+    </Section>
+  );
+}
+
+export function TeamPage({ id }: { id: string }) {
+  const team = useTeam(id);
+  useTitle(team.data ? `Team ${team.data.name}` : 'Teams');
+  const me = useMe();
+  const members = useMembers(id);
+  const myId = me.data?.id ?? '';
+  const ownerEmail = members.data?.members.find((m) => m.role === 'owner')?.email;
+  return (
+    <div className="page settings-body">
+      <nav aria-label="Breadcrumb" className="crumbs">
+        <Link href={paths.teams}>Teams</Link> <span aria-hidden="true">/</span>
+      </nav>
+      {team.error ? (
+        <ErrorMessage error={team.error} />
+      ) : !team.data ? (
+        <p className="muted">Loading team…</p>
+      ) : (
+        <>
+          <TeamTitle key={team.data.name} team={team.data} />
+          <p className="muted">
+            You are its {team.data.role}
+            {ownerEmail && team.data.role !== 'owner' ? `; its owner is ${ownerEmail}` : ''}.
+          </p>
+          <Subscription team={team.data} ownerEmail={ownerEmail} />
+          <Members team={team.data} myId={myId} />
+          <SharedEndpoints team={team.data} myId={myId} />
+          <LeaveOrDelete team={team.data} />
+        </>
+      )}
+    </div>
+  );
+}
