@@ -10,6 +10,7 @@ import { createLocalBus } from './bus/local';
 import { createNatsBus } from './bus/nats';
 import { decodeJson, subjects, type Bus } from './bus/types';
 import type { Config } from './config';
+import type { Health } from './health';
 import { SlugActors, type EndpointSnapshot } from './engine/actors';
 import { CaptureEngine, combineHooks, type CaptureHooks } from './engine/capture';
 import { CaptureLog } from './engine/capture-log';
@@ -20,7 +21,8 @@ import { AllowList } from './net/allow';
 import { SigningConfigSchema } from './engine/signing';
 import { apiRoutes } from './http/api/index';
 import { errorHandler } from './http/errors';
-import { receiverRoutes } from './http/receiver';
+import { requestGuards } from './http/guards';
+import { receiverBunRoutes, receiverDocs, receiverHandler } from './http/receiver';
 import { streamRoutes } from './http/stream';
 import { StreamHub } from './services/stream/hub';
 import { log } from './log';
@@ -30,6 +32,8 @@ import { agentDeps } from './services/agent/deps';
 import { startAgentSweeper } from './services/agent/sweeper';
 import { agentPages } from './http/pages/index';
 import { wellKnownRoutes } from './http/well-known';
+import { docsRoutes } from './http/docs';
+import { loadWebBundle, webRoutes } from './http/web';
 import { captureStoreSpec, openCaptureStore } from './stores/captures/open';
 import { openPglite, openPostgres, type StateDb } from './stores/state/db';
 import { findEndpointBySlug } from './stores/state/endpoints';
@@ -43,14 +47,21 @@ export interface Service {
 }
 
 export async function startService(config: Config): Promise<Service> {
-  const state: StateDb = config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(config.dataDir);
+  // A busy port stops start-up before anything is opened (the listen below still reports one
+  // taken in between). Not when sharing: a probe socket in the port's group could be handed a
+  // connection meant for the process already serving it.
+  if (!config.reusePort) for (const port of [config.port, config.receiverPort]) if (port) probePort(config.host, port);
+  // The dashboard is the API role's. Its build is made at install, or here when its sources
+  // changed; first, so a failed build stops start-up before anything is opened.
+  const web = config.roles.has('api') ? await loadWebBundle() : null;
+  const state: StateDb = config.databaseUrl ? await openPostgres(config.databaseUrl, config.databasePoolMax) : await openPglite(config.dataDir);
   const storeSpec = captureStoreSpec(config.clickhouseUrl, config.dataDir);
   const captures = openCaptureStore(storeSpec);
   await captures.migrate();
   const bus: Bus = config.natsUrl ? await createNatsBus(config.natsUrl, config.natsPrefix) : createLocalBus();
-  const ctx: Ctx = { config, db: state.db, captures, bus };
 
   const actors = new SlugActors({
+    maxMissingBytes: config.unknownSlugCacheBytes,
     load: async (slug): Promise<EndpointSnapshot | null> => {
       const row = await findEndpointBySlug(state.db, slug);
       return row
@@ -67,6 +78,7 @@ export async function startService(config: Config): Promise<Service> {
         : null;
     },
   });
+  const ctx: Ctx = { config, db: state.db, captures, bus, endpointCache: actors };
   const unsubscribeConfig = bus.subscribe(subjects.endpointChanged, (data) => {
     actors.invalidate(decodeJson<{ slug: string }>(data).slug);
   });
@@ -81,7 +93,7 @@ export async function startService(config: Config): Promise<Service> {
   // Features layered on the capture path register here (quota, usage, notifications).
   const captureHooks: CaptureHooks[] = [];
   // Usage and quota first, so a capture over quota is refused before any other hook sees it.
-  const usage = isReceiver ? new UsageMeter({ store: usageStoreOn(state.db), plans: config.plans, flushMs: config.usageFlushMs }) : null;
+  const usage = isReceiver ? new UsageMeter({ store: usageStoreOn(state.db), plans: config.plans, flushMs: config.usageFlushMs, sandboxLimit: config.agent.sandboxMaxCaptures }) : null;
   if (usage) {
     captureHooks.push(usage);
     usage.start();
@@ -98,8 +110,11 @@ export async function startService(config: Config): Promise<Service> {
   // Live streams: one bus subscription per watched endpoint on this node.
   const streamHub = config.roles.has('stream') ? new StreamHub(bus, { ...config.stream, loadCapture: (endpointId, id) => captures.get(id, [{ endpointId, since: 0 }]) }) : null;
 
-  const api = new Elysia()
+  const receive = engine ? receiverHandler(engine, config) : null;
+  // /w/ is answered by Bun's router ahead of Elysia's (src/http/receiver.ts), on every listener.
+  const api = new Elysia({ serve: { routes: receiverBunRoutes(config.receiverPort === null ? receive : null) } })
     .use(errorHandler)
+    .use(requestGuards(config))
     .use(
       swagger({
         path: '/docs',
@@ -110,30 +125,40 @@ export async function startService(config: Config): Promise<Service> {
         },
       }),
     )
-    .get('/healthz', () => ({ ok: true, roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipper ? { backlog: shipper.backlog, ...shipper.stats } : null, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null }));
+    .use(docsRoutes())
+    .get('/healthz', (): Health => ({ ok: true, roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipper ? { backlog: shipper.backlog, ...shipper.stats } : null, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null }));
   if (config.roles.has('api')) api.use(apiRoutes(ctx));
   if (streamHub) api.use(streamRoutes(ctx, streamHub));
   // Agent claim pages and OAuth discovery live outside /api but belong to the API role.
   if (config.roles.has('api')) api.use(agentPages(ctx)).use(wellKnownRoutes(config, agentDeps(ctx).providers));
-  const receiver = engine ? receiverRoutes(engine, config) : null;
-  const maxRequestBodySize = Math.max(config.maxBodyBytes * 2, config.maxBodyBytes + 1024 * 1024);
+  if (web) api.use(webRoutes(web));
+  // Bodies are bounded by our own code, which answers in JSON: the receiver (MAX_BODY_BYTES,
+  // declared or streamed) and the request guards (apiBodyLimit). Bun's limit would answer first,
+  // with an empty 413, so it is set out of reach.
+  const maxRequestBodySize = Number.MAX_SAFE_INTEGER;
 
   // Elysia's own listen, so handlers get `server` (the receiver needs it for the sender ip).
+  // Elysia turns SO_REUSEPORT on by default; it is explicit here: a second process on a busy
+  // port must fail unless sharing was asked for (REUSE_PORT).
   const listen = (app: AnyElysia, port: number) => {
-    app.listen({ port, hostname: config.host, maxRequestBodySize });
-    if (!app.server) throw new Error(`could not listen on ${config.host}:${port}`);
+    try {
+      app.listen({ port, hostname: config.host, maxRequestBodySize, reusePort: config.reusePort });
+    } catch (err) {
+      throw new ListenError(config.host, port, err);
+    }
+    if (!app.server) throw new ListenError(config.host, port, null);
     return app.server;
   };
   const servers: ReturnType<typeof Bun.serve>[] = [];
   if (config.receiverPort === null) {
-    if (receiver) api.use(receiver);
+    if (receive) api.use(receiverDocs(receive));
     api.all('*', () => errorResponseNotFound());
     servers.push(listen(api, config.port));
   } else {
     api.all('*', () => errorResponseNotFound());
     servers.push(listen(api, config.port));
-    if (receiver) {
-      const rapp = new Elysia().use(errorHandler).use(receiver).all('*', () => errorResponseNotFound());
+    if (receive) {
+      const rapp = new Elysia({ serve: { routes: receiverBunRoutes(receive) } }).use(errorHandler).all('*', () => errorResponseNotFound());
       servers.push(listen(rapp, config.receiverPort));
     }
   }
@@ -164,6 +189,27 @@ export async function startService(config: Config): Promise<Service> {
       await state.close();
     },
   };
+}
+
+function probePort(host: string, port: number): void {
+  try {
+    Bun.serve({ port, hostname: host, reusePort: false, fetch: () => new Response(null, { status: 503 }) }).stop(true);
+  } catch (err) {
+    throw new ListenError(host, port, err);
+  }
+}
+
+/** The service could not bind its port; main.ts prints the message as one line. */
+export class ListenError extends Error {
+  constructor(host: string, port: number, cause: unknown) {
+    const inUse = cause instanceof Error && 'code' in cause && cause.code === 'EADDRINUSE';
+    super(
+      inUse
+        ? `address in use: ${host}:${port} is taken by another process (REUSE_PORT=true lets hookcap processes share it, each with its own DATA_DIR)`
+        : `could not listen on ${host}:${port}${cause instanceof Error ? `: ${cause.message}` : ''}`,
+    );
+    this.name = 'ListenError';
+  }
 }
 
 function errorResponseNotFound(): Response {

@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { parseIdJagProviders } from './auth/agent/providers';
 import { parseAllowEntry } from './net/allow';
+import { errorMessage } from './unknown';
 
 export type Role = 'receiver' | 'api' | 'stream';
 
@@ -13,11 +14,19 @@ export interface Config {
   /** Separate receiver port; null = receiver shares `port`. */
   receiverPort: number | null;
   host: string;
+  /**
+   * SO_REUSEPORT on the listening sockets: several processes on one host share the port (the
+   * kernel spreads connections), each with its own DATA_DIR. Off, a busy port stops start-up.
+   */
+  reusePort: boolean;
   baseUrl: string;
   receiverUrl: string;
   dataDir: string;
   databaseUrl: string | null;
+  /** Postgres connections this node opens at most (DATABASE_POOL_MAX). */
+  databasePoolMax: number;
   clickhouseUrl: string | null;
+  /** One NATS URL, or several separated by commas (servers of one cluster, tried in turn). */
   natsUrl: string | null;
   /** Prefix of every NATS subject, so several deployments (or test runs) share one NATS. */
   natsPrefix: string;
@@ -37,6 +46,8 @@ export interface Config {
   shipBacklogLimit: number;
   /** Roll the capture log to a new segment at this size. */
   logSegmentBytes: number;
+  /** Memory the receiver may spend remembering unknown slugs (estimated bytes). */
+  unknownSlugCacheBytes: number;
   /** Trust X-Forwarded-For for the sender ip (behind a proxy you control). */
   trustProxy: boolean;
   /** Default and max `limit` of the two request list calls. */
@@ -54,12 +65,21 @@ export interface Config {
     maxMs: number;
     /** Events queued for one slow client before it is dropped. */
     clientBuffer: number;
+    /**
+     * How long a node keeps an endpoint's subscription, with the events it delivered, after its
+     * last client left: a reconnect with Last-Event-ID to the same node within it resumes exactly.
+     */
+    resumeMs: number;
+    /** Open streams per credential (API key or session) and per account, on one node; beyond: 429. */
+    caps: { perCredential: number; perAccount: number };
   };
   notify: {
     timeoutMs: number;
     maxAttempts: number;
     /** Pending notifications held in memory; beyond it new ones are dropped (and counted). */
     queueLimit: number;
+    /** Of those, most one account (or one agent key's sandbox) may hold. */
+    queuePerAccount: number;
     /** First retry delay (ms); doubles per attempt, with jitter. */
     backoffMs: number;
     /** Notifications being delivered at once. */
@@ -70,6 +90,8 @@ export interface Config {
    * metadata addresses, unless the host (name or IP, optionally :port) is listed here.
    */
   outboundAllow: readonly string[];
+  /** POST /api/requests/{id}/replay: the whole exchange with the target, lookups to body. */
+  replayTimeoutMs: number;
   /** Plan name → monthly request quota. Accounts start on `free`. */
   plans: Readonly<Record<string, { limit: number }>>;
   /** How often actors flush usage counters to Postgres. */
@@ -80,11 +102,15 @@ export interface Config {
     api: RateRule | null;
     /** Sign-up and log-in, per client ip (on top of `api`). */
     auth: RateRule | null;
+    /** Log-in attempts per account (email), from any address. */
+    loginAccount: RateRule | null;
   };
   agent: {
     /** Sandbox endpoint lifetime and per-key cap (SPEC 4.9). */
     sandboxTtlMs: number;
     sandboxMaxEndpoints: number;
+    /** Captures a month the sandbox endpoints of one unclaimed key may make (per receiver node). */
+    sandboxMaxCaptures: number;
     /** Pending anonymous registrations before `temporarily_unavailable`. */
     maxPending: number;
     /** Lifetime of claim tokens and user codes. */
@@ -149,6 +175,14 @@ function url(env: Env, name: string, def: string | null): string | null {
   return raw;
 }
 
+/** A comma-separated list of URLs, each checked; kept as written (null when unset). */
+function urlList(env: Env, name: string): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  for (const part of raw.split(',')) url({ [name]: part.trim() }, name, null);
+  return raw;
+}
+
 function json<T>(env: Env, name: string, def: T, check: (v: unknown) => v is T): T {
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
@@ -173,7 +207,7 @@ function allowList(env: Env, name: string): string[] {
     try {
       parseAllowEntry(e);
     } catch (err) {
-      throw new ConfigError(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new ConfigError(`${name}: ${errorMessage(err)}`);
     }
   }
   return entries;
@@ -213,7 +247,7 @@ function idjagProviders(env: Env, insecureOk: boolean): string | undefined {
     parseIdJagProviders(raw, { allowInsecureIssuers: insecureOk });
   } catch (err) {
     // The parser's messages already start with the variable's name; a pasted value may hold line breaks.
-    throw new ConfigError((err instanceof Error ? err.message : String(err)).replace(/\s*[\r\n]+\s*/g, ' '));
+    throw new ConfigError(errorMessage(err).replace(/\s*[\r\n]+\s*/g, ' '));
   }
   return raw;
 }
@@ -248,12 +282,14 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     receiverPort,
     host,
+    reusePort: bool(env, 'REUSE_PORT', false),
     baseUrl,
     receiverUrl,
     dataDir: resolve(env.DATA_DIR || './data'),
     databaseUrl: url(env, 'DATABASE_URL', null),
+    databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1),
     clickhouseUrl: url(env, 'CLICKHOUSE_URL', null),
-    natsUrl: url(env, 'NATS_URL', null),
+    natsUrl: urlList(env, 'NATS_URL'),
     natsPrefix: env.NATS_PREFIX || 'hookcap',
     smtpUrl: url(env, 'SMTP_URL', null),
     mailFrom: env.MAIL_FROM || 'hookcap <no-reply@localhost>',
@@ -265,6 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
     shipMaxAgeMs: int(env, 'SHIP_MAX_AGE_MS', 250, 1),
     shipBacklogLimit: int(env, 'SHIP_BACKLOG_LIMIT', 200_000, 1),
     logSegmentBytes: int(env, 'LOG_SEGMENT_BYTES', 64 * 1024 * 1024, 4096),
+    unknownSlugCacheBytes: int(env, 'UNKNOWN_SLUG_CACHE_BYTES', 4 * 1024 * 1024, 0),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     listDefaultLimit: Math.min(int(env, 'LIST_DEFAULT_LIMIT', 50, 1), listMaxLimit),
     listMaxLimit,
@@ -279,24 +316,30 @@ export function loadConfig(env: Env = process.env): Config {
       pingMs: int(env, 'STREAM_PING_MS', 30_000, 10),
       maxMs: int(env, 'STREAM_MAX_MS', 30 * 60_000, 100),
       clientBuffer: int(env, 'STREAM_CLIENT_BUFFER', 1_000, 1),
+      resumeMs: int(env, 'STREAM_RESUME_MS', 10_000, 0),
+      caps: Object.freeze({ perCredential: int(env, 'STREAM_MAX_PER_KEY', 25, 1), perAccount: int(env, 'STREAM_MAX_PER_ACCOUNT', 100, 1) }),
     }),
     notify: Object.freeze({
       timeoutMs: int(env, 'NOTIFY_TIMEOUT_MS', 5_000, 1),
       maxAttempts: int(env, 'NOTIFY_MAX_ATTEMPTS', 5, 1),
       queueLimit: int(env, 'NOTIFY_QUEUE_LIMIT', 10_000, 1),
+      queuePerAccount: int(env, 'NOTIFY_QUEUE_PER_ACCOUNT', 1_000, 1),
       backoffMs: int(env, 'NOTIFY_BACKOFF_MS', 1_000, 1),
       concurrency: int(env, 'NOTIFY_CONCURRENCY', 8, 1),
     }),
     outboundAllow: Object.freeze(allowList(env, 'OUTBOUND_ALLOW')),
+    replayTimeoutMs: int(env, 'REPLAY_TIMEOUT_MS', 10_000, 1),
     plans: Object.freeze(json(env, 'PLANS', DEFAULT_PLANS, isPlans)),
     usageFlushMs: int(env, 'USAGE_FLUSH_MS', 1_000, 10),
     rateLimits: Object.freeze({
       api: rateRule(env, 'RATE_LIMIT_API', { limit: 600, windowMs: 60_000 }),
       auth: rateRule(env, 'RATE_LIMIT_AUTH', { limit: 20, windowMs: 60_000 }),
+      loginAccount: rateRule(env, 'RATE_LIMIT_LOGIN_ACCOUNT', { limit: 10, windowMs: 900_000 }),
     }),
     agent: Object.freeze({
       sandboxTtlMs: int(env, 'SANDBOX_TTL_MS', 24 * 3600_000, 1000),
       sandboxMaxEndpoints: int(env, 'SANDBOX_MAX_ENDPOINTS', 3, 1),
+      sandboxMaxCaptures: int(env, 'SANDBOX_MAX_CAPTURES', 1_000, 0),
       maxPending: int(env, 'AGENT_MAX_PENDING', 10_000, 1),
       claimTtlMs: int(env, 'CLAIM_TTL_MS', 3600_000, 1000),
       jwksCooldownMs: int(env, 'JWKS_COOLDOWN_MS', 30_000, 0),

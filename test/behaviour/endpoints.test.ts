@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { call, json, newAccount } from '../support/client';
+import { call, json, newAccount, type OpenApiDoc } from '../support/client';
 import { describeBackends } from '../support/suite';
 
 describeBackends('endpoints', (h) => {
@@ -115,7 +115,7 @@ describeBackends('endpoints', (h) => {
     const r = await call(h.url, 'GET', '/api/nope');
     expect(r.status).toBe(404);
     expect(typeof r.body.error).toBe('string');
-    const spec = await call(h.url, 'GET', '/docs/json');
+    const spec = await call<OpenApiDoc>(h.url, 'GET', '/docs/json');
     expect(spec.status).toBe(200);
     expect(Object.keys(spec.body.paths)).toContain('/api/endpoints/{slug}/requests/paginated');
     expect((await fetch(`${h.url}/docs`)).status).toBe(200);
