@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, openPage, signUpAccount, type Account } from '../support/browser';
-import { call } from '../support/client';
+import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
 let browser: Browser | null = null;
@@ -61,9 +61,11 @@ describeBackends('dashboard: rows and detail', (h) => {
       const badRow = list.getByRole('link', { name: /\/bad/ });
       await goodRow.waitFor();
       await badRow.waitFor();
-      const captures = (await call(h.url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: account.session })).body as { path: string; size: number; ip: string; receivedAt: number }[];
-      const goodCapture = captures.find((c) => c.path === '/good');
-      if (!goodCapture) throw new Error('no /good capture');
+      // The list API trails the live stream by up to SHIP_MAX_AGE_MS on the server backend.
+      const goodCapture = await eventually(async () => {
+        const captures = (await call(h.url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: account.session })).body as { path: string; size: number; ip: string; receivedAt: number }[];
+        return captures.find((c) => c.path === '/good');
+      });
 
       expect(await goodRow.getByText('signed ✓').count()).toBe(1);
       expect(await badRow.getByText('bad signature').count()).toBe(1);
