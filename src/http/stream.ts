@@ -3,12 +3,11 @@
  * role. Errors before the stream starts (401, 403, 404, 400, 503) are the usual `{error}` JSON.
  */
 import { Elysia } from 'elysia';
-import { requireAccount } from '../services/auth';
 import type { Ctx } from '../services/context';
 import type { EndReason } from '../services/stream/connection';
 import type { StreamHub } from '../services/stream/hub';
 import { openStream } from '../services/stream/open';
-import { authPlugin } from './auth';
+import { authMacro } from './auth';
 import { credentialOf, StreamQuota } from './stream-quota';
 
 const SSE_HEADERS = {
@@ -32,11 +31,10 @@ interface TimeoutServer {
 
 export const streamRoutes = (ctx: Ctx, hub: StreamHub) => {
   const quota = new StreamQuota(ctx.config.stream.caps);
-  return new Elysia({ prefix: '/api', detail: { tags: ['stream'] } }).use(authPlugin(ctx)).get(
+  return new Elysia({ prefix: '/api', detail: { tags: ['stream'] } }).use(authMacro(ctx)).get(
     '/stream/:slug',
-    async ({ principal, params, request, server }) => {
+    async ({ user, principal, params, request, server }) => {
       const srv: TimeoutServer | null = server;
-      const user = requireAccount(principal);
       const release = quota.acquire(credentialOf(principal), user.id);
       try {
         const stream = await openStream(ctx, hub, {
@@ -57,6 +55,7 @@ export const streamRoutes = (ctx: Ctx, hub: StreamHub) => {
       }
     },
     {
+      auth: 'account',
       detail: {
         summary: 'Live captures as Server-Sent Events',
         description:

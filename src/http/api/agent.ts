@@ -15,7 +15,7 @@ import { registerAnonymous, registerVerifiedEmail, registerWithAssertion } from 
 import { revokeBySubject } from '../../services/agent/revoke';
 import { createSandboxEndpoint, listSandboxEndpoints, requireUnclaimedKey, sandboxRequests } from '../../services/agent/sandbox';
 import type { Ctx } from '../../services/context';
-import { authenticate } from '../auth';
+import { authenticate, authMacro } from '../auth';
 import { errorResponse } from '../errors';
 import { mediaTypeOf } from '../origin';
 import { clientIp } from '../rate-limit';
@@ -75,6 +75,7 @@ function logoutFailure(e: unknown): Response {
 export const agentRoutes = (ctx: Ctx) => {
   const deps = agentDeps(ctx);
   return new Elysia({ prefix: '/api/agent', detail: { tags: ['agent'] } })
+    .use(authMacro(ctx))
     .post(
       '/auth',
       async ({ request, body, server, set }) => {
@@ -96,6 +97,7 @@ export const agentRoutes = (ctx: Ctx) => {
         parse: rawText,
         detail: {
           summary: 'Register an agent: anonymous, verified_email (JSON with type), or an identity assertion (Content-Type: application/jwt)',
+          security: [],
         },
       },
     )
@@ -106,7 +108,7 @@ export const agentRoutes = (ctx: Ctx) => {
         // Not rate limited (a 256-bit token cannot be guessed); the meter only marks errors no-store.
         return metered(new RateMeter(ctx), set, async () => pollRegistration(deps, claimTokenOf(jsonBody(request, body))));
       },
-      { parse: rawText, detail: { summary: 'Poll a registration with {claim_token}: pending (with user_code) or claimed' } },
+      { parse: rawText, detail: { summary: 'Poll a registration with {claim_token}: pending (with user_code) or claimed', security: [] } },
     )
     .post(
       '/auth/claim/verify-otp',
@@ -119,14 +121,16 @@ export const agentRoutes = (ctx: Ctx) => {
           return verifyOtp(deps, input, { ip: clientIp(request, server, ctx.config.trustProxy), meter });
         });
       },
-      { parse: rawText, detail: { summary: 'Verify the emailed code {claim_token, otp}; returns the API key once' } },
+      { parse: rawText, detail: { summary: 'Verify the emailed code {claim_token, otp}; returns the API key once', security: [] } },
     )
     .post(
       '/auth/claim/confirm',
-      async ({ request, body, server, set }) => {
+      async ({ request, cookie, body, server, set }) => {
         const meter = new RateMeter(ctx);
+        // Authenticated here, not by the macro: its refusals carry the meter's headers and
+        // no-store like every other answer of this verb. The body is raw text, so no schema runs first.
         return metered(meter, set, async () => {
-          const user = requireSession(await authenticate(ctx, request));
+          const user = requireSession(await authenticate(ctx, request, cookie));
           const ref = parseClaimRef(jsonBody(request, body));
           return confirmClaim(deps, user, ref, { ip: clientIp(request, server, ctx.config.trustProxy), meter });
         });
@@ -147,25 +151,25 @@ export const agentRoutes = (ctx: Ctx) => {
           return logoutFailure(e);
         }
       },
-      { parse: rawText, detail: { summary: 'Identity providers: revoke every key issued for a subject (logout token)' } },
+      { parse: rawText, detail: { summary: 'Identity providers: revoke every key issued for a subject (logout token)', security: [] } },
     )
     .post(
       '/sandbox/endpoints',
-      async ({ request, set }) => {
-        const key = requireUnclaimedKey(await authenticate(ctx, request));
+      async ({ principal, set }) => {
+        const key = requireUnclaimedKey(principal);
         set.status = 201;
         return createSandboxEndpoint(ctx, key);
       },
-      { parse: rawText, detail: { summary: 'Unclaimed agent keys: create an ephemeral capture-only endpoint' } },
+      { credential: true, parse: rawText, detail: { summary: 'Unclaimed agent keys: create an ephemeral capture-only endpoint' } },
     )
     .get(
       '/sandbox/endpoints',
-      async ({ request, query }) => {
-        const key = requireUnclaimedKey(await authenticate(ctx, request));
+      async ({ principal, query }) => {
+        const key = requireUnclaimedKey(principal);
         if (query.slug === undefined) return listSandboxEndpoints(ctx, key);
         const limit = query.limit === undefined ? undefined : Number(query.limit);
         return sandboxRequests(ctx, key, query.slug, limit);
       },
-      { detail: { summary: "Unclaimed agent keys: list this key's sandbox endpoints, or ?slug= one endpoint's captured requests" } },
+      { credential: true, detail: { summary: "Unclaimed agent keys: list this key's sandbox endpoints, or ?slug= one endpoint's captured requests" } },
     );
 };

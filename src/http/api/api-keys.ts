@@ -2,27 +2,28 @@ import { Elysia, t } from 'elysia';
 import { AppError } from '../../errors';
 import * as accounts from '../../services/accounts';
 import * as keys from '../../services/api-keys';
-import { requireSession } from '../../services/auth';
 import type { Ctx } from '../../services/context';
-import { authPlugin } from '../auth';
+import { authMacro } from '../auth';
 import { ApiKeyBody, NewApiKeyBody } from './models';
 
 /** SPEC 4.7: session-token-only routes. An API key gets 403. */
 export const sessionOnlyRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: '/api', detail: { tags: ['account'] } })
-    .use(authPlugin(ctx))
-    .get('/api-keys', ({ principal }) => keys.listKeys(ctx, requireSession(principal)), {
+    .use(authMacro(ctx))
+    .get('/api-keys', ({ user }) => keys.listKeys(ctx, user), {
+      auth: 'session',
       response: { 200: t.Array(ApiKeyBody) },
       detail: { summary: 'List API keys (browser session only)' },
     })
     .post(
       '/api-keys',
-      async ({ principal, body, set }) => {
-        const out = await keys.createKey(ctx, requireSession(principal), body?.name);
+      async ({ user, body, set }) => {
+        const out = await keys.createKey(ctx, user, body?.name);
         set.status = 201;
         return out;
       },
       {
+        auth: 'session',
         body: t.Optional(t.Object({ name: t.Optional(t.String({ maxLength: 100 })) })),
         response: { 201: NewApiKeyBody },
         detail: { summary: 'Create an API key; the raw key is shown only in this response' },
@@ -30,19 +31,18 @@ export const sessionOnlyRoutes = (ctx: Ctx) =>
     )
     .delete(
       '/api-keys',
-      async ({ principal, query, set }) => {
-        const user = requireSession(principal);
+      async ({ user, query, set }) => {
         if (!query.id) throw new AppError('validation', 'query parameter id is required');
         await keys.deleteKey(ctx, user, query.id);
         set.status = 204;
       },
-      { query: t.Object({ id: t.Optional(t.String()) }), detail: { summary: 'Delete an API key' } },
+      { auth: 'session', query: t.Object({ id: t.Optional(t.String()) }), detail: { summary: 'Delete an API key' } },
     )
     .delete(
       '/account',
-      async ({ principal, set }) => {
-        await accounts.deleteAccount(ctx, requireSession(principal));
+      async ({ user, set }) => {
+        await accounts.deleteAccount(ctx, user);
         set.status = 204;
       },
-      { detail: { summary: 'Delete the account, its endpoints and every capture of them' } },
+      { auth: 'session', detail: { summary: 'Delete the account, its endpoints and every capture of them' } },
     );

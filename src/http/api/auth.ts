@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import * as auth from '../../services/auth';
 import type { Ctx } from '../../services/context';
-import { authPlugin, sessionCookie } from '../auth';
+import { authMacro, sessionCookie } from '../auth';
 import { assertSameOriginJson } from '../origin';
 import { byIp, rateLimit } from '../rate-limit';
 import { Credentials, SessionBody, UserBody } from './models';
@@ -26,7 +26,7 @@ export const authRoutes = (ctx: Ctx) => {
             set.headers['set-cookie'] = sessionCookie(out.token, MAX_AGE, secure);
             return out;
           },
-          { body: Credentials, response: { 201: SessionBody }, detail: { summary: 'Create an account and a browser session' } },
+          { body: Credentials, response: { 201: SessionBody }, detail: { summary: 'Create an account and a browser session', security: [] } },
         )
         .post(
           '/login',
@@ -35,10 +35,10 @@ export const authRoutes = (ctx: Ctx) => {
             set.headers['set-cookie'] = sessionCookie(out.token, MAX_AGE, secure);
             return out;
           },
-          { body: Credentials, response: { 200: SessionBody }, detail: { summary: 'Start a browser session' } },
+          { body: Credentials, response: { 200: SessionBody }, detail: { summary: 'Start a browser session', security: [] } },
         ),
     )
-    .use(authPlugin(ctx))
+    .use(authMacro(ctx))
     .post(
       '/logout',
       async ({ principal, set }) => {
@@ -46,11 +46,11 @@ export const authRoutes = (ctx: Ctx) => {
         set.status = 204;
         set.headers['set-cookie'] = sessionCookie('', 0, secure);
       },
-      { detail: { summary: 'End the browser session' } },
+      { credential: true, detail: { summary: 'End the browser session' } },
     )
     .get(
       '/me',
-      ({ principal }) => auth.publicUser(auth.requireAccount(principal)),
-      { response: { 200: UserBody }, detail: { summary: 'The signed-in account' } },
+      ({ user }) => auth.publicUser(user),
+      { auth: 'account', response: { 200: UserBody }, detail: { summary: 'The signed-in account' } },
     );
 };

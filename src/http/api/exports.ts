@@ -2,12 +2,11 @@
 import { Elysia, t } from 'elysia';
 import { ReplayInputSchema, ReplayResultSchema } from '../../model/replay';
 import { AllowList } from '../../net/allow';
-import { requireAccount } from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import { exportRequest, exportRequests, MANY_FORMATS, ONE_FORMATS, type ExportFile } from '../../services/exports';
 import { replayRequest } from '../../services/replay';
 import { MAX_Q_LENGTH } from '../../services/search-params';
-import { authPlugin } from '../auth';
+import { authMacro } from '../auth';
 
 const TIME = 'a duration back from now (30s, 15m, 2h, 7d, 1w), ms since the epoch, or ISO 8601 (no zone = UTC)';
 
@@ -31,12 +30,13 @@ function download(file: ExportFile): Response {
 export const exportRoutes = (ctx: Ctx) => {
   const allow = AllowList.parse(ctx.config.outboundAllow);
   return new Elysia({ prefix: '/api', detail: { tags: ['requests'] } })
-    .use(authPlugin(ctx))
+    .use(authMacro(ctx))
     .get(
       '/requests/:id/export',
-      async ({ principal, params, request }) =>
-        download(await exportRequest(ctx, requireAccount(principal), params.id, new URL(request.url).searchParams.get('format'))),
+      async ({ user, params, request }) =>
+        download(await exportRequest(ctx, user, params.id, new URL(request.url).searchParams.get('format'))),
       {
+        auth: 'account',
         query: t.Object({ format: t.String({ description: ONE_FORMATS.join(' | ') }) }),
         detail: {
           summary: 'One captured request as a cURL command, a HAR 1.2 document or the raw HTTP/1.1 message',
@@ -50,9 +50,10 @@ export const exportRoutes = (ctx: Ctx) => {
     )
     .get(
       '/endpoints/:slug/requests/export',
-      async ({ principal, params, request }) =>
-        download(await exportRequests(ctx, requireAccount(principal), params.slug, new URL(request.url).searchParams)),
+      async ({ user, params, request }) =>
+        download(await exportRequests(ctx, user, params.slug, new URL(request.url).searchParams)),
       {
+        auth: 'account',
         query: t.Object({
           format: t.String({ description: MANY_FORMATS.join(' | ') }),
           method: t.Optional(t.String({ description: 'HTTP method, any case' })),
@@ -71,8 +72,9 @@ export const exportRoutes = (ctx: Ctx) => {
     )
     .post(
       '/requests/:id/replay',
-      ({ principal, params, body }) => replayRequest(ctx, requireAccount(principal), params.id, body, allow),
+      ({ user, params, body }) => replayRequest(ctx, user, params.id, body, allow),
       {
+        auth: 'account',
         body: ReplayInputSchema,
         response: { 200: ReplayResultSchema },
         detail: {

@@ -1,9 +1,8 @@
 import { Elysia, t } from 'elysia';
-import { requireAccount } from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import * as search from '../../services/search';
 import { MAX_Q_LENGTH, readSearchQuery } from '../../services/search-params';
-import { authPlugin } from '../auth';
+import { authMacro } from '../auth';
 import { RequestRecord } from './models';
 
 const TIME = 'a duration back from now (30s, 15m, 2h, 7d, 1w), ms since the epoch, or ISO 8601 (no zone = UTC)';
@@ -22,8 +21,9 @@ const paramsOf = (request: Request) => readSearchQuery(new URL(request.url).sear
 
 export const searchRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: '/api/search', detail: { tags: ['search'] } })
-    .use(authPlugin(ctx))
-    .get('/requests', ({ principal, request }) => search.searchRequests(ctx, requireAccount(principal), paramsOf(request)), {
+    .use(authMacro(ctx))
+    .get('/requests', ({ user, request }) => search.searchRequests(ctx, user, paramsOf(request)), {
+      auth: 'account',
       query: t.Object({
         ...criteria,
         limit: t.Optional(t.String({ description: `Default ${ctx.config.search.defaultLimit}, capped at ${ctx.config.search.maxLimit}` })),
@@ -33,7 +33,8 @@ export const searchRoutes = (ctx: Ctx) =>
       response: { 200: t.Array(RequestRecord) },
       detail: { summary: 'Captured requests matching the filters, across every endpoint you can read' },
     })
-    .get('/requests/count', ({ principal, request }) => search.countRequests(ctx, requireAccount(principal), paramsOf(request)), {
+    .get('/requests/count', ({ user, request }) => search.countRequests(ctx, user, paramsOf(request)), {
+      auth: 'account',
       query: t.Object(criteria),
       response: { 200: t.Object({ count: t.Integer() }) },
       detail: { summary: 'How many captured requests match the filters (limit, offset and order are ignored)' },

@@ -1,8 +1,7 @@
 import { Elysia, t } from 'elysia';
-import { requireAccount } from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import * as usage from '../../services/usage';
-import { authPlugin } from '../auth';
+import { authMacro } from '../auth';
 
 export const UsageBody = t.Object({
   used: t.Integer(),
@@ -15,8 +14,9 @@ export const UsageBody = t.Object({
 /** SPEC 4.4. */
 export const usageRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: '/api', detail: { tags: ['usage'] } })
-    .use(authPlugin(ctx))
-    .get('/usage', ({ principal }) => usage.getUsage(ctx, requireAccount(principal)), {
+    .use(authMacro(ctx))
+    .get('/usage', ({ user }) => usage.getUsage(ctx, user), {
+      auth: 'account',
       response: { 200: UsageBody },
       detail: { summary: 'Captured requests this calendar month (UTC) against the plan quota; periodEnd is when it resets' },
     });

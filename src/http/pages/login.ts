@@ -56,10 +56,10 @@ export const loginPages = (ctx: Ctx) => {
     }
   };
   return new Elysia({ detail: { tags: ['pages'], hide: true } })
-    .get('/agent/login', async ({ request, query }) => {
+    .get('/agent/login', async ({ cookie, query }) => {
       const next = safeNext(query.next);
       // Already signed in: nothing to do here.
-      return (await sessionUser(ctx, request)) ? redirect(next) : loginPage(next);
+      return (await sessionUser(ctx, cookie)) ? redirect(next) : loginPage(next);
     })
     .post('/agent/login', submit(auth.login), { parse: rawText })
     .post('/agent/signup', submit(auth.signup), { parse: rawText });
