@@ -66,12 +66,6 @@ function admit(principal: Principal, kind: AuthKind | 'any'): Principal {
 
 type HookCtx = { request: Request; cookie: CookieJar };
 
-/** OpenAPI: what an authenticated route may answer besides its own errors. */
-const AUTH_RESPONSES = {
-  401: { description: 'No credential, or an unknown, expired or revoked one' },
-  403: { description: 'The credential may not use this route' },
-};
-
 /**
  * The `auth` macro. The check starts in the parse hook (before the body is read, so a malformed
  * body from a stranger is a 401 too) and, for bodiless requests, in transform; both await the same
@@ -97,7 +91,6 @@ export const authMacro = (ctx: Ctx) => {
     transform: async ({ request, cookie }: HookCtx) => {
       await check(request, cookie, kind);
     },
-    detail: { responses: AUTH_RESPONSES },
   });
   return new Elysia({ name: 'auth-macro' }).macro({
     auth: (kind: AuthKind) => ({
@@ -114,10 +107,7 @@ export const authMacro = (ctx: Ctx) => {
   });
 };
 
+/** The session cookie's attributes, for Elysia's `cookie.session.set({ value, ...these })`. */
 export function sessionCookieOptions(maxAgeSeconds: number, secure: boolean) {
   return { path: '/', httpOnly: true, sameSite: 'lax' as const, maxAge: maxAgeSeconds, secure };
-}
-
-export function sessionCookie(token: string, maxAgeSeconds: number, secure: boolean): string {
-  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
 }

@@ -2,11 +2,12 @@
  * GET /api/stream/:slug — Server-Sent Events (SPEC 4.3, 6.1). Served by nodes with the `stream`
  * role. Errors before the stream starts (401, 403, 404, 400, 503) are the usual `{error}` JSON.
  */
-import { Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import type { Ctx } from '../services/context';
 import type { EndReason } from '../services/stream/connection';
 import type { StreamHub } from '../services/stream/hub';
 import { openStream } from '../services/stream/open';
+import { AUTH_ERRORS, documented, documentedErrors } from './api/models';
 import { authMacro } from './auth';
 import { credentialOf, StreamQuota } from './stream-quota';
 
@@ -58,6 +59,10 @@ export const streamRoutes = (ctx: Ctx, hub: StreamHub) => {
       auth: 'account',
       detail: {
         summary: 'Live captures as Server-Sent Events',
+        responses: documented({
+          200: { description: 'The event stream', schema: t.String({ description: 'text/event-stream' }), type: 'text/event-stream' },
+          ...documentedErrors(400, ...AUTH_ERRORS, 404, 503),
+        }),
         description:
           'Each capture is `event: request` with `id: <capture id>` and `data: <request record JSON>`. A `:ping` comment is sent every ' +
           `${ctx.config.stream.pingMs / 1000} s; the stream ends after ${ctx.config.stream.maxMs / 60_000} min. Reconnect with ` +

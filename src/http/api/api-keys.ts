@@ -4,7 +4,7 @@ import * as accounts from '../../services/accounts';
 import * as keys from '../../services/api-keys';
 import type { Ctx } from '../../services/context';
 import { authMacro } from '../auth';
-import { ApiKeyBody, NewApiKeyBody } from './models';
+import { ApiKeyBody, AUTH_ERRORS, errors, NewApiKeyBody, NoContent } from './models';
 
 /** SPEC 4.7: session-token-only routes. An API key gets 403. */
 export const sessionOnlyRoutes = (ctx: Ctx) =>
@@ -12,7 +12,7 @@ export const sessionOnlyRoutes = (ctx: Ctx) =>
     .use(authMacro(ctx))
     .get('/api-keys', ({ user }) => keys.listKeys(ctx, user), {
       auth: 'session',
-      response: { 200: t.Array(ApiKeyBody) },
+      response: { 200: t.Array(ApiKeyBody), ...errors(...AUTH_ERRORS) },
       detail: { summary: 'List API keys (browser session only)' },
     })
     .post(
@@ -25,7 +25,7 @@ export const sessionOnlyRoutes = (ctx: Ctx) =>
       {
         auth: 'session',
         body: t.Optional(t.Object({ name: t.Optional(t.String({ maxLength: 100 })) })),
-        response: { 201: NewApiKeyBody },
+        response: { 201: NewApiKeyBody, ...errors(400, ...AUTH_ERRORS, 409) },
         detail: { summary: 'Create an API key; the raw key is shown only in this response' },
       },
     )
@@ -36,7 +36,7 @@ export const sessionOnlyRoutes = (ctx: Ctx) =>
         await keys.deleteKey(ctx, user, query.id);
         set.status = 204;
       },
-      { auth: 'session', query: t.Object({ id: t.Optional(t.String()) }), detail: { summary: 'Delete an API key' } },
+      { auth: 'session', query: t.Object({ id: t.Optional(t.String()) }), response: { 204: NoContent, ...errors(400, ...AUTH_ERRORS, 404) }, detail: { summary: 'Delete an API key' } },
     )
     .delete(
       '/account',
@@ -44,5 +44,5 @@ export const sessionOnlyRoutes = (ctx: Ctx) =>
         await accounts.deleteAccount(ctx, user);
         set.status = 204;
       },
-      { auth: 'session', detail: { summary: 'Delete the account, its endpoints and every capture of them' } },
+      { auth: 'session', response: { 204: NoContent, ...errors(...AUTH_ERRORS) }, detail: { summary: 'Delete the account, its endpoints and every capture of them' } },
     );

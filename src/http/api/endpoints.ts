@@ -3,7 +3,7 @@ import type { Ctx } from '../../services/context';
 import * as endpoints from '../../services/endpoints';
 import { SigningConfigSchema } from '../../engine/signing';
 import { authMacro } from '../auth';
-import { EndpointBody, MockResponseBody } from './models';
+import { AUTH_ERRORS, EndpointBody, errors, MockResponseBody, NoContent } from './models';
 
 export const endpointRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: '/api/endpoints', detail: { tags: ['endpoints'] } })
@@ -18,7 +18,7 @@ export const endpointRoutes = (ctx: Ctx) =>
       {
         auth: 'account',
         body: t.Object({ name: t.String({ maxLength: 200 }) }),
-        response: { 201: EndpointBody },
+        response: { 201: EndpointBody, ...errors(400, ...AUTH_ERRORS) },
         detail: { summary: 'Create a capture endpoint' },
       },
     )
@@ -26,13 +26,13 @@ export const endpointRoutes = (ctx: Ctx) =>
       '',
       async ({ user }) =>
         (await endpoints.listEndpoints(ctx, user)).map((e) => endpoints.publicEndpoint(ctx, e)),
-      { auth: 'account', response: { 200: t.Array(EndpointBody) }, detail: { summary: 'List your endpoints' } },
+      { auth: 'account', response: { 200: t.Array(EndpointBody), ...errors(...AUTH_ERRORS) }, detail: { summary: 'List your endpoints' } },
     )
     .get(
       '/:slug',
       async ({ user, params }) =>
         endpoints.publicEndpoint(ctx, await endpoints.getOwnEndpoint(ctx, user, params.slug)),
-      { auth: 'account', response: { 200: EndpointBody }, detail: { summary: 'Get one endpoint' } },
+      { auth: 'account', response: { 200: EndpointBody, ...errors(...AUTH_ERRORS, 404) }, detail: { summary: 'Get one endpoint' } },
     )
     .patch(
       '/:slug',
@@ -46,7 +46,7 @@ export const endpointRoutes = (ctx: Ctx) =>
           notificationUrl: t.Optional(t.Union([t.String(), t.Null()])),
           signing: t.Optional(t.Union([SigningConfigSchema, t.Null()])),
         }),
-        response: { 200: EndpointBody },
+        response: { 200: EndpointBody, ...errors(400, ...AUTH_ERRORS, 404) },
         detail: {
           summary: 'Update name, mock response (null clears), notification URL (null stops) or signature verification (null turns off)',
         },
@@ -58,5 +58,5 @@ export const endpointRoutes = (ctx: Ctx) =>
         await endpoints.deleteEndpoint(ctx, user, params.slug);
         set.status = 204;
       },
-      { auth: 'account', detail: { summary: 'Delete the endpoint and all its captured requests' } },
+      { auth: 'account', response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) }, detail: { summary: 'Delete the endpoint and all its captured requests' } },
     );

@@ -7,6 +7,10 @@ import { exportRequest, exportRequests, MANY_FORMATS, ONE_FORMATS, type ExportFi
 import { replayRequest } from '../../services/replay';
 import { MAX_Q_LENGTH } from '../../services/search-params';
 import { authMacro } from '../auth';
+import { AUTH_ERRORS, documented, documentedErrors, errors } from './models';
+
+/** A download: its bytes, in the format asked for. */
+const FILE = t.String({ format: 'binary' });
 
 const TIME = 'a duration back from now (30s, 15m, 2h, 7d, 1w), ms since the epoch, or ISO 8601 (no zone = UTC)';
 
@@ -44,7 +48,10 @@ export const exportRoutes = (ctx: Ctx) => {
             '`curl`: a shell command (text/plain) that sends the exact body bytes with `--data-binary @-`. `har`: HAR 1.2 ' +
             '(application/json; a body that is not UTF-8 is base64 in postData.text with `_encoding: "base64"`). `raw`: ' +
             '`message/http`. Sent as an attachment.',
-          responses: { 200: { description: 'The rendered capture' }, 404: { description: 'No such request, or not readable' } },
+          responses: documented({
+            200: { description: 'The rendered capture (curl: text/plain; har: application/json; raw: message/http)', schema: FILE, type: 'application/octet-stream' },
+            ...documentedErrors(400, ...AUTH_ERRORS, 404),
+          }),
         },
       },
     )
@@ -66,7 +73,10 @@ export const exportRoutes = (ctx: Ctx) => {
           description:
             'Streamed page by page (memory stays flat however many match); `Content-Disposition: attachment`. `ndjson`: one request ' +
             'record per line. `har`: one entry per line between the document\'s first and last lines.',
-          responses: { 200: { description: 'The export' }, 404: { description: 'No such endpoint, or not readable' } },
+          responses: documented({
+            200: { description: 'The export (ndjson: application/x-ndjson; har: application/json)', schema: FILE, type: 'application/octet-stream' },
+            ...documentedErrors(400, ...AUTH_ERRORS, 404),
+          }),
         },
       },
     )
@@ -76,7 +86,7 @@ export const exportRoutes = (ctx: Ctx) => {
       {
         auth: 'account',
         body: ReplayInputSchema,
-        response: { 200: ReplayResultSchema },
+        response: { 200: ReplayResultSchema, ...errors(400, ...AUTH_ERRORS, 404, 502) },
         detail: {
           summary: 'Send a captured request again, from the server, to a URL; returns what the target answered',
           description:

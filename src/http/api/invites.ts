@@ -4,6 +4,7 @@ import type { Ctx } from '../../services/context';
 import * as invites from '../../services/invites';
 import { publicTeam } from '../../services/teams';
 import { authMacro } from '../auth';
+import { AUTH_ERRORS, errors, NoContent } from './models';
 import { TeamBody } from './teams';
 
 const InviteBody = t.Object({
@@ -22,7 +23,7 @@ export const inviteRoutes = (ctx: Ctx) =>
     .use(authMacro(ctx))
     .get('', ({ user }) => invites.listMyInvites(ctx, user), {
       auth: 'account',
-      response: { 200: t.Array(InviteBody) },
+      response: { 200: t.Array(InviteBody), ...errors(...AUTH_ERRORS) },
       detail: { summary: "Pending invites addressed to your account's email" },
     })
     .post(
@@ -30,7 +31,7 @@ export const inviteRoutes = (ctx: Ctx) =>
       async ({ user, params }) => publicTeam(await invites.acceptInvite(ctx, user, params.inviteId)),
       {
         auth: 'account',
-        response: { 200: TeamBody },
+        response: { 200: TeamBody, ...errors(...AUTH_ERRORS, 402, 404, 409) },
         detail: { summary: "Accept: you become a member and get the team (402 without an active subscription or a free seat; 409 once used or expired)" },
       },
     )
@@ -40,5 +41,5 @@ export const inviteRoutes = (ctx: Ctx) =>
         await invites.declineInvite(ctx, user, params.inviteId);
         set.status = 204;
       },
-      { auth: 'account', detail: { summary: 'Decline: the invite ends (409 once used or expired)' } },
+      { auth: 'account', response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404, 409) }, detail: { summary: 'Decline: the invite ends (409 once used or expired)' } },
     );

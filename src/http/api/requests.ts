@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia';
 import type { Ctx } from '../../services/context';
 import * as requests from '../../services/requests';
 import { authMacro } from '../auth';
-import { LimitQuery, PageQuery, RequestPage, RequestRecord } from './models';
+import { AUTH_ERRORS, errors, LimitQuery, NoContent, PageQuery, RequestPage, RequestRecord } from './models';
 
 export const requestRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: '/api', detail: { tags: ['requests'] } })
@@ -13,7 +13,7 @@ export const requestRoutes = (ctx: Ctx) =>
       {
         auth: 'account',
         query: LimitQuery,
-        response: { 200: t.Array(RequestRecord) },
+        response: { 200: t.Array(RequestRecord), ...errors(400, ...AUTH_ERRORS, 404) },
         detail: { summary: `Captured requests, newest first (limit default ${ctx.config.listDefaultLimit}, max ${ctx.config.listMaxLimit})` },
       },
     )
@@ -24,7 +24,7 @@ export const requestRoutes = (ctx: Ctx) =>
       {
         auth: 'account',
         query: PageQuery,
-        response: { 200: RequestPage },
+        response: { 200: RequestPage, ...errors(400, ...AUTH_ERRORS, 404) },
         detail: { summary: 'Captured requests, newest first, one page at a time (pass cursor back)' },
       },
     )
@@ -34,10 +34,10 @@ export const requestRoutes = (ctx: Ctx) =>
         await requests.clearRequests(ctx, user, params.slug);
         set.status = 204;
       },
-      { auth: 'account', detail: { summary: 'Delete every captured request of the endpoint; the endpoint stays' } },
+      { auth: 'account', response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) }, detail: { summary: 'Delete every captured request of the endpoint; the endpoint stays' } },
     )
     .get('/requests/:id', ({ user, params }) => requests.getRequest(ctx, user, params.id), {
       auth: 'account',
-      response: { 200: RequestRecord },
+      response: { 200: RequestRecord, ...errors(...AUTH_ERRORS, 404) },
       detail: { summary: 'One captured request' },
     });

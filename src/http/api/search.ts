@@ -3,7 +3,7 @@ import type { Ctx } from '../../services/context';
 import * as search from '../../services/search';
 import { MAX_Q_LENGTH, readSearchQuery } from '../../services/search-params';
 import { authMacro } from '../auth';
-import { RequestRecord } from './models';
+import { AUTH_ERRORS, errors, RequestRecord } from './models';
 
 const TIME = 'a duration back from now (30s, 15m, 2h, 7d, 1w), ms since the epoch, or ISO 8601 (no zone = UTC)';
 
@@ -30,12 +30,12 @@ export const searchRoutes = (ctx: Ctx) =>
         offset: t.Optional(t.String({ description: `Rows to skip, at most ${ctx.config.search.maxOffset}` })),
         order: t.Optional(t.String({ description: 'asc or desc (default) by receivedAt' })),
       }),
-      response: { 200: t.Array(RequestRecord) },
+      response: { 200: t.Array(RequestRecord), ...errors(400, ...AUTH_ERRORS, 404) },
       detail: { summary: 'Captured requests matching the filters, across every endpoint you can read' },
     })
     .get('/requests/count', ({ user, request }) => search.countRequests(ctx, user, paramsOf(request)), {
       auth: 'account',
       query: t.Object(criteria),
-      response: { 200: t.Object({ count: t.Integer() }) },
+      response: { 200: t.Object({ count: t.Integer() }), ...errors(400, ...AUTH_ERRORS, 404) },
       detail: { summary: 'How many captured requests match the filters (limit, offset and order are ignored)' },
     });

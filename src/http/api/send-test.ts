@@ -3,6 +3,7 @@ import { AllowList } from '../../net/allow';
 import type { Ctx } from '../../services/context';
 import { receiverTarget, SEND_TEST_DEFAULTS, sendTest } from '../../services/send-test';
 import { authMacro } from '../auth';
+import { AUTH_ERRORS, errors } from './models';
 
 const SendTestBody = t.Object({
   slug: t.String({ minLength: 1, maxLength: 100 }),
@@ -26,7 +27,7 @@ export const sendTestRoutes = (ctx: Ctx) => {
     {
       auth: 'account',
       body: SendTestBody,
-      response: { 200: SendTestReply },
+      response: { 200: SendTestReply, ...errors(400, ...AUTH_ERRORS, 404, 502) },
       detail: { summary: "Send a test webhook to one of your endpoints through the receiver; returns the captured id and the receiver's response" },
     },
   );

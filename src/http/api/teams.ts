@@ -4,6 +4,7 @@ import type { Ctx } from '../../services/context';
 import * as invites from '../../services/invites';
 import * as teams from '../../services/teams';
 import { authMacro } from '../auth';
+import { AUTH_ERRORS, errors, NoContent } from './models';
 
 export const TeamBody = t.Object({
   id: t.String(),
@@ -49,7 +50,7 @@ export const teamRoutes = (ctx: Ctx) =>
     .use(authMacro(ctx))
     .get('', async ({ user }) => (await teams.listTeams(ctx, user)).map(teams.publicTeam), {
       auth: 'account',
-      response: { 200: t.Array(TeamBody) },
+      response: { 200: t.Array(TeamBody), ...errors(...AUTH_ERRORS) },
       detail: { summary: 'Teams you own or belong to' },
     })
     .post(
@@ -59,17 +60,17 @@ export const teamRoutes = (ctx: Ctx) =>
         set.status = 201;
         return teams.publicTeam(team);
       },
-      { auth: 'account', body: TeamName, response: { 201: TeamBody }, detail: { summary: 'Create a team (any account); you are its owner' } },
+      { auth: 'account', body: TeamName, response: { 201: TeamBody, ...errors(400, ...AUTH_ERRORS) }, detail: { summary: 'Create a team (any account); you are its owner' } },
     )
     .get('/:teamId', ({ user, params }) => teams.getTeam(ctx, user, params.teamId), {
       auth: 'account',
-      response: { 200: TeamDetail },
+      response: { 200: TeamDetail, ...errors(...AUTH_ERRORS, 404) },
       detail: { summary: 'One team with your role and its Teams subscription (members only)' },
     })
     .patch(
       '/:teamId',
       async ({ user, params, body }) => teams.publicTeam(await teams.renameTeam(ctx, user, params.teamId, body.name)),
-      { auth: 'account', body: TeamName, response: { 200: TeamBody }, detail: { summary: 'Rename the team (owner only)' } },
+      { auth: 'account', body: TeamName, response: { 200: TeamBody, ...errors(400, ...AUTH_ERRORS, 404) }, detail: { summary: 'Rename the team (owner only)' } },
     )
     .delete(
       '/:teamId',
@@ -77,11 +78,11 @@ export const teamRoutes = (ctx: Ctx) =>
         await teams.deleteTeam(ctx, user, params.teamId);
         set.status = 204;
       },
-      { auth: 'account', detail: { summary: 'Delete the team with every membership, invite and share (owner only)' } },
+      { auth: 'account', response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) }, detail: { summary: 'Delete the team with every membership, invite and share (owner only)' } },
     )
     .get('/:teamId/members', ({ user, params }) => teams.listMembers(ctx, user, params.teamId), {
       auth: 'account',
-      response: { 200: MembersBody },
+      response: { 200: MembersBody, ...errors(...AUTH_ERRORS, 404) },
       detail: { summary: 'Members and pending invites (members only)' },
     })
     .delete(
@@ -90,7 +91,7 @@ export const teamRoutes = (ctx: Ctx) =>
         await teams.removeMember(ctx, user, params.teamId, params.userId);
         set.status = 204;
       },
-      { auth: 'account', detail: { summary: 'Remove a member (owner only); endpoints they shared leave the team' } },
+      { auth: 'account', response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) }, detail: { summary: 'Remove a member (owner only); endpoints they shared leave the team' } },
     )
     .post(
       '/:teamId/leave',
@@ -98,7 +99,7 @@ export const teamRoutes = (ctx: Ctx) =>
         await teams.leaveTeam(ctx, user, params.teamId);
         set.status = 204;
       },
-      { auth: 'account', detail: { summary: 'Leave the team (members; the owner deletes the team instead, 409)' } },
+      { auth: 'account', response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404, 409) }, detail: { summary: 'Leave the team (members; the owner deletes the team instead, 409)' } },
     )
     .post(
       '/:teamId/invite',
@@ -110,7 +111,7 @@ export const teamRoutes = (ctx: Ctx) =>
       {
         auth: 'account',
         body: t.Object({ email: t.String({ maxLength: 254 }) }),
-        response: { 201: PendingInviteBody },
+        response: { 201: PendingInviteBody, ...errors(400, ...AUTH_ERRORS, 402, 404, 409) },
         detail: { summary: 'Invite an email address (owner only; needs an active subscription and a free seat, else 402)' },
       },
     )
@@ -120,11 +121,11 @@ export const teamRoutes = (ctx: Ctx) =>
         await invites.revokeInvite(ctx, user, params.teamId, params.inviteId);
         set.status = 204;
       },
-      { auth: 'account', detail: { summary: 'Withdraw a pending invite (owner only)' } },
+      { auth: 'account', response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) }, detail: { summary: 'Withdraw a pending invite (owner only)' } },
     )
     .get('/:teamId/endpoints', ({ user, params }) => teams.listTeamEndpoints(ctx, user, params.teamId), {
       auth: 'account',
-      response: { 200: t.Array(SharedEndpointBody) },
+      response: { 200: t.Array(SharedEndpointBody), ...errors(...AUTH_ERRORS, 404) },
       detail: { summary: 'Endpoints shared with the team; members read their captures by slug' },
     })
     .post(
@@ -137,7 +138,7 @@ export const teamRoutes = (ctx: Ctx) =>
       {
         auth: 'account',
         body: t.Object({ endpointId: t.String({ maxLength: 200 }) }),
-        response: { 200: SharedEndpointBody, 201: SharedEndpointBody },
+        response: { 200: SharedEndpointBody, 201: SharedEndpointBody, ...errors(400, ...AUTH_ERRORS, 402, 404) },
         detail: { summary: 'Share one of your endpoints with the team (needs an active subscription, else 402); 200 if already shared' },
       },
     )
@@ -147,5 +148,5 @@ export const teamRoutes = (ctx: Ctx) =>
         await teams.unshareEndpoint(ctx, user, params.teamId, params.endpointId);
         set.status = 204;
       },
-      { auth: 'account', detail: { summary: "Unshare an endpoint (its owner, or the team's owner)" } },
+      { auth: 'account', response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) }, detail: { summary: "Unshare an endpoint (its owner, or the team's owner)" } },
     );

@@ -2,6 +2,7 @@ import { Elysia, t } from 'elysia';
 import type { Ctx } from '../../services/context';
 import * as usage from '../../services/usage';
 import { authMacro } from '../auth';
+import { AUTH_ERRORS, errors } from './models';
 
 export const UsageBody = t.Object({
   used: t.Integer(),
@@ -17,6 +18,6 @@ export const usageRoutes = (ctx: Ctx) =>
     .use(authMacro(ctx))
     .get('/usage', ({ user }) => usage.getUsage(ctx, user), {
       auth: 'account',
-      response: { 200: UsageBody },
+      response: { 200: UsageBody, ...errors(...AUTH_ERRORS) },
       detail: { summary: 'Captured requests this calendar month (UTC) against the plan quota; periodEnd is when it resets' },
     });
