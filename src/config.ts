@@ -4,7 +4,9 @@
  */
 import { resolve } from 'node:path';
 import { parseIdJagProviders } from './auth/agent/providers';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { parseAllowEntry } from './net/allow';
+import { checked } from './schema-problem';
 import { errorMessage } from './unknown';
 
 export type Role = 'receiver' | 'api' | 'stream';
@@ -183,7 +185,7 @@ function urlList(env: Env, name: string): string | null {
   return raw;
 }
 
-function json<T>(env: Env, name: string, def: T, check: (v: unknown) => v is T): T {
+function json<S extends TSchema>(env: Env, name: string, def: Static<S>, schema: S): Static<S> {
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
   let parsed: unknown;
@@ -192,8 +194,7 @@ function json<T>(env: Env, name: string, def: T, check: (v: unknown) => v is T):
   } catch {
     throw new ConfigError(`${name} must be JSON`);
   }
-  if (!check(parsed)) throw new ConfigError(`${name} has the wrong shape`);
-  return parsed;
+  return checked(schema, parsed, (problem) => new ConfigError(`${name} has the wrong shape: ${problem}`));
 }
 
 function list(env: Env, name: string): string[] {
@@ -213,14 +214,9 @@ function allowList(env: Env, name: string): string[] {
   return entries;
 }
 
-const isPlans = (v: unknown): v is Record<string, { limit: number }> =>
-  typeof v === 'object' &&
-  v !== null &&
-  !Array.isArray(v) &&
-  'free' in v &&
-  Object.values(v).every(
-    (p) => typeof p === 'object' && p !== null && Number.isInteger((p as { limit?: unknown }).limit) && (p as { limit: number }).limit >= 0,
-  );
+const Plan = Type.Object({ limit: Type.Integer({ minimum: 0 }) });
+/** `{"free": {"limit": n}, "<plan>": {"limit": n}, …}`: a free plan and any others. */
+const PlansSchema = Type.Object({ free: Plan }, { additionalProperties: Plan });
 
 const DEFAULT_PLANS = { free: { limit: 100_000 }, pro: { limit: 5_000_000 }, teams: { limit: 20_000_000 } };
 
@@ -329,7 +325,7 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     outboundAllow: Object.freeze(allowList(env, 'OUTBOUND_ALLOW')),
     replayTimeoutMs: int(env, 'REPLAY_TIMEOUT_MS', 10_000, 1),
-    plans: Object.freeze(json(env, 'PLANS', DEFAULT_PLANS, isPlans)),
+    plans: Object.freeze(json(env, 'PLANS', DEFAULT_PLANS, PlansSchema)),
     usageFlushMs: int(env, 'USAGE_FLUSH_MS', 1_000, 10),
     rateLimits: Object.freeze({
       api: rateRule(env, 'RATE_LIMIT_API', { limit: 600, windowMs: 60_000 }),
