@@ -17,7 +17,6 @@ import { CaptureLog } from './engine/capture-log';
 import { Shipper } from './engine/shipper';
 import { UsageMeter } from './engine/usage';
 import { createNotifier, notificationHooks } from './engine/notifier';
-import { AllowList } from './net/allow';
 import { SigningConfigSchema } from './engine/signing';
 import { apiRoutes } from './http/api/index';
 import { errorHandler } from './http/errors';
@@ -27,8 +26,8 @@ import { streamRoutes } from './http/stream';
 import { StreamHub } from './services/stream/hub';
 import { log } from './log';
 import type { Ctx } from './services/context';
+import { createServices } from './services/build';
 import { startPurger } from './services/purger';
-import { agentDeps } from './services/agent/deps';
 import { startAgentSweeper } from './services/agent/sweeper';
 import { agentPages } from './http/pages/index';
 import { wellKnownRoutes } from './http/well-known';
@@ -78,7 +77,8 @@ export async function startService(config: Config): Promise<Service> {
         : null;
     },
   });
-  const ctx: Ctx = { config, db: state.db, captures, bus, endpointCache: actors };
+  const services = createServices({ config, db: state.db, captures, bus, endpointCache: actors });
+  const { ctx } = services;
   const unsubscribeConfig = bus.subscribe(subjects.endpointChanged, (data) => {
     actors.invalidate(decodeJson<{ slug: string }>(data).slug);
   });
@@ -99,7 +99,7 @@ export async function startService(config: Config): Promise<Service> {
     usage.start();
   }
   // Notifications leave from the node that captured the request; the hook only enqueues.
-  const notifier = isReceiver ? createNotifier(config, AllowList.parse(config.outboundAllow)) : null;
+  const notifier = isReceiver ? createNotifier(config, config.outboundAllow) : null;
   if (notifier) captureHooks.push(notificationHooks(notifier, config.baseUrl));
   const engine =
     opened && shipper
@@ -130,7 +130,7 @@ export async function startService(config: Config): Promise<Service> {
   if (config.roles.has('api')) api.use(apiRoutes(ctx));
   if (streamHub) api.use(streamRoutes(ctx, streamHub));
   // Agent claim pages and OAuth discovery live outside /api but belong to the API role.
-  if (config.roles.has('api')) api.use(agentPages(ctx)).use(wellKnownRoutes(config, agentDeps(ctx).providers));
+  if (config.roles.has('api')) api.use(agentPages(ctx)).use(wellKnownRoutes(config, ctx.agent.providers));
   if (web) api.use(webRoutes(web));
   // Bodies are bounded by our own code, which answers in JSON: the receiver (MAX_BODY_BYTES,
   // declared or streamed) and the request guards (apiBodyLimit). Bun's limit would answer first,
@@ -182,6 +182,8 @@ export async function startService(config: Config): Promise<Service> {
         await shipper.stop();
       }
       await notifier?.stop();
+      // The stream guards' bus subscriptions and the mailer.
+      await services.close();
       // Counts of the last captures go to Postgres before it closes.
       await usage?.stop();
       await bus.close();

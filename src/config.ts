@@ -3,8 +3,8 @@
  * a bad value stops start-up with a message naming the variable.
  */
 import { resolve } from 'node:path';
-import { parseIdJagProviders } from './auth/agent/providers';
-import { parseAllowEntry } from './net/allow';
+import { parseIdJagProviders, type IdJagProvider } from './auth/agent/providers';
+import { AllowList } from './net/allow';
 import { errorMessage } from './unknown';
 
 export type Role = 'receiver' | 'api' | 'stream';
@@ -32,7 +32,8 @@ export interface Config {
   natsPrefix: string;
   smtpUrl: string | null;
   mailFrom: string;
-  agentIdjagProviders: string | undefined;
+  /** AGENT_IDJAG_PROVIDERS, parsed: the identity providers whose ID-JAG assertions are trusted. */
+  agentIdjagProviders: readonly IdJagProvider[];
   roles: ReadonlySet<Role>;
   /** Largest captured body in bytes; larger → 413. */
   maxBodyBytes: number;
@@ -89,7 +90,7 @@ export interface Config {
    * Outbound requests (notifications, send-test) never reach loopback, private, link-local or
    * metadata addresses, unless the host (name or IP, optionally :port) is listed here.
    */
-  outboundAllow: readonly string[];
+  outboundAllow: AllowList;
   /** POST /api/requests/{id}/replay: the whole exchange with the target, lookups to body. */
   replayTimeoutMs: number;
   /** Plan name → monthly request quota. Accounts start on `free`. */
@@ -201,16 +202,12 @@ function list(env: Env, name: string): string[] {
 }
 
 /** A comma list of outbound allow entries, each checked now so a typo stops start-up. */
-function allowList(env: Env, name: string): string[] {
-  const entries = list(env, name);
-  for (const e of entries) {
-    try {
-      parseAllowEntry(e);
-    } catch (err) {
-      throw new ConfigError(`${name}: ${errorMessage(err)}`);
-    }
+function allowList(env: Env, name: string): AllowList {
+  try {
+    return AllowList.parse(list(env, name));
+  } catch (err) {
+    throw new ConfigError(`${name}: ${errorMessage(err)}`);
   }
-  return entries;
 }
 
 const isPlans = (v: unknown): v is Record<string, { limit: number }> =>
@@ -237,19 +234,17 @@ function rateRule(env: Env, name: string, def: RateRule): RateRule | null {
 }
 
 /**
- * Parsed here only to check it, like OUTBOUND_ALLOW: a bad provider list must stop start-up with
- * the one-line config message, on every role, before anything is opened. The agent verbs parse
- * the same string again when they are built.
+ * Parsed here, once: a bad provider list must stop start-up with the one-line config message, on
+ * every role, before anything is opened.
  */
-function idjagProviders(env: Env, insecureOk: boolean): string | undefined {
+function idjagProviders(env: Env, insecureOk: boolean): readonly IdJagProvider[] {
   const raw = env.AGENT_IDJAG_PROVIDERS;
   try {
-    parseIdJagProviders(raw, { allowInsecureIssuers: insecureOk });
+    return parseIdJagProviders(raw, { allowInsecureIssuers: insecureOk });
   } catch (err) {
     // The parser's messages already start with the variable's name; a pasted value may hold line breaks.
     throw new ConfigError(errorMessage(err).replace(/\s*[\r\n]+\s*/g, ' '));
   }
-  return raw;
 }
 
 function bool(env: Env, name: string, def: boolean): boolean {
@@ -327,7 +322,7 @@ export function loadConfig(env: Env = process.env): Config {
       backoffMs: int(env, 'NOTIFY_BACKOFF_MS', 1_000, 1),
       concurrency: int(env, 'NOTIFY_CONCURRENCY', 8, 1),
     }),
-    outboundAllow: Object.freeze(allowList(env, 'OUTBOUND_ALLOW')),
+    outboundAllow: allowList(env, 'OUTBOUND_ALLOW'),
     replayTimeoutMs: int(env, 'REPLAY_TIMEOUT_MS', 10_000, 1),
     plans: Object.freeze(json(env, 'PLANS', DEFAULT_PLANS, isPlans)),
     usageFlushMs: int(env, 'USAGE_FLUSH_MS', 1_000, 10),
