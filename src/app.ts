@@ -126,7 +126,10 @@ export async function startService(config: Config): Promise<Service> {
       }),
     )
     .use(docsRoutes())
-    .get('/healthz', (): Health => ({ ok: true, roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipper ? { backlog: shipper.backlog, ...shipper.stats } : null, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null }));
+    .get('/healthz', (): Health => {
+      const shipping = shipper?.health() ?? null;
+      return { ok: shipping?.worker !== 'failed', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null };
+    });
   if (config.roles.has('api')) api.use(apiRoutes(ctx));
   if (streamHub) api.use(streamRoutes(ctx, streamHub));
   // Agent claim pages and OAuth discovery live outside /api but belong to the API role.
