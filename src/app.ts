@@ -24,6 +24,8 @@ import { requestGuards } from './http/guards';
 import { receiverBunRoutes, receiverDocs, receiverHandler } from './http/receiver';
 import { streamRoutes } from './http/stream';
 import { StreamHub } from './services/stream/hub';
+import { within } from './deadline';
+import { errorMessage } from './unknown';
 import { log } from './log';
 import type { Ctx } from './services/context';
 import { createServices } from './services/build';
@@ -105,8 +107,8 @@ export async function startService(config: Config): Promise<Service> {
     opened && shipper
       ? new CaptureEngine({ actors, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, detectProviders: config.detectProviders, hooks: combineHooks(captureHooks) })
       : null;
-  const stopPurger = config.roles.has('api') ? startPurger(ctx) : () => {};
-  const stopAgentSweeper = config.roles.has('api') ? startAgentSweeper(ctx) : () => {};
+  const purger = config.roles.has('api') ? startPurger(ctx) : null;
+  const agentSweeper = config.roles.has('api') ? startAgentSweeper(ctx) : null;
   // Live streams: one bus subscription per watched endpoint on this node.
   const streamHub = config.roles.has('stream') ? new StreamHub(bus, { ...config.stream, loadCapture: (endpointId, id) => captures.get(id, [{ endpointId, since: 0 }]) }) : null;
 
@@ -173,25 +175,50 @@ export async function startService(config: Config): Promise<Service> {
     servers,
     urls: { api: `http://localhost:${apiPort}`, receiver: `http://localhost:${receiverPort}` },
     async stop() {
-      // Stop accepting, let in-flight captures finish, ship everything, then close stores.
+      // SHUTDOWN_TIMEOUT_MS in all: the drains get what is left of it less a share kept for
+      // closing the stores. A partial drain is safe: the capture log is replayed at the next start.
+      const deadline = Date.now() + config.shutdownTimeoutMs;
+      const drainBy = deadline - Math.min(2_000, config.shutdownTimeoutMs / 5);
+      const late: string[] = [];
+      const failed: string[] = [];
+      const logged = (step: string, work: Promise<unknown>) =>
+        work.catch((err: unknown) => {
+          failed.push(step);
+          log.error('shutdown step failed', { step, error: errorMessage(err) });
+        });
+      const drain = async (step: string, work: Promise<unknown>) => {
+        if (!(await within(logged(step, work), drainBy))) late.push(step);
+      };
       // Open streams would keep a graceful stop waiting: end them first; clients reconnect elsewhere.
       streamHub?.close();
-      await Promise.all(servers.map((s) => s.stop(false)));
-      stopPurger();
-      stopAgentSweeper();
+      // Stop accepting; requests in flight may finish until the drain deadline, then are cut.
+      await drain('requests in flight', Promise.all(servers.map((s) => s.stop(false))));
+      if (late.length > 0) for (const s of servers) void s.stop(true);
+      await drain('purger and agent sweeper', Promise.all([purger?.stop(), agentSweeper?.stop()]));
       unsubscribeConfig();
       if (opened && shipper) {
-        await opened.log.close();
-        await shipper.stop();
+        await drain('capture log', opened.log.close());
+        if (!(await shipper.stop(drainBy))) late.push('shipper');
       }
-      await notifier?.stop();
+      await drain('notifications', notifier?.stop() ?? Promise.resolve());
       // The stream guards' bus subscriptions and the mailer.
-      await services.close();
+      await drain('services', services.close());
       // Counts of the last captures go to Postgres before it closes.
-      await usage?.stop();
-      await bus.close();
-      await captures.close();
-      await state.close();
+      await drain('usage counts', usage?.stop() ?? Promise.resolve());
+      if (late.length > 0) log.warn('shutdown deadline: stopped waiting', { for: late, timeoutMs: config.shutdownTimeoutMs });
+      const closed = await within(
+        logged(
+          'closing the bus and stores',
+          (async () => {
+            await bus.close();
+            await captures.close();
+            await state.close();
+          })(),
+        ),
+        deadline,
+      );
+      if (!closed) log.warn('shutdown deadline: stores not closed in time', { timeoutMs: config.shutdownTimeoutMs });
+      if (failed.length > 0) throw new Error(`shutdown steps failed: ${failed.join(', ')}`);
     },
   };
 }

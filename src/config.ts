@@ -47,6 +47,11 @@ export interface Config {
   shipBacklogLimit: number;
   /** Roll the capture log to a new segment at this size. */
   logSegmentBytes: number;
+  /**
+   * SIGTERM/SIGINT: how long a shutdown may take (ms). Requests in flight, the shipper's drain and
+   * the other background parts get what the deadline allows; the process exits by then.
+   */
+  shutdownTimeoutMs: number;
   /** Memory the receiver may spend remembering unknown slugs (estimated bytes). */
   unknownSlugCacheBytes: number;
   /** Trust X-Forwarded-For for the sender ip (behind a proxy you control). */
@@ -296,6 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
     shipMaxAgeMs: int(env, 'SHIP_MAX_AGE_MS', 250, 1),
     shipBacklogLimit: int(env, 'SHIP_BACKLOG_LIMIT', 200_000, 1),
     logSegmentBytes: int(env, 'LOG_SEGMENT_BYTES', 64 * 1024 * 1024, 4096),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100),
     unknownSlugCacheBytes: int(env, 'UNKNOWN_SLUG_CACHE_BYTES', 4 * 1024 * 1024, 0),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     listDefaultLimit: Math.min(int(env, 'LIST_DEFAULT_LIMIT', 50, 1), listMaxLimit),

@@ -23,6 +23,8 @@ export interface ShipperOptions {
 
 /** Longest pause before a replacement worker. */
 const MAX_RESTART_MS = 30_000;
+/** Pause before a replacement while draining at shutdown: short, but not a busy loop. */
+const DRAIN_RESTART_MS = 100;
 
 export interface ShipperHealth {
   backlog: number;
@@ -135,7 +137,7 @@ export class Shipper {
     if (this.draining) w.postMessage({ type: 'drain' } satisfies ToWorker);
   }
 
-  /** Replaces a failed worker after a pause (at once when draining). Ignores a worker already replaced. */
+  /** Replaces a failed worker after a pause (a short one when draining). Ignores a worker already replaced. */
   private fail(w: Worker, message: string): void {
     if (w !== this.worker) return;
     this.worker = null;
@@ -143,7 +145,7 @@ export class Shipper {
     this.failed = true;
     this.lastError = message;
     this.stats.restarts++;
-    const pause = this.draining ? 0 : Math.min(MAX_RESTART_MS, (this.opts.restartMs ?? 1_000) * 2 ** Math.min(this.failuresInRow, 5));
+    const pause = this.draining ? DRAIN_RESTART_MS : Math.min(MAX_RESTART_MS, (this.opts.restartMs ?? 1_000) * 2 ** Math.min(this.failuresInRow, 5));
     this.failuresInRow++;
     log.error('shipper worker failed; a new one starts from the checkpoint', { error: message, restartInMs: pause, backlog: this.unshipped });
     this.restartTimer = setTimeout(() => {
