@@ -16,6 +16,7 @@ import { sha256Hex } from '../ids';
 import type { Ctx } from '../services/context';
 import { consume, rateLimitError, rateLimitHeaders, type RateOutcome } from '../services/rate-limits';
 import { presentedToken, type CookieJar } from './auth';
+import { clientAddress, type PeerSource } from './client-ip';
 
 export interface RateLimitRequest {
   request: Request;
@@ -36,13 +37,9 @@ export interface RateLimitOptions {
   code?: 'rate_limited_api' | 'rate_limited';
 }
 
-interface IpSource {
-  requestIP(request: Request): { address: string } | null;
-}
-
-export function clientIp(request: Request, server: IpSource | null, trustProxy: boolean): string {
-  const forwarded = trustProxy ? request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() : undefined;
-  return forwarded || server?.requestIP(request)?.address || 'unknown';
+/** The address a request is counted for; requests with none share the bucket 'unknown'. */
+export function clientIp(request: Request, server: PeerSource | null, trustProxy: boolean): string {
+  return clientAddress(request, server, trustProxy) || 'unknown';
 }
 
 /** One bucket per client address. */
@@ -67,7 +64,7 @@ export function rateLimit(ctx: Ctx, opts: RateLimitOptions) {
   if (!rule) return plugin;
   // onParse and onTransform may both run for one request; it is counted once.
   const outcomes = new WeakMap<Request, Promise<RateOutcome>>();
-  const count = (request: Request, cookie: CookieJar, server: IpSource | null): Promise<RateOutcome> => {
+  const count = (request: Request, cookie: CookieJar, server: PeerSource | null): Promise<RateOutcome> => {
     let outcome = outcomes.get(request);
     if (!outcome) {
       const ip = clientIp(request, server, ctx.config.trustProxy);

@@ -1,7 +1,6 @@
 /** Export one capture or many, and replay one: the routes behind the CLI and the dashboard. */
 import { Elysia, t } from 'elysia';
 import { ReplayInputSchema, ReplayResultSchema } from '../../model/replay';
-import { AllowList } from '../../net/allow';
 import type { Ctx } from '../../services/context';
 import { exportRequest, exportRequests, MANY_FORMATS, ONE_FORMATS, type ExportFile } from '../../services/exports';
 import { replayRequest } from '../../services/replay';
@@ -32,7 +31,7 @@ function download(file: ExportFile): Response {
 }
 
 export const exportRoutes = (ctx: Ctx) => {
-  const allow = AllowList.parse(ctx.config.outboundAllow);
+  const allow = ctx.config.outboundAllow;
   return new Elysia({ prefix: '/api', detail: { tags: ['requests'] } })
     .use(authMacro(ctx))
     .get(

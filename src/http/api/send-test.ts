@@ -1,5 +1,4 @@
 import { Elysia, t } from 'elysia';
-import { AllowList } from '../../net/allow';
 import type { Ctx } from '../../services/context';
 import { receiverTarget, SEND_TEST_DEFAULTS, sendTest } from '../../services/send-test';
 import { authMacro } from '../auth';
@@ -19,7 +18,7 @@ const SendTestReply = t.Object({
 });
 
 export const sendTestRoutes = (ctx: Ctx) => {
-  const allow = AllowList.parse(ctx.config.outboundAllow);
+  const allow = ctx.config.outboundAllow;
   return new Elysia({ prefix: '/api', detail: { tags: ['requests'] } }).use(authMacro(ctx)).post(
     '/send-test',
     ({ user, body, server }) =>
