@@ -63,7 +63,7 @@ describeBackends('dashboard: rows and detail', (h) => {
       await badRow.waitFor();
       // The list API trails the live stream by up to SHIP_MAX_AGE_MS on the server backend.
       const goodCapture = await eventually(async () => {
-        const captures = (await call(h.url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: account.session })).body as { path: string; size: number; ip: string; receivedAt: number }[];
+        const captures = (await call(h.url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: account.session })).body as { id: string; path: string; size: number; ip: string; receivedAt: number }[];
         return captures.find((c) => c.path === '/good');
       });
 
@@ -88,6 +88,12 @@ describeBackends('dashboard: rows and detail', (h) => {
       expect(facts).toContain('not verified: mismatch');
       expect(facts).toContain('(github)');
       expect(facts).toContain(goodCapture.ip);
+      await goodRow.click();
+      await detail.getByRole('heading', { name: /\/good/ }).waitFor();
+      const goodFacts = (await detail.locator('dl.facts').textContent()) ?? '';
+      expect(goodFacts).toContain(`ID${goodCapture.id}`);
+      expect(goodFacts).toContain(`Size${goodCapture.size} B`);
+      expect(goodFacts).toContain('signed ✓ verified (github)');
       expect(errors).toEqual([]);
     } finally {
       await context.close();
