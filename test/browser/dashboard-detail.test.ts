@@ -2,7 +2,8 @@
  * The parts of the list and the detail the main dashboard test does not reach, in real Chromium on
  * both backends, by role and accessible name: each row's time (exact on hover), size, sender ip and
  * signature status; form-encoded and multipart bodies as tables; Copy body and Copy URL; no layout
- * shift while captures stream in; an unknown endpoint or request shown as a message, not a blank page.
+ * shift while captures stream in; an unknown endpoint or request shown as a message, not a blank page;
+ * the app and /docs fetch nothing from another origin.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
@@ -197,6 +198,41 @@ describeBackends('dashboard: rows and detail', (h) => {
       await page.goto(`${h.url}/teams/a/b`);
       await page.getByRole('heading', { name: 'Page not found' }).waitFor();
       expect(await page.getByRole('link', { name: 'Go to your endpoints' }).count()).toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+  test('the app and /docs load nothing from another origin and run with no network beyond this one', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'offline');
+    await fetch(`${ep.url}/hello`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    const { page, context, errors } = await openPage(chromium(), h.url, account);
+    const origin = new URL(h.url).origin;
+    const elsewhere: string[] = [];
+    // Any request to another origin is recorded and refused, as on a machine with no internet.
+    await context.route(
+      (url) => url.origin !== origin,
+      (route) => {
+        elsewhere.push(route.request().url());
+        return route.abort('internetdisconnected');
+      },
+    );
+    // The page's CSP stops such a request before it reaches the network; Chromium says so on the console.
+    const refused: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) refused.push(m.text());
+    });
+    try {
+      await openEndpoint(page, h.url, ep);
+      await page.getByRole('link', { name: /\/hello/ }).click();
+      await page.getByRole('article').getByRole('tab', { name: 'Pretty', selected: true }).waitFor();
+      await page.goto(`${h.url}/docs`);
+      // Swagger UI drew the spec: its title and an operation of ours.
+      await page.getByRole('heading', { name: /hookcap API/ }).first().waitFor();
+      await page.getByText('/api/endpoints', { exact: true }).first().waitFor();
+      expect(elsewhere).toEqual([]);
+      expect(refused).toEqual([]);
       expect(errors).toEqual([]);
     } finally {
       await context.close();
