@@ -126,7 +126,7 @@ export async function startService(config: Config): Promise<Service> {
       }),
     )
     .use(docsRoutes())
-    .get('/healthz', (): Health => ({ ok: true, roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipper ? { backlog: shipper.backlog, ...shipper.stats } : null, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null }));
+    .get('/healthz', (): Health => ({ ok: true, status: shipper?.health().degraded ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipper?.health() ?? null, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null }));
   if (config.roles.has('api')) api.use(apiRoutes(ctx));
   if (streamHub) api.use(streamRoutes(ctx, streamHub));
   // Agent claim pages and OAuth discovery live outside /api but belong to the API role.
