@@ -82,6 +82,8 @@ export async function startService(config: Config): Promise<Service> {
   const unsubscribeConfig = bus.subscribe(subjects.endpointChanged, (data) => {
     actors.invalidate(decodeJson<{ slug: string }>(data).slug);
   });
+  // Invalidations sent while the bus was lost never arrive: once it is back, re-read every snapshot.
+  const unwatchBus = bus.onConnectionChange((up) => up && actors.revalidateAll());
 
   // The receiver role owns the capture log: replay what a crash left unshipped, then serve.
   const isReceiver = config.roles.has('receiver');
@@ -177,6 +179,7 @@ export async function startService(config: Config): Promise<Service> {
       stopPurger();
       stopAgentSweeper();
       unsubscribeConfig();
+      unwatchBus();
       if (opened && shipper) {
         await opened.log.close();
         await shipper.stop();

@@ -48,6 +48,8 @@ export class SlugActors {
   /** Slugs found not to exist, with when (insertion order is age order). */
   private readonly missing = new Map<string, number>();
   private missingBytes = 0;
+  /** Snapshots loaded at or before this are re-read on next use (revalidateAll). */
+  private validAfter = 0;
   private readonly maxAgeMs: number;
   private readonly missingTtlMs: number;
   private readonly maxActors: number;
@@ -66,7 +68,7 @@ export class SlugActors {
     const actor = this.actors.get(slug);
     if (actor) {
       if (actor.loading) return actor.loading;
-      if (now - actor.loadedAt < this.maxAgeMs) return actor.snapshot;
+      if (now - actor.loadedAt < this.maxAgeMs && actor.loadedAt > this.validAfter) return actor.snapshot;
       return this.load(slug, actor);
     }
     const missingAt = this.missing.get(slug);
@@ -81,6 +83,16 @@ export class SlugActors {
   invalidate(slug: string): void {
     this.actors.delete(slug);
     this.forgetMissing(slug);
+  }
+
+  /**
+   * Every snapshot is re-read on its next use: invalidations may have been missed (the bus was
+   * lost). Lazy, so a reconnect does not reload every endpoint at once.
+   */
+  revalidateAll(): void {
+    this.validAfter = Date.now();
+    this.missing.clear();
+    this.missingBytes = 0;
   }
 
   /** Unknown slugs remembered now, and their estimated bytes (for tests and /healthz-style checks). */
