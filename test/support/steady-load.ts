@@ -61,11 +61,17 @@ export function steadyLoad(opts: LoadOptions): SteadyLoad {
     }
   };
 
+  let slots = 0;
   const tick = setInterval(() => {
     if (stopped) return;
     const due = Math.floor(((performance.now() - started) / 1000) * opts.rate);
-    // Behind schedule (a slow server): the in-flight cap bounds the catch-up burst.
-    while (report.sent < due && inFlight < maxInFlight) void one(report.sent++);
+    // Behind schedule (a slow or absent server): slots missed by more than the in-flight cap are
+    // skipped, so the load stays at its rate instead of bursting to catch up.
+    if (due - slots > maxInFlight) slots = due - maxInFlight;
+    while (slots < due && inFlight < maxInFlight) {
+      slots++;
+      void one(report.sent++);
+    }
   }, 10);
 
   return {
