@@ -18,4 +18,5 @@ export type ToWorker =
 export type FromWorker =
   | { type: 'shipped'; frames: number }
   | { type: 'drained' }
-  | { type: 'warn'; message: string; rows: number };
+  | { type: 'warn'; message: string; rows: number }
+  | { type: 'checkpoint_failed'; message: string };

@@ -68,7 +68,13 @@ async function pump(): Promise<void> {
         continue;
       }
       failures = 0;
-      writeCheckpoint(dir, pendingEnd);
+      try {
+        writeCheckpoint(dir, pendingEnd);
+      } catch (err) {
+        // Stored, but the checkpoint did not move (disk full): shipping goes on from memory. A
+        // restart replays from the older checkpoint, and a replay inserts with dedupe.
+        post({ type: 'checkpoint_failed', message: errorMessage(err) });
+      }
       post({ type: 'shipped', frames: pending.length });
       pending = [];
       pendingEnd = null;

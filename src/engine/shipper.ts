@@ -122,6 +122,9 @@ export class Shipper {
         this.failing++;
         log.warn('shipper insert failed; will retry', { rows: m.rows, error: m.message });
         break;
+      case 'checkpoint_failed':
+        log.warn('shipper checkpoint not written; a restart will replay more (deduplicated)', { error: m.message });
+        break;
       case 'drained':
         this.drained?.();
         this.drained = null;
