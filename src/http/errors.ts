@@ -31,7 +31,7 @@ export function errorResponse(err: unknown, code?: string | number): Response {
   if (isStoreUnreachable(err)) {
     // Postgres or ClickHouse is down or restarting: the caller may retry; it is not our bug.
     log.warn('data store unreachable', { error: describeError(err) });
-    return json(503, { error: 'a data store is unavailable; retry shortly', code: 'unavailable' }, { 'retry-after': String(STORE_RETRY_AFTER_S) });
+    return json(503, { error: 'a service this request depends on (a data store) is unavailable; retry shortly', code: 'unavailable' }, { 'retry-after': String(STORE_RETRY_AFTER_S) });
   }
   if (isUnstorableText(err)) {
     // A backstop: the request guards refuse NUL before any write (src/http/guards.ts).
