@@ -84,6 +84,8 @@ export async function startService(config: Config): Promise<Service> {
   const unsubscribeConfig = bus.subscribe(subjects.endpointChanged, (data) => {
     actors.invalidate(decodeJson<{ slug: string }>(data).slug);
   });
+  // Invalidations sent while the bus was lost never arrive: once it is back, re-read every snapshot.
+  const unwatchBus = bus.onConnectionChange((up) => up && actors.revalidateAll());
 
   // The receiver role owns the capture log: replay what a crash left unshipped, then serve.
   const isReceiver = config.roles.has('receiver');
@@ -130,7 +132,7 @@ export async function startService(config: Config): Promise<Service> {
     .use(docsRoutes())
     .get('/healthz', (): Health => {
       const shipping = shipper?.health() ?? null;
-      return { ok: shipping?.worker !== 'failed', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null };
+      return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null };
     });
   if (config.roles.has('api')) api.use(apiRoutes(ctx));
   if (streamHub) api.use(streamRoutes(ctx, streamHub));
@@ -196,6 +198,7 @@ export async function startService(config: Config): Promise<Service> {
       if (late.length > 0) for (const s of servers) void s.stop(true);
       await drain('purger and agent sweeper', Promise.all([purger?.stop(), agentSweeper?.stop()]));
       unsubscribeConfig();
+      unwatchBus();
       if (opened && shipper) {
         await drain('capture log', opened.log.close());
         if (!(await shipper.stop(drainBy))) late.push('shipper');
