@@ -17,6 +17,7 @@ import { CaptureLog } from './engine/capture-log';
 import { Shipper } from './engine/shipper';
 import { UsageMeter } from './engine/usage';
 import { createNotifier, notificationHooks } from './engine/notifier';
+import { NotifyLog } from './engine/notify-log';
 import { AllowList } from './net/allow';
 import { SigningConfigSchema } from './engine/signing';
 import { apiRoutes } from './http/api/index';
@@ -36,7 +37,7 @@ import { docsRoutes } from './http/docs';
 import { loadWebBundle, webRoutes } from './http/web';
 import { captureStoreSpec, openCaptureStore } from './stores/captures/open';
 import { openPglite, openPostgres, type StateDb } from './stores/state/db';
-import { findEndpointBySlug } from './stores/state/endpoints';
+import { findEndpointById, findEndpointBySlug } from './stores/state/endpoints';
 import { usageStoreOn } from './stores/state/usage';
 
 export interface Service {
@@ -101,6 +102,9 @@ export async function startService(config: Config): Promise<Service> {
   // Notifications leave from the node that captured the request; the hook only enqueues.
   const notifier = isReceiver ? createNotifier(config, AllowList.parse(config.outboundAllow)) : null;
   if (notifier) captureHooks.push(notificationHooks(notifier, config.baseUrl));
+  // What the last run left unsent is read again from the log (at-least-once across restarts).
+  const notifyLog = notifier && opened ? new NotifyLog({ dir: opened.log.dir, notifier, end: () => opened.log.end, lookup: (id) => findEndpointById(state.db, id), baseUrl: config.baseUrl }) : null;
+  notifyLog?.start(opened?.end ?? { segment: 0, offset: 0 });
   const engine =
     opened && shipper
       ? new CaptureEngine({ actors, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, detectProviders: config.detectProviders, hooks: combineHooks(captureHooks) })
@@ -181,7 +185,7 @@ export async function startService(config: Config): Promise<Service> {
         await opened.log.close();
         await shipper.stop();
       }
-      await notifier?.stop();
+      await notifyLog?.stop();
       // Counts of the last captures go to Postgres before it closes.
       await usage?.stop();
       await bus.close();
