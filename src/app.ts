@@ -29,6 +29,7 @@ import { StreamHub } from './services/stream/hub';
 import { log } from './log';
 import type { Ctx } from './services/context';
 import { startPurger } from './services/purger';
+import { startRetention } from './services/retention';
 import { agentDeps } from './services/agent/deps';
 import { startAgentSweeper } from './services/agent/sweeper';
 import { agentPages } from './http/pages/index';
@@ -110,6 +111,7 @@ export async function startService(config: Config): Promise<Service> {
       ? new CaptureEngine({ actors, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, detectProviders: config.detectProviders, hooks: combineHooks(captureHooks) })
       : null;
   const stopPurger = config.roles.has('api') ? startPurger(ctx) : () => {};
+  const stopRetention = config.roles.has('api') ? startRetention(ctx) : () => {};
   const stopAgentSweeper = config.roles.has('api') ? startAgentSweeper(ctx) : () => {};
   // Live streams: one bus subscription per watched endpoint on this node.
   const streamHub = config.roles.has('stream') ? new StreamHub(bus, { ...config.stream, loadCapture: (endpointId, id) => captures.get(id, [{ endpointId, since: 0 }]) }) : null;
@@ -179,6 +181,7 @@ export async function startService(config: Config): Promise<Service> {
       streamHub?.close();
       await Promise.all(servers.map((s) => s.stop(false)));
       stopPurger();
+      stopRetention();
       stopAgentSweeper();
       unsubscribeConfig();
       if (opened && shipper) {

@@ -92,8 +92,18 @@ export interface Config {
   outboundAllow: readonly string[];
   /** POST /api/requests/{id}/replay: the whole exchange with the target, lookups to body. */
   replayTimeoutMs: number;
-  /** Plan name → monthly request quota. Accounts start on `free`. */
-  plans: Readonly<Record<string, { limit: number }>>;
+  /** Plan name → monthly request quota and capture retention (days). Accounts start on `free`. */
+  plans: Readonly<Record<string, { limit: number; retentionDays: number }>>;
+  /** Removal of captures past their plan's retention, and pins that keep one (docs/retention.md). */
+  retention: {
+    everyMs: number;
+    /** SQLite rows deleted per statement; the sweep yields to the event loop between batches. */
+    batchRows: number;
+    /** Added to the clock when deciding what has expired (tests: "it is 8 days later"). */
+    clockOffsetMs: number;
+    /** Pinned captures one account may hold. */
+    pinLimit: number;
+  };
   /** How often actors flush usage counters to Postgres. */
   usageFlushMs: number;
   /** Fixed-window request limits (SPEC 8), counted in Postgres so they hold across nodes; null = off. */
@@ -213,16 +223,30 @@ function allowList(env: Env, name: string): string[] {
   return entries;
 }
 
-const isPlans = (v: unknown): v is Record<string, { limit: number }> =>
+const isPlans = (v: unknown): v is Record<string, { limit: number; retentionDays?: number }> =>
   typeof v === 'object' &&
   v !== null &&
   !Array.isArray(v) &&
   'free' in v &&
-  Object.values(v).every(
-    (p) => typeof p === 'object' && p !== null && Number.isInteger((p as { limit?: unknown }).limit) && (p as { limit: number }).limit >= 0,
-  );
+  Object.values(v).every((p) => {
+    if (typeof p !== 'object' || p === null) return false;
+    const { limit, retentionDays } = p as { limit?: unknown; retentionDays?: unknown };
+    return Number.isInteger(limit) && (limit as number) >= 0 && (retentionDays === undefined || (Number.isInteger(retentionDays) && (retentionDays as number) >= 1));
+  });
 
-const DEFAULT_PLANS = { free: { limit: 100_000 }, pro: { limit: 5_000_000 }, teams: { limit: 20_000_000 } };
+const DEFAULT_PLANS = {
+  free: { limit: 100_000, retentionDays: 7 },
+  pro: { limit: 5_000_000, retentionDays: 30 },
+  teams: { limit: 20_000_000, retentionDays: 90 },
+};
+
+/** A plan in PLANS without retentionDays keeps its default's, or 30 days for a name of its own. */
+function withRetention(plans: Record<string, { limit: number; retentionDays?: number }>): Record<string, { limit: number; retentionDays: number }> {
+  const defaults: Record<string, { retentionDays: number }> = DEFAULT_PLANS;
+  return Object.fromEntries(
+    Object.entries(plans).map(([name, p]) => [name, Object.freeze({ limit: p.limit, retentionDays: p.retentionDays ?? defaults[name]?.retentionDays ?? 30 })]),
+  );
+}
 
 /** "600/60" = 600 requests per 60 seconds; "off" disables the limit. */
 function rateRule(env: Env, name: string, def: RateRule): RateRule | null {
@@ -329,7 +353,13 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     outboundAllow: Object.freeze(allowList(env, 'OUTBOUND_ALLOW')),
     replayTimeoutMs: int(env, 'REPLAY_TIMEOUT_MS', 10_000, 1),
-    plans: Object.freeze(json(env, 'PLANS', DEFAULT_PLANS, isPlans)),
+    plans: Object.freeze(withRetention(json(env, 'PLANS', DEFAULT_PLANS, isPlans))),
+    retention: Object.freeze({
+      everyMs: int(env, 'RETENTION_INTERVAL_MS', 3_600_000, 1_000),
+      batchRows: int(env, 'RETENTION_BATCH_ROWS', 500, 1),
+      clockOffsetMs: int(env, 'RETENTION_CLOCK_OFFSET_MS', 0),
+      pinLimit: int(env, 'PIN_LIMIT', 100, 0),
+    }),
     usageFlushMs: int(env, 'USAGE_FLUSH_MS', 1_000, 10),
     rateLimits: Object.freeze({
       api: rateRule(env, 'RATE_LIMIT_API', { limit: 600, windowMs: 60_000 }),
