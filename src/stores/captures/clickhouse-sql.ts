@@ -64,7 +64,7 @@ export function filterConditions(filter: SearchFilter): Conditions {
   if (filter.method !== undefined) cheap.push(`method = ${quoteString(filter.method)}`);
   if (filter.from !== undefined) cheap.push(`received_at >= ${quoteInt(filter.from)}`);
   if (filter.to !== undefined) cheap.push(`received_at <= ${quoteInt(filter.to)}`);
-  if (filter.ids !== undefined) cheap.push(`id IN ${quoteStringList(filter.ids)}`);
+  if (filter.ids !== undefined) cheap.push(filter.ids.length > 0 ? `id IN ${quoteStringList(filter.ids)}` : '0');
   return filter.q ? { prewhere: cheap.join(' AND '), where: textCondition(filter.q) } : { prewhere: cheap.join(' AND ') };
 }
 
