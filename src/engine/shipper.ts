@@ -29,7 +29,9 @@ export interface ShipperHealth {
   /** Failed inserts since start, and since the last one that succeeded. */
   failures: number;
   failing: number;
-  /** The capture store refuses inserts, or the backlog is older than DEGRADED_AGE_MS. */
+  /** False while the capture log cannot be written (disk full): the receiver answers 503. */
+  logWritable: boolean;
+  /** The capture store refuses inserts, the backlog is older than DEGRADED_AGE_MS, or the log cannot be written. */
   degraded: boolean;
 }
 
@@ -46,7 +48,12 @@ export class Shipper {
    */
   private readonly ages: { frames: number; at: number }[] = [];
 
-  constructor(captureLog: CaptureLog, end: LogPosition, unshipped: number, opts: ShipperOptions) {
+  constructor(
+    private readonly captureLog: CaptureLog,
+    end: LogPosition,
+    unshipped: number,
+    opts: ShipperOptions,
+  ) {
     this.unshipped = unshipped;
     if (unshipped > 0) this.ages.push({ frames: unshipped, at: Date.now() });
     this.worker = new Worker(new URL('./shipper-worker.ts', import.meta.url).href);
@@ -73,7 +80,8 @@ export class Shipper {
       backlogAgeMs,
       ...this.stats,
       failing: this.failing,
-      degraded: this.failing > 0 || backlogAgeMs > DEGRADED_AGE_MS,
+      logWritable: this.captureLog.writable,
+      degraded: this.failing > 0 || backlogAgeMs > DEGRADED_AGE_MS || !this.captureLog.writable,
     };
   }
 
