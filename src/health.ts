@@ -4,6 +4,7 @@ import type { NotifierStats } from './engine/notifier';
 import type { ShipperHealth } from './engine/shipper';
 
 export interface Health {
+  /** False while a background part is failing (today: the shipper worker, until its replacement recovers). */
   ok: boolean;
   /**
    * `degraded`: the node still acknowledges captures (the capture log holds them), but the capture
@@ -12,7 +13,7 @@ export interface Health {
   status: 'ok' | 'degraded';
   roles: Role[];
   backends: { state: string; captures: string; bus: string };
-  /** Receiver nodes: captures acknowledged but not yet stored, and the worker's counters. */
+  /** Receiver nodes: captures acknowledged but not yet stored, the worker's counters and state. */
   shipper: ShipperHealth | null;
   notifications: NotifierStats | null;
   /** Stream nodes: watched endpoints, open clients, and endpoints kept subscribed for a resume. */

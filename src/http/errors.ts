@@ -22,6 +22,8 @@ export function errorResponse(err: unknown, code?: string | number): Response {
       return json(400, { error: detail, code: 'validation' });
     }
     case 'PARSE':
+      // A parse hook's own refusal (the auth macro's 401, src/http/auth.ts), wrapped by Elysia.
+      if (err instanceof Error && err.cause instanceof AppError) return errorResponse(err.cause);
       return json(400, { error: 'request body is not valid for its content type', code: 'validation' });
     case 'NOT_FOUND':
       return json(404, { error: 'not found', code: 'not_found' });
