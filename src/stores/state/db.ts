@@ -26,6 +26,11 @@ export function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T>
 export interface StateDb {
   readonly kind: 'postgres' | 'pglite';
   readonly db: Db;
+  /**
+   * PGlite only: a tarball of its data directory, taken while no query runs (PGlite runs one at a
+   * time), so it is a consistent copy even while the service works. Null on Postgres (pg_dump).
+   */
+  readonly dumpDataDir: (() => Promise<Blob>) | null;
   close(): Promise<void>;
 }
 
@@ -72,6 +77,7 @@ export async function openPostgres(url: string, max = 10): Promise<StateDb> {
   return {
     kind: 'postgres',
     db: drizzlePostgres(client, { schema }) as unknown as Db,
+    dumpDataDir: null,
     close: () => client.end({ timeout: 5 }),
   };
 }
@@ -91,6 +97,27 @@ export async function openPglite(dataDir: string): Promise<StateDb> {
   return {
     kind: 'pglite',
     db: drizzlePglite(pg, { schema }) as unknown as Db,
+    dumpDataDir: async () => {
+      // A checkpoint first, so the copy needs little WAL replay when it is opened.
+      await pg.exec('CHECKPOINT');
+      return pg.dumpDataDir('gzip');
+    },
     close: () => pg.close(),
   };
+}
+
+/**
+ * Makes DATA_DIR/pglite from a `dumpDataDir` tarball, checks it opens and answers, and closes it.
+ * The folder must not hold a database yet.
+ */
+export async function restorePglite(dataDir: string, tarball: Blob): Promise<void> {
+  const dir = join(dataDir, 'pglite');
+  mkdirSync(dir, { recursive: true });
+  const pg = new PGlite(dir, { loadDataDir: tarball });
+  try {
+    await pg.waitReady;
+    await pg.query('SELECT count(*) FROM schema_migrations');
+  } finally {
+    await pg.close();
+  }
 }
