@@ -187,9 +187,8 @@ function viaService(remote: Remote, cmd: Command): Promise<unknown> {
 
 // --- opening the stores directly ---------------------------------------------------------------
 
-/** Takes DATA_DIR's lock when this configuration keeps anything there; refuses while a service holds it. */
-function lockOrRefuse(config: Config): DataDirLock | null {
-  if (dataDirUses(config).length === 0) return null;
+/** Takes DATA_DIR's lock before opening what is in it (PGlite); refuses while a service holds it. */
+function lockOrRefuse(config: Config): DataDirLock {
   const locked = lockDataDir(config.dataDir);
   if (locked.ok) return locked.lock;
   const advice = config.adminToken
@@ -204,11 +203,18 @@ async function direct(config: Config, cmd: Command): Promise<unknown> {
     lockOrRefuse(config);
     return restoreEmbedded(cmd.dir, config.dataDir);
   }
-  lockOrRefuse(config);
   if (cmd.command === 'health' || cmd.command === 'backlog') {
-    // Nothing runs: what the files say.
-    return { running: false, log: config.roles.has('receiver') ? readLogBacklog(config.dataDir) : null };
+    // No operator API answered: what the files say, and whether a process holds the data dir.
+    const holder = dataDirUses(config).length > 0 ? lockDataDir(config.dataDir) : null;
+    if (holder?.ok) holder.lock.release();
+    return {
+      running: holder !== null && !holder.ok,
+      holderPid: holder && !holder.ok ? holder.holderPid : null,
+      log: config.roles.has('receiver') ? readLogBacklog(config.dataDir) : null,
+    };
   }
+  // Postgres serves many processes; only the embedded PGlite (and a backup of it) needs the lock.
+  if (!config.databaseUrl) lockOrRefuse(config);
   const state: StateDb = config.databaseUrl ? await openPostgres(config.databaseUrl, 2) : await openPglite(config.dataDir);
   // With NATS, running nodes hear a subscription change at once (open live streams re-check access).
   const bus: Bus = config.natsUrl ? await createNatsBus(config.natsUrl, config.natsPrefix) : createLocalBus();

@@ -169,6 +169,13 @@ for (const backend of BACKENDS) {
           const refused = await admin(plain.env, ['show-plan', '--account', 'x@example.com']);
           expect(refused.code).toBe(1);
           expect(refused.stderr).toContain('set ADMIN_TOKEN');
+        } else {
+          // Postgres serves many processes: without a token the command writes there directly, service running.
+          const user = await newAccount(plain.url);
+          const direct = await admin(plain.env, ['set-plan', '--account', user.email, '--plan', 'pro']);
+          expect(direct.code).toBe(0);
+          expect(direct.stderr).toContain('opening the stores directly');
+          expect((await call(plain.url, 'GET', '/api/usage', { token: user.key })).body).toMatchObject({ plan: 'pro' });
         }
       } finally {
         await stopServer(plain);
