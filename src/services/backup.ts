@@ -14,11 +14,12 @@
  * copies are stored once.
  *
  * A backup is a folder: manifest.json (format, time, checkpoint, and each file's size and SHA-256),
- * pglite.tar.gz, captures.sqlite, log/. It is written under a temporary name beside the target
+ * pglite/ (PGlite's data directory), captures.sqlite, log/. It is written under a temporary name beside the target
  * and renamed at the end, so a failed backup leaves no folder that looks complete.
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { copyFile } from 'node:fs/promises';
+import { basename, dirname, join, relative } from 'node:path';
 import { listSegments, readCheckpoint, segmentName, type LogPosition } from '../engine/capture-log';
 import { AppError } from '../errors';
 import { checkSqliteCopy, snapshotSqlite } from '../stores/captures/sqlite-snapshot';
@@ -28,7 +29,7 @@ import { LOCK_FILE } from '../data-dir-lock';
 export const BACKUP_FORMAT = 'hookcap-embedded-backup';
 export const BACKUP_VERSION = 1;
 
-const PGLITE_FILE = 'pglite.tar.gz';
+const PGLITE_DIR = 'pglite';
 const SQLITE_FILE = 'captures.sqlite';
 const LOG_DIR = 'log';
 const MANIFEST = 'manifest.json';
@@ -54,20 +55,25 @@ export interface BackupSource {
 
 export interface BackupResult {
   dir: string;
-  manifest: BackupManifest;
+  createdAt: string;
+  checkpoint: LogPosition;
+  /** Files in the backup (manifest.json lists each with its SHA-256) and their bytes. */
+  files: number;
+  bytes: number;
+  logSegments: number;
   ms: number;
 }
 
 /** Refuses what is not an embedded deployment: its data is not all in DATA_DIR. */
-export function requireEmbedded(source: Pick<BackupSource, 'state' | 'sqlitePath'>): () => Promise<Blob> {
-  const dump = source.state.dumpDataDir;
-  if (!dump || source.sqlitePath === null) {
+export function requireEmbedded(source: Pick<BackupSource, 'state' | 'sqlitePath'>): (to: string) => Promise<void> {
+  const copy = source.state.copyDataDir;
+  if (!copy || source.sqlitePath === null) {
     throw new AppError(
       'conflict',
       'backup covers the embedded stores only (PGlite and SQLite under DATA_DIR); with DATABASE_URL or CLICKHOUSE_URL set, back up Postgres (pg_dump) and ClickHouse with their own tools',
     );
   }
-  return dump;
+  return copy;
 }
 
 /** A backup target: an absolute path that does not exist yet, or an empty folder. */
@@ -87,8 +93,11 @@ async function sha256(path: string): Promise<string> {
   return hasher.digest('hex');
 }
 
-/** Copies the segments from `from` on; returns the names copied. */
-function copySegments(logDir: string, into: string, from: LogPosition): string[] {
+/**
+ * Copies the segments from `from` on; returns the names copied. Asynchronous copies (the thread
+ * pool's), so the receiver on this thread is not held while megabytes move.
+ */
+async function copySegments(logDir: string, into: string, from: LogPosition): Promise<string[]> {
   mkdirSync(into, { recursive: true });
   const copied = new Set<string>();
   // A second pass picks up a segment started while the first one copied.
@@ -96,15 +105,13 @@ function copySegments(logDir: string, into: string, from: LogPosition): string[]
     for (const seg of existsSync(logDir) ? listSegments(logDir) : []) {
       const name = segmentName(seg);
       if (seg < from.segment || copied.has(name)) continue;
-      let data: Buffer;
       try {
-        data = readFileSync(join(logDir, name));
+        await copyFile(join(logDir, name), join(into, name));
       } catch (err) {
         // Shipped and recycled since the listing: its captures are in the SQLite snapshot.
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
         throw err;
       }
-      writeFileSync(join(into, name), data);
       copied.add(name);
     }
   }
@@ -116,7 +123,7 @@ let running = false;
 
 /** Writes a consistent backup of `source` into `dir` (new or empty). One at a time per process. */
 export async function backupEmbedded(source: BackupSource, dir: string): Promise<BackupResult> {
-  const dump = requireEmbedded(source);
+  const copyPglite = requireEmbedded(source);
   checkTarget(dir);
   if (running) throw new AppError('conflict', 'a backup is already running');
   running = true;
@@ -126,12 +133,16 @@ export async function backupEmbedded(source: BackupSource, dir: string): Promise
     mkdirSync(staging);
     const logDir = join(source.dataDir, LOG_DIR);
     const checkpoint = existsSync(logDir) ? readCheckpoint(logDir) : { segment: 0, offset: 0 };
-    const segments = copySegments(logDir, join(staging, LOG_DIR), checkpoint);
-    if (source.sqlitePath !== null && existsSync(source.sqlitePath)) snapshotSqlite(source.sqlitePath, join(staging, SQLITE_FILE));
-    await Bun.write(join(staging, PGLITE_FILE), await dump());
+    const segments = await copySegments(logDir, join(staging, LOG_DIR), checkpoint);
+    if (source.sqlitePath !== null && existsSync(source.sqlitePath)) await snapshotSqlite(source.sqlitePath, join(staging, SQLITE_FILE));
+    await copyPglite(join(staging, PGLITE_DIR));
 
     const files: BackupManifest['files'] = {};
-    const names = [PGLITE_FILE, ...(existsSync(join(staging, SQLITE_FILE)) ? [SQLITE_FILE] : []), `${LOG_DIR}/checkpoint.json`, ...segments.map((s) => `${LOG_DIR}/${s}`)];
+    const pgliteFiles = readdirSync(join(staging, PGLITE_DIR), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => relative(staging, join(e.parentPath, e.name)))
+      .sort();
+    const names = [...pgliteFiles, ...(existsSync(join(staging, SQLITE_FILE)) ? [SQLITE_FILE] : []), `${LOG_DIR}/checkpoint.json`, ...segments.map((s) => `${LOG_DIR}/${s}`)];
     for (const name of names) {
       const path = join(staging, name);
       files[name] = { bytes: statSync(path).size, sha256: await sha256(path) };
@@ -141,7 +152,16 @@ export async function backupEmbedded(source: BackupSource, dir: string): Promise
     // An empty target folder is replaced by the finished backup in one rename.
     if (existsSync(dir)) rmdirSync(dir);
     renameSync(staging, dir);
-    return { dir, manifest, ms: Math.round(performance.now() - started) };
+    const sizes = Object.values(files);
+    return {
+      dir,
+      createdAt: manifest.createdAt,
+      checkpoint,
+      files: sizes.length,
+      bytes: sizes.reduce((sum, f) => sum + f.bytes, 0),
+      logSegments: segments.length,
+      ms: Math.round(performance.now() - started),
+    };
   } catch (err) {
     rmSync(staging, { recursive: true, force: true });
     throw err;
@@ -163,7 +183,7 @@ export async function verifyBackup(dir: string): Promise<BackupManifest> {
   if (manifest.format !== BACKUP_FORMAT || manifest.version !== BACKUP_VERSION || typeof manifest.files !== 'object' || manifest.files === null) {
     throw new AppError('validation', `${dir} is not a hookcap backup of version ${BACKUP_VERSION}`);
   }
-  if (!manifest.files[PGLITE_FILE]) throw new AppError('validation', `the backup has no ${PGLITE_FILE}`);
+  if (!manifest.files[`${PGLITE_DIR}/PG_VERSION`]) throw new AppError('validation', `the backup has no ${PGLITE_DIR}/ data directory`);
   for (const [name, want] of Object.entries(manifest.files)) {
     // Names come from the file: never let one point outside the backup.
     if (name.split('/').some((part) => part === '..' || part === '') || name.startsWith('/')) throw new AppError('validation', `the manifest names a bad path: ${name}`);
@@ -194,7 +214,7 @@ export async function restoreEmbedded(backupDir: string, dataDir: string): Promi
   const made: string[] = [];
   try {
     made.push(join(dataDir, 'pglite'));
-    await restorePglite(dataDir, Bun.file(join(backupDir, PGLITE_FILE)));
+    await restorePglite(dataDir, join(backupDir, PGLITE_DIR));
     let captures = 0;
     if (manifest.files[SQLITE_FILE]) {
       const to = join(dataDir, SQLITE_FILE);
