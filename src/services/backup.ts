@@ -87,9 +87,12 @@ function checkTarget(dir: string): void {
   if (readdirSync(dir).length > 0) throw new AppError('conflict', `${dir} is not empty; give a new or empty folder`);
 }
 
+/** In 1 MiB reads, each hashed between awaits: a whole file at once held the receiver for ~0.5 s. */
 async function sha256(path: string): Promise<string> {
+  const SLICE = 1024 * 1024;
+  const file = Bun.file(path);
   const hasher = new Bun.CryptoHasher('sha256');
-  for await (const chunk of Bun.file(path).stream()) hasher.update(chunk);
+  for (let at = 0; at < file.size; at += SLICE) hasher.update(await file.slice(at, at + SLICE).arrayBuffer());
   return hasher.digest('hex');
 }
 
