@@ -37,6 +37,7 @@ import {
 } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { describeError, log } from '../log';
 
 export interface LogPosition {
   segment: number;
@@ -197,6 +198,8 @@ export class CaptureLog {
   private writing = false;
   private closed = false;
   private idle: (() => void)[] = [];
+  /** The last group could not be written (disk full): logged once, until a write succeeds. */
+  private failing = false;
   /** Called after each group is durable, with the new end of the log. */
   onDurable: (end: LogPosition, frames: number) => void = () => {};
   /** Captures per fsync, and segments started from a recycled file, for the bench and tests. */
@@ -268,7 +271,8 @@ export class CaptureLog {
       this.group = [];
       this.groupBytes = 0;
       try {
-        if (this.size > SEGMENT_HEADER && this.size + bytes > this.segmentBytes) await this.roll();
+        // No open segment: the last roll failed (disk full); try it again.
+        if (!this.file || (this.size > SEGMENT_HEADER && this.size + bytes > this.segmentBytes)) await this.roll();
         const file = this.file;
         if (!file) throw new Error('capture log has no open segment');
         // One buffer per group, frames written straight into it: one copy per capture.
@@ -288,8 +292,19 @@ export class CaptureLog {
         this.stats.frames += batch.length;
         for (const p of batch) p.resolve();
         this.onDurable({ segment: this.segment, offset: this.size }, batch.length);
+        if (this.failing) {
+          this.failing = false;
+          log.info('capture log writable again');
+        }
       } catch (err) {
-        // Nothing in this group was acknowledged; the senders get an error and may retry.
+        // Nothing in this group was acknowledged; the senders get an error and may retry. A
+        // partial write (disk full) is cut off, so its bytes can never be read as frames later and
+        // the space they took is free again.
+        await this.file?.truncate(this.size).catch(() => {});
+        if (!this.failing) {
+          this.failing = true;
+          log.error('capture log write failed; captures are refused until it succeeds', { error: describeError(err) });
+        }
         for (const p of batch) p.reject(err);
       }
     }
@@ -303,7 +318,11 @@ export class CaptureLog {
     await this.startSegment(this.segment + 1);
   }
 
-  /** Starts segment `n`, on a recycled spare when there is one, and makes its header durable. */
+  /**
+   * Starts segment `n`, on a recycled spare when there is one, and makes its header durable. The
+   * segment becomes current only once that succeeded: a failure (disk full) leaves no open file,
+   * and the next group tries again.
+   */
   private async startSegment(n: number): Promise<void> {
     const path = join(this.dir, segmentName(n));
     const spare = readdirSync(this.dir).filter((f) => SPARE.test(f)).sort()[0];
@@ -311,10 +330,16 @@ export class CaptureLog {
       renameSync(join(this.dir, spare), path);
       this.stats.recycled++;
     }
-    this.file = await open(path, constants.O_RDWR | constants.O_CREAT | constants.O_DSYNC, 0o644);
-    // The new name must be durable before frames in it are acknowledged.
-    syncDir(this.dir);
-    await writeAll(this.file, segmentHeader(n), 0);
+    const file = await open(path, constants.O_RDWR | constants.O_CREAT | constants.O_DSYNC, 0o644);
+    try {
+      // The new name must be durable before frames in it are acknowledged.
+      syncDir(this.dir);
+      await writeAll(file, segmentHeader(n), 0);
+    } catch (err) {
+      await file.close().catch(() => {});
+      throw err;
+    }
+    this.file = file;
     this.segment = n;
     this.size = SEGMENT_HEADER;
   }

@@ -156,7 +156,12 @@ export class CaptureEngine {
     if (refused) throw refused;
     const capture = this.record(endpoint, req);
     const payload = encoder.encode(JSON.stringify(capture));
-    await log.append(payload);
+    try {
+      await log.append(payload);
+    } catch {
+      // Not on disk, so not acknowledged (disk full, I/O error); the log reports the cause once.
+      throw new AppError('unavailable', 'the capture could not be stored (capture log write failed); nothing was stored, retry shortly', { 'retry-after': '5' });
+    }
     this.live.add(endpoint.id, capture.id, payload);
     this.deps.hooks?.captured?.(capture, endpoint);
     return respond(endpoint, capture.id);

@@ -19,7 +19,7 @@ import { getOwnEndpoint } from './endpoints';
  * team's subscription is active. Postgres is asked on every call (no cache), so leaving, removal,
  * unsharing, team deletion or a lapsed subscription takes effect on the next read on every node.
  */
-export async function getReadableEndpoint(ctx: Ctx, user: UserRow, slug: string): Promise<EndpointRow> {
+export async function getReadableEndpoint(ctx: Pick<Ctx, 'db'>, user: UserRow, slug: string): Promise<EndpointRow> {
   const row = await endpointStore.findEndpointBySlug(ctx.db, slug);
   if (row && (row.userId === user.id || (await teamStore.isSharedWithUser(ctx.db, row.id, user.id)))) return row;
   throw new AppError('not_found', 'endpoint not found');

@@ -1,8 +1,8 @@
 import { Elysia, t } from 'elysia';
-import { requireAccount } from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import * as usage from '../../services/usage';
-import { authPlugin } from '../auth';
+import { authMacro } from '../auth';
+import { AUTH_ERRORS, errors } from './models';
 
 export const UsageBody = t.Object({
   used: t.Integer(),
@@ -15,8 +15,9 @@ export const UsageBody = t.Object({
 /** SPEC 4.4. */
 export const usageRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: '/api', detail: { tags: ['usage'] } })
-    .use(authPlugin(ctx))
-    .get('/usage', ({ principal }) => usage.getUsage(ctx, requireAccount(principal)), {
-      response: { 200: UsageBody },
+    .use(authMacro(ctx))
+    .get('/usage', ({ user }) => usage.getUsage(ctx, user), {
+      auth: 'account',
+      response: { 200: UsageBody, ...errors(...AUTH_ERRORS) },
       detail: { summary: 'Captured requests this calendar month (UTC) against the plan quota; periodEnd is when it resets' },
     });
