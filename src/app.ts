@@ -17,6 +17,7 @@ import { CaptureLog } from './engine/capture-log';
 import { Shipper } from './engine/shipper';
 import { UsageMeter } from './engine/usage';
 import { createNotifier, notificationHooks } from './engine/notifier';
+import { NotifyLog } from './engine/notify-log';
 import { SigningConfigSchema } from './engine/signing';
 import { adminRoutes } from './http/admin';
 import { apiRoutes } from './http/api/index';
@@ -31,6 +32,7 @@ import { log } from './log';
 import type { Ctx } from './services/context';
 import { createServices } from './services/build';
 import { startPurger } from './services/purger';
+import { startRetention } from './services/retention';
 import { startAgentSweeper } from './services/agent/sweeper';
 import { agentPages } from './http/pages/index';
 import { wellKnownRoutes } from './http/well-known';
@@ -38,7 +40,7 @@ import { docsRoutes } from './http/docs';
 import { loadWebBundle, webRoutes } from './http/web';
 import { captureStoreSpec, openCaptureStore } from './stores/captures/open';
 import { openPglite, openPostgres, type StateDb } from './stores/state/db';
-import { findEndpointBySlug } from './stores/state/endpoints';
+import { findEndpointById, findEndpointBySlug } from './stores/state/endpoints';
 import { usageStoreOn } from './stores/state/usage';
 
 export interface Service {
@@ -106,12 +108,16 @@ export async function startService(config: Config): Promise<Service> {
   // Notifications leave from the node that captured the request; the hook only enqueues.
   const notifier = isReceiver ? createNotifier(config, config.outboundAllow) : null;
   if (notifier) captureHooks.push(notificationHooks(notifier, config.baseUrl));
+  // What the last run left unsent is read again from the log (at-least-once across restarts).
+  const notifyLog = notifier && opened ? new NotifyLog({ dir: opened.log.dir, notifier, end: () => opened.log.end, lookup: (id) => findEndpointById(state.db, id), baseUrl: config.baseUrl }) : null;
+  notifyLog?.start(opened?.end ?? { segment: 0, offset: 0 });
   const engine =
     opened && shipper
       ? new CaptureEngine({ actors, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, detectProviders: config.detectProviders, hooks: combineHooks(captureHooks) })
       : null;
   const purger = config.roles.has('api') ? startPurger(ctx) : null;
   const agentSweeper = config.roles.has('api') ? startAgentSweeper(ctx) : null;
+  const retention = config.roles.has('api') ? startRetention(ctx) : null;
   // Live streams: one bus subscription per watched endpoint on this node.
   const streamHub = config.roles.has('stream') ? new StreamHub(bus, { ...config.stream, loadCapture: (endpointId, id) => captures.get(id, [{ endpointId, since: 0 }]) }) : null;
 
@@ -202,14 +208,15 @@ export async function startService(config: Config): Promise<Service> {
       // Stop accepting; requests in flight may finish until the drain deadline, then are cut.
       await drain('requests in flight', Promise.all(servers.map((s) => s.stop(false))));
       if (late.length > 0) for (const s of servers) void s.stop(true);
-      await drain('purger and agent sweeper', Promise.all([purger?.stop(), agentSweeper?.stop()]));
+      await drain('purger, retention and agent sweeper', Promise.all([purger?.stop(), retention?.stop(), agentSweeper?.stop()]));
       unsubscribeConfig();
       unwatchBus();
       if (opened && shipper) {
         await drain('capture log', opened.log.close());
         if (!(await shipper.stop(drainBy))) late.push('shipper');
       }
-      await drain('notifications', notifier?.stop() ?? Promise.resolve());
+      // Stops the notifier, then keeps its checkpoint for the next start.
+      await drain('notifications', notifyLog?.stop() ?? notifier?.stop() ?? Promise.resolve());
       // The stream guards' bus subscriptions and the mailer.
       await drain('services', services.close());
       // Counts of the last captures go to Postgres before it closes.

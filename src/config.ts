@@ -100,8 +100,18 @@ export interface Config {
   outboundAllow: AllowList;
   /** POST /api/requests/{id}/replay: the whole exchange with the target, lookups to body. */
   replayTimeoutMs: number;
-  /** Plan name → monthly request quota. Accounts start on `free`. */
-  plans: Readonly<Record<string, { limit: number }>>;
+  /** Plan name → monthly request quota and capture retention (days). Accounts start on `free`. */
+  plans: Readonly<Record<string, { limit: number; retentionDays: number }>>;
+  /** Removal of captures past their plan's retention, and pins that keep one (docs/retention.md). */
+  retention: {
+    everyMs: number;
+    /** SQLite rows deleted per statement; the sweep yields to the event loop between batches. */
+    batchRows: number;
+    /** Added to the clock when deciding what has expired (tests: "it is 8 days later"). */
+    clockOffsetMs: number;
+    /** Pinned captures one account may hold. */
+    pinLimit: number;
+  };
   /** How often actors flush usage counters to Postgres. */
   usageFlushMs: number;
   /** Fixed-window request limits (SPEC 8), counted in Postgres so they hold across nodes; null = off. */
@@ -221,11 +231,23 @@ function allowList(env: Env, name: string): AllowList {
   }
 }
 
-const Plan = Type.Object({ limit: Type.Integer({ minimum: 0 }) });
-/** `{"free": {"limit": n}, "<plan>": {"limit": n}, …}`: a free plan and any others. */
+const Plan = Type.Object({ limit: Type.Integer({ minimum: 0 }), retentionDays: Type.Optional(Type.Integer({ minimum: 1 })) });
+/** `{"free": {"limit": n, "retentionDays"?: d}, "<plan>": {…}, …}`: a free plan and any others. */
 const PlansSchema = Type.Object({ free: Plan }, { additionalProperties: Plan });
 
-const DEFAULT_PLANS = { free: { limit: 100_000 }, pro: { limit: 5_000_000 }, teams: { limit: 20_000_000 } };
+const DEFAULT_PLANS = {
+  free: { limit: 100_000, retentionDays: 7 },
+  pro: { limit: 5_000_000, retentionDays: 30 },
+  teams: { limit: 20_000_000, retentionDays: 90 },
+};
+
+/** A plan in PLANS without retentionDays keeps its default's, or 30 days for a name of its own. */
+function withRetention(plans: Record<string, { limit: number; retentionDays?: number }>): Record<string, { limit: number; retentionDays: number }> {
+  const defaults: Record<string, { retentionDays: number }> = DEFAULT_PLANS;
+  return Object.fromEntries(
+    Object.entries(plans).map(([name, p]) => [name, Object.freeze({ limit: p.limit, retentionDays: p.retentionDays ?? defaults[name]?.retentionDays ?? 30 })]),
+  );
+}
 
 /** "600/60" = 600 requests per 60 seconds; "off" disables the limit. */
 function rateRule(env: Env, name: string, def: RateRule): RateRule | null {
@@ -340,7 +362,13 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     outboundAllow: allowList(env, 'OUTBOUND_ALLOW'),
     replayTimeoutMs: int(env, 'REPLAY_TIMEOUT_MS', 10_000, 1),
-    plans: Object.freeze(json(env, 'PLANS', DEFAULT_PLANS, PlansSchema)),
+    plans: Object.freeze(withRetention(json(env, 'PLANS', DEFAULT_PLANS, PlansSchema))),
+    retention: Object.freeze({
+      everyMs: int(env, 'RETENTION_INTERVAL_MS', 3_600_000, 1_000),
+      batchRows: int(env, 'RETENTION_BATCH_ROWS', 500, 1),
+      clockOffsetMs: int(env, 'RETENTION_CLOCK_OFFSET_MS', 0),
+      pinLimit: int(env, 'PIN_LIMIT', 100, 0),
+    }),
     usageFlushMs: int(env, 'USAGE_FLUSH_MS', 1_000, 10),
     rateLimits: Object.freeze({
       api: rateRule(env, 'RATE_LIMIT_API', { limit: 600, windowMs: 60_000 }),
