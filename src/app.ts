@@ -19,6 +19,7 @@ import { UsageMeter } from './engine/usage';
 import { createNotifier, notificationHooks } from './engine/notifier';
 import { NotifyLog } from './engine/notify-log';
 import { SigningConfigSchema } from './engine/signing';
+import { adminRoutes } from './http/admin';
 import { apiRoutes } from './http/api/index';
 import { errorHandler } from './http/errors';
 import { requestGuards } from './http/guards';
@@ -120,6 +121,12 @@ export async function startService(config: Config): Promise<Service> {
   // Live streams: one bus subscription per watched endpoint on this node.
   const streamHub = config.roles.has('stream') ? new StreamHub(bus, { ...config.stream, loadCapture: (endpointId, id) => captures.get(id, [{ endpointId, since: 0 }]) }) : null;
 
+  // /healthz, and the operator API's health.
+  const health = (): Health => {
+    const shipping = shipper?.health() ?? null;
+    return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null };
+  };
+
   const receive = engine ? receiverHandler(engine, config) : null;
   // /w/ is answered by Bun's router ahead of Elysia's (src/http/receiver.ts), on every listener.
   const api = new Elysia({ serve: { routes: receiverBunRoutes(config.receiverPort === null ? receive : null) } })
@@ -136,10 +143,9 @@ export async function startService(config: Config): Promise<Service> {
       }),
     )
     .use(docsRoutes())
-    .get('/healthz', (): Health => {
-      const shipping = shipper?.health() ?? null;
-      return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null };
-    });
+    .get('/healthz', health);
+  // The operator API (docs/operations.md), on every role, only when ADMIN_TOKEN is set.
+  if (config.adminToken) api.use(adminRoutes({ ctx, health, backup: { dataDir: config.dataDir, state, sqlitePath: storeSpec.kind === 'sqlite' ? storeSpec.path : null } }, config.adminToken));
   if (config.roles.has('api')) api.use(apiRoutes(ctx));
   if (streamHub) api.use(streamRoutes(ctx, streamHub));
   // Agent claim pages and OAuth discovery live outside /api but belong to the API role.

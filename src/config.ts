@@ -153,6 +153,11 @@ export interface Config {
     /** Largest accepted age (either way) of a Stripe-Signature timestamp. */
     toleranceSeconds: number;
   };
+  /**
+   * Bearer token of the operator API under /admin/api (docs/operations.md); null = that API is
+   * off. Compared in constant time, never returned or logged.
+   */
+  adminToken: string | null;
 }
 
 /** At most `limit` requests per `windowMs`. */
@@ -278,6 +283,15 @@ function bool(env: Env, name: string, def: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+/** A guessable operator token would open every account's plan and the whole data dir: 24 characters at least. */
+function adminToken(env: Env): string | null {
+  const raw = env.ADMIN_TOKEN;
+  if (raw === undefined || raw === '') return null;
+  // The value itself never goes into the message.
+  if (raw.length < 24 || /\s/.test(raw)) throw new ConfigError(`ADMIN_TOKEN must be at least 24 characters without spaces (e.g. openssl rand -hex 32)`);
+  return raw;
+}
+
 const ROLES: readonly Role[] = ['receiver', 'api', 'stream'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -378,6 +392,7 @@ export function loadConfig(env: Env = process.env): Config {
       webhookSecret: env.STRIPE_WEBHOOK_SECRET || null,
       toleranceSeconds: int(env, 'STRIPE_WEBHOOK_TOLERANCE_SECONDS', 300, 1),
     }),
+    adminToken: adminToken(env),
   });
 }
 
