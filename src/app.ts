@@ -4,21 +4,20 @@
  */
 import { join } from 'node:path';
 import { swagger } from '@elysiajs/swagger';
-import { Value } from '@sinclair/typebox/value';
 import { Elysia, type AnyElysia } from 'elysia';
 import { createLocalBus } from './bus/local';
 import { createNatsBus } from './bus/nats';
 import { decodeJson, subjects, type Bus } from './bus/types';
 import type { Config } from './config';
 import type { Health } from './health';
-import { SlugActors, type EndpointSnapshot } from './engine/actors';
+import { SlugActors } from './engine/actors';
+import { loadEndpointSnapshots } from './engine/endpoint-snapshots';
 import { CaptureEngine, combineHooks, type CaptureHooks } from './engine/capture';
 import { CaptureLog } from './engine/capture-log';
 import { Shipper } from './engine/shipper';
 import { UsageMeter } from './engine/usage';
 import { createNotifier, notificationHooks } from './engine/notifier';
 import { AllowList } from './net/allow';
-import { SigningConfigSchema } from './engine/signing';
 import { apiRoutes } from './http/api/index';
 import { errorHandler } from './http/errors';
 import { requestGuards } from './http/guards';
@@ -36,7 +35,6 @@ import { docsRoutes } from './http/docs';
 import { loadWebBundle, webRoutes } from './http/web';
 import { captureStoreSpec, openCaptureStore } from './stores/captures/open';
 import { openPglite, openPostgres, type StateDb } from './stores/state/db';
-import { findEndpointBySlug } from './stores/state/endpoints';
 import { usageStoreOn } from './stores/state/usage';
 
 export interface Service {
@@ -61,22 +59,9 @@ export async function startService(config: Config): Promise<Service> {
   const bus: Bus = config.natsUrl ? await createNatsBus(config.natsUrl, config.natsPrefix) : createLocalBus();
 
   const actors = new SlugActors({
+    maxActors: config.endpointCacheMax,
     maxMissingBytes: config.unknownSlugCacheBytes,
-    load: async (slug): Promise<EndpointSnapshot | null> => {
-      const row = await findEndpointBySlug(state.db, slug);
-      return row
-        ? {
-            id: row.id,
-            slug: row.slug,
-            userId: row.userId,
-            ownerKeyId: row.ownerKeyId,
-            mockResponse: row.mockResponse ?? null,
-            notificationUrl: row.notificationUrl,
-            signing: row.signing && Value.Check(SigningConfigSchema, row.signing) ? row.signing : null,
-            expiresAt: row.expiresAt,
-          }
-        : null;
-    },
+    loadMany: (slugs) => loadEndpointSnapshots(state.db, slugs),
   });
   const ctx: Ctx = { config, db: state.db, captures, bus, endpointCache: actors };
   const unsubscribeConfig = bus.subscribe(subjects.endpointChanged, (data) => {
@@ -126,7 +111,7 @@ export async function startService(config: Config): Promise<Service> {
       }),
     )
     .use(docsRoutes())
-    .get('/healthz', (): Health => ({ ok: true, roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipper ? { backlog: shipper.backlog, ...shipper.stats } : null, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null }));
+    .get('/healthz', (): Health => ({ ok: true, roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipper ? { backlog: shipper.backlog, ...shipper.stats } : null, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null, endpointCache: isReceiver ? actors.stats() : null }));
   if (config.roles.has('api')) api.use(apiRoutes(ctx));
   if (streamHub) api.use(streamRoutes(ctx, streamHub));
   // Agent claim pages and OAuth discovery live outside /api but belong to the API role.

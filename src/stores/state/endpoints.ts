@@ -29,6 +29,18 @@ export async function findEndpointBySlug(db: Db, slug: string): Promise<Endpoint
   return out[0] ?? null;
 }
 
+/**
+ * The endpoints among `slugs`, in one query: the receiver's endpoint cache loads every cold slug
+ * of a moment together. One array parameter, so every batch size is the same prepared statement.
+ */
+export async function findEndpointsBySlugs(db: Db, slugs: readonly string[]): Promise<EndpointRow[]> {
+  if (slugs.length === 0) return [];
+  return db
+    .select()
+    .from(endpoints)
+    .where(sql`${endpoints.slug} = ANY(${sql.param([...slugs])}::text[])`);
+}
+
 export async function listUserEndpoints(db: Db, userId: string): Promise<EndpointRow[]> {
   return db.select().from(endpoints).where(eq(endpoints.userId, userId)).orderBy(asc(endpoints.createdAt));
 }
