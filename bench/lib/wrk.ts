@@ -11,6 +11,8 @@ export interface WrkResult {
   errors: number;
   p50: number;
   p99: number;
+  /** wrk's latency distribution (--latency): ms at the 50th, 75th, 90th and 99th percentiles. */
+  percentiles: { p: number; ms: number }[];
 }
 
 function ms(v: string, unit: string): number {
@@ -38,5 +40,5 @@ export async function wrk(url: string, opts: { connections: number; seconds: num
     const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
     return m?.[1] && m[2] ? ms(m[1], m[2]) : Number.NaN;
   };
-  return { rps, requests, seconds, non2xx, errors, p50: pct('50'), p99: pct('99') };
+  return { rps, requests, seconds, non2xx, errors, p50: pct('50'), p99: pct('99'), percentiles: [50, 75, 90, 99].map((p) => ({ p, ms: pct(String(p)) })) };
 }
