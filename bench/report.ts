@@ -52,7 +52,7 @@ const steps: Step[] = [
     env: { BENCH_REUSE: '1', ...(quick ? { BENCH_DB: 'hookcap_bench_search_quick', BENCH_QUERIES: '10' } : {}) },
     expectSeconds: quick ? 30 : 120,
     retry: {
-      when: /BENCH_REUSE=1 but no completed dataset/,
+      when: /BENCH_REUSE=1 but no completed dataset|database "hookcap_bench_search\w*" does not exist/,
       env: quick ? { BENCH_DB: 'hookcap_bench_search_quick', BENCH_QUERIES: '10', BENCH_ROWS: '200000', BENCH_ENDPOINTS: '100', BENCH_ACCOUNTS: '10', BENCH_MERGE_WAIT_S: '60' } : {},
       expectSeconds: quick ? 90 : 1800,
     },
@@ -87,7 +87,8 @@ async function run(step: Step, env: Record<string, string>, expectSeconds: numbe
   // A heartbeat with the expected time left, between the bench's own progress lines.
   const timer = setInterval(() => {
     const s = (performance.now() - t0) / 1000;
-    say(`[${index}/${total}] ${step.name}: ${s.toFixed(0)} s elapsed, about ${Math.max(0, expectSeconds - s).toFixed(0)} s left (estimate)`);
+    const left = expectSeconds - s;
+    say(`[${index}/${total}] ${step.name}: ${s.toFixed(0)} s elapsed, ${left > 0 ? `about ${left.toFixed(0)} s left (estimate)` : `${(-left).toFixed(0)} s past the estimate`}`);
   }, 15_000);
   const out = await new Response(proc.stdout).text();
   await proc.exited;
@@ -190,6 +191,7 @@ interface TenantsResults {
   one: TenantSide;
   spread: TenantSide;
   ratio: number;
+  atRate: { one: { rate: number; ok: number; sent: number; p50Ms: number; p99Ms: number }; spread: { rate: number; ok: number; sent: number; p50Ms: number; p99Ms: number } };
   cold: { captures: number; capturesPerSecond: number; queries: number; slugsLoaded: number };
   cache: { entries: number; max: number; estimatedBytes: number; estimatedBytesPerEntry: number; measuredBytesPerEntry: number };
 }
@@ -247,6 +249,10 @@ ${figure(await renderSvg(bars({ title: 'Durable captures/s by how captures sprea
 ${table(['case', 'captures/s', 'p50 / p99 ms', 'µs CPU/capture: service / its Postgres', 'GCs, longest ms'], [
   ['one endpoint', n0(tenants.one.capturesPerSecond), `${n2(tenants.one.p50Ms)} / ${n2(tenants.one.p99Ms)}`, `${n1(tenants.one.cpuUsPerCapture.service)} / ${n1(tenants.one.cpuUsPerCapture.postgres)}`, `${tenants.one.gc.collections}, ${n1(tenants.one.gc.longestMs)}`],
   ['spread', n0(tenants.spread.capturesPerSecond), `${n2(tenants.spread.p50Ms)} / ${n2(tenants.spread.p99Ms)}`, `${n1(tenants.spread.cpuUsPerCapture.service)} / ${n1(tenants.spread.cpuUsPerCapture.postgres)}`, `${tenants.spread.gc.collections}, ${n1(tenants.spread.gc.longestMs)}`],
+])}
+${table(['at the same offered rate (open loop)', 'acknowledged / sent', 'p50 / p99 ms'], [
+  [`one endpoint, ${n0(tenants.atRate.one.rate)}/s`, `${n0(tenants.atRate.one.ok)} / ${n0(tenants.atRate.one.sent)}`, `${n2(tenants.atRate.one.p50Ms)} / ${n2(tenants.atRate.one.p99Ms)}`],
+  [`spread, ${n0(tenants.atRate.spread.rate)}/s`, `${n0(tenants.atRate.spread.ok)} / ${n0(tenants.atRate.spread.sent)}`, `${n2(tenants.atRate.spread.p50Ms)} / ${n2(tenants.atRate.spread.p99Ms)}`],
 ])}
 <p>Cold pass: ${n0(tenants.cold.queries)} load queries for ${n0(tenants.cold.slugsLoaded)} cold slugs (${n1(tenants.cold.slugsLoaded / Math.max(1, tenants.cold.queries))} per query). Endpoint cache: ${n0(tenants.cache.entries)} entries of ${n0(tenants.cache.max)}, estimated ${n1(tenants.cache.estimatedBytes / 2 ** 20)} MiB (${n0(tenants.cache.estimatedBytesPerEntry)} B each; measured on the heap: ${n0(tenants.cache.measuredBytesPerEntry)} B each).</p>`);
   }

@@ -3,7 +3,8 @@
  * one endpoint, then spread uniformly over BENCH_SPREAD endpoints, with BENCH_ENDPOINTS endpoints
  * in Postgres (issue 15: 100,000 of 1,000,000, within 10% of the one-endpoint figure). Between the
  * two, a cold pass sends one capture to each spread endpoint in turn: every one a cache miss, the
- * loads batched (engine/actors.ts). Reports captures/s, p50/p99, CPU per capture of the service
+ * loads batched (engine/actors.ts). Then both ways again at one fixed offered rate (open loop):
+ * does the spread keep up, and at what latency. Reports captures/s, p50/p99, CPU per capture of the service
  * process and of its Postgres connections, GC pauses, and the endpoint cache's memory (its own
  * estimate from /healthz, next to the heap the same snapshots take in this process after a full GC).
  *
@@ -11,7 +12,8 @@
  *   BENCH_REUSE=1 node_modules/.bin/bun bench/tenants.ts   measure on the endpoints already seeded
  *   BENCH_QUICK=1 …                                 100,000 endpoints, 10,000 spread, one 3 s round
  *   BENCH_ENDPOINTS, BENCH_SPREAD, BENCH_SECONDS (5), BENCH_ROUNDS (3, alternated; medians),
- *   BENCH_CONNECTIONS (64), BENCH_DB (hookcap_bench_tenants), ENDPOINT_CACHE_MAX (the service's)
+ *   BENCH_CONNECTIONS (64), BENCH_RATE (the open-loop rate; half the one-endpoint peak),
+ *   BENCH_DB (hookcap_bench_tenants), ENDPOINT_CACHE_MAX (the service's)
  *
  * Needs scripts/services.sh (Postgres, ClickHouse, NATS) and wrk. The endpoints are made by
  * Postgres itself (INSERT … SELECT generate_series, test/support/seed-endpoints.ts); their slugs
@@ -31,6 +33,8 @@ import { seedBase, seedEndpoints, seedSlug } from '../test/support/seed-endpoint
 import { startServer, stopServer, type TestServer } from '../test/support/server';
 import { statTicks } from './lib/proc-stat';
 import { loadAverage, progress, saveResults } from './lib/results';
+import { constantRate, type RateResult } from './lib/rate';
+import { Rng } from './lib/random';
 import { wrk, type WrkResult } from './lib/wrk';
 
 const env = process.env;
@@ -223,6 +227,25 @@ async function main() {
       samples.one.push(await measured(s, pgPids, one, seconds));
       samples.spread.push(await measured(s, pgPids, many, seconds));
     }
+    // The same offered rate both ways, open loop (bench/lib/rate.ts): half the one-endpoint peak
+    // unless BENCH_RATE says otherwise; latency from each request's scheduled send.
+    const rate = num('BENCH_RATE', Math.max(1, Math.floor(median(samples.one.map((x) => x.rps)) / 2)));
+    const body = (await Bun.file(join(import.meta.dir, 'lib', 'post.lua')).text()).match(/wrk\.body = '(.*)'/)?.[1] ?? '{}';
+    const rng = new Rng(15);
+    const atRate: { one: RateResult[]; spread: RateResult[] } = { one: [], spread: [] };
+    for (let r = 0; r < rounds; r++) {
+      log(`round ${r + 1}/${rounds} at ${rate.toLocaleString('en')} captures/s: one endpoint, then ${spread.toLocaleString('en')}`);
+      // Both ways compute a slug per request, so the generator costs the same.
+      atRate.one.push(await constantRate(`${s.url}/w/`, body, rate, seconds, 128, {}, () => `/w/${seedSlug(data.base, Math.floor(rng.next() * 0))}`));
+      atRate.spread.push(await constantRate(`${s.url}/w/`, body, rate, seconds, 128, {}, () => `/w/${seedSlug(data.base, Math.floor(rng.next() * spread))}`));
+    }
+    const rateSummary = (xs: RateResult[]) => ({
+      rate,
+      ok: xs.reduce((a, x) => a + x.ok, 0),
+      sent: xs.reduce((a, x) => a + x.sent, 0),
+      p50Ms: median(xs.map((x) => x.p50)),
+      p99Ms: median(xs.map((x) => x.p99)),
+    });
     const summary = (xs: Sample[]) => ({
       capturesPerSecond: median(xs.map((x) => x.rps)),
       p50Ms: median(xs.map((x) => x.p50)),
@@ -239,6 +262,7 @@ async function main() {
       one: summary(samples.one),
       spread: summary(samples.spread),
       ratio: median(samples.spread.map((x) => x.rps)) / median(samples.one.map((x) => x.rps)),
+      atRate: { one: rateSummary(atRate.one), spread: rateSummary(atRate.spread) },
       cold,
       cache,
       samples,
@@ -253,6 +277,9 @@ async function main() {
       console.log(`| ${name} | ${f(x.capturesPerSecond)} | ${f(x.p50Ms, 2)} / ${f(x.p99Ms, 2)} | ${f(x.cpuUsPerCapture.service, 1)} / ${f(x.cpuUsPerCapture.postgres, 1)} | ${x.gc.collections}, ${f(x.gc.longestMs, 1)} ms |`);
     }
     console.log(`\nspread / one: ${f(result.ratio * 100, 1)}% (target ≥ 90%)`);
+    for (const [name, x] of [['one endpoint', result.atRate.one], [`${f(spread)} endpoints`, result.atRate.spread]] as const) {
+      console.log(`at ${f(rate)} captures/s offered (open loop), ${name}: ${f(x.ok)}/${f(x.sent)} acknowledged, p50 ${f(x.p50Ms, 2)} ms, p99 ${f(x.p99Ms, 2)} ms`);
+    }
     console.log(`cold pass: ${f(spread)} cold endpoints covered by ${f(cold.captures)} captures (its last 1 s wrk run wraps onto warm ones) at ${f(cold.capturesPerSecond)}/s, ${f(cold.queries)} load queries (${f(cold.slugsLoaded / Math.max(1, cold.queries), 1)} slugs per query)`);
     console.log(`endpoint cache: ${f(cache.entries)} entries (max ${f(cache.max)}), estimated ${f(cache.estimatedBytes / 2 ** 20, 1)} MiB (${f(cache.estimatedBytesPerEntry)} B/entry, /healthz); the same ${f(spread)} snapshots measured on the heap in this process: ${f(cache.measuredBytesPerEntry)} B/entry`);
   } finally {

@@ -10,7 +10,7 @@ type Row = Record<string, string | number | null>;
 const BASE = {
   $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
   background: 'white',
-  config: { font: 'system-ui, sans-serif', axis: { labelLimit: 260 }, legend: { labelLimit: 260 } },
+  config: { font: 'system-ui, sans-serif', legend: { labelLimit: 320 } },
 } as const;
 
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
@@ -31,7 +31,7 @@ export function bars(opts: { title: string; rows: Row[]; value: string; label: s
     {
       mark: { type: 'bar', tooltip: true },
       encoding: {
-        y: { field: opts.label, type: 'nominal', sort: null, title: null },
+        y: { field: opts.label, type: 'nominal', sort: null, title: null, axis: { labelLimit: 320 } },
         x: { field: opts.value, type: 'quantitative', title: opts.unit, stack: null },
         ...(opts.color ? { color: { field: opts.color, type: 'nominal', title: null }, yOffset: { field: opts.color, type: 'nominal' } } : {}),
       },
@@ -85,7 +85,7 @@ export function stacked(opts: { title: string; rows: Row[]; group: string; part:
     data: { values: opts.rows },
     mark: { type: 'bar', tooltip: true },
     encoding: {
-      y: { field: opts.group, type: 'nominal', title: null },
+      y: { field: opts.group, type: 'nominal', title: null, axis: { labelLimit: 320 } },
       x: { field: opts.value, type: 'quantitative', title: opts.unit, stack: 'zero' },
       color: { field: opts.part, type: 'nominal', title: null, sort: { field: opts.value, op: 'sum', order: 'descending' } },
       order: { field: opts.value, type: 'quantitative', sort: 'descending' },
