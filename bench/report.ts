@@ -6,7 +6,7 @@
  *
  *   npm run bench                  the full run (search reuses its 10M dataset if loaded: BENCH_REUSE)
  *   BENCH_QUICK=1 npm run bench    every bench small and short, a few minutes in all
- *   BENCH_ONLY=capture,tenants …   a subset (names below)
+ *   BENCH_STEPS=capture,tenants …  a subset (names below; not BENCH_ONLY, which bench/search reads)
  *
  * Needs scripts/services.sh (Postgres, ClickHouse, NATS) and wrk (`apt-get install wrk`). Progress
  * and each bench's own progress go to stderr. A bench that fails is recorded as failed and the
@@ -21,7 +21,7 @@ import { loadAverage } from './lib/results';
 const ROOT = join(import.meta.dir, '..');
 const OUT = join(import.meta.dir, 'report');
 const quick = process.env.BENCH_QUICK === '1';
-const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
+const only = process.env.BENCH_STEPS ? new Set(process.env.BENCH_STEPS.split(',').map((s) => s.trim())) : null;
 
 interface Step {
   name: string;
@@ -76,14 +76,24 @@ interface StepOutcome {
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
-async function run(step: Step, env: Record<string, string>, expectSeconds: number, index: number, total: number, resultsDir: string): Promise<{ code: number; out: string }> {
+async function run(step: Step, env: Record<string, string>, expectSeconds: number, index: number, total: number, resultsDir: string): Promise<{ code: number; out: string; err: string }> {
   const t0 = performance.now();
   const proc = Bun.spawn([process.execPath, join(ROOT, step.script)], {
     cwd: ROOT,
     env: { ...process.env, ...env, BENCH_RESULTS_DIR: resultsDir },
     stdout: 'pipe',
-    stderr: 'inherit',
+    stderr: 'pipe',
   });
+  // The bench's stderr (its progress) is passed through as it comes, and its tail kept: a retry
+  // decision may depend on an error the bench printed there.
+  let errTail = '';
+  const passErr = (async () => {
+    const dec = new TextDecoder();
+    for await (const chunk of proc.stderr) {
+      process.stderr.write(chunk);
+      errTail = (errTail + dec.decode(chunk, { stream: true })).slice(-65_536);
+    }
+  })();
   // A heartbeat with the expected time left, between the bench's own progress lines.
   const timer = setInterval(() => {
     const s = (performance.now() - t0) / 1000;
@@ -92,8 +102,9 @@ async function run(step: Step, env: Record<string, string>, expectSeconds: numbe
   }, 15_000);
   const out = await new Response(proc.stdout).text();
   await proc.exited;
+  await passErr;
   clearInterval(timer);
-  return { code: proc.exitCode ?? 1, out };
+  return { code: proc.exitCode ?? 1, out, err: errTail };
 }
 
 async function main(): Promise<number> {
@@ -114,11 +125,11 @@ async function main(): Promise<number> {
     const load0 = loadAverage();
     say(`[${i + 1}/${chosen.length}] ${step.name}: started (bun ${step.script}, about ${step.expectSeconds} s)`);
     let r = await run(step, step.env, step.expectSeconds, i + 1, chosen.length, resultsDir);
-    let log = r.out;
-    if (r.code !== 0 && step.retry && step.retry.when.test(r.out)) {
+    let log = r.code === 0 ? r.out : `${r.out}\n--- stderr (tail) ---\n${r.err}`;
+    if (r.code !== 0 && step.retry && step.retry.when.test(r.out + r.err)) {
       say(`[${i + 1}/${chosen.length}] ${step.name}: no dataset to reuse; loading one (about ${step.retry.expectSeconds} s)`);
       r = await run(step, step.retry.env, step.retry.expectSeconds, i + 1, chosen.length, resultsDir);
-      log += `\n--- loading a dataset ---\n${r.out}`;
+      log += `\n--- loading a dataset ---\n${r.code === 0 ? r.out : `${r.out}\n--- stderr (tail) ---\n${r.err}`}`;
     }
     writeFileSync(join(OUT, 'logs', `${step.name}.txt`), log);
     const seconds = (performance.now() - t0) / 1000;
