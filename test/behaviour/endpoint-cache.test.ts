@@ -64,6 +64,7 @@ for (const backend of BACKENDS) {
       }
     };
 
+    // Two server starts and a seed: more than one start's allowance (55 s) on a loaded machine.
     beforeAll(async () => {
       provisioned = await provision(backend);
       const env = { ...provisioned.env, ENDPOINT_CACHE_MAX: String(CACHE_MAX), PLANS: '{"free":{"limit":1000000}}' };
@@ -80,7 +81,7 @@ for (const backend of BACKENDS) {
         await state.close();
       }
       server = await startServer({ env, dataDir: first.dataDir });
-    });
+    }, 180_000);
     afterAll(async () => {
       if (server) await stopServer(server);
       await provisioned?.cleanup();
