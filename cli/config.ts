@@ -7,6 +7,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, DEFAULT_API_URL, type HookcapClient } from '../client/index';
+import { isCaptureId } from '../src/ids';
 import { CliError } from './errors';
 
 export interface Settings {
@@ -96,7 +97,7 @@ export function loadResume(slug: string, env: NodeJS.ProcessEnv = process.env): 
   const raw = readJson(statePath(slug, env));
   if (raw === null || typeof raw !== 'object') return null;
   const { lastId, apiUrl, savedAt } = raw as Record<string, unknown>;
-  if (typeof lastId !== 'string' || !/^req_[0-9A-Z]{26}$/.test(lastId)) return null;
+  if (typeof lastId !== 'string' || !isCaptureId(lastId)) return null;
   return { lastId, apiUrl: typeof apiUrl === 'string' ? apiUrl : '', savedAt: typeof savedAt === 'number' ? savedAt : 0 };
 }
 

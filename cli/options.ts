@@ -1,6 +1,6 @@
 /** Option values checked as they are parsed: a bad one is a usage error (exit 2) that names it. */
 import { readFileSync } from 'node:fs';
-import { captureIdFloor } from '../src/ids';
+import { captureIdFloor, isCaptureId } from '../src/ids';
 import { UsageError } from './errors';
 
 export function integer(name: string, min: number) {
@@ -63,7 +63,7 @@ export function boundMs(t: string, now = Date.now()): number {
 /** `--since`: a capture id (start after it), or a time (start at it); the Last-Event-ID to resume from. */
 export function since(raw: string): string {
   const t = raw.trim();
-  if (/^req_[0-9A-Z]{26}$/.test(t)) return t;
+  if (isCaptureId(t)) return t;
   return captureIdFloor(boundMs(timeBound('--since')(t)));
 }
 

@@ -17,17 +17,20 @@ import { CaptureLog } from './engine/capture-log';
 import { Shipper } from './engine/shipper';
 import { UsageMeter } from './engine/usage';
 import { createNotifier, notificationHooks } from './engine/notifier';
-import { AllowList } from './net/allow';
+import { NotifyLog } from './engine/notify-log';
 import { apiRoutes } from './http/api/index';
 import { errorHandler } from './http/errors';
 import { requestGuards } from './http/guards';
 import { receiverBunRoutes, receiverDocs, receiverHandler } from './http/receiver';
 import { streamRoutes } from './http/stream';
 import { StreamHub } from './services/stream/hub';
+import { within } from './deadline';
+import { errorMessage } from './unknown';
 import { log } from './log';
 import type { Ctx } from './services/context';
+import { createServices } from './services/build';
 import { startPurger } from './services/purger';
-import { agentDeps } from './services/agent/deps';
+import { startRetention } from './services/retention';
 import { startAgentSweeper } from './services/agent/sweeper';
 import { agentPages } from './http/pages/index';
 import { wellKnownRoutes } from './http/well-known';
@@ -35,6 +38,7 @@ import { docsRoutes } from './http/docs';
 import { loadWebBundle, webRoutes } from './http/web';
 import { captureStoreSpec, openCaptureStore } from './stores/captures/open';
 import { openPglite, openPostgres, type StateDb } from './stores/state/db';
+import { findEndpointById } from './stores/state/endpoints';
 import { usageStoreOn } from './stores/state/usage';
 
 export interface Service {
@@ -63,10 +67,13 @@ export async function startService(config: Config): Promise<Service> {
     maxMissingBytes: config.unknownSlugCacheBytes,
     loadMany: (slugs) => loadEndpointSnapshots(state.db, slugs),
   });
-  const ctx: Ctx = { config, db: state.db, captures, bus, endpointCache: actors };
+  const services = createServices({ config, db: state.db, captures, bus, endpointCache: actors });
+  const { ctx } = services;
   const unsubscribeConfig = bus.subscribe(subjects.endpointChanged, (data) => {
     actors.invalidate(decodeJson<{ slug: string }>(data).slug);
   });
+  // Invalidations sent while the bus was lost never arrive: once it is back, re-read every snapshot.
+  const unwatchBus = bus.onConnectionChange((up) => up && actors.revalidateAll());
 
   // The receiver role owns the capture log: replay what a crash left unshipped, then serve.
   const isReceiver = config.roles.has('receiver');
@@ -84,14 +91,18 @@ export async function startService(config: Config): Promise<Service> {
     usage.start();
   }
   // Notifications leave from the node that captured the request; the hook only enqueues.
-  const notifier = isReceiver ? createNotifier(config, AllowList.parse(config.outboundAllow)) : null;
+  const notifier = isReceiver ? createNotifier(config, config.outboundAllow) : null;
   if (notifier) captureHooks.push(notificationHooks(notifier, config.baseUrl));
+  // What the last run left unsent is read again from the log (at-least-once across restarts).
+  const notifyLog = notifier && opened ? new NotifyLog({ dir: opened.log.dir, notifier, end: () => opened.log.end, lookup: (id) => findEndpointById(state.db, id), baseUrl: config.baseUrl }) : null;
+  notifyLog?.start(opened?.end ?? { segment: 0, offset: 0 });
   const engine =
     opened && shipper
       ? new CaptureEngine({ actors, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, detectProviders: config.detectProviders, hooks: combineHooks(captureHooks) })
       : null;
-  const stopPurger = config.roles.has('api') ? startPurger(ctx) : () => {};
-  const stopAgentSweeper = config.roles.has('api') ? startAgentSweeper(ctx) : () => {};
+  const purger = config.roles.has('api') ? startPurger(ctx) : null;
+  const agentSweeper = config.roles.has('api') ? startAgentSweeper(ctx) : null;
+  const retention = config.roles.has('api') ? startRetention(ctx) : null;
   // Live streams: one bus subscription per watched endpoint on this node.
   const streamHub = config.roles.has('stream') ? new StreamHub(bus, { ...config.stream, loadCapture: (endpointId, id) => captures.get(id, [{ endpointId, since: 0 }]) }) : null;
 
@@ -111,11 +122,14 @@ export async function startService(config: Config): Promise<Service> {
       }),
     )
     .use(docsRoutes())
-    .get('/healthz', (): Health => ({ ok: true, roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipper ? { backlog: shipper.backlog, ...shipper.stats } : null, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null, endpointCache: isReceiver ? actors.stats() : null }));
+    .get('/healthz', (): Health => {
+      const shipping = shipper?.health() ?? null;
+      return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null, endpointCache: isReceiver ? actors.stats() : null };
+    });
   if (config.roles.has('api')) api.use(apiRoutes(ctx));
   if (streamHub) api.use(streamRoutes(ctx, streamHub));
   // Agent claim pages and OAuth discovery live outside /api but belong to the API role.
-  if (config.roles.has('api')) api.use(agentPages(ctx)).use(wellKnownRoutes(config, agentDeps(ctx).providers));
+  if (config.roles.has('api')) api.use(agentPages(ctx)).use(wellKnownRoutes(config, ctx.agent.providers));
   if (web) api.use(webRoutes(web));
   // Bodies are bounded by our own code, which answers in JSON: the receiver (MAX_BODY_BYTES,
   // declared or streamed) and the request guards (apiBodyLimit). Bun's limit would answer first,
@@ -155,23 +169,52 @@ export async function startService(config: Config): Promise<Service> {
     servers,
     urls: { api: `http://localhost:${apiPort}`, receiver: `http://localhost:${receiverPort}` },
     async stop() {
-      // Stop accepting, let in-flight captures finish, ship everything, then close stores.
+      // SHUTDOWN_TIMEOUT_MS in all: the drains get what is left of it less a share kept for
+      // closing the stores. A partial drain is safe: the capture log is replayed at the next start.
+      const deadline = Date.now() + config.shutdownTimeoutMs;
+      const drainBy = deadline - Math.min(2_000, config.shutdownTimeoutMs / 5);
+      const late: string[] = [];
+      const failed: string[] = [];
+      const logged = (step: string, work: Promise<unknown>) =>
+        work.catch((err: unknown) => {
+          failed.push(step);
+          log.error('shutdown step failed', { step, error: errorMessage(err) });
+        });
+      const drain = async (step: string, work: Promise<unknown>) => {
+        if (!(await within(logged(step, work), drainBy))) late.push(step);
+      };
       // Open streams would keep a graceful stop waiting: end them first; clients reconnect elsewhere.
       streamHub?.close();
-      await Promise.all(servers.map((s) => s.stop(false)));
-      stopPurger();
-      stopAgentSweeper();
+      // Stop accepting; requests in flight may finish until the drain deadline, then are cut.
+      await drain('requests in flight', Promise.all(servers.map((s) => s.stop(false))));
+      if (late.length > 0) for (const s of servers) void s.stop(true);
+      await drain('purger, retention and agent sweeper', Promise.all([purger?.stop(), retention?.stop(), agentSweeper?.stop()]));
       unsubscribeConfig();
+      unwatchBus();
       if (opened && shipper) {
-        await opened.log.close();
-        await shipper.stop();
+        await drain('capture log', opened.log.close());
+        if (!(await shipper.stop(drainBy))) late.push('shipper');
       }
-      await notifier?.stop();
+      // Stops the notifier, then keeps its checkpoint for the next start.
+      await drain('notifications', notifyLog?.stop() ?? notifier?.stop() ?? Promise.resolve());
+      // The stream guards' bus subscriptions and the mailer.
+      await drain('services', services.close());
       // Counts of the last captures go to Postgres before it closes.
-      await usage?.stop();
-      await bus.close();
-      await captures.close();
-      await state.close();
+      await drain('usage counts', usage?.stop() ?? Promise.resolve());
+      if (late.length > 0) log.warn('shutdown deadline: stopped waiting', { for: late, timeoutMs: config.shutdownTimeoutMs });
+      const closed = await within(
+        logged(
+          'closing the bus and stores',
+          (async () => {
+            await bus.close();
+            await captures.close();
+            await state.close();
+          })(),
+        ),
+        deadline,
+      );
+      if (!closed) log.warn('shutdown deadline: stores not closed in time', { timeoutMs: config.shutdownTimeoutMs });
+      if (failed.length > 0) throw new Error(`shutdown steps failed: ${failed.join(', ')}`);
     },
   };
 }

@@ -3,8 +3,10 @@
  * a bad value stops start-up with a message naming the variable.
  */
 import { resolve } from 'node:path';
-import { parseIdJagProviders } from './auth/agent/providers';
-import { parseAllowEntry } from './net/allow';
+import { parseIdJagProviders, type IdJagProvider } from './auth/agent/providers';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { AllowList } from './net/allow';
+import { checked } from './schema-problem';
 import { errorMessage } from './unknown';
 
 export type Role = 'receiver' | 'api' | 'stream';
@@ -32,7 +34,8 @@ export interface Config {
   natsPrefix: string;
   smtpUrl: string | null;
   mailFrom: string;
-  agentIdjagProviders: string | undefined;
+  /** AGENT_IDJAG_PROVIDERS, parsed: the identity providers whose ID-JAG assertions are trusted. */
+  agentIdjagProviders: readonly IdJagProvider[];
   roles: ReadonlySet<Role>;
   /** Largest captured body in bytes; larger → 413. */
   maxBodyBytes: number;
@@ -46,6 +49,11 @@ export interface Config {
   shipBacklogLimit: number;
   /** Roll the capture log to a new segment at this size. */
   logSegmentBytes: number;
+  /**
+   * SIGTERM/SIGINT: how long a shutdown may take (ms). Requests in flight, the shipper's drain and
+   * the other background parts get what the deadline allows; the process exits by then.
+   */
+  shutdownTimeoutMs: number;
   /** Memory the receiver may spend remembering unknown slugs (estimated bytes). */
   unknownSlugCacheBytes: number;
   /** Endpoint snapshots the receiver keeps in memory at most (least recently used dropped first). */
@@ -91,11 +99,21 @@ export interface Config {
    * Outbound requests (notifications, send-test) never reach loopback, private, link-local or
    * metadata addresses, unless the host (name or IP, optionally :port) is listed here.
    */
-  outboundAllow: readonly string[];
+  outboundAllow: AllowList;
   /** POST /api/requests/{id}/replay: the whole exchange with the target, lookups to body. */
   replayTimeoutMs: number;
-  /** Plan name → monthly request quota. Accounts start on `free`. */
-  plans: Readonly<Record<string, { limit: number }>>;
+  /** Plan name → monthly request quota and capture retention (days). Accounts start on `free`. */
+  plans: Readonly<Record<string, { limit: number; retentionDays: number }>>;
+  /** Removal of captures past their plan's retention, and pins that keep one (docs/retention.md). */
+  retention: {
+    everyMs: number;
+    /** SQLite rows deleted per statement; the sweep yields to the event loop between batches. */
+    batchRows: number;
+    /** Added to the clock when deciding what has expired (tests: "it is 8 days later"). */
+    clockOffsetMs: number;
+    /** Pinned captures one account may hold. */
+    pinLimit: number;
+  };
   /** How often actors flush usage counters to Postgres. */
   usageFlushMs: number;
   /** Fixed-window request limits (SPEC 8), counted in Postgres so they hold across nodes; null = off. */
@@ -185,7 +203,7 @@ function urlList(env: Env, name: string): string | null {
   return raw;
 }
 
-function json<T>(env: Env, name: string, def: T, check: (v: unknown) => v is T): T {
+function json<S extends TSchema>(env: Env, name: string, def: Static<S>, schema: S): Static<S> {
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
   let parsed: unknown;
@@ -194,8 +212,7 @@ function json<T>(env: Env, name: string, def: T, check: (v: unknown) => v is T):
   } catch {
     throw new ConfigError(`${name} must be JSON`);
   }
-  if (!check(parsed)) throw new ConfigError(`${name} has the wrong shape`);
-  return parsed;
+  return checked(schema, parsed, (problem) => new ConfigError(`${name} has the wrong shape: ${problem}`));
 }
 
 function list(env: Env, name: string): string[] {
@@ -203,28 +220,31 @@ function list(env: Env, name: string): string[] {
 }
 
 /** A comma list of outbound allow entries, each checked now so a typo stops start-up. */
-function allowList(env: Env, name: string): string[] {
-  const entries = list(env, name);
-  for (const e of entries) {
-    try {
-      parseAllowEntry(e);
-    } catch (err) {
-      throw new ConfigError(`${name}: ${errorMessage(err)}`);
-    }
+function allowList(env: Env, name: string): AllowList {
+  try {
+    return AllowList.parse(list(env, name));
+  } catch (err) {
+    throw new ConfigError(`${name}: ${errorMessage(err)}`);
   }
-  return entries;
 }
 
-const isPlans = (v: unknown): v is Record<string, { limit: number }> =>
-  typeof v === 'object' &&
-  v !== null &&
-  !Array.isArray(v) &&
-  'free' in v &&
-  Object.values(v).every(
-    (p) => typeof p === 'object' && p !== null && Number.isInteger((p as { limit?: unknown }).limit) && (p as { limit: number }).limit >= 0,
-  );
+const Plan = Type.Object({ limit: Type.Integer({ minimum: 0 }), retentionDays: Type.Optional(Type.Integer({ minimum: 1 })) });
+/** `{"free": {"limit": n, "retentionDays"?: d}, "<plan>": {…}, …}`: a free plan and any others. */
+const PlansSchema = Type.Object({ free: Plan }, { additionalProperties: Plan });
 
-const DEFAULT_PLANS = { free: { limit: 100_000 }, pro: { limit: 5_000_000 }, teams: { limit: 20_000_000 } };
+const DEFAULT_PLANS = {
+  free: { limit: 100_000, retentionDays: 7 },
+  pro: { limit: 5_000_000, retentionDays: 30 },
+  teams: { limit: 20_000_000, retentionDays: 90 },
+};
+
+/** A plan in PLANS without retentionDays keeps its default's, or 30 days for a name of its own. */
+function withRetention(plans: Record<string, { limit: number; retentionDays?: number }>): Record<string, { limit: number; retentionDays: number }> {
+  const defaults: Record<string, { retentionDays: number }> = DEFAULT_PLANS;
+  return Object.fromEntries(
+    Object.entries(plans).map(([name, p]) => [name, Object.freeze({ limit: p.limit, retentionDays: p.retentionDays ?? defaults[name]?.retentionDays ?? 30 })]),
+  );
+}
 
 /** "600/60" = 600 requests per 60 seconds; "off" disables the limit. */
 function rateRule(env: Env, name: string, def: RateRule): RateRule | null {
@@ -239,19 +259,17 @@ function rateRule(env: Env, name: string, def: RateRule): RateRule | null {
 }
 
 /**
- * Parsed here only to check it, like OUTBOUND_ALLOW: a bad provider list must stop start-up with
- * the one-line config message, on every role, before anything is opened. The agent verbs parse
- * the same string again when they are built.
+ * Parsed here, once: a bad provider list must stop start-up with the one-line config message, on
+ * every role, before anything is opened.
  */
-function idjagProviders(env: Env, insecureOk: boolean): string | undefined {
+function idjagProviders(env: Env, insecureOk: boolean): readonly IdJagProvider[] {
   const raw = env.AGENT_IDJAG_PROVIDERS;
   try {
-    parseIdJagProviders(raw, { allowInsecureIssuers: insecureOk });
+    return parseIdJagProviders(raw, { allowInsecureIssuers: insecureOk });
   } catch (err) {
     // The parser's messages already start with the variable's name; a pasted value may hold line breaks.
     throw new ConfigError(errorMessage(err).replace(/\s*[\r\n]+\s*/g, ' '));
   }
-  return raw;
 }
 
 function bool(env: Env, name: string, def: boolean): boolean {
@@ -303,6 +321,7 @@ export function loadConfig(env: Env = process.env): Config {
     shipMaxAgeMs: int(env, 'SHIP_MAX_AGE_MS', 250, 1),
     shipBacklogLimit: int(env, 'SHIP_BACKLOG_LIMIT', 200_000, 1),
     logSegmentBytes: int(env, 'LOG_SEGMENT_BYTES', 64 * 1024 * 1024, 4096),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100),
     unknownSlugCacheBytes: int(env, 'UNKNOWN_SLUG_CACHE_BYTES', 4 * 1024 * 1024, 0),
     endpointCacheMax: int(env, 'ENDPOINT_CACHE_MAX', 100_000, 1),
     trustProxy: bool(env, 'TRUST_PROXY', false),
@@ -330,9 +349,15 @@ export function loadConfig(env: Env = process.env): Config {
       backoffMs: int(env, 'NOTIFY_BACKOFF_MS', 1_000, 1),
       concurrency: int(env, 'NOTIFY_CONCURRENCY', 8, 1),
     }),
-    outboundAllow: Object.freeze(allowList(env, 'OUTBOUND_ALLOW')),
+    outboundAllow: allowList(env, 'OUTBOUND_ALLOW'),
     replayTimeoutMs: int(env, 'REPLAY_TIMEOUT_MS', 10_000, 1),
-    plans: Object.freeze(json(env, 'PLANS', DEFAULT_PLANS, isPlans)),
+    plans: Object.freeze(withRetention(json(env, 'PLANS', DEFAULT_PLANS, PlansSchema))),
+    retention: Object.freeze({
+      everyMs: int(env, 'RETENTION_INTERVAL_MS', 3_600_000, 1_000),
+      batchRows: int(env, 'RETENTION_BATCH_ROWS', 500, 1),
+      clockOffsetMs: int(env, 'RETENTION_CLOCK_OFFSET_MS', 0),
+      pinLimit: int(env, 'PIN_LIMIT', 100, 0),
+    }),
     usageFlushMs: int(env, 'USAGE_FLUSH_MS', 1_000, 10),
     rateLimits: Object.freeze({
       api: rateRule(env, 'RATE_LIMIT_API', { limit: 600, windowMs: 60_000 }),

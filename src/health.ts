@@ -2,13 +2,20 @@
 import type { Role } from './config';
 import type { EndpointCacheStats } from './engine/actors';
 import type { NotifierStats } from './engine/notifier';
+import type { ShipperHealth } from './engine/shipper';
 
 export interface Health {
+  /** False while a background part is failing (today: the shipper worker, until its replacement recovers). */
   ok: boolean;
+  /**
+   * `degraded`: the node still acknowledges captures (the capture log holds them), but the capture
+   * store refuses inserts or is behind; `shipper` says how many wait and for how long.
+   */
+  status: 'ok' | 'degraded';
   roles: Role[];
   backends: { state: string; captures: string; bus: string };
-  /** Receiver nodes: captures acknowledged but not yet stored, and the worker's counters. */
-  shipper: { backlog: number; shipped: number; failures: number } | null;
+  /** Receiver nodes: captures acknowledged but not yet stored, the worker's counters and state. */
+  shipper: ShipperHealth | null;
   notifications: NotifierStats | null;
   /** Stream nodes: watched endpoints, open clients, and endpoints kept subscribed for a resume. */
   stream: { topics: number; clients: number; idle: number } | null;

@@ -1,4 +1,4 @@
-/** Entry point: read config once, start the roles, drain on SIGTERM/SIGINT. */
+/** Entry point: read config once, start the roles, drain on SIGTERM/SIGINT within SHUTDOWN_TIMEOUT_MS. */
 import { ListenError, startService, type Service } from './app';
 import { loadConfigOrExit } from './config';
 import { lockDataDirOrExit } from './data-dir-lock';
@@ -33,7 +33,13 @@ let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
-  log.info('shutting down', { signal });
+  log.info('shutting down', { signal, timeoutMs: config.shutdownTimeoutMs });
+  // The backstop: stop() keeps to the deadline itself; should anything still hold the process, it
+  // exits anyway (the capture log is replayed at the next start).
+  setTimeout(() => {
+    log.error('shutdown deadline passed; exiting', { timeoutMs: config.shutdownTimeoutMs });
+    process.exit(1);
+  }, config.shutdownTimeoutMs).unref();
   try {
     await service.stop();
     dataDirLock?.release();

@@ -31,6 +31,8 @@ export interface EndpointSnapshot {
 interface Actor {
   snapshot: EndpointSnapshot | null;
   loadedAt: number;
+  /** After a failed re-read: the kept snapshot is served until then without trying again. */
+  retryAt: number;
   loading: Promise<EndpointSnapshot | null> | null;
   /** Set by every hit; the eviction sweep clears it instead of evicting (CLOCK's reference bit). */
   used: boolean;
@@ -71,6 +73,9 @@ export interface EndpointCacheStats {
   evictions: number;
 }
 
+/** How soon a snapshot kept after a failed re-read is tried again. */
+const STALE_RETRY_MS = 5_000;
+
 /** Estimated bytes of one remembered unknown slug besides its characters (map entry, number). */
 const MISSING_ENTRY_BYTES = 96;
 /**
@@ -96,6 +101,8 @@ export class SlugActors {
   private readonly missing = new Map<string, number>();
   private missingBytes = 0;
   private actorBytes = 0;
+  /** Snapshots loaded at or before this are re-read on next use (revalidateAll). */
+  private validAfter = 0;
   /** Slugs waiting for the next batch. */
   private readonly pending = new Map<string, Waiter>();
   private flushScheduled = false;
@@ -119,19 +126,17 @@ export class SlugActors {
 
   /** The snapshot, synchronously when warm (the common case), else after one (batched) load. */
   get(slug: string): EndpointSnapshot | null | Promise<EndpointSnapshot | null> {
+    const now = Date.now();
     const actor = this.actors.get(slug);
     if (actor) {
       actor.used = true;
-      if (actor.loading) return actor.snapshot ?? actor.loading;
-      if (Date.now() - actor.loadedAt < this.maxAgeMs) return actor.snapshot;
-      // Stale: refresh in the background and answer from the snapshot meanwhile (an invalidation,
-      // not this refresh, is what makes a change visible at once).
-      void this.load(slug, actor).catch(() => {});
-      return actor.snapshot;
+      if (actor.loading) return actor.loading;
+      if ((now - actor.loadedAt < this.maxAgeMs && actor.loadedAt > this.validAfter) || now < actor.retryAt) return actor.snapshot;
+      return this.load(slug, actor);
     }
     const missingAt = this.missing.get(slug);
     if (missingAt !== undefined) {
-      if (Date.now() - missingAt < this.missingTtlMs) return null;
+      if (now - missingAt < this.missingTtlMs) return null;
       this.forgetMissing(slug);
     }
     return this.load(slug, undefined);
@@ -142,6 +147,16 @@ export class SlugActors {
     const actor = this.actors.get(slug);
     if (actor) this.drop(slug, actor);
     this.forgetMissing(slug);
+  }
+
+  /**
+   * Every snapshot is re-read on its next use: invalidations may have been missed (the bus was
+   * lost). Lazy, so a reconnect does not reload every endpoint at once.
+   */
+  revalidateAll(): void {
+    this.validAfter = Date.now();
+    this.missing.clear();
+    this.missingBytes = 0;
   }
 
   /** Unknown slugs remembered now, and their estimated bytes (for tests and /healthz-style checks). */
@@ -204,7 +219,7 @@ export class SlugActors {
   }
 
   private load(slug: string, existing: Actor | undefined): Promise<EndpointSnapshot | null> {
-    const actor: Actor = existing ?? { snapshot: null, loadedAt: 0, loading: null, used: false, bytes: 0 };
+    const actor: Actor = existing ?? { snapshot: null, loadedAt: 0, retryAt: 0, loading: null, used: false, bytes: 0 };
     const loading = this.enqueue(slug).then(
       (snapshot) => {
         // An invalidation (or eviction) during the load wins: only store if this load is still current.
@@ -212,6 +227,7 @@ export class SlugActors {
           if (snapshot) {
             actor.snapshot = snapshot;
             actor.loadedAt = Date.now();
+            actor.retryAt = 0;
             actor.loading = null;
             this.setBytes(actor, snapshotBytes(snapshot));
           } else {
@@ -222,11 +238,16 @@ export class SlugActors {
         return snapshot;
       },
       (err: unknown) => {
-        if (this.actors.get(slug) === actor) {
-          // A failed refresh keeps the snapshot it had; a failed first load leaves nothing behind.
-          if (actor.snapshot && actor.loading === loading) actor.loading = null;
-          else if (!actor.snapshot) this.drop(slug, actor);
+        // A re-read that fails (Postgres down) keeps serving the snapshot it had, and tries again
+        // in a while: captures to a known endpoint do not depend on Postgres being up.
+        const stale = actor.snapshot;
+        if (stale && this.actors.get(slug) === actor && actor.loading === loading) {
+          actor.loading = null;
+          actor.retryAt = Date.now() + STALE_RETRY_MS;
+          return stale;
         }
+        // A failed first load leaves nothing behind.
+        if (!stale) this.drop(slug, actor);
         throw err;
       },
     );

@@ -17,5 +17,12 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: 'shipped'; frames: number }
+  /** Once per worker: everything durable when it started is stored (nothing may have been left). */
+  | { type: 'caught-up' }
   | { type: 'drained' }
-  | { type: 'warn'; message: string; rows: number };
+  /** An insert failed; the worker retries it. */
+  | { type: 'warn'; message: string; rows: number }
+  /** Anything else failed (reading the log, the checkpoint, the store's setup): replace the worker. */
+  | { type: 'failed'; message: string }
+  /** The checkpoint could not be written for lack of space; shipping goes on (a restart replays more). */
+  | { type: 'checkpoint_failed'; message: string };

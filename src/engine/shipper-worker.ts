@@ -28,6 +28,9 @@ let pendingReplayed = false;
 let busy = false;
 let draining = false;
 let failures = 0;
+let caughtUp = false;
+/** Set after a failure reported to the main thread, which replaces this worker: do nothing more. */
+let broken = false;
 let timer: ReturnType<typeof setTimeout> | null = null;
 
 const post = (m: FromWorker) => self.postMessage(m);
@@ -45,7 +48,18 @@ function fill(): void {
   }
 }
 
+/** Runs `ship`, turning anything it throws into a `failed` report (the main thread replaces the worker). */
 async function pump(): Promise<void> {
+  if (broken) return;
+  try {
+    await ship();
+  } catch (err) {
+    broken = true;
+    post({ type: 'failed', message: errorMessage(err) });
+  }
+}
+
+async function ship(): Promise<void> {
   if (busy || !store) return;
   busy = true;
   try {
@@ -68,7 +82,15 @@ async function pump(): Promise<void> {
         continue;
       }
       failures = 0;
-      writeCheckpoint(dir, pendingEnd);
+      try {
+        writeCheckpoint(dir, pendingEnd);
+      } catch (err) {
+        // Out of space: stored, but the checkpoint did not move; shipping goes on from memory and a
+        // restart replays from the older checkpoint (a replay inserts with dedupe). Anything else
+        // is a fault in the data directory: the worker fails and a new one starts from the checkpoint.
+        if (!isOutOfSpace(err)) throw err;
+        post({ type: 'checkpoint_failed', message: errorMessage(err) });
+      }
       post({ type: 'shipped', frames: pending.length });
       pending = [];
       pendingEnd = null;
@@ -77,7 +99,12 @@ async function pump(): Promise<void> {
   } finally {
     busy = false;
   }
-  if (draining && pending.length === 0 && reader && !before(reader.pos, durable)) post({ type: 'drained' });
+  const idle = pending.length === 0 && reader !== null && !before(reader.pos, durable);
+  if (idle && !caughtUp) {
+    caughtUp = true;
+    post({ type: 'caught-up' });
+  }
+  if (draining && idle) post({ type: 'drained' });
 }
 
 function schedule(ms: number): void {
@@ -88,18 +115,28 @@ function schedule(ms: number): void {
   }, Math.max(0, ms));
 }
 
+function init(m: Extract<ToWorker, { type: 'init' }>): void {
+  dir = m.dir;
+  batchRows = m.batchRows;
+  maxAgeMs = m.maxAgeMs;
+  replayUntil = m.replayUntil;
+  durable = m.replayUntil;
+  try {
+    store = openCaptureStore(m.store);
+    reader = new LogReader(dir, readCheckpoint(dir));
+  } catch (err) {
+    broken = true;
+    post({ type: 'failed', message: errorMessage(err) });
+    return;
+  }
+  void pump();
+}
+
 self.onmessage = (event: MessageEvent<ToWorker>) => {
   const m = event.data;
   switch (m.type) {
     case 'init':
-      dir = m.dir;
-      batchRows = m.batchRows;
-      maxAgeMs = m.maxAgeMs;
-      replayUntil = m.replayUntil;
-      durable = m.replayUntil;
-      store = openCaptureStore(m.store);
-      reader = new LogReader(dir, readCheckpoint(dir));
-      void pump();
+      init(m);
       break;
     case 'durable':
       durable = m.end;
@@ -113,3 +150,8 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
       break;
   }
 };
+
+function isOutOfSpace(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}

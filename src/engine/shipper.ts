@@ -2,6 +2,11 @@
  * Main-thread handle of the shipper worker (shipper-worker.ts). The main thread only tells the
  * worker how far the log is durable; it keeps a count of captures not yet stored, for the
  * receiver's backpressure (503 past SHIP_BACKLOG_LIMIT).
+ *
+ * A worker that fails (an exception it cannot retry, or the thread dying) is logged, reported by
+ * /healthz, and replaced after a pause by a new one that starts from the checkpoint: the log is
+ * the queue, so nothing acknowledged is lost, and what the failed worker stored past its last
+ * checkpoint is inserted again with dedupe (as after a crash).
  */
 import { log } from '../log';
 import type { CaptureStoreSpec } from '../stores/captures/open';
@@ -12,22 +17,79 @@ export interface ShipperOptions {
   store: CaptureStoreSpec;
   batchRows: number;
   maxAgeMs: number;
+  /** First pause before a failed worker is replaced; doubles per failure in a row (default 1 s). */
+  restartMs?: number;
+}
+
+/** Longest pause before a replacement worker. */
+const MAX_RESTART_MS = 30_000;
+/** Pause before a replacement while draining at shutdown: short, but not a busy loop. */
+const DRAIN_RESTART_MS = 100;
+
+/** A backlog older than this makes the node `degraded` even while inserts succeed (the store is behind). */
+const DEGRADED_AGE_MS = 30_000;
+/** Durable groups closer together than this share one entry of the age queue. */
+const AGE_BUCKET_MS = 100;
+
+/** The shipper's part of `/healthz`. */
+export interface ShipperHealth {
+  /** Captures acknowledged but not yet in the capture store. */
+  backlog: number;
+  /** Age of the oldest of them, in ms (0 when the backlog is empty). */
+  backlogAgeMs: number;
+  shipped: number;
+  /** Failed inserts since start, and since the last one that succeeded. */
+  failures: number;
+  failing: number;
+  /** The capture store refuses inserts, or the backlog is older than DEGRADED_AGE_MS. */
+  degraded: boolean;
+  /** Workers replaced after failing. */
+  restarts: number;
+  /** `failed`: the last worker failed and its replacement has not yet caught up or stored a batch. */
+  worker: 'running' | 'failed';
+  lastError: string | null;
 }
 
 export class Shipper {
-  private readonly worker: Worker;
+  private worker: Worker | null = null;
   private unshipped: number;
+  /** The durable end of the log, as last reported: where a replacement worker's replay ends. */
+  private durable: LogPosition;
+  private draining = false;
   private drained: (() => void) | null = null;
-  readonly stats = { shipped: 0, failures: 0 };
+  private restartTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Failures since a worker last made progress; sets the pause before the next replacement. */
+  private failuresInRow = 0;
+  private lastError: string | null = null;
+  private failed = false;
+  readonly stats = { shipped: 0, failures: 0, restarts: 0 };
+  /** Failed inserts since the last one that succeeded. */
+  private failing = 0;
+  /**
+   * When the unshipped captures became durable, oldest first, in buckets of AGE_BUCKET_MS: the
+   * worker ships in log order, so the head is the oldest still waiting. Captures replayed at start
+   * count from the start (their own time is in the log, not here).
+   */
+  private readonly ages: { frames: number; at: number }[] = [];
 
-  constructor(captureLog: CaptureLog, end: LogPosition, unshipped: number, opts: ShipperOptions) {
+  private readonly dir: string;
+
+  constructor(
+    captureLog: CaptureLog,
+    end: LogPosition,
+    unshipped: number,
+    private readonly opts: ShipperOptions,
+  ) {
+    this.dir = captureLog.dir;
     this.unshipped = unshipped;
-    this.worker = new Worker(new URL('./shipper-worker.ts', import.meta.url).href);
-    this.worker.onmessage = (event: MessageEvent<FromWorker>) => this.receive(event.data);
-    this.send({ type: 'init', dir: captureLog.dir, store: opts.store, batchRows: opts.batchRows, maxAgeMs: opts.maxAgeMs, replayUntil: end });
+    this.durable = end;
+    if (unshipped > 0) this.ages.push({ frames: unshipped, at: Date.now() });
+    this.start();
     captureLog.onDurable = (durableEnd, frames) => {
       this.unshipped += frames;
-      this.send({ type: 'durable', end: durableEnd });
+      this.durable = durableEnd;
+      this.aged(frames);
+      this.worker?.postMessage({ type: 'durable', end: durableEnd } satisfies ToWorker);
     };
     if (unshipped > 0) log.info('replaying capture log', { captures: unshipped });
   }
@@ -37,17 +99,117 @@ export class Shipper {
     return this.unshipped;
   }
 
-  /** Ships everything durable so far, then stops the worker. Call after the log is closed. */
-  async stop(): Promise<void> {
-    await new Promise<void>((resolve) => {
-      this.drained = resolve;
-      this.send({ type: 'drain' });
-    });
-    this.worker.terminate();
+  health(): ShipperHealth {
+    const oldest = this.ages[0];
+    const backlogAgeMs = this.unshipped > 0 && oldest ? Date.now() - oldest.at : 0;
+    return {
+      backlog: this.unshipped,
+      backlogAgeMs,
+      ...this.stats,
+      failing: this.failing,
+      degraded: this.failing > 0 || backlogAgeMs > DEGRADED_AGE_MS,
+      worker: this.failed ? 'failed' : 'running',
+      lastError: this.lastError,
+    };
   }
 
-  private send(m: ToWorker): void {
-    this.worker.postMessage(m);
+  private aged(frames: number): void {
+    const now = Date.now();
+    const last = this.ages.at(-1);
+    if (last && now - last.at < AGE_BUCKET_MS) last.frames += frames;
+    else this.ages.push({ frames, at: now });
+  }
+
+  private shippedFrames(frames: number): void {
+    let left = frames;
+    while (left > 0) {
+      const head = this.ages[0];
+      if (!head) break;
+      const take = Math.min(left, head.frames);
+      head.frames -= take;
+      left -= take;
+      if (head.frames === 0) this.ages.shift();
+    }
+  }
+
+  /**
+   * Ships everything durable so far, then stops the worker. Call after the log is closed. With a
+   * deadline, gives up waiting then (returns false): what is left is replayed at the next start.
+   */
+  async stop(deadline = Number.POSITIVE_INFINITY): Promise<boolean> {
+    this.draining = true;
+    const done = new Promise<true>((resolve) => {
+      this.drained = () => resolve(true);
+    });
+    if (this.restartTimer) {
+      // A failed worker waiting for its replacement: replace it now, the drain cannot wait.
+      clearTimeout(this.restartTimer);
+      this.restartTimer = null;
+      this.start();
+    } else {
+      this.worker?.postMessage({ type: 'drain' } satisfies ToWorker);
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<false>((resolve) => {
+      if (Number.isFinite(deadline)) timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+    });
+    const drained = await Promise.race([done, late]);
+    clearTimeout(timer);
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    const w = this.worker;
+    this.worker = null;
+    w?.terminate();
+    if (!drained) log.warn('shutdown deadline reached before the shipper drained; the rest is replayed at the next start', { backlog: this.unshipped });
+    return drained;
+  }
+
+  /** A new worker, from the checkpoint; everything up to the durable end may already be stored. */
+  private start(): void {
+    const w = new Worker(new URL('./shipper-worker.ts', import.meta.url).href);
+    this.worker = w;
+    w.onmessage = (event: MessageEvent<FromWorker>) => {
+      if (w === this.worker) this.receive(event.data);
+    };
+    w.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      this.fail(w, event.message || 'worker error');
+    };
+    w.addEventListener('close', () => this.fail(w, 'worker exited'));
+    const init: ToWorker = {
+      type: 'init',
+      dir: this.dir,
+      store: this.opts.store,
+      batchRows: this.opts.batchRows,
+      maxAgeMs: this.opts.maxAgeMs,
+      replayUntil: this.durable,
+    };
+    w.postMessage(init);
+    if (this.draining) w.postMessage({ type: 'drain' } satisfies ToWorker);
+  }
+
+  /** Replaces a failed worker after a pause (a short one when draining). Ignores a worker already replaced. */
+  private fail(w: Worker, message: string): void {
+    if (w !== this.worker) return;
+    this.worker = null;
+    w.terminate();
+    this.failed = true;
+    this.lastError = message;
+    this.stats.restarts++;
+    const pause = this.draining ? DRAIN_RESTART_MS : Math.min(MAX_RESTART_MS, (this.opts.restartMs ?? 1_000) * 2 ** Math.min(this.failuresInRow, 5));
+    this.failuresInRow++;
+    log.error('shipper worker failed; a new one starts from the checkpoint', { error: message, restartInMs: pause, backlog: this.unshipped });
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      this.start();
+    }, pause);
+  }
+
+  /** A worker made progress: the failure, if any, is over. */
+  private recovered(): void {
+    this.failuresInRow = 0;
+    if (this.failed) log.info('shipper worker recovered', { backlog: this.unshipped });
+    this.failed = false;
   }
 
   private receive(m: FromWorker): void {
@@ -55,10 +217,23 @@ export class Shipper {
       case 'shipped':
         this.unshipped -= m.frames;
         this.stats.shipped += m.frames;
+        this.failing = 0;
+        this.shippedFrames(m.frames);
+        this.recovered();
+        break;
+      case 'caught-up':
+        this.recovered();
         break;
       case 'warn':
         this.stats.failures++;
+        this.failing++;
         log.warn('shipper insert failed; will retry', { rows: m.rows, error: m.message });
+        break;
+      case 'failed':
+        if (this.worker) this.fail(this.worker, m.message);
+        break;
+      case 'checkpoint_failed':
+        log.warn('shipper checkpoint not written; a restart will replay more (deduplicated)', { error: m.message });
         break;
       case 'drained':
         this.drained?.();

@@ -12,12 +12,8 @@ import type { Config } from '../config';
 import type { CaptureEngine } from '../engine/capture';
 import { RECEIVER_SECURITY_HEADERS } from '../engine/receiver-headers';
 import { AppError } from '../errors';
+import { clientAddress, type PeerSource } from './client-ip';
 import { errorResponse } from './errors';
-
-/** The part of Bun's Server the receiver uses. */
-interface PeerSource {
-  requestIP(request: Request): { address: string } | null;
-}
 
 export type ReceiverHandler = (request: Request, server: PeerSource | null) => Promise<Response>;
 
@@ -92,7 +88,6 @@ export function receiverHandler(engine: CaptureEngine, config: Config): Receiver
     try {
       const { slug, path, query } = receiverTarget(request.url);
       const body = await readBody(request, config.maxBodyBytes);
-      const forwarded = config.trustProxy ? request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() : undefined;
       const out = await engine.capture({
         slug,
         method: request.method,
@@ -100,7 +95,7 @@ export function receiverHandler(engine: CaptureEngine, config: Config): Receiver
         query,
         headers: request.headers,
         body,
-        ip: forwarded || server?.requestIP(request)?.address || '',
+        ip: clientAddress(request, server, config.trustProxy),
         publicBase: config.receiverUrl,
       });
       return new Response(out.body, { status: out.status, headers: out.headers });

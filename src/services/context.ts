@@ -1,11 +1,14 @@
 import type { Bus } from '../bus/types';
 import type { Config } from '../config';
+import type { Mailer } from '../mail';
 import type { CaptureStore } from '../stores/captures/types';
 import type { Db } from '../stores/state/db';
 import type { ApiKeyRow, UserRow } from '../stores/state/schema';
+import type { AgentDeps } from './agent/deps';
+import type { StreamGuards } from './stream/guards';
 
-/** What every verb may use. Built once in main.ts. */
-export interface Ctx {
+/** The stores, bus and settings a service runs on; `createServices` builds the rest from them. */
+export interface BaseCtx {
   config: Config;
   db: Db;
   captures: CaptureStore;
@@ -15,6 +18,19 @@ export interface Ctx {
    * on this node right after a PATCH answers with the new config; other nodes learn from the bus.
    */
   endpointCache?: { invalidate(slug: string): void };
+}
+
+/**
+ * What every verb may use. Built once, by `createServices` (services/build.ts) from app.ts, which
+ * also closes what it holds at shutdown: nothing here is made lazily elsewhere.
+ */
+export interface Ctx extends BaseCtx {
+  /** The node's one mail sender (SMTP when SMTP_URL is set, else the outbox under DATA_DIR). */
+  mailer: Mailer;
+  /** What the agent verbs need beyond this: providers, JWKS cache, the server secret. */
+  agent: AgentDeps;
+  /** The guards that end open streams when their endpoint or their viewer's access goes. */
+  streams: StreamGuards;
 }
 
 /** Who is calling. An unclaimed agent key has no account: it may use only the sandbox. */

@@ -9,7 +9,6 @@
 import { AppError } from '../errors';
 import { randomId } from '../ids';
 import { log } from '../log';
-import { createMailer, type Mailer } from '../mail';
 import type { TeamInviteRow, TeamRow, UserRow } from '../stores/state/schema';
 import * as store from '../stores/state/teams';
 import { isWellFormedEmail } from '../model/email';
@@ -22,18 +21,6 @@ import { errorMessage } from '../unknown';
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const expiresAt = (ctx: Ctx, invite: TeamInviteRow) => invite.createdAt + ctx.config.inviteTtlMs;
-
-const mailers = new WeakMap<Ctx, Mailer>();
-
-/** One mail sender per service (SMTP when SMTP_URL is set, else the outbox under DATA_DIR). */
-function mailerOf(ctx: Ctx): Mailer {
-  let m = mailers.get(ctx);
-  if (!m) {
-    m = createMailer(ctx.config);
-    mailers.set(ctx, m);
-  }
-  return m;
-}
 
 /** A pending invite as the team sees it (SPEC 2.8). */
 export const publicPendingInvite = (i: TeamInviteRow) => ({ id: i.id, email: i.email, createdAt: iso(i.createdAt) });
@@ -98,7 +85,7 @@ export async function inviteMember(ctx: Ctx, user: UserRow, teamId: string, rawE
     return row;
   });
   try {
-    await mailerOf(ctx).sendMail(inviteMail(ctx, team, user, invite));
+    await ctx.mailer.sendMail(inviteMail(ctx, team, user, invite));
   } catch (e) {
     // Nothing half-done: without its mail the invite is withdrawn and the owner can try again.
     await store.deleteInvite(ctx.db, invite.id);

@@ -6,28 +6,28 @@
  *
  * @example
  * // after getReadableEndpoint succeeded for a viewer who is not the owner:
- * conn.onEnd(watchTeamAccess(ctx, { endpointId: ep.id, user, slug }, () => conn.end('error')));
+ * conn.onEnd(ctx.streams.teams.watch({ endpointId: ep.id, user, slug }, () => conn.end('error')));
  */
 import { AppError } from '../errors';
 import { log } from '../log';
 import type { UserRow } from '../stores/state/schema';
-import type { Ctx } from './context';
+import type { BaseCtx } from './context';
 import { getReadableEndpoint } from './requests';
-import { perCtx, StreamWatches } from './stream/watches';
+import { StreamWatches } from './stream/watches';
 import { decodeTeamAccess, TEAM_ACCESS_SUBJECT } from './team-access';
 import { errorMessage } from '../unknown';
 
-interface Watch {
+interface TeamWatch {
   user: UserRow;
   slug: string;
   revoke: () => void;
 }
 
-class TeamStreamGuard {
-  private readonly watches: StreamWatches<Watch>;
+export class TeamStreamGuard {
+  private readonly watches: StreamWatches<TeamWatch>;
 
-  constructor(private readonly ctx: Ctx) {
-    this.watches = new StreamWatches<Watch>(
+  constructor(private readonly ctx: Pick<BaseCtx, 'db' | 'bus'>) {
+    this.watches = new StreamWatches<TeamWatch>(
       ctx.bus,
       TEAM_ACCESS_SUBJECT,
       (data) => decodeTeamAccess(data).endpointIds,
@@ -38,14 +38,33 @@ class TeamStreamGuard {
     );
   }
 
-  watch(endpointId: string, w: Watch): () => void {
-    const remove = this.watches.add(endpointId, w);
+  /**
+   * Registers an open stream of `endpointId` for a viewer reading it through a team; `revoke` is
+   * called once their access is gone. Returns the function that unregisters it (call on stream end).
+   */
+  watch(target: { endpointId: string; user: UserRow; slug: string }, revoke: () => void): () => void {
+    let revoked = false;
+    const w: TeamWatch = {
+      user: target.user,
+      slug: target.slug,
+      revoke: () => {
+        if (revoked) return;
+        revoked = true;
+        revoke();
+      },
+    };
+    const remove = this.watches.add(target.endpointId, w);
     // Access may have ended between the opening check and this registration.
     void this.check(w);
     return remove;
   }
 
-  private async check(w: Watch): Promise<void> {
+  /** Shutdown: drops the bus subscription. */
+  close(): void {
+    this.watches.close();
+  }
+
+  private async check(w: TeamWatch): Promise<void> {
     try {
       await getReadableEndpoint(this.ctx, w.user, w.slug);
     } catch (e) {
@@ -53,23 +72,4 @@ class TeamStreamGuard {
       else log.warn('could not re-check team stream access', { error: errorMessage(e) });
     }
   }
-}
-
-const guardOf = perCtx((ctx) => new TeamStreamGuard(ctx));
-
-/**
- * Registers an open stream of `endpointId` for a viewer reading it through a team; `revoke` is
- * called once their access is gone. Returns the function that unregisters it (call on stream end).
- */
-export function watchTeamAccess(ctx: Ctx, target: { endpointId: string; user: UserRow; slug: string }, revoke: () => void): () => void {
-  let revoked = false;
-  return guardOf(ctx).watch(target.endpointId, {
-    user: target.user,
-    slug: target.slug,
-    revoke: () => {
-      if (revoked) return;
-      revoked = true;
-      revoke();
-    },
-  });
 }

@@ -10,6 +10,7 @@ import { createLocalBus } from '../../src/bus/local';
 import { loadConfig } from '../../src/config';
 import { randomId, sha256Hex } from '../../src/ids';
 import { REGISTRATION_RETENTION_MS, sweepOnce } from '../../src/services/agent/sweeper';
+import { createServices, type Services } from '../../src/services/build';
 import type { Ctx } from '../../src/services/context';
 import { writeEndpoints } from '../../src/services/endpoint-writes';
 import { createSqliteCaptureStore } from '../../src/stores/captures/sqlite';
@@ -24,10 +25,10 @@ for (const backend of BACKENDS) {
     let dir = '';
     let state: StateDb | null = null;
     let provisioned: BackendEnv | null = null;
-    let ctx: Ctx | null = null;
+    let services: Services | null = null;
     const c = (): Ctx => {
-      if (!ctx) throw new Error('not set up');
-      return ctx;
+      if (!services) throw new Error('not set up');
+      return services.ctx;
     };
 
     beforeAll(async () => {
@@ -37,10 +38,11 @@ for (const backend of BACKENDS) {
       state = url ? await openPostgres(url) : await openPglite(dir);
       const captures = createSqliteCaptureStore({ path: join(dir, 'captures.sqlite') });
       await captures.migrate();
-      ctx = { config: loadConfig({ DATA_DIR: dir }), db: state.db, captures, bus: createLocalBus() };
+      services = createServices({ config: loadConfig({ DATA_DIR: dir }), db: state.db, captures, bus: createLocalBus() });
     });
     afterAll(async () => {
-      await ctx?.captures.close();
+      await services?.close();
+      await services?.ctx.captures.close();
       await state?.close();
       await provisioned?.cleanup();
       rmSync(dir, { recursive: true, force: true });

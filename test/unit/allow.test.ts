@@ -21,7 +21,11 @@ describe('allow list entries', () => {
 
   test('a bad OUTBOUND_ALLOW stops config loading and names the variable', () => {
     expect(() => loadConfig({ OUTBOUND_ALLOW: 'ok.internal,bad host' })).toThrow('OUTBOUND_ALLOW');
-    expect(loadConfig({ OUTBOUND_ALLOW: ' a.internal , 127.0.0.1:80 ' }).outboundAllow).toEqual(['a.internal', '127.0.0.1:80']);
+    const parsed = loadConfig({ OUTBOUND_ALLOW: ' a.internal , 127.0.0.1:80 ' }).outboundAllow;
+    expect(parsed.size).toBe(2);
+    expect(parsed.allows('a.internal', 443, '10.0.0.1')).toBe(true);
+    expect(parsed.allows('localhost', 80, '127.0.0.1')).toBe(true);
+    expect(parsed.allows('localhost', 81, '127.0.0.1')).toBe(false);
   });
 });
 

@@ -19,6 +19,7 @@ import { RateMeter } from '../../src/services/agent/rate-limit';
 import { registerAnonymous } from '../../src/services/agent/register';
 import { createSandboxEndpoint } from '../../src/services/agent/sandbox';
 import { sweepOnce } from '../../src/services/agent/sweeper';
+import { createServices, type Services } from '../../src/services/build';
 import type { Ctx } from '../../src/services/context';
 import { createEndpoint, deleteEndpoint, updateEndpoint } from '../../src/services/endpoints';
 import { createSqliteCaptureStore } from '../../src/stores/captures/sqlite';
@@ -34,13 +35,13 @@ for (const backend of BACKENDS) {
     let dir = '';
     let state: StateDb | null = null;
     let provisioned: BackendEnv | null = null;
-    let ctx: Ctx | null = null;
+    let services: Services | null = null;
     /** What each announcement said, and the endpoint's row as another node would read it then. */
     const heard: { slug: string; row: EndpointRow | null }[] = [];
     const pending: Promise<void>[] = [];
     const c = (): Ctx => {
-      if (!ctx) throw new Error('not set up');
-      return ctx;
+      if (!services) throw new Error('not set up');
+      return services.ctx;
     };
 
     beforeAll(async () => {
@@ -50,15 +51,16 @@ for (const backend of BACKENDS) {
       state = url ? await openPostgres(url) : await openPglite(dir);
       const captures = createSqliteCaptureStore({ path: join(dir, 'captures.sqlite') });
       await captures.migrate();
-      ctx = { config: loadConfig({ DATA_DIR: dir, SANDBOX_TTL_MS: '60000' }), db: state.db, captures, bus: createLocalBus() };
+      services = createServices({ config: loadConfig({ DATA_DIR: dir, SANDBOX_TTL_MS: '60000' }), db: state.db, captures, bus: createLocalBus() });
       const db = state.db;
-      ctx.bus.subscribe(subjects.endpointChanged, (data) => {
+      c().bus.subscribe(subjects.endpointChanged, (data) => {
         const { slug } = decodeJson<{ slug: string }>(data);
         pending.push(findEndpointBySlug(db, slug).then((row) => void heard.push({ slug, row })));
       });
     });
     afterAll(async () => {
-      await ctx?.captures.close();
+      await services?.close();
+      await services?.ctx.captures.close();
       await state?.close();
       await provisioned?.cleanup();
       rmSync(dir, { recursive: true, force: true });

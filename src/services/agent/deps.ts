@@ -1,12 +1,12 @@
 /**
- * What the agent verbs need beyond Ctx: the trusted identity providers, their JWKS cache, the mail
- * sender and the server secret. Built once per service (memoised on its Ctx), at start-up, so a
- * bad AGENT_IDJAG_PROVIDERS stops the start with a message naming it.
+ * What the agent verbs need beyond Ctx: the trusted identity providers (parsed once, in config),
+ * their JWKS cache, the mail sender and the server secret. Built once per service, by
+ * createServices (services/build.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { createJwksCache, type JwksCache } from '../../auth/agent/jwks';
-import { parseIdJagProviders, type IdJagProvider } from '../../auth/agent/providers';
-import { createMailer, type Mailer } from '../../mail';
+import type { IdJagProvider } from '../../auth/agent/providers';
+import type { Mailer } from '../../mail';
 import { getOrCreateSecret } from '../../stores/state/agent';
 import type { Ctx } from '../context';
 
@@ -21,18 +21,17 @@ export interface AgentDeps {
   secret(): Promise<string>;
 }
 
-const built = new WeakMap<Ctx, AgentDeps>();
+/** The service's agent dependencies (made by createServices). */
+export const agentDeps = (ctx: Ctx): AgentDeps => ctx.agent;
 
-export function agentDeps(ctx: Ctx): AgentDeps {
-  const existing = built.get(ctx);
-  if (existing) return existing;
+/** Called once per service, by createServices. */
+export function createAgentDeps(ctx: Ctx): AgentDeps {
   const { config } = ctx;
-  const providers = parseIdJagProviders(config.agentIdjagProviders, { allowInsecureIssuers: config.agent.allowInsecureIssuers });
   let secret: Promise<string> | null = config.serverSecret ? Promise.resolve(config.serverSecret) : null;
   const deps: AgentDeps = {
     ctx,
-    mailer: createMailer(config),
-    providers,
+    mailer: ctx.mailer,
+    providers: config.agentIdjagProviders,
     keys: createJwksCache({ cooldownMs: config.agent.jwksCooldownMs }),
     audience: `${config.baseUrl}/api/`,
     secret() {
@@ -47,6 +46,5 @@ export function agentDeps(ctx: Ctx): AgentDeps {
       return secret;
     },
   };
-  built.set(ctx, deps);
   return deps;
 }

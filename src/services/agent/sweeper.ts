@@ -8,6 +8,7 @@ import { deleteRegistrationsExpiredBefore, listExpiredSandbox } from '../../stor
 import { deleteEndpoints } from '../../stores/state/endpoints';
 import type { Ctx } from '../context';
 import { writeEndpoints } from '../endpoint-writes';
+import { runEvery, type Periodic } from '../periodic';
 import { errorMessage } from '../../unknown';
 
 const DAY_MS = 24 * 3600_000;
@@ -26,18 +27,11 @@ export async function sweepOnce(ctx: Ctx, now = Date.now()): Promise<void> {
   await deleteRegistrationsExpiredBefore(ctx.db, now - REGISTRATION_RETENTION_MS);
 }
 
-/** Starts the periodic sweep; returns its stop function. */
-export function startAgentSweeper(ctx: Ctx, intervalMs = 60_000): () => void {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    sweepOnce(ctx)
-      .catch((e: unknown) => log.warn('agent sweep failed', { error: errorMessage(e) }))
-      .finally(() => {
-        running = false;
-      });
-  }, intervalMs);
-  timer.unref?.();
-  return () => clearInterval(timer);
+/** Starts the periodic sweep; `stop` waits for a sweep under way. */
+export function startAgentSweeper(ctx: Ctx, intervalMs = 60_000): Periodic {
+  return runEvery(
+    intervalMs,
+    () => sweepOnce(ctx),
+    (e) => log.warn('agent sweep failed', { error: errorMessage(e) }),
+  );
 }

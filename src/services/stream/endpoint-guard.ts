@@ -8,7 +8,7 @@
  * changed (a claim clears it).
  *
  * @example
- * const watch = watchEndpoint(ctx, slug); // before the permission read
+ * const watch = ctx.streams.endpoints.watch(slug); // before the permission read
  * const ep = await getReadableEndpoint(ctx, user, slug);
  * watch.attach(ep, (reason) => conn.end(reason)); // once the stream is subscribed
  * conn.onEnd(watch.cancel);
@@ -17,9 +17,9 @@ import { decodeJson, subjects } from '../../bus/types';
 import { log } from '../../log';
 import { findEndpointBySlug } from '../../stores/state/endpoints';
 import type { EndpointRow } from '../../stores/state/schema';
-import type { Ctx } from '../context';
+import type { BaseCtx } from '../context';
 import type { FinalReason } from './frames';
-import { perCtx, StreamWatches } from './watches';
+import { StreamWatches } from './watches';
 import { errorMessage } from '../../unknown';
 
 type Lifetime = Pick<EndpointRow, 'id' | 'expiresAt'>;
@@ -111,12 +111,12 @@ function slugsOf(data: Uint8Array): string[] {
   return typeof slug === 'string' ? [slug] : [];
 }
 
-class EndpointStreamGuard {
+export class EndpointStreamGuard {
   private readonly watches: StreamWatches<Watch>;
   /** Slugs being re-read, each with whether another announcement came in meanwhile. */
   private readonly reading = new Map<string, boolean>();
 
-  constructor(private readonly ctx: Ctx) {
+  constructor(private readonly ctx: Pick<BaseCtx, 'db' | 'bus'>) {
     this.watches = new StreamWatches<Watch>(ctx.bus, subjects.endpointChanged, slugsOf, (slug, set) => {
       let attached = false;
       for (const w of set) {
@@ -127,12 +127,21 @@ class EndpointStreamGuard {
     });
   }
 
+  /**
+   * Starts watching the endpoint behind `slug` for one stream. Call it before the permission read:
+   * a deletion committed after that read is then announced to a registered watch.
+   */
   watch(slug: string): EndpointWatch {
     const w = new Watch(() => void this.reread(slug));
     w.remove = this.watches.add(slug, w);
     // Until the bus has confirmed the subscription, an announcement may pass this node unheard.
     w.dirty = !this.watches.listening;
     return w;
+  }
+
+  /** Shutdown: drops the bus subscription. */
+  close(): void {
+    this.watches.close();
   }
 
   /** One read per slug at a time, and one more after it when announcements came in meanwhile. */
@@ -155,11 +164,3 @@ class EndpointStreamGuard {
     }
   }
 }
-
-const guardOf = perCtx((ctx) => new EndpointStreamGuard(ctx));
-
-/**
- * Starts watching the endpoint behind `slug` for one stream. Call it before the permission read:
- * a deletion committed after that read is then announced to a registered watch.
- */
-export const watchEndpoint = (ctx: Ctx, slug: string): EndpointWatch => guardOf(ctx).watch(slug);

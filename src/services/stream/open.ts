@@ -8,9 +8,8 @@ import type { EndpointScope, PageCursor } from '../../stores/captures/types';
 import type { UserRow } from '../../stores/state/schema';
 import type { Ctx } from '../context';
 import { getReadableEndpoint, scopeOf } from '../requests';
-import { watchTeamAccess } from '../team-stream-guard';
 import { SseConnection, type EndReason } from './connection';
-import { isExpired, watchEndpoint, type EndpointWatch } from './endpoint-guard';
+import { isExpired, type EndpointWatch } from './endpoint-guard';
 import { cursorOf, frameFromCapture, OPENED, type EventFrame } from './frames';
 import type { StreamHub } from './hub';
 import { errorMessage } from '../../unknown';
@@ -38,7 +37,7 @@ export interface OpenStreamInput {
 
 export async function openStream(ctx: Ctx, hub: StreamHub, input: OpenStreamInput): Promise<ReadableStream<Uint8Array>> {
   // Watched before the permission read, so a deletion committed after that read still ends it.
-  const lifecycle = watchEndpoint(ctx, input.slug);
+  const lifecycle = ctx.streams.endpoints.watch(input.slug);
   try {
     return await start(ctx, hub, input, lifecycle);
   } catch (err) {
@@ -69,7 +68,7 @@ async function start(ctx: Ctx, hub: StreamHub, input: OpenStreamInput, lifecycle
   lifecycle.attach(endpoint, (reason) => conn.end(reason));
   // A viewer reading through a team loses the stream the moment that access ends, on any node.
   if (endpoint.userId !== input.user.id) {
-    conn.onEnd(watchTeamAccess(ctx, { endpointId: endpoint.id, user: input.user, slug: input.slug }, () => conn.end('error')));
+    conn.onEnd(ctx.streams.teams.watch({ endpointId: endpoint.id, user: input.user, slug: input.slug }, () => conn.end('error')));
   }
   input.signal.addEventListener('abort', () => conn.end('client'), { once: true });
   if (input.signal.aborted) conn.end('client');

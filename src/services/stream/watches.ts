@@ -2,19 +2,19 @@
  * A node's open streams registered under keys (slugs, endpoint ids), and the bus subject that
  * announces which keys changed. The guards that end streams when their endpoint goes away or
  * their viewer's access ends build on it. The subscription is made at the first registration, so
- * a node that never streams carries none, and then kept: re-subscribing on NATS would leave a
- * moment in which an announcement is not heard.
+ * a node that never streams carries none, and then kept until `close` (shutdown): re-subscribing
+ * on NATS would leave a moment in which an announcement is not heard.
  *
  * @example
  * const watches = new StreamWatches<Watch>(bus, subjects.endpointChanged, slugsOf, (slug, set) => recheck(slug, set));
  * const remove = watches.add(slug, watch); // call remove() when the stream ends
  */
 import type { Bus } from '../../bus/types';
-import type { Ctx } from '../context';
 
 export class StreamWatches<W> {
   private readonly byKey = new Map<string, Set<W>>();
-  private subscribed = false;
+  private unsubscribe: (() => void) | null = null;
+  private closed = false;
   private heard = false;
 
   /**
@@ -57,10 +57,17 @@ export class StreamWatches<W> {
     return this.byKey.get(key) ?? new Set();
   }
 
+  /** Drops the bus subscription and every watch; later registrations are not heard. */
+  close(): void {
+    this.closed = true;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.byKey.clear();
+  }
+
   private subscribe(): void {
-    if (this.subscribed) return;
-    this.subscribed = true;
-    this.bus.subscribe(this.subject, (data) => {
+    if (this.unsubscribe || this.closed) return;
+    this.unsubscribe = this.bus.subscribe(this.subject, (data) => {
       let keys: string[];
       try {
         keys = this.keysOf(data);
@@ -81,17 +88,4 @@ export class StreamWatches<W> {
       () => {},
     );
   }
-}
-
-/** One instance of a node-wide helper per service context, made on first use. */
-export function perCtx<T>(make: (ctx: Ctx) => T): (ctx: Ctx) => T {
-  const made = new WeakMap<Ctx, T>();
-  return (ctx) => {
-    let value = made.get(ctx);
-    if (value === undefined) {
-      value = make(ctx);
-      made.set(ctx, value);
-    }
-    return value;
-  };
 }
