@@ -5,8 +5,9 @@
  * email typed and ends the session, the endpoints and their URLs.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { unnamedControls } from '../support/a11y';
+import { fitsNarrowScreen } from '../support/layout';
 import { launchChromium, openPage, signUpAccount } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
@@ -22,16 +23,6 @@ afterAll(async () => {
 function chromium(): Browser {
   if (!browser) throw new Error('browser not started');
   return browser;
-}
-
-/** Nothing on the page is wider than the screen, and `names` (buttons) are fully on it. */
-async function fitsNarrowScreen(page: Page, names: string[]): Promise<void> {
-  expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(360);
-  expect(Number(await page.evaluate("(() => { const m = document.querySelector('.main'); return m ? m.scrollWidth - m.clientWidth : 0; })()"))).toBeLessThanOrEqual(0);
-  for (const name of names) {
-    const box = await page.getByRole('button', { name, exact: true }).first().boundingBox();
-    expect({ name, inside: box !== null && box.x >= 0 && box.x + box.width <= 360 }).toEqual({ name, inside: true });
-  }
 }
 
 describeBackends('dashboard: account', (h) => {

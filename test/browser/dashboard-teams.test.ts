@@ -114,7 +114,9 @@ describeBackends(
         await m.page.getByRole('link', { name: /\/for-the-team/ }).waitFor();
         for (const name of ['Rename', 'Clear captures', 'Delete endpoint']) expect(await m.page.getByRole('button', { name }).count()).toBe(0);
 
-        // Search finds it too, named, with its own URL in the detail.
+        // Search finds it too, named, with its own URL in the detail. Search reads the capture
+        // store, which trails the live stream by up to SHIP_MAX_AGE_MS on the server backend.
+        await eventually(async () => (await call(h.url, 'GET', `/api/search/requests/count?q=${encodeURIComponent('hello team')}`, { token: member.session })).body.count === 1);
         await m.page.goto(`${h.url}/search?q=${encodeURIComponent('hello team')}`);
         const found = m.page.getByRole('list', { name: 'Search results' }).getByRole('link', { name: /\/for-the-team/ });
         await found.filter({ hasText: 'Payments prod' }).waitFor();
