@@ -56,6 +56,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Memory the receiver may spend remembering unknown slugs (estimated bytes). */
   unknownSlugCacheBytes: number;
+  /** Endpoint snapshots the receiver keeps in memory at most (least recently used dropped first). */
+  endpointCacheMax: number;
   /** Trust X-Forwarded-For for the sender ip (behind a proxy you control). */
   trustProxy: boolean;
   /** Default and max `limit` of the two request list calls. */
@@ -100,8 +102,18 @@ export interface Config {
   outboundAllow: AllowList;
   /** POST /api/requests/{id}/replay: the whole exchange with the target, lookups to body. */
   replayTimeoutMs: number;
-  /** Plan name → monthly request quota. Accounts start on `free`. */
-  plans: Readonly<Record<string, { limit: number }>>;
+  /** Plan name → monthly request quota and capture retention (days). Accounts start on `free`. */
+  plans: Readonly<Record<string, { limit: number; retentionDays: number }>>;
+  /** Removal of captures past their plan's retention, and pins that keep one (docs/retention.md). */
+  retention: {
+    everyMs: number;
+    /** SQLite rows deleted per statement; the sweep yields to the event loop between batches. */
+    batchRows: number;
+    /** Added to the clock when deciding what has expired (tests: "it is 8 days later"). */
+    clockOffsetMs: number;
+    /** Pinned captures one account may hold. */
+    pinLimit: number;
+  };
   /** How often actors flush usage counters to Postgres. */
   usageFlushMs: number;
   /** Fixed-window request limits (SPEC 8), counted in Postgres so they hold across nodes; null = off. */
@@ -143,6 +155,11 @@ export interface Config {
     /** Largest accepted age (either way) of a Stripe-Signature timestamp. */
     toleranceSeconds: number;
   };
+  /**
+   * Bearer token of the operator API under /admin/api (docs/operations.md); null = that API is
+   * off. Compared in constant time, never returned or logged.
+   */
+  adminToken: string | null;
 }
 
 /** At most `limit` requests per `windowMs`. */
@@ -216,11 +233,23 @@ function allowList(env: Env, name: string): AllowList {
   }
 }
 
-const Plan = Type.Object({ limit: Type.Integer({ minimum: 0 }) });
-/** `{"free": {"limit": n}, "<plan>": {"limit": n}, …}`: a free plan and any others. */
+const Plan = Type.Object({ limit: Type.Integer({ minimum: 0 }), retentionDays: Type.Optional(Type.Integer({ minimum: 1 })) });
+/** `{"free": {"limit": n, "retentionDays"?: d}, "<plan>": {…}, …}`: a free plan and any others. */
 const PlansSchema = Type.Object({ free: Plan }, { additionalProperties: Plan });
 
-const DEFAULT_PLANS = { free: { limit: 100_000 }, pro: { limit: 5_000_000 }, teams: { limit: 20_000_000 } };
+const DEFAULT_PLANS = {
+  free: { limit: 100_000, retentionDays: 7 },
+  pro: { limit: 5_000_000, retentionDays: 30 },
+  teams: { limit: 20_000_000, retentionDays: 90 },
+};
+
+/** A plan in PLANS without retentionDays keeps its default's, or 30 days for a name of its own. */
+function withRetention(plans: Record<string, { limit: number; retentionDays?: number }>): Record<string, { limit: number; retentionDays: number }> {
+  const defaults: Record<string, { retentionDays: number }> = DEFAULT_PLANS;
+  return Object.fromEntries(
+    Object.entries(plans).map(([name, p]) => [name, Object.freeze({ limit: p.limit, retentionDays: p.retentionDays ?? defaults[name]?.retentionDays ?? 30 })]),
+  );
+}
 
 /** "600/60" = 600 requests per 60 seconds; "off" disables the limit. */
 function rateRule(env: Env, name: string, def: RateRule): RateRule | null {
@@ -254,6 +283,15 @@ function bool(env: Env, name: string, def: boolean): boolean {
   if (/^(1|true|yes)$/i.test(raw)) return true;
   if (/^(0|false|no)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** A guessable operator token would open every account's plan and the whole data dir: 24 characters at least. */
+function adminToken(env: Env): string | null {
+  const raw = env.ADMIN_TOKEN;
+  if (raw === undefined || raw === '') return null;
+  // The value itself never goes into the message.
+  if (raw.length < 24 || /\s/.test(raw)) throw new ConfigError(`ADMIN_TOKEN must be at least 24 characters without spaces (e.g. openssl rand -hex 32)`);
+  return raw;
 }
 
 const ROLES: readonly Role[] = ['receiver', 'api', 'stream'];
@@ -299,6 +337,7 @@ export function loadConfig(env: Env = process.env): Config {
     logSegmentBytes: int(env, 'LOG_SEGMENT_BYTES', 64 * 1024 * 1024, 4096),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100),
     unknownSlugCacheBytes: int(env, 'UNKNOWN_SLUG_CACHE_BYTES', 4 * 1024 * 1024, 0),
+    endpointCacheMax: int(env, 'ENDPOINT_CACHE_MAX', 100_000, 1),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     listDefaultLimit: Math.min(int(env, 'LIST_DEFAULT_LIMIT', 50, 1), listMaxLimit),
     listMaxLimit,
@@ -326,7 +365,13 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     outboundAllow: allowList(env, 'OUTBOUND_ALLOW'),
     replayTimeoutMs: int(env, 'REPLAY_TIMEOUT_MS', 10_000, 1),
-    plans: Object.freeze(json(env, 'PLANS', DEFAULT_PLANS, PlansSchema)),
+    plans: Object.freeze(withRetention(json(env, 'PLANS', DEFAULT_PLANS, PlansSchema))),
+    retention: Object.freeze({
+      everyMs: int(env, 'RETENTION_INTERVAL_MS', 3_600_000, 1_000),
+      batchRows: int(env, 'RETENTION_BATCH_ROWS', 500, 1),
+      clockOffsetMs: int(env, 'RETENTION_CLOCK_OFFSET_MS', 0),
+      pinLimit: int(env, 'PIN_LIMIT', 100, 0),
+    }),
     usageFlushMs: int(env, 'USAGE_FLUSH_MS', 1_000, 10),
     rateLimits: Object.freeze({
       api: rateRule(env, 'RATE_LIMIT_API', { limit: 600, windowMs: 60_000 }),
@@ -350,6 +395,7 @@ export function loadConfig(env: Env = process.env): Config {
       webhookSecret: env.STRIPE_WEBHOOK_SECRET || null,
       toleranceSeconds: int(env, 'STRIPE_WEBHOOK_TOLERANCE_SECONDS', 300, 1),
     }),
+    adminToken: adminToken(env),
   });
 }
 

@@ -1,11 +1,17 @@
 /** The `/healthz` report: what this node runs on and how its background parts are doing. */
 import type { Role } from './config';
+import type { EndpointCacheStats } from './engine/actors';
 import type { NotifierStats } from './engine/notifier';
 import type { ShipperHealth } from './engine/shipper';
 
 export interface Health {
   /** False while a background part is failing (today: the shipper worker, until its replacement recovers). */
   ok: boolean;
+  /**
+   * `degraded`: the node still acknowledges captures (the capture log holds them), but the capture
+   * store refuses inserts or is behind; `shipper` says how many wait and for how long.
+   */
+  status: 'ok' | 'degraded';
   roles: Role[];
   backends: { state: string; captures: string; bus: string };
   /** Receiver nodes: captures acknowledged but not yet stored, the worker's counters and state. */
@@ -15,4 +21,6 @@ export interface Health {
   stream: { topics: number; clients: number; idle: number } | null;
   /** Receiver nodes: unknown slugs remembered (so a 404 flood skips Postgres) and their estimated bytes. */
   unknownSlugs: { entries: number; bytes: number } | null;
+  /** Receiver nodes: endpoint snapshots cached (ENDPOINT_CACHE_MAX), their estimated bytes, and load queries sent. */
+  endpointCache: EndpointCacheStats | null;
 }

@@ -85,6 +85,7 @@ describe('PLANS', () => {
     const load = (PLANS: string) => () => loadConfig({ PLANS, DATA_DIR: '/tmp/hookcap-plans-test' });
     expect(load('{"pro":{"limit":1}}')).toThrow('PLANS has the wrong shape: free: Expected required property');
     expect(load('{"free":{"limit":1},"pro":{"limit":"x"}}')).toThrow('PLANS has the wrong shape: pro.limit: Expected integer');
-    expect(loadConfig({ PLANS: '{"free":{"limit":5},"pro":{"limit":8}}', DATA_DIR: '/tmp/hookcap-plans-test' }).plans).toEqual({ free: { limit: 5 }, pro: { limit: 8 } });
+    expect(loadConfig({ PLANS: '{"free":{"limit":5},"pro":{"limit":8}}', DATA_DIR: '/tmp/hookcap-plans-test' }).plans).toEqual({ free: { limit: 5, retentionDays: 7 }, pro: { limit: 8, retentionDays: 30 } });
+    expect(load('{"free":{"limit":1,"retentionDays":0}}')).toThrow('PLANS has the wrong shape: free.retentionDays: Expected integer to be greater or equal to 1');
   });
 });

@@ -10,6 +10,7 @@ export const UsageBody = t.Object({
   remaining: t.Integer(),
   plan: t.String(),
   periodEnd: t.Integer(),
+  retentionDays: t.Integer({ description: "Days captures are kept on this plan (docs/retention.md); pinned ones longer" }),
 });
 
 /** SPEC 4.4. */

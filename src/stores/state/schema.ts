@@ -202,3 +202,15 @@ export type TeamRow = typeof teams.$inferSelect;
 export type TeamMemberRow = typeof teamMembers.$inferSelect;
 export type TeamInviteRow = typeof teamInvites.$inferSelect;
 export type TeamSubscriptionRow = typeof teamSubscriptions.$inferSelect;
+
+// --- Pinned captures (sql/006_pins.sql) -----------------------------------------------------------
+
+export const pinnedCaptures = pgTable('pinned_captures', {
+  captureId: text('capture_id').primaryKey(),
+  endpointId: text('endpoint_id').notNull(),
+  accountId: text('account_id').notNull(),
+  receivedAt: ms('received_at').notNull(),
+  pinnedAt: ms('pinned_at').notNull(),
+});
+
+export type PinRow = typeof pinnedCaptures.$inferSelect;
