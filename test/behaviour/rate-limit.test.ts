@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeEach, describe, expect, test } from 'bun:test';
 import { BACKENDS, provision } from '../support/backends';
 import { call, type ErrorFields, type Reply } from '../support/client';
 import { startServer, stopServer, type TestServer } from '../support/server';
@@ -25,6 +25,15 @@ async function signup(base: string, ip = freshIp()): Promise<{ session: string; 
   return { session: r.body.token, ip };
 }
 
+/**
+ * Windows are fixed (aligned to multiples of their length): a test that counts a sequence of
+ * calls starts with at least `needMs` left in the current window, so no reset lands mid-count.
+ */
+async function clearOfWindowEdge(windowMs: number, needMs: number): Promise<void> {
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < needMs) await Bun.sleep(left + 50);
+}
+
 function expectRefused(r: Reply<ErrorFields>, limit: string, windowSeconds: number) {
   expect(r.status).toBe(429);
   expect(r.headers.get('content-type')).toContain('application/json');
@@ -40,6 +49,7 @@ function expectRefused(r: Reply<ErrorFields>, limit: string, windowSeconds: numb
 describeBackends(
   'rate limits',
   (h) => {
+    beforeEach(() => clearOfWindowEdge(60_000, 10_000));
     test('an API credential gets the headers on every response, errors included, then 429', async () => {
       const { session } = await signup(h.url);
       const before = Math.floor(Date.now() / 1000);
