@@ -4,26 +4,14 @@
  * is shown once; the usage meter shows what GET /api/usage says; deleting the account needs the
  * email typed and ends the session, the endpoints and their URLs.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { Browser } from 'playwright-core';
+import { expect, test } from 'bun:test';
 import { unnamedControls } from '../support/a11y';
 import { fitsNarrowScreen } from '../support/layout';
-import { launchChromium, openPage, signUpAccount } from '../support/browser';
+import { openPage, signUpAccount, useChromium } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
-let browser: Browser | null = null;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-function chromium(): Browser {
-  if (!browser) throw new Error('browser not started');
-  return browser;
-}
+const chromium = useChromium();
 
 describeBackends('dashboard: account', (h) => {
   test('an API key created in the page is usable, shown once, and stops working when deleted there', async () => {
