@@ -3,7 +3,7 @@
  * one endpoint, then spread uniformly over BENCH_SPREAD endpoints, with BENCH_ENDPOINTS endpoints
  * in Postgres (issue 15: 100,000 of 1,000,000, within 10% of the one-endpoint figure). Between the
  * two, a cold pass sends one capture to each spread endpoint in turn: every one a cache miss, the
- * loads batched (engine/actors.ts). Then both ways again at one fixed offered rate (open loop):
+ * loads batched (engine/endpoint-cache.ts). Then both ways again at one fixed offered rate (open loop):
  * does the spread keep up, and at what latency. Reports captures/s, p50/p99, CPU per capture of the service
  * process and of its Postgres connections, GC pauses, and the endpoint cache's memory (its own
  * estimate from /healthz, next to the heap the same snapshots take in this process after a full GC).
@@ -23,7 +23,7 @@
 import { heapStats } from 'bun:jsc';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { SlugActors } from '../src/engine/actors';
+import { EndpointCache } from '../src/engine/endpoint-cache';
 import { loadEndpointSnapshots } from '../src/engine/endpoint-snapshots';
 import type { Health } from '../src/health';
 import { insertUser } from '../src/stores/state/accounts';
@@ -141,7 +141,7 @@ async function cacheMemory(data: Dataset, n: number): Promise<{ heapBytes: numbe
   const state = await openPostgres(pgUrl.toString(), 2);
   try {
     const slugs = Array.from({ length: n }, (_, i) => seedSlug(data.base, i));
-    const cache = new SlugActors({ maxActors: n, loadMany: (batch) => loadEndpointSnapshots(state.db, batch) });
+    const cache = new EndpointCache({ maxEntries: n, loadMany: (batch) => loadEndpointSnapshots(state.db, batch) });
     Bun.gc(true);
     const before = heapStats().heapSize;
     for (let i = 0; i < n; i += 1_000) await Promise.all(slugs.slice(i, i + 1_000).map((slug) => cache.get(slug)));

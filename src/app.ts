@@ -10,7 +10,7 @@ import { createNatsBus } from './bus/nats';
 import { decodeJson, subjects, type Bus } from './bus/types';
 import type { Config } from './config';
 import type { Health } from './health';
-import { SlugActors } from './engine/actors';
+import { EndpointCache } from './engine/endpoint-cache';
 import { loadEndpointSnapshots } from './engine/endpoint-snapshots';
 import { CaptureEngine, combineHooks, type CaptureHooks } from './engine/capture';
 import { CaptureLog } from './engine/capture-log';
@@ -63,18 +63,18 @@ export async function startService(config: Config): Promise<Service> {
   await captures.migrate();
   const bus: Bus = config.natsUrl ? await createNatsBus(config.natsUrl, config.natsPrefix) : createLocalBus();
 
-  const actors = new SlugActors({
-    maxActors: config.endpointCacheMax,
+  const endpointCache = new EndpointCache({
+    maxEntries: config.endpointCacheMax,
     maxMissingBytes: config.unknownSlugCacheBytes,
     loadMany: (slugs) => loadEndpointSnapshots(state.db, slugs),
   });
-  const services = createServices({ config, db: state.db, captures, bus, endpointCache: actors });
+  const services = createServices({ config, db: state.db, captures, bus, endpointCache });
   const { ctx } = services;
   const unsubscribeConfig = bus.subscribe(subjects.endpointChanged, (data) => {
-    actors.invalidate(decodeJson<{ slug: string }>(data).slug);
+    endpointCache.invalidate(decodeJson<{ slug: string }>(data).slug);
   });
   // Invalidations sent while the bus was lost never arrive: once it is back, re-read every snapshot.
-  const unwatchBus = bus.onConnectionChange((up) => up && actors.revalidateAll());
+  const unwatchBus = bus.onConnectionChange((up) => up && endpointCache.revalidateAll());
 
   // The receiver role owns the capture log: replay what a crash left unshipped, then serve.
   const isReceiver = config.roles.has('receiver');
@@ -99,7 +99,7 @@ export async function startService(config: Config): Promise<Service> {
   notifyLog?.start(opened?.end ?? { segment: 0, offset: 0 });
   const engine =
     opened && shipper
-      ? new CaptureEngine({ actors, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, detectProviders: config.detectProviders, hooks: combineHooks(captureHooks) })
+      ? new CaptureEngine({ endpointCache, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, detectProviders: config.detectProviders, hooks: combineHooks(captureHooks) })
       : null;
   const purger = config.roles.has('api') ? startPurger(ctx) : null;
   const agentSweeper = config.roles.has('api') ? startAgentSweeper(ctx) : null;
@@ -110,7 +110,7 @@ export async function startService(config: Config): Promise<Service> {
   // /healthz, and the operator API's health.
   const health = (): Health => {
     const shipping = shipper?.health() ?? null;
-    return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null, endpointCache: isReceiver ? actors.stats() : null };
+    return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? endpointCache.missingStats() : null, endpointCache: isReceiver ? endpointCache.stats() : null };
   };
 
   const receive = engine ? receiverHandler(engine, config) : null;

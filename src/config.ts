@@ -114,7 +114,7 @@ export interface Config {
     /** Pinned captures one account may hold. */
     pinLimit: number;
   };
-  /** How often actors flush usage counters to Postgres. */
+  /** How often each node's usage meter flushes its counters to Postgres. */
   usageFlushMs: number;
   /** Fixed-window request limits (SPEC 8), counted in Postgres so they hold across nodes; null = off. */
   rateLimits: {

@@ -1,6 +1,6 @@
 /** The `/healthz` report: what this node runs on and how its background parts are doing. */
 import type { Role } from './config';
-import type { EndpointCacheStats } from './engine/actors';
+import type { EndpointCacheStats } from './engine/endpoint-cache';
 import type { NotifierStats } from './engine/notifier';
 import type { ShipperHealth } from './engine/shipper';
 

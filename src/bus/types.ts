@@ -1,6 +1,6 @@
 /**
  * Fan-out between nodes: live captures to stream nodes, config invalidation to every node's
- * actors. NATS in production, an in-process bus embedded. Subjects are relative; the bus adds the
+ * endpoint cache. NATS in production, an in-process bus embedded. Subjects are relative; the bus adds the
  * deployment prefix.
  */
 export type BusHandler = (data: Uint8Array) => void;
@@ -27,7 +27,7 @@ export interface Bus {
 
 export const subjects = {
   capture: (endpointId: string) => `captures.${endpointId}`,
-  /** An endpoint's config changed or it was deleted: actors drop their snapshot; stream nodes re-read it for open streams. */
+  /** An endpoint's config changed or it was deleted: endpoint caches drop their snapshot; stream nodes re-read it for open streams. */
   endpointChanged: 'config.endpoint',
 } as const;
 

@@ -1,5 +1,5 @@
 /**
- * The capture path: receiver → actor → capture log. Builds the record, makes it durable, then
+ * The capture path: receiver → endpoint cache → capture log. Builds the record, makes it durable, then
  * publishes it live; the shipper worker picks it up from the log. Everything here runs per
  * captured request, so it does only what the acknowledgement needs.
  */
@@ -8,7 +8,7 @@ import { captureId, isSlug } from '../ids';
 import type { Capture } from '../model/capture';
 import type { Bus } from '../bus/types';
 import type { MockResponse } from '../stores/state/schema';
-import type { SlugActors, EndpointSnapshot } from './actors';
+import type { EndpointCache, EndpointSnapshot } from './endpoint-cache';
 import type { CaptureLog, LogPosition } from './capture-log';
 import { LivePublisher } from './live-publisher';
 import { detectProvider } from './providers';
@@ -67,7 +67,7 @@ export function combineHooks(parts: CaptureHooks[]): CaptureHooks {
 }
 
 export interface CaptureEngineDeps {
-  actors: SlugActors;
+  endpointCache: EndpointCache;
   log: CaptureLog;
   shipper: Shipper;
   bus: Bus;
@@ -143,10 +143,10 @@ export class CaptureEngine {
   }
 
   async capture(req: IncomingRequest): Promise<CaptureResponse> {
-    const { actors, log, shipper } = this.deps;
+    const { endpointCache, log, shipper } = this.deps;
     // A slug that cannot exist is not looked up, nor remembered as missing.
     if (!isSlug(req.slug)) throw new AppError('not_found', 'no endpoint with this slug');
-    const found = actors.get(req.slug);
+    const found = endpointCache.get(req.slug);
     const endpoint = found instanceof Promise ? await found : found;
     if (!endpoint || (endpoint.expiresAt !== null && endpoint.expiresAt <= Date.now())) {
       throw new AppError('not_found', `no endpoint with slug "${req.slug}"`);

@@ -1,11 +1,11 @@
 /**
- * Loads endpoint snapshots for the receiver's cache (engine/actors.ts) from the state store: the
+ * Loads endpoint snapshots for the receiver's cache (engine/endpoint-cache.ts) from the state store: the
  * endpoint rows of many slugs in one query, cut down to what the capture path reads.
  */
 import { Value } from '@sinclair/typebox/value';
 import type { Db } from '../stores/state/db';
 import { findEndpointsBySlugs } from '../stores/state/endpoints';
-import type { EndpointSnapshot } from './actors';
+import type { EndpointSnapshot } from './endpoint-cache';
 import { SigningConfigSchema } from './signing';
 
 /** The snapshots of those of `slugs` that exist, by slug; a slug absent from the map has no endpoint. */

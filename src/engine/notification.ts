@@ -5,7 +5,7 @@
  */
 import type { Capture } from '../model/capture';
 import { OutboundError, sendOutbound, type OutboundPolicy } from '../net/outbound';
-import type { EndpointSnapshot } from './actors';
+import type { EndpointSnapshot } from './endpoint-cache';
 
 export const NOTIFICATION_TYPE = 'request.captured';
 export const NOTIFIER_USER_AGENT = 'hookcap-notifier/1';

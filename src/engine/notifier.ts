@@ -18,7 +18,7 @@ import { log } from '../log';
 import { errorMessage } from '../unknown';
 import type { AllowList } from '../net/allow';
 import type { Capture } from '../model/capture';
-import type { EndpointSnapshot } from './actors';
+import type { EndpointSnapshot } from './endpoint-cache';
 import type { CaptureHooks } from './capture';
 import type { LogPosition } from './capture-log';
 import { buildNotification, deliverNotification, NOTIFY_HOP_HEADER, type DeliveryOutcome, type NotificationPayload } from './notification';

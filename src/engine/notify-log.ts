@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { log } from '../log';
 import type { Capture } from '../model/capture';
 import { errorMessage } from '../unknown';
-import type { EndpointSnapshot } from './actors';
+import type { EndpointSnapshot } from './endpoint-cache';
 import { FRAME_HEADER, NOTIFY_CHECKPOINT, readCheckpoint, type LogPosition } from './capture-log';
 import { before, LogReader } from './log-reader';
 import { enqueueFor, tenantOf, type Notifier } from './notifier';

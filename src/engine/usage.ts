@@ -24,7 +24,7 @@ import { AppError } from '../errors';
 import { log } from '../log';
 import type { Capture } from '../model/capture';
 import { resolvePlan, secondsUntil, usagePeriod, type UsagePeriod } from '../model/usage';
-import type { EndpointSnapshot } from './actors';
+import type { EndpointSnapshot } from './endpoint-cache';
 import type { CaptureHooks } from './capture';
 import { errorMessage } from '../unknown';
 

@@ -181,7 +181,7 @@ describeBackends(
       const [first] = await arrived(path, 1);
       expect(JSON.parse(first?.body ?? '{}').request.id).toBe(sent.body.id);
       expect((await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { notificationUrl: null } })).status).toBe(200);
-      await Bun.sleep(200); // the change reaches the receiver node's actor over the bus
+      await Bun.sleep(200); // the change reaches the receiver node's endpoint cache over the bus
       await fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', body: 'after' });
       const control = uniquePath('toggle-control');
       const other = await endpointNotifying(h, `${receiver.url}${control}`);

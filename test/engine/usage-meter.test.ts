@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
-import type { EndpointSnapshot } from '../../src/engine/actors';
+import type { EndpointSnapshot } from '../../src/engine/endpoint-cache';
 import { UsageMeter } from '../../src/engine/usage';
 import { setLogLevel } from '../../src/log';
 import type { Capture } from '../../src/model/capture';

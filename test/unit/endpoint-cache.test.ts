@@ -1,5 +1,5 @@
 /**
- * The receiver's endpoint cache (engine/actors.ts) on the real state store (PGlite, and Postgres
+ * The receiver's endpoint cache (engine/endpoint-cache.ts) on the real state store (PGlite, and Postgres
  * when the server backend is under test) through the real loader: bounded with least-recently-used
  * eviction, evicted slugs reload, invalidation wins over a load in flight, concurrent lookups of
  * one slug are one load, and cold slugs arriving together are one query.
@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
-import { SlugActors, type EndpointSnapshot } from '../../src/engine/actors';
+import { EndpointCache, type EndpointSnapshot } from '../../src/engine/endpoint-cache';
 import { loadEndpointSnapshots } from '../../src/engine/endpoint-snapshots';
 import { insertUser } from '../../src/stores/state/accounts';
 import { openPglite, openPostgres, type StateDb } from '../../src/stores/state/db';
@@ -30,9 +30,9 @@ for (const backend of BACKENDS) {
       if (!state) throw new Error('not set up');
       return state.db;
     };
-    const cache = (opts: { maxActors?: number; maxBatch?: number } = {}) => new SlugActors({ ...opts, loadMany: (slugs) => loadEndpointSnapshots(db(), slugs) });
+    const cache = (opts: { maxEntries?: number; maxBatch?: number } = {}) => new EndpointCache({ ...opts, loadMany: (slugs) => loadEndpointSnapshots(db(), slugs) });
     /** Whether the cache answers `s` without a load (a warm hit is synchronous). */
-    const warm = (c: SlugActors, s: string) => !(c.get(s) instanceof Promise);
+    const warm = (c: EndpointCache, s: string) => !(c.get(s) instanceof Promise);
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'hookcap-endpoint-cache-'));
@@ -49,7 +49,7 @@ for (const backend of BACKENDS) {
     });
 
     test('bounded: holds at most its size, evicts, and reloads an evicted slug with the right snapshot', async () => {
-      const c = cache({ maxActors: 50 });
+      const c = cache({ maxEntries: 50 });
       for (let i = 0; i < 200; i++) expect((await c.get(slug(i)))?.slug).toBe(slug(i));
       const s = c.stats();
       expect(s.entries).toBe(50);
@@ -64,7 +64,7 @@ for (const backend of BACKENDS) {
     });
 
     test('least recently used goes first: a slug hit between cold loads stays, where oldest-created would drop it', async () => {
-      const c = cache({ maxActors: 10 });
+      const c = cache({ maxEntries: 10 });
       await c.get(slug(0));
       for (let i = 1; i < 100; i++) {
         await c.get(slug(i));
@@ -135,7 +135,7 @@ for (const backend of BACKENDS) {
       const gone = await openPglite(join(dir, 'gone'));
       await gone.close();
       let from = gone.db;
-      const c = new SlugActors({ loadMany: (slugs) => loadEndpointSnapshots(from, slugs) });
+      const c = new EndpointCache({ loadMany: (slugs) => loadEndpointSnapshots(from, slugs) });
       await expect(Promise.resolve(c.get(slug(900)))).rejects.toThrow();
       expect(c.stats().entries).toBe(0);
       from = db();

@@ -3,7 +3,7 @@
  * function is the queue's own seam; one test at the end sends real HTTP to a local receiver.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import type { EndpointSnapshot } from '../../src/engine/actors';
+import type { EndpointSnapshot } from '../../src/engine/endpoint-cache';
 import {
   buildNotification,
   deliverNotification,

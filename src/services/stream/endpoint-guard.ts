@@ -2,7 +2,7 @@
  * Ends a node's open streams of an endpoint once it is deleted, on whichever node the delete ran
  * (endpoint or account deletion, the sandbox sweep), or once it reaches its expiresAt. Every path
  * that deletes or changes an endpoint already announces its slug on `config.endpoint` for the
- * receivers' actors; a node with open streams of that slug re-reads the row once, however many
+ * receivers' endpoint caches; a node with open streams of that slug re-reads the row once, however many
  * streams it has, and ends them all if it is gone. Expiry needs no read: a timer per stream, armed
  * from the row's expiresAt (only sandbox endpoints have one) and re-armed when a re-read finds it
  * changed (a claim clears it).

@@ -1,13 +1,14 @@
 /**
- * One actor per slug per node, in memory: it holds the endpoint's snapshot (owner, mock response,
- * signing, expiry) so the capture path never reads Postgres once the slug is warm. A config change
- * anywhere is announced on the bus (config.endpoint) and every node's actor drops its snapshot.
+ * The receiver's endpoint snapshot cache, one entry per slug per node, in memory: an entry holds the
+ * endpoint's snapshot (owner, mock response, signing, expiry) so the capture path never reads
+ * Postgres once the slug is warm. A config change anywhere is announced on the bus
+ * (config.endpoint) and every node's cache drops that slug's entry.
  *
- * The cache is bounded (ENDPOINT_CACHE_MAX actors) and evicts by CLOCK, an approximation of least
- * recently used: a hit only sets a flag on the actor (no map reordering on the warm path), and
- * the eviction sweep, walking from the oldest insertion, gives a flagged actor a second chance
+ * The cache is bounded (ENDPOINT_CACHE_MAX entries) and evicts by CLOCK, an approximation of least
+ * recently used: a hit only sets a flag on the entry (no map reordering on the warm path), and
+ * the eviction sweep, walking from the oldest insertion, gives a flagged entry a second chance
  * (flag cleared, moved to the back) and drops the first unflagged one. The sweep looks at
- * EVICT_SCAN actors at most, so a cold slug's insertion costs O(1) even when everything is hot.
+ * EVICT_SCAN entries at most, so a cold slug's insertion costs O(1) even when everything is hot.
  *
  * Cold slugs are loaded in batches: every slug asked for in one turn of the event loop (and those
  * arriving while MAX_LOADS_IN_FLIGHT batches are already out) goes to the state store in one
@@ -28,7 +29,7 @@ export interface EndpointSnapshot {
   expiresAt: number | null;
 }
 
-interface Actor {
+interface Entry {
   snapshot: EndpointSnapshot | null;
   loadedAt: number;
   /** After a failed re-read: the kept snapshot is served until then without trying again. */
@@ -36,19 +37,19 @@ interface Actor {
   loading: Promise<EndpointSnapshot | null> | null;
   /** Set by every hit; the eviction sweep clears it instead of evicting (CLOCK's reference bit). */
   used: boolean;
-  /** Estimated bytes this actor holds (counted in `bytes` while it is in the map). */
+  /** Estimated bytes this entry holds (counted in `bytes` while it is in the map). */
   bytes: number;
 }
 
-export interface ActorOptions {
+export interface EndpointCacheOptions {
   /** Loads the snapshots of many slugs from the state store in one query; absent = no such endpoint. */
   loadMany: (slugs: readonly string[]) => Promise<Map<string, EndpointSnapshot>>;
   /** A known slug is re-read at least this often, in case an invalidation was missed. */
   maxAgeMs?: number;
   /** An unknown slug is remembered this long, so a 404 flood does not reach Postgres. */
   missingTtlMs?: number;
-  /** Most actors kept (ENDPOINT_CACHE_MAX); the least recently used (CLOCK) are dropped first. */
-  maxActors?: number;
+  /** Most entries kept (ENDPOINT_CACHE_MAX); the least recently used (CLOCK) are dropped first. */
+  maxEntries?: number;
   /**
    * Memory the unknown slugs may hold, estimated per entry; the oldest are forgotten first. Only
    * well-formed slugs get here (the engine answers 404 to the rest without looking).
@@ -59,7 +60,7 @@ export interface ActorOptions {
 }
 
 export interface EndpointCacheStats {
-  /** Actors held (known endpoints, and loads under way). */
+  /** Entries held (known endpoints, and loads under way). */
   entries: number;
   /** Their estimated memory. */
   bytes: number;
@@ -69,7 +70,7 @@ export interface EndpointCacheStats {
   queries: number;
   /** Slugs those queries asked for. */
   slugsLoaded: number;
-  /** Actors dropped to stay within `max`. */
+  /** Entries dropped to stay within `max`. */
   evictions: number;
 }
 
@@ -79,11 +80,11 @@ const STALE_RETRY_MS = 5_000;
 /** Estimated bytes of one remembered unknown slug besides its characters (map entry, number). */
 const MISSING_ENTRY_BYTES = 96;
 /**
- * Estimated bytes of one actor besides its strings and JSON: the map entry, the actor and the
+ * Estimated bytes of one entry besides its strings and JSON: the map slot, the entry and the
  * snapshot objects. bench/tenants.ts compares the estimate with the heap it measures.
  */
-const ACTOR_ENTRY_BYTES = 320;
-/** Actors the eviction sweep examines at most before it drops one regardless of its flag. */
+const ENTRY_BYTES = 320;
+/** Entries the eviction sweep examines at most before it drops one regardless of its flag. */
 const EVICT_SCAN = 32;
 /** Batches out at once; later slugs wait and go together in the next one. */
 const MAX_LOADS_IN_FLIGHT = 2;
@@ -94,13 +95,13 @@ interface Waiter {
   promise: Promise<EndpointSnapshot | null>;
 }
 
-export class SlugActors {
+export class EndpointCache {
   /** Known endpoints and loads under way; insertion order is the CLOCK's hand order. */
-  private readonly actors = new Map<string, Actor>();
+  private readonly entries = new Map<string, Entry>();
   /** Slugs found not to exist, with when (insertion order is age order). */
   private readonly missing = new Map<string, number>();
   private missingBytes = 0;
-  private actorBytes = 0;
+  private entryBytes = 0;
   /** Snapshots loaded at or before this are re-read on next use (revalidateAll). */
   private validAfter = 0;
   /** Slugs waiting for the next batch. */
@@ -112,14 +113,14 @@ export class SlugActors {
   private evictions = 0;
   private readonly maxAgeMs: number;
   private readonly missingTtlMs: number;
-  private readonly maxActors: number;
+  private readonly maxEntries: number;
   private readonly maxMissingBytes: number;
   private readonly maxBatch: number;
 
-  constructor(private readonly opts: ActorOptions) {
+  constructor(private readonly opts: EndpointCacheOptions) {
     this.maxAgeMs = opts.maxAgeMs ?? 60_000;
     this.missingTtlMs = opts.missingTtlMs ?? 1_000;
-    this.maxActors = Math.max(1, opts.maxActors ?? 100_000);
+    this.maxEntries = Math.max(1, opts.maxEntries ?? 100_000);
     this.maxMissingBytes = opts.maxMissingBytes ?? 4 * 1024 * 1024;
     this.maxBatch = Math.max(1, opts.maxBatch ?? 500);
   }
@@ -127,12 +128,12 @@ export class SlugActors {
   /** The snapshot, synchronously when warm (the common case), else after one (batched) load. */
   get(slug: string): EndpointSnapshot | null | Promise<EndpointSnapshot | null> {
     const now = Date.now();
-    const actor = this.actors.get(slug);
-    if (actor) {
-      actor.used = true;
-      if (actor.loading) return actor.loading;
-      if ((now - actor.loadedAt < this.maxAgeMs && actor.loadedAt > this.validAfter) || now < actor.retryAt) return actor.snapshot;
-      return this.load(slug, actor);
+    const entry = this.entries.get(slug);
+    if (entry) {
+      entry.used = true;
+      if (entry.loading) return entry.loading;
+      if ((now - entry.loadedAt < this.maxAgeMs && entry.loadedAt > this.validAfter) || now < entry.retryAt) return entry.snapshot;
+      return this.load(slug, entry);
     }
     const missingAt = this.missing.get(slug);
     if (missingAt !== undefined) {
@@ -144,8 +145,8 @@ export class SlugActors {
 
   /** Drops a slug's snapshot (config changed, endpoint created or deleted). */
   invalidate(slug: string): void {
-    const actor = this.actors.get(slug);
-    if (actor) this.drop(slug, actor);
+    const entry = this.entries.get(slug);
+    if (entry) this.drop(slug, entry);
     this.forgetMissing(slug);
   }
 
@@ -167,9 +168,9 @@ export class SlugActors {
   /** The cache's size, memory and load counters (/healthz `endpointCache`). */
   stats(): EndpointCacheStats {
     return {
-      entries: this.actors.size,
-      bytes: this.actorBytes,
-      max: this.maxActors,
+      entries: this.entries.size,
+      bytes: this.entryBytes,
+      max: this.maxEntries,
       queries: this.queries,
       slugsLoaded: this.slugsLoaded,
       evictions: this.evictions,
@@ -190,48 +191,48 @@ export class SlugActors {
     if (this.missing.delete(slug)) this.missingBytes -= missingEntryBytes(slug);
   }
 
-  private drop(slug: string, actor: Actor): void {
-    if (this.actors.get(slug) !== actor) return;
-    this.actors.delete(slug);
-    this.actorBytes -= actor.bytes;
+  private drop(slug: string, entry: Entry): void {
+    if (this.entries.get(slug) !== entry) return;
+    this.entries.delete(slug);
+    this.entryBytes -= entry.bytes;
   }
 
-  private setBytes(actor: Actor, bytes: number): void {
-    this.actorBytes += bytes - actor.bytes;
-    actor.bytes = bytes;
+  private setBytes(entry: Entry, bytes: number): void {
+    this.entryBytes += bytes - entry.bytes;
+    entry.bytes = bytes;
   }
 
-  /** Makes room for one actor: CLOCK sweep from the hand (the map's oldest insertion). */
+  /** Makes room for one entry: CLOCK sweep from the hand (the map's oldest insertion). */
   private evictOne(): void {
     let scanned = 0;
-    for (const [slug, actor] of this.actors) {
-      if (actor.used && ++scanned < EVICT_SCAN) {
+    for (const [slug, entry] of this.entries) {
+      if (entry.used && ++scanned < EVICT_SCAN) {
         // Second chance: clear the flag and move behind the hand.
-        actor.used = false;
-        this.actors.delete(slug);
-        this.actors.set(slug, actor);
+        entry.used = false;
+        this.entries.delete(slug);
+        this.entries.set(slug, entry);
         continue;
       }
-      this.drop(slug, actor);
+      this.drop(slug, entry);
       this.evictions++;
       return;
     }
   }
 
-  private load(slug: string, existing: Actor | undefined): Promise<EndpointSnapshot | null> {
-    const actor: Actor = existing ?? { snapshot: null, loadedAt: 0, retryAt: 0, loading: null, used: false, bytes: 0 };
+  private load(slug: string, existing: Entry | undefined): Promise<EndpointSnapshot | null> {
+    const entry: Entry = existing ?? { snapshot: null, loadedAt: 0, retryAt: 0, loading: null, used: false, bytes: 0 };
     const loading = this.enqueue(slug).then(
       (snapshot) => {
         // An invalidation (or eviction) during the load wins: only store if this load is still current.
-        if (this.actors.get(slug) === actor && actor.loading === loading) {
+        if (this.entries.get(slug) === entry && entry.loading === loading) {
           if (snapshot) {
-            actor.snapshot = snapshot;
-            actor.loadedAt = Date.now();
-            actor.retryAt = 0;
-            actor.loading = null;
-            this.setBytes(actor, snapshotBytes(snapshot));
+            entry.snapshot = snapshot;
+            entry.loadedAt = Date.now();
+            entry.retryAt = 0;
+            entry.loading = null;
+            this.setBytes(entry, snapshotBytes(snapshot));
           } else {
-            this.drop(slug, actor);
+            this.drop(slug, entry);
             this.rememberMissing(slug, Date.now());
           }
         }
@@ -240,22 +241,22 @@ export class SlugActors {
       (err: unknown) => {
         // A re-read that fails (Postgres down) keeps serving the snapshot it had, and tries again
         // in a while: captures to a known endpoint do not depend on Postgres being up.
-        const stale = actor.snapshot;
-        if (stale && this.actors.get(slug) === actor && actor.loading === loading) {
-          actor.loading = null;
-          actor.retryAt = Date.now() + STALE_RETRY_MS;
+        const stale = entry.snapshot;
+        if (stale && this.entries.get(slug) === entry && entry.loading === loading) {
+          entry.loading = null;
+          entry.retryAt = Date.now() + STALE_RETRY_MS;
           return stale;
         }
         // A failed first load leaves nothing behind.
-        if (!stale) this.drop(slug, actor);
+        if (!stale) this.drop(slug, entry);
         throw err;
       },
     );
-    actor.loading = loading;
+    entry.loading = loading;
     if (!existing) {
-      if (this.actors.size >= this.maxActors) this.evictOne();
-      this.actors.set(slug, actor);
-      this.setBytes(actor, ACTOR_ENTRY_BYTES + 2 * slug.length);
+      if (this.entries.size >= this.maxEntries) this.evictOne();
+      this.entries.set(slug, entry);
+      this.setBytes(entry, ENTRY_BYTES + 2 * slug.length);
     }
     return loading;
   }
@@ -318,11 +319,11 @@ function missingEntryBytes(slug: string): number {
   return MISSING_ENTRY_BYTES + 2 * slug.length;
 }
 
-/** Estimated bytes of a loaded actor: fixed overhead, strings at 2 bytes a character, JSON values by their text. */
+/** Estimated bytes of a loaded entry: fixed overhead, strings at 2 bytes a character, JSON values by their text. */
 function snapshotBytes(s: EndpointSnapshot): number {
   let chars = s.id.length + 2 * s.slug.length + (s.userId?.length ?? 0) + (s.ownerKeyId?.length ?? 0) + (s.notificationUrl?.length ?? 0);
   // Parsed JSON takes more than its text; twice the text's characters is the estimate's allowance.
   if (s.mockResponse) chars += 2 * JSON.stringify(s.mockResponse).length;
   if (s.signing) chars += 2 * JSON.stringify(s.signing).length;
-  return ACTOR_ENTRY_BYTES + 2 * chars;
+  return ENTRY_BYTES + 2 * chars;
 }

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { SlugActors, type EndpointSnapshot } from '../../src/engine/actors';
+import { EndpointCache, type EndpointSnapshot } from '../../src/engine/endpoint-cache';
 
 const snapshot = (slug: string, n: number): EndpointSnapshot => ({
   id: `ep_${n}`,
@@ -15,7 +15,7 @@ const snapshot = (slug: string, n: number): EndpointSnapshot => ({
 test('a failed re-read keeps serving the snapshot it had (the state store is down)', async () => {
   let down = false;
   let loads = 0;
-  const actors = new SlugActors({
+  const endpointCache = new EndpointCache({
     maxAgeMs: 20,
     loadMany: async (slugs) => {
       loads++;
@@ -23,30 +23,30 @@ test('a failed re-read keeps serving the snapshot it had (the state store is dow
       return new Map(slugs.map((slug) => [slug, snapshot(slug, loads)]));
     },
   });
-  expect(await actors.get('abc')).toEqual(snapshot('abc', 1));
+  expect(await endpointCache.get('abc')).toEqual(snapshot('abc', 1));
   down = true;
   await Bun.sleep(30);
   // Expired: re-read fails, the old snapshot answers, and is served without retrying every call.
-  expect(await actors.get('abc')).toEqual(snapshot('abc', 1));
-  expect(actors.get('abc')).toEqual(snapshot('abc', 1));
+  expect(await endpointCache.get('abc')).toEqual(snapshot('abc', 1));
+  expect(endpointCache.get('abc')).toEqual(snapshot('abc', 1));
   expect(loads).toBe(2);
   // An unknown slug still fails: there is nothing to serve.
-  expect(Promise.resolve(actors.get('other'))).rejects.toThrow('ECONNREFUSED');
+  expect(Promise.resolve(endpointCache.get('other'))).rejects.toThrow('ECONNREFUSED');
 });
 
 test('revalidateAll makes every snapshot re-read on its next use', async () => {
   let n = 0;
-  const actors = new SlugActors({
+  const endpointCache = new EndpointCache({
     loadMany: async (slugs) => {
       n++;
       return new Map(slugs.map((slug) => [slug, snapshot(slug, n)]));
     },
   });
-  expect((await actors.get('abc'))?.id).toBe('ep_1');
-  expect((await actors.get('abc'))?.id).toBe('ep_1');
+  expect((await endpointCache.get('abc'))?.id).toBe('ep_1');
+  expect((await endpointCache.get('abc'))?.id).toBe('ep_1');
   await Bun.sleep(2);
-  actors.revalidateAll();
+  endpointCache.revalidateAll();
   await Bun.sleep(2);
-  expect((await actors.get('abc'))?.id).toBe('ep_2');
-  expect((await actors.get('abc'))?.id).toBe('ep_2');
+  expect((await endpointCache.get('abc'))?.id).toBe('ep_2');
+  expect((await endpointCache.get('abc'))?.id).toBe('ep_2');
 });
