@@ -1,6 +1,6 @@
 /** The node's stream guards, made once by createServices and closed at shutdown. */
 import type { BaseCtx } from '../context';
-import { TeamStreamGuard } from '../team-stream-guard';
+import { TeamStreamGuard } from './team-guard';
 import { EndpointStreamGuard } from './endpoint-guard';
 
 export interface StreamGuards {

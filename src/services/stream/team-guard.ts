@@ -8,14 +8,14 @@
  * // after getReadableEndpoint succeeded for a viewer who is not the owner:
  * conn.onEnd(ctx.streams.teams.watch({ endpointId: ep.id, user, slug }, () => conn.end('error')));
  */
-import { AppError } from '../errors';
-import { log } from '../log';
-import type { UserRow } from '../stores/state/schema';
-import type { BaseCtx } from './context';
-import { getReadableEndpoint } from './requests';
-import { StreamWatches } from './stream/watches';
-import { decodeTeamAccess, TEAM_ACCESS_SUBJECT } from './team-access';
-import { errorMessage } from '../unknown';
+import { AppError } from '../../errors';
+import { log } from '../../log';
+import type { UserRow } from '../../stores/state/schema';
+import type { BaseCtx } from '../context';
+import { getReadableEndpoint } from '../requests';
+import { StreamWatches } from './watches';
+import { decodeTeamAccess, TEAM_ACCESS_SUBJECT } from '../team-access';
+import { errorMessage } from '../../unknown';
 
 interface TeamWatch {
   user: UserRow;
