@@ -11,7 +11,7 @@ import { HAR_HEAD, HAR_TAIL, harEntryText, targetUrl, toCurl, toHar, toNdjsonLin
 import type { PageCursor, SearchFilter } from '../stores/captures/types';
 import type { EndpointRow, UserRow } from '../stores/state/schema';
 import type { Ctx } from './context';
-import { getReadableEndpoint, readableEndpoints, scopeOf } from './requests';
+import { getReadableEndpoint, readableEndpoints, scopeOf } from './visibility';
 import { parseSearchCriteria, type RawSearchQuery } from './search-params';
 
 export const ONE_FORMATS = ['curl', 'har', 'raw'] as const;

@@ -8,7 +8,7 @@ import type { EndpointScope, SearchFilter } from '../stores/captures/types';
 import type { UserRow } from '../stores/state/schema';
 import type { Ctx } from './context';
 import { pinnedIdsOf, markPinned } from './pins';
-import { getReadableEndpoint, scopeOf, visibleScopes } from './requests';
+import { getReadableEndpoint, scopeOf, visibleScopes } from './visibility';
 import { parseSearchCriteria, parseSearchPage, type RawSearchQuery, type SearchCriteria } from './search-params';
 
 /** One endpoint when `slug` is given (404 unless readable), otherwise every readable one. */

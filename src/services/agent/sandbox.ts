@@ -10,7 +10,8 @@ import { insertEndpoint } from '../../stores/state/endpoints';
 import type { ApiKeyRow, EndpointRow } from '../../stores/state/schema';
 import type { Ctx, Principal } from '../context';
 import { writeEndpoints } from '../endpoint-writes';
-import { clampLimit, scopeOf } from '../requests';
+import { clampLimit } from '../requests';
+import { scopeOf } from '../visibility';
 
 /** Only an unclaimed key has a sandbox; a claimed key or a session uses the full API. */
 export function requireUnclaimedKey(p: Principal): ApiKeyRow {

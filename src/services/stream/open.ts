@@ -7,7 +7,7 @@ import { log } from '../../log';
 import type { EndpointScope, PageCursor } from '../../stores/captures/types';
 import type { UserRow } from '../../stores/state/schema';
 import type { Ctx } from '../context';
-import { getReadableEndpoint, scopeOf } from '../requests';
+import { getReadableEndpoint, scopeOf } from '../visibility';
 import { SseConnection, type EndReason } from './connection';
 import { isExpired, type EndpointWatch } from './endpoint-guard';
 import { cursorOf, frameFromCapture, OPENED, type EventFrame } from './frames';

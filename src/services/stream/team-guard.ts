@@ -12,7 +12,7 @@ import { AppError } from '../../errors';
 import { log } from '../../log';
 import type { UserRow } from '../../stores/state/schema';
 import type { BaseCtx } from '../context';
-import { getReadableEndpoint } from '../requests';
+import { getReadableEndpoint } from '../visibility';
 import { StreamWatches } from './watches';
 import { decodeTeamAccess, TEAM_ACCESS_SUBJECT } from '../team-access';
 import { errorMessage } from '../../unknown';
