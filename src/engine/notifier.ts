@@ -21,7 +21,7 @@ import type { Capture } from '../model/capture';
 import type { EndpointSnapshot } from './endpoint-cache';
 import type { CaptureHooks } from './capture';
 import type { LogPosition } from './capture-log';
-import { buildNotification, deliverNotification, NOTIFY_HOP_HEADER, type DeliveryOutcome, type NotificationPayload } from './notification';
+import { buildNotification, deliverNotification, NOTIFY_HOP_HEADER, type DeliveryOutcome, type NotificationPayload } from './notification-delivery';
 
 export interface NotificationJob {
   url: string;

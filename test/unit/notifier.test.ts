@@ -11,7 +11,7 @@ import {
   parseRetryAfter,
   type DeliveryOutcome,
   type NotificationPayload,
-} from '../../src/engine/notification';
+} from '../../src/engine/notification-delivery';
 import { backoffDelay, Notifier, notificationHooks, type NotificationJob, type NotifierOptions } from '../../src/engine/notifier';
 import type { Capture } from '../../src/model/capture';
 import { setLogLevel } from '../../src/log';
