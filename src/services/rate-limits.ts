@@ -7,7 +7,7 @@ import type { RateRule } from '../config';
 import { AppError } from '../errors';
 import { log } from '../log';
 import { secondsUntil } from '../model/usage';
-import { hitWindow, sweepWindows } from '../stores/state/rate-limits';
+import { hitWindow, sweepWindows } from '../stores/state/rate-windows';
 import type { Ctx } from './context';
 import { errorMessage } from '../unknown';
 
