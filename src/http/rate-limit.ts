@@ -6,7 +6,7 @@
  *     .get('/', …)
  *
  * Every route registered after it in that group (and in groups that group then uses) counts one
- * request per call in Postgres (services/rate-limits.ts), answers with the X-RateLimit-* headers —
+ * request per call in Postgres (services/rate-limiter.ts), answers with the X-RateLimit-* headers —
  * errors included — and refuses with 429, `{error}` and Retry-After once the window is used up.
  * Limiters nest: each counts its own bucket; the inner one's headers are the ones sent.
  */
@@ -14,7 +14,7 @@ import { Elysia } from 'elysia';
 import type { RateRule } from '../config';
 import { sha256Hex } from '../ids';
 import type { Ctx } from '../services/context';
-import { consume, rateLimitError, rateLimitHeaders, type RateOutcome } from '../services/rate-limits';
+import { consume, rateLimitError, rateLimitHeaders, type RateOutcome } from '../services/rate-limiter';
 import { presentedToken, type CookieJar } from './auth';
 import { clientAddress, type PeerSource } from './client-ip';
 

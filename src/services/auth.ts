@@ -6,7 +6,7 @@ import { secondsUntil } from '../model/usage';
 import * as accounts from '../stores/state/accounts';
 import type { UserRow } from '../stores/state/schema';
 import type { Ctx, Principal } from './context';
-import { consume } from './rate-limits';
+import { consume } from './rate-limiter';
 
 const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 

@@ -1,12 +1,12 @@
 /**
  * Limits on registrations, OTP attempts and claim attempts (SPEC 7.2 rate_limited, SPEC 8
  * headers), per client address and per email. Counted through the shared Postgres counters
- * (services/rate-limits.ts), so every node sees one count. A `RateMeter` collects the windows one
+ * (services/rate-limiter.ts), so every node sees one count. A `RateMeter` collects the windows one
  * request touched and reports the tightest in the X-RateLimit-* headers, on success and errors.
  */
 import type { RateRule } from '../../config';
 import type { Ctx } from '../context';
-import { consume, rateLimitError, rateLimitHeaders, type RateOutcome } from '../rate-limits';
+import { consume, rateLimitError, rateLimitHeaders, type RateOutcome } from '../rate-limiter';
 
 export class RateMeter {
   private readonly outcomes: RateOutcome[] = [];
