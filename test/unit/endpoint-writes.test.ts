@@ -15,7 +15,7 @@ import { randomId } from '../../src/ids';
 import { deleteAccount } from '../../src/services/accounts';
 import { confirmClaim } from '../../src/services/agent/claim';
 import { agentDeps } from '../../src/services/agent/deps';
-import { RateMeter } from '../../src/services/agent/rate-limit';
+import { RateMeter } from '../../src/services/agent/rate-meter';
 import { registerAnonymous } from '../../src/services/agent/register';
 import { createSandboxEndpoint } from '../../src/services/agent/sandbox';
 import { sweepOnce } from '../../src/services/agent/sweeper';

@@ -10,7 +10,7 @@ import { confirmClaim, pollRegistration } from '../../services/agent/claim';
 import { agentDeps } from '../../services/agent/deps';
 import { claimTokenOf, otpOf, parseClaimRef, parseJsonObject, parseRegisterJson } from '../../services/agent/input';
 import { verifyOtp } from '../../services/agent/otp';
-import { RateMeter } from '../../services/agent/rate-limit';
+import { RateMeter } from '../../services/agent/rate-meter';
 import { registerAnonymous, registerVerifiedEmail, registerWithAssertion } from '../../services/agent/register';
 import { revokeBySubject } from '../../services/agent/revoke';
 import { createSandboxEndpoint, listSandboxEndpoints, requireUnclaimedKey, sandboxRequests } from '../../services/agent/sandbox';

@@ -8,7 +8,7 @@ import { AppError } from '../../errors';
 import { confirmClaim, previewClaim, type ClaimPreview } from '../../services/agent/claim';
 import { agentDeps } from '../../services/agent/deps';
 import type { ClaimRef } from '../../services/agent/input';
-import { RateMeter } from '../../services/agent/rate-limit';
+import { RateMeter } from '../../services/agent/rate-meter';
 import type { Ctx } from '../../services/context';
 import type { UserRow } from '../../stores/state/schema';
 import { rawText } from '../api/agent';

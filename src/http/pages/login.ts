@@ -4,7 +4,7 @@
  */
 import { Elysia } from 'elysia';
 import { AppError } from '../../errors';
-import { buckets, RateMeter } from '../../services/agent/rate-limit';
+import { buckets, RateMeter } from '../../services/agent/rate-meter';
 import * as auth from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import { rawText } from '../api/agent';

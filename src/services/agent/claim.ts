@@ -22,7 +22,7 @@ import type { ClaimRef } from './input';
 import { assertRoomForKey } from '../api-keys';
 import { POST_CLAIM_SCOPES } from './keys';
 import { isoTime, registrationType } from './present';
-import { buckets, type RateMeter } from './rate-limit';
+import { buckets, type RateMeter } from './rate-meter';
 
 /** Looks a registration up by either reference; malformed references never reach the database. */
 async function findByRef(q: Q, ref: ClaimRef, secret: string, lock: boolean): Promise<AgentRegistrationRow | null> {

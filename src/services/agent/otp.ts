@@ -9,7 +9,7 @@ import { countOtpAttempt, findRegistrationByTokenHash, inTransaction, updateRegi
 import type { AgentDeps } from './deps';
 import { issueAccountKey } from '../api-keys';
 import { agentKeyName, findOrProvisionUser, POST_CLAIM_SCOPES } from './keys';
-import { buckets, type RateMeter } from './rate-limit';
+import { buckets, type RateMeter } from './rate-meter';
 
 type Outcome = { ok: true; raw: string; scopes: string[] } | { ok: false; attemptsLeft: number };
 

@@ -13,7 +13,7 @@ import type { AgentDeps } from './deps';
 import { issueAccountKey, issueUnownedKey } from '../api-keys';
 import { agentKeyName, findOrProvisionUser, POST_CLAIM_SCOPES } from './keys';
 import { claimPageUrl, isoTime, verifyOtpUrl } from './present';
-import { buckets, type RateMeter } from './rate-limit';
+import { buckets, type RateMeter } from './rate-meter';
 import { pgJtiStore } from './replay-store';
 import { errorMessage } from '../../unknown';
 
