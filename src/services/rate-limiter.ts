@@ -1,7 +1,7 @@
 /**
  * Fixed-window request limits counted in Postgres, so every node sees one count per subject.
- * `consume` is the verb; the Elysia plugin (src/http/rate-limit.ts) and any service that limits by
- * something only it knows (an email address, say) both call it.
+ * `consume` is the verb; the Elysia plugin (src/http/rate-limit-plugin.ts) and any service that
+ * limits by something only it knows (an email address, say) both call it.
  */
 import type { RateRule } from '../config';
 import { AppError } from '../errors';

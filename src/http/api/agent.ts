@@ -18,7 +18,7 @@ import type { Ctx } from '../../services/context';
 import { authenticate, authMacro } from '../auth';
 import { errorResponse } from '../errors';
 import { mediaTypeOf } from '../origin';
-import { clientIp } from '../rate-limit';
+import { clientIp } from '../rate-limit-plugin';
 import {
   AgentRegistration,
   ClaimResult,

@@ -3,7 +3,7 @@ import * as auth from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import { authMacro, SESSION_COOKIE, sessionCookieOptions } from '../auth';
 import { assertSameOriginJson } from '../origin';
-import { byIp, rateLimit } from '../rate-limit';
+import { byIp, rateLimit } from '../rate-limit-plugin';
 import { AUTH_ERRORS, Credentials, errors, NoContent, SessionBody, UserBody } from './models';
 
 const MAX_AGE = 30 * 24 * 3600;

@@ -14,7 +14,7 @@ import { billingRoutes } from './billing';
 import { inviteRoutes } from './invites';
 import { teamRoutes } from './teams';
 import { pinRoutes } from './pins';
-import { byCredential, rateLimit } from '../rate-limit';
+import { byCredential, rateLimit } from '../rate-limit-plugin';
 
 export const apiRoutes = (ctx: Ctx) =>
   new Elysia()

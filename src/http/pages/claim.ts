@@ -12,7 +12,7 @@ import { RateMeter } from '../../services/agent/rate-meter';
 import type { Ctx } from '../../services/context';
 import type { UserRow } from '../../stores/state/schema';
 import { rawText } from '../api/agent';
-import { clientIp } from '../rate-limit';
+import { clientIp } from '../rate-limit-plugin';
 import { html, isSameOriginPost, page, readForm, redirect, sessionUser } from './html';
 
 /** What each scope lets the key do, in words for the person deciding. */

@@ -8,7 +8,7 @@ import { buckets, RateMeter } from '../../services/agent/rate-meter';
 import * as auth from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import { rawText } from '../api/agent';
-import { clientIp } from '../rate-limit';
+import { clientIp } from '../rate-limit-plugin';
 import { SESSION_COOKIE, sessionCookieOptions, type CookieJar } from '../auth';
 import { html, isSameOriginPost, page, readForm, redirect, sessionUser } from './html';
 
