@@ -6,6 +6,8 @@
  */
 import { AppError } from '../errors';
 import * as store from '../stores/state/teams';
+import * as shareStore from '../stores/state/team-shares';
+import * as subscriptionStore from '../stores/state/team-subscriptions';
 import type { TeamSubscriptionRow } from '../stores/state/schema';
 import type { Ctx } from './context';
 import { announceTeamAccess } from './team-access';
@@ -16,7 +18,7 @@ export const SEAT_PRICE_USD = 12;
 /** What billing verbs need: the admin command runs them without a capture store. */
 export type BillingCtx = Pick<Ctx, 'db' | 'bus'>;
 
-export const isActive = (s: TeamSubscriptionRow | null): boolean => s !== null && store.ACTIVE_STATUSES.includes(s.status);
+export const isActive = (s: TeamSubscriptionRow | null): boolean => s !== null && subscriptionStore.ACTIVE_STATUSES.includes(s.status);
 
 /** The subscription as the API shows it to team members (never Stripe ids or secrets). */
 export function publicSubscription(s: TeamSubscriptionRow | null) {
@@ -32,7 +34,7 @@ export function publicSubscription(s: TeamSubscriptionRow | null) {
 
 /** 402 unless the team's subscription is active; `doing` names the refused action. */
 export async function requireActiveSubscription(q: store.Q, teamId: string, doing: string): Promise<TeamSubscriptionRow> {
-  const sub = await store.findSubscription(q, teamId);
+  const sub = await subscriptionStore.findSubscription(q, teamId);
   if (!sub || !isActive(sub)) {
     throw new AppError(
       'payment_required',
@@ -43,7 +45,7 @@ export async function requireActiveSubscription(q: store.Q, teamId: string, doin
 }
 
 async function announceTeam(ctx: BillingCtx, teamId: string): Promise<void> {
-  announceTeamAccess(ctx.bus, { teamId, endpointIds: await store.listTeamEndpointIds(ctx.db, teamId) });
+  announceTeamAccess(ctx.bus, { teamId, endpointIds: await shareStore.listTeamEndpointIds(ctx.db, teamId) });
 }
 
 // --- Stripe webhook ---------------------------------------------------------------------------
@@ -73,10 +75,10 @@ function supersedes(current: TeamSubscriptionRow | null, event: StripeEvent, sub
 async function applySubscriptionEvent(tx: store.Tx, event: StripeEvent, sub: StripeSubscription, now: number): Promise<WebhookOutcome> {
   if (sub.teamId === null) return skipped('no team_id in the subscription metadata');
   if (!(await store.lockTeam(tx, sub.teamId))) return skipped('no such team');
-  const current = await store.findSubscription(tx, sub.teamId);
+  const current = await subscriptionStore.findSubscription(tx, sub.teamId);
   const refusal = supersedes(current, event, sub);
   if (refusal) return skipped(refusal);
-  await store.upsertSubscription(tx, {
+  await subscriptionStore.upsertSubscription(tx, {
     teamId: sub.teamId,
     // A deleted subscription has ended whatever status the object still carries.
     status: event.type === 'customer.subscription.deleted' ? 'canceled' : sub.status,
@@ -101,7 +103,7 @@ export async function handleStripeWebhook(ctx: Ctx, rawBody: Uint8Array, signatu
   verifyStripeSignature({ secret, toleranceSeconds: ctx.config.stripe.toleranceSeconds }, signature, rawBody, now);
   const event = parseStripeEvent(rawBody);
   const outcome = await store.inTransaction(ctx.db, async (tx) => {
-    if (!(await store.recordBillingEvent(tx, { id: event.id, type: event.type, receivedAt: now }))) {
+    if (!(await subscriptionStore.recordBillingEvent(tx, { id: event.id, type: event.type, receivedAt: now }))) {
       return skipped('event already processed');
     }
     if (!event.subscription) return skipped(`event type ${event.type} is not handled`);
@@ -126,8 +128,8 @@ export async function setSubscription(
   if (!ADMIN_STATUSES.includes(input.status)) throw new AppError('validation', `status must be one of ${ADMIN_STATUSES.join(', ')}`);
   const saved = await store.inTransaction(ctx.db, async (tx) => {
     if (!(await store.lockTeam(tx, input.teamId))) throw new AppError('not_found', `team ${input.teamId} not found`);
-    const current = await store.findSubscription(tx, input.teamId);
-    return store.upsertSubscription(tx, {
+    const current = await subscriptionStore.findSubscription(tx, input.teamId);
+    return subscriptionStore.upsertSubscription(tx, {
       teamId: input.teamId,
       status: input.status,
       seats: input.seats,
@@ -145,5 +147,5 @@ export async function setSubscription(
 
 export async function getSubscription(ctx: BillingCtx, teamId: string): Promise<TeamSubscriptionRow | null> {
   if (!(await store.findTeam(ctx.db, teamId))) throw new AppError('not_found', `team ${teamId} not found`);
-  return store.findSubscription(ctx.db, teamId);
+  return subscriptionStore.findSubscription(ctx.db, teamId);
 }

@@ -11,6 +11,8 @@ import { randomId } from '../ids';
 import { log } from '../log';
 import type { TeamInviteRow, TeamRow, UserRow } from '../stores/state/schema';
 import * as store from '../stores/state/teams';
+import * as inviteStore from '../stores/state/team-invites';
+import * as memberStore from '../stores/state/team-members';
 import { isWellFormedEmail } from '../model/email';
 
 import { requireActiveSubscription } from './billing';
@@ -26,7 +28,7 @@ const expiresAt = (ctx: Ctx, invite: TeamInviteRow) => invite.createdAt + ctx.co
 export const publicPendingInvite = (i: TeamInviteRow) => ({ id: i.id, email: i.email, createdAt: iso(i.createdAt) });
 
 /** An invite as the invited user sees it. */
-export const publicInvite = (ctx: Ctx, v: store.InviteView) => ({
+export const publicInvite = (ctx: Ctx, v: inviteStore.InviteView) => ({
   id: v.invite.id,
   teamId: v.team.id,
   teamName: v.team.name,
@@ -39,7 +41,7 @@ export const publicInvite = (ctx: Ctx, v: store.InviteView) => ({
 
 /** 402 unless a seat is free: the owner, the members and unexpired pending invites each take one. */
 async function requireFreeSeat(ctx: Ctx, tx: store.Tx, teamId: string, seats: number, countPending: boolean): Promise<void> {
-  const used = (await store.countMembers(tx, teamId)) + (countPending ? await store.countPendingInvites(tx, teamId, inviteCutoff(ctx)) : 0);
+  const used = (await memberStore.countMembers(tx, teamId)) + (countPending ? await inviteStore.countPendingInvites(tx, teamId, inviteCutoff(ctx)) : 0);
   if (used >= seats) {
     throw new AppError(
       'payment_required',
@@ -74,13 +76,13 @@ export async function inviteMember(ctx: Ctx, user: UserRow, teamId: string, rawE
   const invite = await store.inTransaction(ctx.db, async (tx) => {
     if (!(await store.lockTeam(tx, teamId))) throw new AppError('not_found', 'team not found');
     const sub = await requireActiveSubscription(tx, teamId, 'inviting members');
-    if (await store.isMemberEmail(tx, teamId, email)) throw new AppError('conflict', `${email} is already a member of this team`);
+    if (await memberStore.isMemberEmail(tx, teamId, email)) throw new AppError('conflict', `${email} is already a member of this team`);
     const now = Date.now();
     const cutoff = inviteCutoff(ctx, now);
-    await store.closeExpiredInvites(tx, teamId, email, cutoff, now);
-    if (await store.hasPendingInvite(tx, teamId, email, cutoff)) throw new AppError('conflict', `${email} already has a pending invite to this team`);
+    await inviteStore.closeExpiredInvites(tx, teamId, email, cutoff, now);
+    if (await inviteStore.hasPendingInvite(tx, teamId, email, cutoff)) throw new AppError('conflict', `${email} already has a pending invite to this team`);
     await requireFreeSeat(ctx, tx, teamId, sub.seats, true);
-    const row = await store.insertInvite(tx, { id: randomId('inv'), teamId, email, invitedBy: user.id, status: 'pending', createdAt: now });
+    const row = await inviteStore.insertInvite(tx, { id: randomId('inv'), teamId, email, invitedBy: user.id, status: 'pending', createdAt: now });
     if (!row) throw new AppError('conflict', `${email} already has a pending invite to this team`);
     return row;
   });
@@ -88,7 +90,7 @@ export async function inviteMember(ctx: Ctx, user: UserRow, teamId: string, rawE
     await ctx.mailer.sendMail(inviteMail(ctx, team, user, invite));
   } catch (e) {
     // Nothing half-done: without its mail the invite is withdrawn and the owner can try again.
-    await store.deleteInvite(ctx.db, invite.id);
+    await inviteStore.deleteInvite(ctx.db, invite.id);
     log.warn('could not send an invite email', { error: errorMessage(e) });
     throw new AppError('unavailable', 'could not send the invite email; nothing was saved, try again later');
   }
@@ -98,13 +100,13 @@ export async function inviteMember(ctx: Ctx, user: UserRow, teamId: string, rawE
 /** Withdraws a pending invite (owner only). */
 export async function revokeInvite(ctx: Ctx, user: UserRow, teamId: string, inviteId: string): Promise<void> {
   await requireOwner(ctx, user, teamId, 'revoke invites');
-  const invite = await store.findPendingInviteOfTeam(ctx.db, teamId, inviteId, inviteCutoff(ctx));
-  if (!invite || !(await store.closeInvite(ctx.db, invite.id, 'revoked', Date.now()))) throw new AppError('not_found', 'pending invite not found');
+  const invite = await inviteStore.findPendingInviteOfTeam(ctx.db, teamId, inviteId, inviteCutoff(ctx));
+  if (!invite || !(await inviteStore.closeInvite(ctx.db, invite.id, 'revoked', Date.now()))) throw new AppError('not_found', 'pending invite not found');
 }
 
 /** Unexpired pending invites addressed to the caller's email. */
 export const listMyInvites = async (ctx: Ctx, user: UserRow) =>
-  (await store.listPendingInvitesForEmail(ctx.db, user.email, inviteCutoff(ctx))).map((v) => publicInvite(ctx, v));
+  (await inviteStore.listPendingInvitesForEmail(ctx.db, user.email, inviteCutoff(ctx))).map((v) => publicInvite(ctx, v));
 
 /**
  * The caller's invite, locked; 404 unless addressed to their email, 409 once used or expired.
@@ -113,7 +115,7 @@ export const listMyInvites = async (ctx: Ctx, user: UserRow) =>
  * (the capture API has no 410, and SPEC 7.1 leaves this case to us).
  */
 async function pendingInviteOf(ctx: Ctx, tx: store.Tx, user: UserRow, inviteId: string): Promise<TeamInviteRow> {
-  const invite = await store.findInviteForEmail(tx, inviteId, user.email, true);
+  const invite = await inviteStore.findInviteForEmail(tx, inviteId, user.email, true);
   if (!invite) throw new AppError('not_found', 'invite not found');
   const expired = () => new AppError('conflict', `this invite expired at ${iso(expiresAt(ctx, invite))}; ask the team's owner to invite you again`);
   if (invite.status === 'expired') throw expired();
@@ -125,7 +127,7 @@ async function pendingInviteOf(ctx: Ctx, tx: store.Tx, user: UserRow, inviteId: 
 /** Makes the caller a member. Needs an active subscription and a free seat. */
 export async function acceptInvite(ctx: Ctx, user: UserRow, inviteId: string): Promise<TeamRow> {
   return store.inTransaction(ctx.db, async (tx) => {
-    const first = await store.findInviteForEmail(tx, inviteId, user.email);
+    const first = await inviteStore.findInviteForEmail(tx, inviteId, user.email);
     if (!first) throw new AppError('not_found', 'invite not found');
     // Team lock first, then the invite's, the same order as inviting, so the two never deadlock.
     const team = await store.lockTeam(tx, first.teamId);
@@ -134,8 +136,8 @@ export async function acceptInvite(ctx: Ctx, user: UserRow, inviteId: string): P
     const sub = await requireActiveSubscription(tx, team.id, 'joining a team');
     await requireFreeSeat(ctx, tx, team.id, sub.seats, false);
     const now = Date.now();
-    await store.closeInvite(tx, invite.id, 'accepted', now);
-    await store.insertMember(tx, { teamId: team.id, userId: user.id, role: 'member', joinedAt: now });
+    await inviteStore.closeInvite(tx, invite.id, 'accepted', now);
+    await memberStore.insertMember(tx, { teamId: team.id, userId: user.id, role: 'member', joinedAt: now });
     return team;
   });
 }
@@ -143,7 +145,7 @@ export async function acceptInvite(ctx: Ctx, user: UserRow, inviteId: string): P
 export async function declineInvite(ctx: Ctx, user: UserRow, inviteId: string): Promise<void> {
   await store.inTransaction(ctx.db, async (tx) => {
     const invite = await pendingInviteOf(ctx, tx, user, inviteId);
-    await store.closeInvite(tx, invite.id, 'declined', Date.now());
+    await inviteStore.closeInvite(tx, invite.id, 'declined', Date.now());
   });
 }
 

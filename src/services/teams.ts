@@ -7,6 +7,10 @@ import { AppError } from '../errors';
 import { randomId } from '../ids';
 import type { TeamRole, TeamRow, UserRow } from '../stores/state/schema';
 import * as store from '../stores/state/teams';
+import * as inviteStore from '../stores/state/team-invites';
+import * as memberStore from '../stores/state/team-members';
+import * as shareStore from '../stores/state/team-shares';
+import * as subscriptionStore from '../stores/state/team-subscriptions';
 import { publicSubscription, requireActiveSubscription } from './billing';
 import type { Ctx } from './context';
 import { announceTeamAccess } from './team-access';
@@ -48,7 +52,7 @@ export async function requireOwner(ctx: Ctx, user: UserRow, teamId: string, doin
 }
 
 async function announceTeam(ctx: Ctx, teamId: string, endpointIds?: string[]): Promise<void> {
-  announceTeamAccess(ctx.bus, { teamId, endpointIds: endpointIds ?? (await store.listTeamEndpointIds(ctx.db, teamId)) });
+  announceTeamAccess(ctx.bus, { teamId, endpointIds: endpointIds ?? (await shareStore.listTeamEndpointIds(ctx.db, teamId)) });
 }
 
 export async function createTeam(ctx: Ctx, user: UserRow, rawName: string): Promise<TeamRow> {
@@ -62,9 +66,9 @@ export const listTeams = (ctx: Ctx, user: UserRow): Promise<TeamRow[]> => store.
 export async function getTeam(ctx: Ctx, user: UserRow, teamId: string) {
   const m = await requireMember(ctx, user, teamId);
   const [sub, members, pending] = await Promise.all([
-    store.findSubscription(ctx.db, teamId),
-    store.countMembers(ctx.db, teamId),
-    store.countPendingInvites(ctx.db, teamId, inviteCutoff(ctx)),
+    subscriptionStore.findSubscription(ctx.db, teamId),
+    memberStore.countMembers(ctx.db, teamId),
+    inviteStore.countPendingInvites(ctx.db, teamId, inviteCutoff(ctx)),
   ]);
   return { ...publicTeam(m.team), role: m.role, subscription: { ...publicSubscription(sub), seatsUsed: members, pendingInvites: pending } };
 }
@@ -80,7 +84,7 @@ export async function renameTeam(ctx: Ctx, user: UserRow, teamId: string, rawNam
 export async function deleteTeam(ctx: Ctx, user: UserRow, teamId: string): Promise<void> {
   await requireOwner(ctx, user, teamId, 'delete it');
   const endpointIds = await store.inTransaction(ctx.db, async (tx) => {
-    const ids = await store.listTeamEndpointIds(tx, teamId);
+    const ids = await shareStore.listTeamEndpointIds(tx, teamId);
     await store.deleteTeam(tx, teamId);
     return ids;
   });
@@ -89,7 +93,7 @@ export async function deleteTeam(ctx: Ctx, user: UserRow, teamId: string): Promi
 
 export async function listMembers(ctx: Ctx, user: UserRow, teamId: string) {
   await requireMember(ctx, user, teamId);
-  const [members, invites] = await Promise.all([store.listMembers(ctx.db, teamId), store.listPendingInvites(ctx.db, teamId, inviteCutoff(ctx))]);
+  const [members, invites] = await Promise.all([memberStore.listMembers(ctx.db, teamId), inviteStore.listPendingInvites(ctx.db, teamId, inviteCutoff(ctx))]);
   return {
     members: members.map((m) => ({ userId: m.userId, email: m.email, role: m.role })),
     pendingInvites: invites.map((i) => ({ id: i.id, email: i.email, createdAt: iso(i.createdAt) })),
@@ -113,8 +117,8 @@ export async function leaveTeam(ctx: Ctx, user: UserRow, teamId: string): Promis
 async function leaveOrRemove(ctx: Ctx, teamId: string, userId: string, notFound: string): Promise<void> {
   const endpointIds = await store.inTransaction(ctx.db, async (tx) => {
     await store.lockTeam(tx, teamId);
-    const ids = await store.listTeamEndpointIds(tx, teamId);
-    if (!(await store.removeMember(tx, teamId, userId))) throw new AppError('not_found', notFound);
+    const ids = await shareStore.listTeamEndpointIds(tx, teamId);
+    if (!(await memberStore.removeMember(tx, teamId, userId))) throw new AppError('not_found', notFound);
     return ids;
   });
   await announceTeam(ctx, teamId, endpointIds);
@@ -122,7 +126,7 @@ async function leaveOrRemove(ctx: Ctx, teamId: string, userId: string, notFound:
 
 // --- shared endpoints -------------------------------------------------------------------------
 
-export const publicSharedEndpoint = (ctx: Ctx, view: store.SharedEndpointView) => ({
+export const publicSharedEndpoint = (ctx: Ctx, view: shareStore.SharedEndpointView) => ({
   id: view.endpoint.id,
   slug: view.endpoint.slug,
   name: view.endpoint.name,
@@ -139,7 +143,7 @@ export const publicSharedEndpoint = (ctx: Ctx, view: store.SharedEndpointView) =
  */
 export async function shareEndpoint(ctx: Ctx, user: UserRow, teamId: string, endpointId: string) {
   await requireMember(ctx, user, teamId);
-  const ep = await store.findOwnEndpoint(ctx.db, endpointId, user.id);
+  const ep = await shareStore.findOwnEndpoint(ctx.db, endpointId, user.id);
   if (!ep) throw new AppError('not_found', "endpoint not found among your endpoints (only an endpoint's owner can share it)");
   const now = Date.now();
   // Under the team's lock, so a concurrent leave or subscription change cannot interleave.
@@ -147,8 +151,8 @@ export async function shareEndpoint(ctx: Ctx, user: UserRow, teamId: string, end
     await store.lockTeam(tx, teamId);
     if (!(await store.findMembership(tx, teamId, user.id))) throw new AppError('not_found', 'team not found');
     await requireActiveSubscription(tx, teamId, 'sharing an endpoint');
-    const isNew = await store.insertShare(tx, { teamId, endpointId: ep.id, sharedBy: user.id, sharedAt: now });
-    return { created: isNew, sharedAt: (await store.findShare(tx, teamId, ep.id))?.sharedAt ?? now };
+    const isNew = await shareStore.insertShare(tx, { teamId, endpointId: ep.id, sharedBy: user.id, sharedAt: now });
+    return { created: isNew, sharedAt: (await shareStore.findShare(tx, teamId, ep.id))?.sharedAt ?? now };
   });
   return { created, endpoint: publicSharedEndpoint(ctx, { endpoint: ep, ownerEmail: user.email, sharedAt }) };
 }
@@ -156,15 +160,15 @@ export async function shareEndpoint(ctx: Ctx, user: UserRow, teamId: string, end
 /** Ends a share: the endpoint's owner, or the team's owner for any endpoint shared with the team. */
 export async function unshareEndpoint(ctx: Ctx, user: UserRow, teamId: string, endpointId: string): Promise<void> {
   const m = await requireMember(ctx, user, teamId);
-  const share = await store.findShare(ctx.db, teamId, endpointId);
+  const share = await shareStore.findShare(ctx.db, teamId, endpointId);
   if (!share) throw new AppError('not_found', 'endpoint is not shared with this team');
   if (share.sharedBy !== user.id && m.role !== 'owner') {
     throw new AppError('forbidden', "only the endpoint's owner or the team's owner can unshare it");
   }
-  if (await store.deleteShare(ctx.db, teamId, endpointId)) announceTeamAccess(ctx.bus, { teamId, endpointIds: [endpointId] });
+  if (await shareStore.deleteShare(ctx.db, teamId, endpointId)) announceTeamAccess(ctx.bus, { teamId, endpointIds: [endpointId] });
 }
 
 export async function listTeamEndpoints(ctx: Ctx, user: UserRow, teamId: string) {
   await requireMember(ctx, user, teamId);
-  return (await store.listTeamEndpoints(ctx.db, teamId)).map((v) => publicSharedEndpoint(ctx, v));
+  return (await shareStore.listTeamEndpoints(ctx.db, teamId)).map((v) => publicSharedEndpoint(ctx, v));
 }

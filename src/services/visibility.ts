@@ -6,7 +6,7 @@ import { AppError } from '../errors';
 import type { EndpointScope } from '../stores/captures/types';
 import * as endpointStore from '../stores/state/endpoints';
 import type { EndpointRow, UserRow } from '../stores/state/schema';
-import * as teamStore from '../stores/state/teams';
+import * as shareStore from '../stores/state/team-shares';
 import type { Ctx } from './context';
 
 /**
@@ -20,7 +20,7 @@ import type { Ctx } from './context';
  */
 export async function getReadableEndpoint(ctx: Pick<Ctx, 'db'>, user: UserRow, slug: string): Promise<EndpointRow> {
   const row = await endpointStore.findEndpointBySlug(ctx.db, slug);
-  if (row && (row.userId === user.id || (await teamStore.isSharedWithUser(ctx.db, row.id, user.id)))) return row;
+  if (row && (row.userId === user.id || (await shareStore.isSharedWithUser(ctx.db, row.id, user.id)))) return row;
   throw new AppError('not_found', 'endpoint not found');
 }
 
@@ -28,7 +28,7 @@ export const scopeOf = (e: EndpointRow): EndpointScope => ({ endpointId: e.id, s
 
 /** Endpoints whose captures this user may read: own, and shared with the user's active teams. */
 export async function readableEndpoints(ctx: Ctx, user: UserRow): Promise<EndpointRow[]> {
-  const [own, shared] = await Promise.all([endpointStore.listUserEndpoints(ctx.db, user.id), teamStore.listSharedWithUser(ctx.db, user.id)]);
+  const [own, shared] = await Promise.all([endpointStore.listUserEndpoints(ctx.db, user.id), shareStore.listSharedWithUser(ctx.db, user.id)]);
   return [...own, ...shared];
 }
 
