@@ -116,9 +116,11 @@ for (const backend of BACKENDS) {
       const r = await admin(env(), ['retention']);
       expect(r.code).toBe(0);
       expect(r.stderr).toContain('via the running service');
-      expect(r.json).toMatchObject({ rowsDeleted: expect.any(Number), partitionsDropped: expect.any(Number), mutations: expect.any(Number), deadPins: expect.any(Number) });
-      if (backend === 'embedded') expect(r.json.rowsDeleted).toBeGreaterThanOrEqual(3);
-      else expect(Number(r.json.partitionsDropped) + Number(r.json.mutations)).toBeGreaterThan(0);
+      const swept = r.json as { rowsDeleted: number; partitionsDropped: number; mutations: number; mutationsPending: boolean; deadPins: number };
+      expect(Object.keys(swept).sort()).toEqual(['deadPins', 'mutations', 'mutationsPending', 'partitionsDropped', 'rowsDeleted']);
+      // SQLite deletes now; ClickHouse drops the (wholly expired) week's partition or issues a mutation.
+      if (backend === 'embedded') expect(swept.rowsDeleted).toBeGreaterThanOrEqual(3);
+      else expect(swept.partitionsDropped + swept.mutations > 0 || swept.mutationsPending).toBe(true);
       // ClickHouse mutations and partition drops finish in the background.
       await eventually(async () => (await listed()) === 0, 30_000);
     });
@@ -168,7 +170,7 @@ for (const backend of BACKENDS) {
         expect(h.json).toMatchObject({ running: false, log: { unshipped: 0 } });
         const sweep = await admin(node.env, ['retention']);
         expect(sweep.code).toBe(0);
-        expect(sweep.json).toMatchObject({ rowsDeleted: expect.any(Number) });
+        expect(typeof sweep.json.rowsDeleted).toBe('number');
       } finally {
         node = await startServer({ env: node.env, dataDir: node.dataDir, port: node.port });
       }
