@@ -17,7 +17,7 @@
  * pglite/ (PGlite's data directory), captures.sqlite, log/. It is written under a temporary name beside the target
  * and renamed at the end, so a failed backup leaves no folder that looks complete.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { listSegments, NOTIFY_CHECKPOINT, readCheckpoint, segmentName, type LogPosition } from '../engine/capture-log';
@@ -79,10 +79,14 @@ export function requireEmbedded(source: Pick<BackupSource, 'state' | 'sqlitePath
 /** A backup target: an absolute path that does not exist yet, or an empty folder. */
 function checkTarget(dir: string): void {
   if (!dir.startsWith('/')) throw new AppError('validation', 'dir must be an absolute path');
-  if (!existsSync(dir)) {
-    if (!existsSync(dirname(dir))) throw new AppError('validation', `the folder ${dirname(dir)} does not exist`);
-    return;
+  if (!existsSync(dirname(dir))) throw new AppError('validation', `the folder ${dirname(dir)} does not exist`);
+  // The backup is made beside the target and renamed into place.
+  try {
+    accessSync(dirname(dir), constants.W_OK);
+  } catch {
+    throw new AppError('validation', `the service cannot write in ${dirname(dir)}`);
   }
+  if (!existsSync(dir)) return;
   if (!statSync(dir).isDirectory()) throw new AppError('conflict', `${dir} exists and is not a folder`);
   if (readdirSync(dir).length > 0) throw new AppError('conflict', `${dir} is not empty; give a new or empty folder`);
 }
