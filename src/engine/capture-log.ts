@@ -228,6 +228,11 @@ export class CaptureLog {
   private idle: (() => void)[] = [];
   /** The last group could not be written (disk full): logged once, until a write succeeds. */
   private failing = false;
+
+  /** False while appends fail (disk full, I/O error): captures are refused with 503 meanwhile. */
+  get writable(): boolean {
+    return !this.failing;
+  }
   /** Called after each group is durable, with the new end of the log. */
   onDurable: (end: LogPosition, frames: number) => void = () => {};
   /** Captures per fsync, and segments started from a recycled file, for the bench and tests. */

@@ -41,7 +41,9 @@ export interface ShipperHealth {
   /** Failed inserts since start, and since the last one that succeeded. */
   failures: number;
   failing: number;
-  /** The capture store refuses inserts, or the backlog is older than DEGRADED_AGE_MS. */
+  /** False while the capture log cannot be written (disk full): the receiver answers 503. */
+  logWritable: boolean;
+  /** The capture store refuses inserts, the backlog is older than DEGRADED_AGE_MS, or the log cannot be written. */
   degraded: boolean;
   /** Workers replaced after failing. */
   restarts: number;
@@ -75,7 +77,7 @@ export class Shipper {
   private readonly dir: string;
 
   constructor(
-    captureLog: CaptureLog,
+    private readonly captureLog: CaptureLog,
     end: LogPosition,
     unshipped: number,
     private readonly opts: ShipperOptions,
@@ -107,7 +109,8 @@ export class Shipper {
       backlogAgeMs,
       ...this.stats,
       failing: this.failing,
-      degraded: this.failing > 0 || backlogAgeMs > DEGRADED_AGE_MS,
+      logWritable: this.captureLog.writable,
+      degraded: this.failing > 0 || backlogAgeMs > DEGRADED_AGE_MS || !this.captureLog.writable,
       worker: this.failed ? 'failed' : 'running',
       lastError: this.lastError,
     };

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, openSync, closeSync, rmSync, writeSync, unlinkS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'bun:test';
+import type { Health } from '../../src/health';
 import { BACKENDS, provision } from '../support/backends';
 import { call, eventually, newAccount } from '../support/client';
 import { startServer, stopServer, type TestServer } from '../support/server';
@@ -80,6 +81,7 @@ for (const backend of BACKENDS) {
       const filled = fill(filler);
       const fullAt = Date.now();
       const ackedAtFull = load.report.acked.length;
+      let healthWhileFull: Health | null = null;
       const probes: { status: number; retryAfter: string | null; code?: string }[] = [];
       while (Date.now() - fullAt < FULL_MS) {
         const r = await fetch(`${server.url}/w/${ep.slug}/probe`, { method: 'POST', body: 'probe' });
@@ -87,6 +89,8 @@ for (const backend of BACKENDS) {
         probes.push({ status: r.status, retryAfter: r.headers.get('retry-after'), code: body.code });
         // A 200 here would have to be on disk: keep its id with the others, to be counted.
         if (r.status === 200 && body.id) load.report.acked.push(body.id);
+        const h = (await call<Health>(server.url, 'GET', '/healthz')).body;
+        if (h.status === 'degraded' && h.shipper?.logWritable === false) healthWhileFull = h;
         await Bun.sleep(250);
       }
       const ackedWhileFull = load.report.acked.length - ackedAtFull;
@@ -111,10 +115,12 @@ for (const backend of BACKENDS) {
       const counted = countCheck(report.acked, listed);
       const statusesWhileFull = probes.reduce<Record<string, number>>((m, p) => ({ ...m, [p.status]: (m[p.status] ?? 0) + 1 }), {});
       console.log(
-        `disk-full [${backend}]: filler ${filled} bytes; probes while full ${JSON.stringify(statusesWhileFull)}; load statuses ${JSON.stringify(report.statuses)}, ` +
+        `disk-full [${backend}]: filler ${filled} bytes; /healthz while full ${JSON.stringify(healthWhileFull?.shipper)}; probes while full ${JSON.stringify(statusesWhileFull)}; load statuses ${JSON.stringify(report.statuses)}, ` +
           `acked ${report.acked.length} (${ackedWhileFull} while full); listed ${listedBefore.length} before restart, ${listed.length} after; missing ${counted.missing.length}, duplicated ${counted.duplicated.length}, unacked listed ${counted.unacked}`,
       );
       expect(probes.filter((p) => p.status === 503).length).toBeGreaterThan(0);
+      // /healthz said so while it lasted: degraded, the log not writable.
+      expect(healthWhileFull).not.toBeNull();
       for (const p of probes) {
         expect([200, 503]).toContain(p.status);
         if (p.status === 503) {

@@ -98,6 +98,8 @@ export async function privateClickHouse(): Promise<PrivateService> {
   return svc;
 }
 
+const NATS_BIN = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) => existsSync(p)) ?? 'nats-server';
+
 /** A nats-server of its own (core pub/sub is all the service uses). */
 export async function privateNats(): Promise<PrivateService> {
   const port = await freePort();
@@ -107,7 +109,7 @@ export async function privateNats(): Promise<PrivateService> {
     url: `nats://127.0.0.1:${port}`,
     port,
     async start() {
-      running = spawnLogged(['nats-server', '-a', '127.0.0.1', '-p', String(port)], dir);
+      running = spawnLogged([NATS_BIN, '-a', '127.0.0.1', '-p', String(port)], dir);
       const r = running;
       await waitFor('private nats-server', () => tcpBanner(port).then((l) => l.startsWith('INFO')), 30_000, r.output);
     },
