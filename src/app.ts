@@ -17,7 +17,9 @@ import { CaptureLog } from './engine/capture-log';
 import { Shipper } from './engine/shipper';
 import { UsageMeter } from './engine/usage';
 import { createNotifier, notificationHooks } from './engine/notifier';
+import { NotifyLog } from './engine/notify-log';
 import { SigningConfigSchema } from './engine/signing';
+import { adminRoutes } from './http/admin';
 import { apiRoutes } from './http/api/index';
 import { errorHandler } from './http/errors';
 import { requestGuards } from './http/guards';
@@ -30,6 +32,7 @@ import { log } from './log';
 import type { Ctx } from './services/context';
 import { createServices } from './services/build';
 import { startPurger } from './services/purger';
+import { startRetention } from './services/retention';
 import { startAgentSweeper } from './services/agent/sweeper';
 import { agentPages } from './http/pages/index';
 import { wellKnownRoutes } from './http/well-known';
@@ -37,7 +40,7 @@ import { docsRoutes } from './http/docs';
 import { loadWebBundle, webRoutes } from './http/web';
 import { captureStoreSpec, openCaptureStore } from './stores/captures/open';
 import { openPglite, openPostgres, type StateDb } from './stores/state/db';
-import { findEndpointBySlug } from './stores/state/endpoints';
+import { findEndpointById, findEndpointBySlug } from './stores/state/endpoints';
 import { usageStoreOn } from './stores/state/usage';
 
 export interface Service {
@@ -84,6 +87,8 @@ export async function startService(config: Config): Promise<Service> {
   const unsubscribeConfig = bus.subscribe(subjects.endpointChanged, (data) => {
     actors.invalidate(decodeJson<{ slug: string }>(data).slug);
   });
+  // Invalidations sent while the bus was lost never arrive: once it is back, re-read every snapshot.
+  const unwatchBus = bus.onConnectionChange((up) => up && actors.revalidateAll());
 
   // The receiver role owns the capture log: replay what a crash left unshipped, then serve.
   const isReceiver = config.roles.has('receiver');
@@ -103,14 +108,24 @@ export async function startService(config: Config): Promise<Service> {
   // Notifications leave from the node that captured the request; the hook only enqueues.
   const notifier = isReceiver ? createNotifier(config, config.outboundAllow) : null;
   if (notifier) captureHooks.push(notificationHooks(notifier, config.baseUrl));
+  // What the last run left unsent is read again from the log (at-least-once across restarts).
+  const notifyLog = notifier && opened ? new NotifyLog({ dir: opened.log.dir, notifier, end: () => opened.log.end, lookup: (id) => findEndpointById(state.db, id), baseUrl: config.baseUrl }) : null;
+  notifyLog?.start(opened?.end ?? { segment: 0, offset: 0 });
   const engine =
     opened && shipper
       ? new CaptureEngine({ actors, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, detectProviders: config.detectProviders, hooks: combineHooks(captureHooks) })
       : null;
   const purger = config.roles.has('api') ? startPurger(ctx) : null;
   const agentSweeper = config.roles.has('api') ? startAgentSweeper(ctx) : null;
+  const retention = config.roles.has('api') ? startRetention(ctx) : null;
   // Live streams: one bus subscription per watched endpoint on this node.
   const streamHub = config.roles.has('stream') ? new StreamHub(bus, { ...config.stream, loadCapture: (endpointId, id) => captures.get(id, [{ endpointId, since: 0 }]) }) : null;
+
+  // /healthz, and the operator API's health.
+  const health = (): Health => {
+    const shipping = shipper?.health() ?? null;
+    return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null };
+  };
 
   const receive = engine ? receiverHandler(engine, config) : null;
   // /w/ is answered by Bun's router ahead of Elysia's (src/http/receiver.ts), on every listener.
@@ -128,10 +143,9 @@ export async function startService(config: Config): Promise<Service> {
       }),
     )
     .use(docsRoutes())
-    .get('/healthz', (): Health => {
-      const shipping = shipper?.health() ?? null;
-      return { ok: shipping?.worker !== 'failed', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null };
-    });
+    .get('/healthz', health);
+  // The operator API (docs/operations.md), on every role, only when ADMIN_TOKEN is set.
+  if (config.adminToken) api.use(adminRoutes({ ctx, health, backup: { dataDir: config.dataDir, state, sqlitePath: storeSpec.kind === 'sqlite' ? storeSpec.path : null } }, config.adminToken));
   if (config.roles.has('api')) api.use(apiRoutes(ctx));
   if (streamHub) api.use(streamRoutes(ctx, streamHub));
   // Agent claim pages and OAuth discovery live outside /api but belong to the API role.
@@ -194,13 +208,15 @@ export async function startService(config: Config): Promise<Service> {
       // Stop accepting; requests in flight may finish until the drain deadline, then are cut.
       await drain('requests in flight', Promise.all(servers.map((s) => s.stop(false))));
       if (late.length > 0) for (const s of servers) void s.stop(true);
-      await drain('purger and agent sweeper', Promise.all([purger?.stop(), agentSweeper?.stop()]));
+      await drain('purger, retention and agent sweeper', Promise.all([purger?.stop(), retention?.stop(), agentSweeper?.stop()]));
       unsubscribeConfig();
+      unwatchBus();
       if (opened && shipper) {
         await drain('capture log', opened.log.close());
         if (!(await shipper.stop(drainBy))) late.push('shipper');
       }
-      await drain('notifications', notifier?.stop() ?? Promise.resolve());
+      // Stops the notifier, then keeps its checkpoint for the next start.
+      await drain('notifications', notifyLog?.stop() ?? notifier?.stop() ?? Promise.resolve());
       // The stream guards' bus subscriptions and the mailer.
       await drain('services', services.close());
       // Counts of the last captures go to Postgres before it closes.

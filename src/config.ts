@@ -4,7 +4,9 @@
  */
 import { resolve } from 'node:path';
 import { parseIdJagProviders, type IdJagProvider } from './auth/agent/providers';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AllowList } from './net/allow';
+import { checked } from './schema-problem';
 import { errorMessage } from './unknown';
 
 export type Role = 'receiver' | 'api' | 'stream';
@@ -98,8 +100,18 @@ export interface Config {
   outboundAllow: AllowList;
   /** POST /api/requests/{id}/replay: the whole exchange with the target, lookups to body. */
   replayTimeoutMs: number;
-  /** Plan name → monthly request quota. Accounts start on `free`. */
-  plans: Readonly<Record<string, { limit: number }>>;
+  /** Plan name → monthly request quota and capture retention (days). Accounts start on `free`. */
+  plans: Readonly<Record<string, { limit: number; retentionDays: number }>>;
+  /** Removal of captures past their plan's retention, and pins that keep one (docs/retention.md). */
+  retention: {
+    everyMs: number;
+    /** SQLite rows deleted per statement; the sweep yields to the event loop between batches. */
+    batchRows: number;
+    /** Added to the clock when deciding what has expired (tests: "it is 8 days later"). */
+    clockOffsetMs: number;
+    /** Pinned captures one account may hold. */
+    pinLimit: number;
+  };
   /** How often actors flush usage counters to Postgres. */
   usageFlushMs: number;
   /** Fixed-window request limits (SPEC 8), counted in Postgres so they hold across nodes; null = off. */
@@ -141,6 +153,11 @@ export interface Config {
     /** Largest accepted age (either way) of a Stripe-Signature timestamp. */
     toleranceSeconds: number;
   };
+  /**
+   * Bearer token of the operator API under /admin/api (docs/operations.md); null = that API is
+   * off. Compared in constant time, never returned or logged.
+   */
+  adminToken: string | null;
 }
 
 /** At most `limit` requests per `windowMs`. */
@@ -189,7 +206,7 @@ function urlList(env: Env, name: string): string | null {
   return raw;
 }
 
-function json<T>(env: Env, name: string, def: T, check: (v: unknown) => v is T): T {
+function json<S extends TSchema>(env: Env, name: string, def: Static<S>, schema: S): Static<S> {
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
   let parsed: unknown;
@@ -198,8 +215,7 @@ function json<T>(env: Env, name: string, def: T, check: (v: unknown) => v is T):
   } catch {
     throw new ConfigError(`${name} must be JSON`);
   }
-  if (!check(parsed)) throw new ConfigError(`${name} has the wrong shape`);
-  return parsed;
+  return checked(schema, parsed, (problem) => new ConfigError(`${name} has the wrong shape: ${problem}`));
 }
 
 function list(env: Env, name: string): string[] {
@@ -215,16 +231,23 @@ function allowList(env: Env, name: string): AllowList {
   }
 }
 
-const isPlans = (v: unknown): v is Record<string, { limit: number }> =>
-  typeof v === 'object' &&
-  v !== null &&
-  !Array.isArray(v) &&
-  'free' in v &&
-  Object.values(v).every(
-    (p) => typeof p === 'object' && p !== null && Number.isInteger((p as { limit?: unknown }).limit) && (p as { limit: number }).limit >= 0,
-  );
+const Plan = Type.Object({ limit: Type.Integer({ minimum: 0 }), retentionDays: Type.Optional(Type.Integer({ minimum: 1 })) });
+/** `{"free": {"limit": n, "retentionDays"?: d}, "<plan>": {…}, …}`: a free plan and any others. */
+const PlansSchema = Type.Object({ free: Plan }, { additionalProperties: Plan });
 
-const DEFAULT_PLANS = { free: { limit: 100_000 }, pro: { limit: 5_000_000 }, teams: { limit: 20_000_000 } };
+const DEFAULT_PLANS = {
+  free: { limit: 100_000, retentionDays: 7 },
+  pro: { limit: 5_000_000, retentionDays: 30 },
+  teams: { limit: 20_000_000, retentionDays: 90 },
+};
+
+/** A plan in PLANS without retentionDays keeps its default's, or 30 days for a name of its own. */
+function withRetention(plans: Record<string, { limit: number; retentionDays?: number }>): Record<string, { limit: number; retentionDays: number }> {
+  const defaults: Record<string, { retentionDays: number }> = DEFAULT_PLANS;
+  return Object.fromEntries(
+    Object.entries(plans).map(([name, p]) => [name, Object.freeze({ limit: p.limit, retentionDays: p.retentionDays ?? defaults[name]?.retentionDays ?? 30 })]),
+  );
+}
 
 /** "600/60" = 600 requests per 60 seconds; "off" disables the limit. */
 function rateRule(env: Env, name: string, def: RateRule): RateRule | null {
@@ -258,6 +281,15 @@ function bool(env: Env, name: string, def: boolean): boolean {
   if (/^(1|true|yes)$/i.test(raw)) return true;
   if (/^(0|false|no)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** A guessable operator token would open every account's plan and the whole data dir: 24 characters at least. */
+function adminToken(env: Env): string | null {
+  const raw = env.ADMIN_TOKEN;
+  if (raw === undefined || raw === '') return null;
+  // The value itself never goes into the message.
+  if (raw.length < 24 || /\s/.test(raw)) throw new ConfigError(`ADMIN_TOKEN must be at least 24 characters without spaces (e.g. openssl rand -hex 32)`);
+  return raw;
 }
 
 const ROLES: readonly Role[] = ['receiver', 'api', 'stream'];
@@ -330,7 +362,13 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     outboundAllow: allowList(env, 'OUTBOUND_ALLOW'),
     replayTimeoutMs: int(env, 'REPLAY_TIMEOUT_MS', 10_000, 1),
-    plans: Object.freeze(json(env, 'PLANS', DEFAULT_PLANS, isPlans)),
+    plans: Object.freeze(withRetention(json(env, 'PLANS', DEFAULT_PLANS, PlansSchema))),
+    retention: Object.freeze({
+      everyMs: int(env, 'RETENTION_INTERVAL_MS', 3_600_000, 1_000),
+      batchRows: int(env, 'RETENTION_BATCH_ROWS', 500, 1),
+      clockOffsetMs: int(env, 'RETENTION_CLOCK_OFFSET_MS', 0),
+      pinLimit: int(env, 'PIN_LIMIT', 100, 0),
+    }),
     usageFlushMs: int(env, 'USAGE_FLUSH_MS', 1_000, 10),
     rateLimits: Object.freeze({
       api: rateRule(env, 'RATE_LIMIT_API', { limit: 600, windowMs: 60_000 }),
@@ -354,6 +392,7 @@ export function loadConfig(env: Env = process.env): Config {
       webhookSecret: env.STRIPE_WEBHOOK_SECRET || null,
       toleranceSeconds: int(env, 'STRIPE_WEBHOOK_TOLERANCE_SECONDS', 300, 1),
     }),
+    adminToken: adminToken(env),
   });
 }
 

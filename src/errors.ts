@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  /** PIN_LIMIT pinned captures already (docs/retention.md). */
+  pin_limit: 409,
   length_required: 411,
   payload_too_large: 413,
   unsupported_media_type: 415,

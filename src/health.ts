@@ -6,6 +6,11 @@ import type { ShipperHealth } from './engine/shipper';
 export interface Health {
   /** False while a background part is failing (today: the shipper worker, until its replacement recovers). */
   ok: boolean;
+  /**
+   * `degraded`: the node still acknowledges captures (the capture log holds them), but the capture
+   * store refuses inserts or is behind; `shipper` says how many wait and for how long.
+   */
+  status: 'ok' | 'degraded';
   roles: Role[];
   backends: { state: string; captures: string; bus: string };
   /** Receiver nodes: captures acknowledged but not yet stored, the worker's counters and state. */

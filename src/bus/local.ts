@@ -6,6 +6,9 @@ export function createLocalBus(): Bus {
   return {
     kind: 'local',
     maxPayload: Number.POSITIVE_INFINITY,
+    // In-process: never disconnected.
+    connected: true,
+    onConnectionChange: () => () => {},
     publish(subject, data) {
       const set = handlers.get(subject);
       if (!set) return;

@@ -22,8 +22,28 @@ export async function createNatsBus(url: string, prefix: string): Promise<Bus> {
     maxReconnectAttempts: -1,
   });
   const full = (subject: string) => `${prefix}.${subject}`;
+  let connected = true;
+  const watchers = new Set<(connected: boolean) => void>();
+  const tell = (up: boolean) => {
+    if (up === connected) return;
+    connected = up;
+    for (const w of watchers) w(up);
+  };
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect') tell(false);
+      else if (s.type === 'reconnect') tell(true);
+    }
+  })();
   return {
     kind: 'nats',
+    get connected() {
+      return connected;
+    },
+    onConnectionChange(handler) {
+      watchers.add(handler);
+      return () => watchers.delete(handler);
+    },
     get maxPayload() {
       return nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
     },

@@ -12,6 +12,14 @@ export interface Bus {
   publish(subject: string, data: Uint8Array): void;
   /** Returns the unsubscribe function. Handlers must be short: they run on the read path. */
   subscribe(subject: string, handler: BusHandler): () => void;
+  /**
+   * False while the connection to the bus is lost (NATS reconnecting). Live publishes are dropped
+   * meanwhile rather than buffered without bound: captures are durable in the log and the store,
+   * and streams catch up from the store (src/services/stream/hub.ts ends them on loss).
+   */
+  readonly connected: boolean;
+  /** Calls `handler` when the connection is lost (false) and when it is back (true); returns the unsubscribe function. */
+  onConnectionChange(handler: (connected: boolean) => void): () => void;
   /** Resolves once everything published so far has left this process. */
   flush(): Promise<void>;
   close(): Promise<void>;

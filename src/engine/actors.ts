@@ -20,6 +20,8 @@ export interface EndpointSnapshot {
 interface Actor {
   snapshot: EndpointSnapshot | null;
   loadedAt: number;
+  /** After a failed re-read: the kept snapshot is served until then without trying again. */
+  retryAt: number;
   loading: Promise<EndpointSnapshot | null> | null;
 }
 
@@ -39,6 +41,9 @@ export interface ActorOptions {
   maxMissingBytes?: number;
 }
 
+/** How soon a snapshot kept after a failed re-read is tried again. */
+const STALE_RETRY_MS = 5_000;
+
 /** Estimated bytes of one remembered unknown slug besides its characters (map entry, number). */
 const MISSING_ENTRY_BYTES = 96;
 
@@ -48,6 +53,8 @@ export class SlugActors {
   /** Slugs found not to exist, with when (insertion order is age order). */
   private readonly missing = new Map<string, number>();
   private missingBytes = 0;
+  /** Snapshots loaded at or before this are re-read on next use (revalidateAll). */
+  private validAfter = 0;
   private readonly maxAgeMs: number;
   private readonly missingTtlMs: number;
   private readonly maxActors: number;
@@ -66,7 +73,7 @@ export class SlugActors {
     const actor = this.actors.get(slug);
     if (actor) {
       if (actor.loading) return actor.loading;
-      if (now - actor.loadedAt < this.maxAgeMs) return actor.snapshot;
+      if ((now - actor.loadedAt < this.maxAgeMs && actor.loadedAt > this.validAfter) || now < actor.retryAt) return actor.snapshot;
       return this.load(slug, actor);
     }
     const missingAt = this.missing.get(slug);
@@ -81,6 +88,16 @@ export class SlugActors {
   invalidate(slug: string): void {
     this.actors.delete(slug);
     this.forgetMissing(slug);
+  }
+
+  /**
+   * Every snapshot is re-read on its next use: invalidations may have been missed (the bus was
+   * lost). Lazy, so a reconnect does not reload every endpoint at once.
+   */
+  revalidateAll(): void {
+    this.validAfter = Date.now();
+    this.missing.clear();
+    this.missingBytes = 0;
   }
 
   /** Unknown slugs remembered now, and their estimated bytes (for tests and /healthz-style checks). */
@@ -103,7 +120,7 @@ export class SlugActors {
   }
 
   private load(slug: string, existing: Actor | undefined): Promise<EndpointSnapshot | null> {
-    const actor: Actor = existing ?? { snapshot: null, loadedAt: 0, loading: null };
+    const actor: Actor = existing ?? { snapshot: null, loadedAt: 0, retryAt: 0, loading: null };
     const loading = this.opts.load(slug).then(
       (snapshot) => {
         // An invalidation during the load wins: only store if this load is still the current one.
@@ -111,6 +128,7 @@ export class SlugActors {
           if (snapshot) {
             actor.snapshot = snapshot;
             actor.loadedAt = Date.now();
+            actor.retryAt = 0;
             actor.loading = null;
           } else {
             this.actors.delete(slug);
@@ -120,6 +138,14 @@ export class SlugActors {
         return snapshot;
       },
       (err: unknown) => {
+        // A re-read that fails (Postgres down) keeps serving the snapshot it had, and tries again
+        // in a while: captures to a known endpoint do not depend on Postgres being up.
+        const stale = actor.snapshot;
+        if (stale && this.actors.get(slug) === actor && actor.loading === loading) {
+          actor.loading = null;
+          actor.retryAt = Date.now() + STALE_RETRY_MS;
+          return stale;
+        }
         if (this.actors.get(slug) === actor) this.actors.delete(slug);
         throw err;
       },

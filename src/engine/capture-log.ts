@@ -37,6 +37,7 @@ import {
 } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { describeError, log } from '../log';
 
 export interface LogPosition {
   segment: number;
@@ -46,7 +47,8 @@ export interface LogPosition {
 
 interface PendingAppend {
   payload: Uint8Array;
-  resolve: () => void;
+  /** With the frame's start: where a reader must begin to read it again (the notifier's checkpoint). */
+  resolve: (at: LogPosition) => void;
   reject: (err: unknown) => void;
 }
 
@@ -106,14 +108,41 @@ export function readCheckpoint(dir: string): LogPosition {
   return Number.isInteger(pos.segment) && Number.isInteger(pos.offset) ? pos : { segment: 0, offset: 0 };
 }
 
-/** Everything up to `pos` is stored: persist that, and recycle or drop whole segments before it. */
+/** The notifier's checkpoint file (notify-log.ts). */
+export const NOTIFY_CHECKPOINT = 'notify-checkpoint.json';
+
+/**
+ * Other readers of the log that must not lose segments they have not passed: each keeps its own
+ * checkpoint file here. A missing or unreadable file holds nothing.
+ */
+const READER_CHECKPOINTS = [NOTIFY_CHECKPOINT];
+
+/** The first segment some reader other than the shipper still needs (Infinity when none). */
+function firstSegmentHeld(dir: string): number {
+  let held = Number.POSITIVE_INFINITY;
+  for (const name of READER_CHECKPOINTS) {
+    try {
+      const seg = (JSON.parse(readFileSync(join(dir, name), 'utf8')) as { segment?: unknown }).segment;
+      if (typeof seg === 'number' && Number.isInteger(seg)) held = Math.min(held, seg);
+    } catch {
+      // absent (that reader never ran) or torn: it holds nothing
+    }
+  }
+  return held;
+}
+
+/**
+ * Everything up to `pos` is stored: persist that, and recycle or drop whole segments before it
+ * that no other reader (READER_CHECKPOINTS) still needs.
+ */
 export function writeCheckpoint(dir: string, pos: LogPosition): void {
   const tmp = join(dir, 'checkpoint.json.tmp');
   writeFileSync(tmp, JSON.stringify(pos));
   renameSync(tmp, join(dir, 'checkpoint.json'));
   let spares = readdirSync(dir).filter((f) => SPARE.test(f)).length;
+  const keepFrom = Math.min(pos.segment, firstSegmentHeld(dir));
   for (const seg of listSegments(dir)) {
-    if (seg >= pos.segment) break;
+    if (seg >= keepFrom) break;
     const path = join(dir, segmentName(seg));
     // Legacy segments are not recycled: their unseeded frames would read as valid in a spare
     // renamed to a new segment whose header was not yet written when the process died.
@@ -197,6 +226,13 @@ export class CaptureLog {
   private writing = false;
   private closed = false;
   private idle: (() => void)[] = [];
+  /** The last group could not be written (disk full): logged once, until a write succeeds. */
+  private failing = false;
+
+  /** False while appends fail (disk full, I/O error): captures are refused with 503 meanwhile. */
+  get writable(): boolean {
+    return !this.failing;
+  }
   /** Called after each group is durable, with the new end of the log. */
   onDurable: (end: LogPosition, frames: number) => void = () => {};
   /** Captures per fsync, and segments started from a recycled file, for the bench and tests. */
@@ -242,14 +278,19 @@ export class CaptureLog {
     return { log, end: { segment: log.segment, offset: log.size }, unshipped };
   }
 
-  /** Resolves once the frame is durable on disk. */
-  append(payload: Uint8Array): Promise<void> {
+  /** Resolves once the frame is durable on disk, with the position where the frame starts. */
+  append(payload: Uint8Array): Promise<LogPosition> {
     if (this.closed) return Promise.reject(new Error('capture log is closed'));
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<LogPosition>((resolve, reject) => {
       this.group.push({ payload, resolve, reject });
       this.groupBytes += FRAME_HEADER + payload.length;
       if (!this.writing) void this.writeGroups();
     });
+  }
+
+  /** The end of what is durable: every frame acknowledged so far lies before it. */
+  get end(): LogPosition {
+    return { segment: this.segment, offset: this.size };
   }
 
   /** Waits for in-flight groups, then closes the file. */
@@ -268,7 +309,8 @@ export class CaptureLog {
       this.group = [];
       this.groupBytes = 0;
       try {
-        if (this.size > SEGMENT_HEADER && this.size + bytes > this.segmentBytes) await this.roll();
+        // No open segment: the last roll failed (disk full); try it again.
+        if (!this.file || (this.size > SEGMENT_HEADER && this.size + bytes > this.segmentBytes)) await this.roll();
         const file = this.file;
         if (!file) throw new Error('capture log has no open segment');
         // One buffer per group, frames written straight into it: one copy per capture.
@@ -283,13 +325,29 @@ export class CaptureLog {
           at += FRAME_HEADER + p.payload.length;
         }
         await writeAll(file, buf, this.size); // O_DSYNC: durable on return
+        const base = this.size;
         this.size += bytes;
         this.stats.groups++;
         this.stats.frames += batch.length;
-        for (const p of batch) p.resolve();
+        let start = base;
+        for (const p of batch) {
+          p.resolve({ segment: this.segment, offset: start });
+          start += FRAME_HEADER + p.payload.length;
+        }
         this.onDurable({ segment: this.segment, offset: this.size }, batch.length);
+        if (this.failing) {
+          this.failing = false;
+          log.info('capture log writable again');
+        }
       } catch (err) {
-        // Nothing in this group was acknowledged; the senders get an error and may retry.
+        // Nothing in this group was acknowledged; the senders get an error and may retry. A
+        // partial write (disk full) is cut off, so its bytes can never be read as frames later and
+        // the space they took is free again.
+        await this.file?.truncate(this.size).catch(() => {});
+        if (!this.failing) {
+          this.failing = true;
+          log.error('capture log write failed; captures are refused until it succeeds', { error: describeError(err) });
+        }
         for (const p of batch) p.reject(err);
       }
     }
@@ -303,7 +361,11 @@ export class CaptureLog {
     await this.startSegment(this.segment + 1);
   }
 
-  /** Starts segment `n`, on a recycled spare when there is one, and makes its header durable. */
+  /**
+   * Starts segment `n`, on a recycled spare when there is one, and makes its header durable. The
+   * segment becomes current only once that succeeded: a failure (disk full) leaves no open file,
+   * and the next group tries again.
+   */
   private async startSegment(n: number): Promise<void> {
     const path = join(this.dir, segmentName(n));
     const spare = readdirSync(this.dir).filter((f) => SPARE.test(f)).sort()[0];
@@ -311,10 +373,16 @@ export class CaptureLog {
       renameSync(join(this.dir, spare), path);
       this.stats.recycled++;
     }
-    this.file = await open(path, constants.O_RDWR | constants.O_CREAT | constants.O_DSYNC, 0o644);
-    // The new name must be durable before frames in it are acknowledged.
-    syncDir(this.dir);
-    await writeAll(this.file, segmentHeader(n), 0);
+    const file = await open(path, constants.O_RDWR | constants.O_CREAT | constants.O_DSYNC, 0o644);
+    try {
+      // The new name must be durable before frames in it are acknowledged.
+      syncDir(this.dir);
+      await writeAll(file, segmentHeader(n), 0);
+    } catch (err) {
+      await file.close().catch(() => {});
+      throw err;
+    }
+    this.file = file;
     this.segment = n;
     this.size = SEGMENT_HEADER;
   }

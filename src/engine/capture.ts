@@ -9,7 +9,7 @@ import type { Capture } from '../model/capture';
 import type { Bus } from '../bus/types';
 import type { MockResponse } from '../stores/state/schema';
 import type { SlugActors, EndpointSnapshot } from './actors';
-import type { CaptureLog } from './capture-log';
+import type { CaptureLog, LogPosition } from './capture-log';
 import { LivePublisher } from './live-publisher';
 import { detectProvider } from './providers';
 import { mockHeaderRefusal, RECEIVER_SECURITY_HEADERS } from './receiver-headers';
@@ -37,8 +37,11 @@ export interface IncomingRequest {
 export interface CaptureHooks {
   /** Refuses a capture before anything is stored (e.g. over quota); null admits it. */
   admit?(endpoint: EndpointSnapshot): AppError | null;
-  /** Called once the capture is durable and acknowledged (usage counting, notifications). */
-  captured?(capture: Capture, endpoint: EndpointSnapshot): void;
+  /**
+   * Called once the capture is durable and acknowledged (usage counting, notifications), with the
+   * position of its frame in the capture log.
+   */
+  captured?(capture: Capture, endpoint: EndpointSnapshot, at: LogPosition): void;
 }
 
 export interface CaptureResponse {
@@ -57,8 +60,8 @@ export function combineHooks(parts: CaptureHooks[]): CaptureHooks {
       }
       return null;
     },
-    captured(capture, endpoint) {
-      for (const p of parts) p.captured?.(capture, endpoint);
+    captured(capture, endpoint, at) {
+      for (const p of parts) p.captured?.(capture, endpoint, at);
     },
   };
 }
@@ -156,9 +159,15 @@ export class CaptureEngine {
     if (refused) throw refused;
     const capture = this.record(endpoint, req);
     const payload = encoder.encode(JSON.stringify(capture));
-    await log.append(payload);
+    let at: Awaited<ReturnType<typeof log.append>>;
+    try {
+      at = await log.append(payload);
+    } catch {
+      // Not on disk, so not acknowledged (disk full, I/O error); the log reports the cause once.
+      throw new AppError('unavailable', 'the capture could not be stored (capture log write failed); nothing was stored, retry shortly', { 'retry-after': '5' });
+    }
     this.live.add(endpoint.id, capture.id, payload);
-    this.deps.hooks?.captured?.(capture, endpoint);
+    this.deps.hooks?.captured?.(capture, endpoint, at);
     return respond(endpoint, capture.id);
   }
 

@@ -18,6 +18,9 @@ export class LivePublisher {
   constructor(private readonly bus: Bus) {}
 
   add(endpointId: string, id: string, json: Uint8Array): void {
+    // Bus lost: nothing is queued for it (the NATS client would buffer every record in memory
+    // until it reconnects). Streams were ended and catch up from the store.
+    if (!this.bus.connected) return;
     const list = this.pending.get(endpointId);
     if (list === undefined) this.pending.set(endpointId, [{ id, json }]);
     else list.push({ id, json });

@@ -30,7 +30,7 @@ export interface NotificationPayload {
 }
 
 /** Copies only the summary fields, so a queued notification never pins a captured body in memory. */
-export function buildNotification(capture: Capture, endpoint: EndpointSnapshot, baseUrl: string): NotificationPayload {
+export function buildNotification(capture: Capture, endpoint: Pick<EndpointSnapshot, 'id' | 'slug'>, baseUrl: string): NotificationPayload {
   return {
     type: NOTIFICATION_TYPE,
     endpoint: { id: endpoint.id, slug: endpoint.slug },

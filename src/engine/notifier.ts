@@ -8,14 +8,19 @@
  * share of the pending notifications, and senders take jobs from the tenants in turn, so one
  * account's flood neither fills the queue nor delays everyone else's deliveries.
  *
- * Delivery is at-least-once only while this process lives: the queue is not persisted, so a
- * restart or crash loses what is pending (docs/notifications.md).
+ * Delivery is at-least-once across restarts: each job remembers where its capture's frame starts
+ * in the capture log, and notify-log.ts persists the earliest frame whose notification is not
+ * settled (with the attempts made so far) and re-reads the log from there at start-up. This queue
+ * is only the in-memory window over the log (docs/notifications.md).
  */
 import type { Config } from '../config';
 import { log } from '../log';
 import { errorMessage } from '../unknown';
 import type { AllowList } from '../net/allow';
+import type { Capture } from '../model/capture';
+import type { EndpointSnapshot } from './actors';
 import type { CaptureHooks } from './capture';
+import type { LogPosition } from './capture-log';
 import { buildNotification, deliverNotification, NOTIFY_HOP_HEADER, type DeliveryOutcome, type NotificationPayload } from './notification';
 
 export interface NotificationJob {
@@ -27,6 +32,23 @@ export interface NotificationJob {
   tenant: string;
   /** Notifications that led to the captured request (its x-hookcap-hop), plus one. */
   hop: number;
+}
+
+/** A notification not yet settled, as notify-log.ts persists it. */
+export interface UnsettledNotification {
+  /** Where its capture's frame starts in the capture log. */
+  at: LogPosition;
+  /** Attempts made and failed so far. */
+  tries: number;
+}
+
+export interface EnqueueOptions {
+  tenant?: string;
+  hop?: number;
+  /** The capture's frame in the log; without it the job is not tracked for restarts. */
+  at?: LogPosition;
+  /** The attempt to make first (after a restart: attempts already made, plus one). */
+  attempt?: number;
 }
 
 export interface NotifierOptions {
@@ -124,6 +146,8 @@ export class Notifier {
   private stopped = false;
   private lastDropLog = 0;
   private readonly counts = { delivered: 0, failed: 0, dropped: 0, retries: 0 };
+  /** Tracked jobs (those with a log position) not yet delivered or given up, by capture id. */
+  private readonly open = new Map<string, UnsettledNotification>();
 
   constructor(private readonly opts: NotifierOptions) {
     this.maxBackoffMs = opts.maxBackoffMs ?? 60_000;
@@ -144,22 +168,37 @@ export class Notifier {
    * Queues one notification; false when it was dropped (queue or the tenant's share full, or
    * stopping). O(1) and synchronous: sending starts on a later tick, never inside the caller's turn.
    */
-  enqueue(url: string, payload: NotificationPayload, from: { tenant?: string; hop?: number } = {}): boolean {
+  enqueue(url: string, payload: NotificationPayload, from: EnqueueOptions = {}): boolean {
     const id = from.tenant ?? '';
     const tenant = this.tenants.get(id);
-    if (this.stopped || this.pending >= this.opts.queueLimit || (tenant?.pending ?? 0) >= this.tenantLimit) {
+    if (!this.hasRoom(id)) {
       this.counts.dropped++;
       if (!this.stopped) this.logDrop();
       return false;
     }
     const t = tenant ?? this.addTenant(id);
     t.pending++;
-    this.push(t, { url, payload, attempt: 1, tenant: id, hop: from.hop ?? 1 });
+    const attempt = Math.max(1, from.attempt ?? 1);
+    if (from.at) this.open.set(payload.request.id, { at: from.at, tries: attempt - 1 });
+    this.push(t, { url, payload, attempt, tenant: id, hop: from.hop ?? 1 });
     this.schedulePump();
     return true;
   }
 
-  /** Stops sending: drops what is queued or waiting to retry, and waits for attempts in flight. */
+  /** Whether enqueue would take a notification of `tenant` now (the restart replay waits for room). */
+  hasRoom(tenant: string): boolean {
+    return !this.stopped && this.pending < this.opts.queueLimit && (this.tenants.get(tenant)?.pending ?? 0) < this.tenantLimit;
+  }
+
+  /** Tracked notifications not yet delivered or given up (by capture id), including those left by stop(). */
+  unsettled(): IterableIterator<[string, UnsettledNotification]> {
+    return this.open.entries();
+  }
+
+  /**
+   * Stops sending: drops what is queued or waiting to retry, and waits for attempts in flight.
+   * Tracked jobs stay unsettled, so the next start sends them again (notify-log.ts).
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     for (const t of this.retryTimers) clearTimeout(t);
@@ -185,8 +224,9 @@ export class Notifier {
     this.queued++;
   }
 
-  /** A job's notification is settled (delivered, failed or dropped): the tenant holds one less. */
-  private settle(t: Tenant): void {
+  /** A job's notification is settled (delivered or given up): the tenant holds one less. */
+  private settle(t: Tenant, job: NotificationJob): void {
+    this.open.delete(job.payload.request.id);
     t.pending--;
     if (t.pending <= 0 && this.tenants.get(t.id) === t) this.tenants.delete(t.id);
   }
@@ -249,12 +289,19 @@ export class Notifier {
     );
     if (outcome.ok) {
       this.counts.delivered++;
-      this.settle(t);
+      this.settle(t, job);
       return;
     }
-    if (!outcome.retry || job.attempt >= this.opts.maxAttempts || this.stopped) {
+    if (this.stopped && outcome.retry && job.attempt < this.opts.maxAttempts) {
+      // Stopping: not a give-up. The job stays unsettled and is tried again after the restart.
+      this.countTry(job);
+      this.counts.dropped++;
+      t.pending--;
+      return;
+    }
+    if (!outcome.retry || job.attempt >= this.opts.maxAttempts) {
       this.counts.failed++;
-      this.settle(t);
+      this.settle(t, job);
       log.warn('notification failed', {
         endpoint: job.payload.endpoint.slug,
         requestId: job.payload.request.id,
@@ -264,6 +311,7 @@ export class Notifier {
       return;
     }
     this.counts.retries++;
+    this.countTry(job);
     const backoff = backoffDelay(job.attempt, this.opts.backoffMs, this.maxBackoffMs, this.random);
     const delay = Math.min(this.maxBackoffMs, Math.max(backoff, outcome.retryAfterMs ?? 0));
     const timer = setTimeout(() => {
@@ -273,6 +321,12 @@ export class Notifier {
       this.pump();
     }, delay);
     this.retryTimers.add(timer);
+  }
+
+  /** One more failed attempt of a tracked job, for the persisted retry state. */
+  private countTry(job: NotificationJob): void {
+    const open = this.open.get(job.payload.request.id);
+    if (open) open.tries = job.attempt;
   }
 
   private logDrop(): void {
@@ -301,16 +355,33 @@ function hopOf(headers: Record<string, string>): number {
 /** The capture hook: endpoints with a notificationUrl get one notification per capture. */
 export function notificationHooks(notifier: Notifier, baseUrl: string): CaptureHooks {
   return {
-    captured(capture, endpoint) {
-      if (!endpoint.notificationUrl) return;
-      const hop = hopOf(capture.headers);
-      if (hop >= MAX_NOTIFY_HOPS) return;
-      notifier.enqueue(endpoint.notificationUrl, buildNotification(capture, endpoint, baseUrl), {
-        tenant: endpoint.userId ?? endpoint.ownerKeyId ?? endpoint.id,
-        hop: hop + 1,
-      });
+    captured(capture, endpoint, at) {
+      enqueueFor(notifier, capture, endpoint, baseUrl, { at });
     },
   };
+}
+
+/** The one notification a capture gets, if its endpoint has a URL and the loop limit allows. */
+export function enqueueFor(
+  notifier: Notifier,
+  capture: Capture,
+  endpoint: Pick<EndpointSnapshot, 'id' | 'slug' | 'userId' | 'ownerKeyId' | 'notificationUrl'>,
+  baseUrl: string,
+  track: { at?: LogPosition; attempt?: number },
+): boolean {
+  if (!endpoint.notificationUrl) return false;
+  const hop = hopOf(capture.headers);
+  if (hop >= MAX_NOTIFY_HOPS) return false;
+  return notifier.enqueue(endpoint.notificationUrl, buildNotification(capture, endpoint, baseUrl), {
+    tenant: tenantOf(endpoint),
+    hop: hop + 1,
+    ...track,
+  });
+}
+
+/** Whose notifications these are, for fairness. */
+export function tenantOf(endpoint: Pick<EndpointSnapshot, 'id' | 'userId' | 'ownerKeyId'>): string {
+  return endpoint.userId ?? endpoint.ownerKeyId ?? endpoint.id;
 }
 
 /** Redirect hops a notification may follow; each hop is vetted again. */

@@ -23,4 +23,6 @@ export type FromWorker =
   /** An insert failed; the worker retries it. */
   | { type: 'warn'; message: string; rows: number }
   /** Anything else failed (reading the log, the checkpoint, the store's setup): replace the worker. */
-  | { type: 'failed'; message: string };
+  | { type: 'failed'; message: string }
+  /** The checkpoint could not be written for lack of space; shipping goes on (a restart replays more). */
+  | { type: 'checkpoint_failed'; message: string };

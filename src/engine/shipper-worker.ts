@@ -82,7 +82,15 @@ async function ship(): Promise<void> {
         continue;
       }
       failures = 0;
-      writeCheckpoint(dir, pendingEnd);
+      try {
+        writeCheckpoint(dir, pendingEnd);
+      } catch (err) {
+        // Out of space: stored, but the checkpoint did not move; shipping goes on from memory and a
+        // restart replays from the older checkpoint (a replay inserts with dedupe). Anything else
+        // is a fault in the data directory: the worker fails and a new one starts from the checkpoint.
+        if (!isOutOfSpace(err)) throw err;
+        post({ type: 'checkpoint_failed', message: errorMessage(err) });
+      }
       post({ type: 'shipped', frames: pending.length });
       pending = [];
       pendingEnd = null;
@@ -142,3 +150,8 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
       break;
   }
 };
+
+function isOutOfSpace(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}

@@ -26,11 +26,25 @@ const MAX_RESTART_MS = 30_000;
 /** Pause before a replacement while draining at shutdown: short, but not a busy loop. */
 const DRAIN_RESTART_MS = 100;
 
+/** A backlog older than this makes the node `degraded` even while inserts succeed (the store is behind). */
+const DEGRADED_AGE_MS = 30_000;
+/** Durable groups closer together than this share one entry of the age queue. */
+const AGE_BUCKET_MS = 100;
+
+/** The shipper's part of `/healthz`. */
 export interface ShipperHealth {
+  /** Captures acknowledged but not yet in the capture store. */
   backlog: number;
+  /** Age of the oldest of them, in ms (0 when the backlog is empty). */
+  backlogAgeMs: number;
   shipped: number;
-  /** Failed inserts the worker retried. */
+  /** Failed inserts since start, and since the last one that succeeded. */
   failures: number;
+  failing: number;
+  /** False while the capture log cannot be written (disk full): the receiver answers 503. */
+  logWritable: boolean;
+  /** The capture store refuses inserts, the backlog is older than DEGRADED_AGE_MS, or the log cannot be written. */
+  degraded: boolean;
   /** Workers replaced after failing. */
   restarts: number;
   /** `failed`: the last worker failed and its replacement has not yet caught up or stored a batch. */
@@ -51,11 +65,19 @@ export class Shipper {
   private lastError: string | null = null;
   private failed = false;
   readonly stats = { shipped: 0, failures: 0, restarts: 0 };
+  /** Failed inserts since the last one that succeeded. */
+  private failing = 0;
+  /**
+   * When the unshipped captures became durable, oldest first, in buckets of AGE_BUCKET_MS: the
+   * worker ships in log order, so the head is the oldest still waiting. Captures replayed at start
+   * count from the start (their own time is in the log, not here).
+   */
+  private readonly ages: { frames: number; at: number }[] = [];
 
   private readonly dir: string;
 
   constructor(
-    captureLog: CaptureLog,
+    private readonly captureLog: CaptureLog,
     end: LogPosition,
     unshipped: number,
     private readonly opts: ShipperOptions,
@@ -63,10 +85,12 @@ export class Shipper {
     this.dir = captureLog.dir;
     this.unshipped = unshipped;
     this.durable = end;
+    if (unshipped > 0) this.ages.push({ frames: unshipped, at: Date.now() });
     this.start();
     captureLog.onDurable = (durableEnd, frames) => {
       this.unshipped += frames;
       this.durable = durableEnd;
+      this.aged(frames);
       this.worker?.postMessage({ type: 'durable', end: durableEnd } satisfies ToWorker);
     };
     if (unshipped > 0) log.info('replaying capture log', { captures: unshipped });
@@ -78,7 +102,37 @@ export class Shipper {
   }
 
   health(): ShipperHealth {
-    return { backlog: this.unshipped, ...this.stats, worker: this.failed ? 'failed' : 'running', lastError: this.lastError };
+    const oldest = this.ages[0];
+    const backlogAgeMs = this.unshipped > 0 && oldest ? Date.now() - oldest.at : 0;
+    return {
+      backlog: this.unshipped,
+      backlogAgeMs,
+      ...this.stats,
+      failing: this.failing,
+      logWritable: this.captureLog.writable,
+      degraded: this.failing > 0 || backlogAgeMs > DEGRADED_AGE_MS || !this.captureLog.writable,
+      worker: this.failed ? 'failed' : 'running',
+      lastError: this.lastError,
+    };
+  }
+
+  private aged(frames: number): void {
+    const now = Date.now();
+    const last = this.ages.at(-1);
+    if (last && now - last.at < AGE_BUCKET_MS) last.frames += frames;
+    else this.ages.push({ frames, at: now });
+  }
+
+  private shippedFrames(frames: number): void {
+    let left = frames;
+    while (left > 0) {
+      const head = this.ages[0];
+      if (!head) break;
+      const take = Math.min(left, head.frames);
+      head.frames -= take;
+      left -= take;
+      if (head.frames === 0) this.ages.shift();
+    }
   }
 
   /**
@@ -166,6 +220,8 @@ export class Shipper {
       case 'shipped':
         this.unshipped -= m.frames;
         this.stats.shipped += m.frames;
+        this.failing = 0;
+        this.shippedFrames(m.frames);
         this.recovered();
         break;
       case 'caught-up':
@@ -173,10 +229,14 @@ export class Shipper {
         break;
       case 'warn':
         this.stats.failures++;
+        this.failing++;
         log.warn('shipper insert failed; will retry', { rows: m.rows, error: m.message });
         break;
       case 'failed':
         if (this.worker) this.fail(this.worker, m.message);
+        break;
+      case 'checkpoint_failed':
+        log.warn('shipper checkpoint not written; a restart will replay more (deduplicated)', { error: m.message });
         break;
       case 'drained':
         this.drained?.();

@@ -1,55 +1,113 @@
-/** Resolves the caller from `Authorization: Bearer …` or the `session` cookie. */
-import { Elysia } from 'elysia';
+/**
+ * Who is calling: `Authorization: Bearer …` or the `session` cookie (read through Elysia's cookie
+ * jar). Routes declare what they need with the `auth` macro, and the check runs before the body is
+ * parsed or validated: a caller without a credential learns nothing of a route's schema (SPEC 7.1).
+ *
+ *   .use(authMacro(ctx)).post('/x', ({ user }) => …, { auth: 'account', body: … })
+ *
+ * - `auth: 'account'`: an account's API key or browser session (unclaimed agent keys get 403);
+ *   the handler gets `user` and `principal`.
+ * - `auth: 'session'`: a browser session only (SPEC 4.7; an API key gets 403); `user`, `principal`.
+ * - `credential: true`: any valid credential, unclaimed agent keys included; `principal` only.
+ */
+import { Elysia, type Cookie } from 'elysia';
 import { AppError } from '../errors';
-import { resolveToken } from '../services/auth';
+import { requireAccount, requireSession, resolveToken } from '../services/auth';
 import type { Ctx, Principal } from '../services/context';
+import type { UserRow } from '../stores/state/schema';
 import { assertSameOriginJson } from './origin';
 
 export const SESSION_COOKIE = 'session';
 
-export function bearer(authorization: string | undefined): string | null {
+export type AuthKind = 'account' | 'session';
+
+export function bearer(authorization: string | undefined | null): string | null {
   if (!authorization) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   return m?.[1] ?? null;
 }
 
+/** The parsed cookies of a request, as Elysia hands them to hooks and handlers. */
+export type CookieJar = Record<string, Cookie<unknown>>;
+
 /**
- * The session cookie's value, or null. Never throws: a value that is not valid percent-encoding
- * (`session=%ZZ`, which a mock's set-cookie could once plant) is returned as sent, and, matching no
- * session, gets the caller a 401.
+ * The session token from Elysia's cookie jar, or null. A value that is not valid
+ * percent-encoding (`session=%ZZ`) or that Elysia read as JSON is no token: it matches no session,
+ * so the caller gets a 401, never a 500.
  */
-export function readSessionCookie(cookieHeader: string | null): string | null {
-  if (!cookieHeader) return null;
-  for (const part of cookieHeader.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0 || part.slice(0, eq).trim() !== SESSION_COOKIE) continue;
-    const raw = part.slice(eq + 1).trim();
-    try {
-      return decodeURIComponent(raw);
-    } catch {
-      return raw;
-    }
-  }
-  return null;
+export function sessionToken(cookie: CookieJar | undefined): string | null {
+  const value: unknown = cookie?.[SESSION_COOKIE]?.value;
+  return typeof value === 'string' && value !== '' ? value : null;
 }
 
-export async function authenticate(ctx: Ctx, request: Request): Promise<Principal> {
-  const key = bearer(request.headers.get('authorization') ?? undefined);
-  const token = key ?? readSessionCookie(request.headers.get('cookie'));
-  if (!token) throw new AppError('unauthorized', 'missing API key: send Authorization: Bearer svc_…');
+/** The presented credential, bearer first; `viaCookie` says which one it was. */
+export function presentedToken(request: Request, cookie: CookieJar | undefined): { token: string; viaCookie: boolean } | null {
+  const key = bearer(request.headers.get('authorization'));
+  if (key !== null) return { token: key, viaCookie: false };
+  const session = sessionToken(cookie);
+  return session === null ? null : { token: session, viaCookie: true };
+}
+
+export async function authenticate(ctx: Ctx, request: Request, cookie: CookieJar | undefined): Promise<Principal> {
+  const presented = presentedToken(request, cookie);
+  if (!presented) throw new AppError('unauthorized', 'missing API key: send Authorization: Bearer svc_…');
   // A browser attaches the cookie to requests other sites start too (src/http/origin.ts).
-  if (key === null) assertSameOriginJson(request, ctx.config.baseUrl);
-  const principal = await resolveToken(ctx, token);
+  if (presented.viaCookie) assertSameOriginJson(request, ctx.config.baseUrl);
+  const principal = await resolveToken(ctx, presented.token);
   if (!principal) throw new AppError('unauthorized', 'invalid or revoked API key');
   return principal;
 }
 
-/** Adds `principal` to every route registered after it in the using instance. */
-export const authPlugin = (ctx: Ctx) =>
-  new Elysia({ name: 'auth' }).resolve({ as: 'scoped' }, async ({ request }) => ({
-    principal: await authenticate(ctx, request),
-  }));
+function admit(principal: Principal, kind: AuthKind | 'any'): Principal {
+  if (kind === 'account') requireAccount(principal);
+  if (kind === 'session') requireSession(principal);
+  return principal;
+}
 
-export function sessionCookie(token: string, maxAgeSeconds: number, secure: boolean): string {
-  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+type HookCtx = { request: Request; cookie: CookieJar };
+
+/**
+ * The `auth` macro. The check starts in the parse hook (before the body is read, so a malformed
+ * body from a stranger is a 401 too) and, for bodiless requests, in transform; both await the same
+ * lookup, once per request. Anything thrown in a parse hook reaches the error handler wrapped in
+ * Elysia's ParseError, which unwraps it (src/http/errors.ts).
+ */
+export const authMacro = (ctx: Ctx) => {
+  const checks = new WeakMap<Request, Promise<Principal>>();
+  const check = (request: Request, cookie: CookieJar | undefined, kind: AuthKind | 'any'): Promise<Principal> => {
+    let p = checks.get(request);
+    if (!p) {
+      p = authenticate(ctx, request, cookie).then((principal) => admit(principal, kind));
+      // Awaited by a later hook; never left unobserved if the request ends first.
+      p.catch(() => {});
+      checks.set(request, p);
+    }
+    return p;
+  };
+  const early = (kind: AuthKind | 'any') => ({
+    parse: async ({ request, cookie }: HookCtx) => {
+      await check(request, cookie, kind);
+    },
+    transform: async ({ request, cookie }: HookCtx) => {
+      await check(request, cookie, kind);
+    },
+  });
+  return new Elysia({ name: 'auth-macro' }).macro({
+    auth: (kind: AuthKind) => ({
+      ...early(kind),
+      resolve: async ({ request, cookie }: HookCtx): Promise<{ principal: Principal; user: UserRow }> => {
+        const principal = await check(request, cookie, kind);
+        return { principal, user: requireAccount(principal) };
+      },
+    }),
+    credential: {
+      ...early('any'),
+      resolve: async ({ request, cookie }: HookCtx): Promise<{ principal: Principal }> => ({ principal: await check(request, cookie, 'any') }),
+    },
+  });
+};
+
+/** The session cookie's attributes, for Elysia's `cookie.session.set({ value, ...these })`. */
+export function sessionCookieOptions(maxAgeSeconds: number, secure: boolean) {
+  return { path: '/', httpOnly: true, sameSite: 'lax' as const, maxAge: maxAgeSeconds, secure };
 }

@@ -22,11 +22,18 @@ export function errorResponse(err: unknown, code?: string | number): Response {
       return json(400, { error: detail, code: 'validation' });
     }
     case 'PARSE':
+      // A parse hook's own refusal (the auth macro's 401, src/http/auth.ts), wrapped by Elysia.
+      if (err instanceof Error && err.cause instanceof AppError) return errorResponse(err.cause);
       return json(400, { error: 'request body is not valid for its content type', code: 'validation' });
     case 'NOT_FOUND':
       return json(404, { error: 'not found', code: 'not_found' });
     case 'INVALID_COOKIE_SIGNATURE':
       return json(401, { error: 'invalid session cookie', code: 'unauthorized' });
+  }
+  if (isStoreUnreachable(err)) {
+    // Postgres or ClickHouse is down or restarting: the caller may retry; it is not our bug.
+    log.warn('data store unreachable', { error: describeError(err) });
+    return json(503, { error: 'a service this request depends on (a data store) is unavailable; retry shortly', code: 'unavailable' }, { 'retry-after': String(STORE_RETRY_AFTER_S) });
   }
   if (isUnstorableText(err)) {
     // A backstop: the request guards refuse NUL before any write (src/http/guards.ts).
@@ -35,6 +42,40 @@ export function errorResponse(err: unknown, code?: string | number): Response {
   // Never the error's SQL parameters or the request's body (src/log.ts).
   log.error('unhandled error', { error: describeError(err) });
   return json(500, { error: 'internal server error', code: 'internal' });
+}
+
+/** Seconds a caller is asked to wait when a store cannot be reached (a restart takes a few). */
+const STORE_RETRY_AFTER_S = 5;
+
+/**
+ * Codes of a store that cannot be reached: socket errors (node and Bun spellings), postgres.js's
+ * own connection errors, and Postgres refusing work while it shuts down or starts (57P01–57P03).
+ */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ConnectionRefused',
+  'ConnectionClosed',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+
+/** A store that could not be reached (on the error or a cause, as drizzle and clients wrap it), or SQLSTATE class 08. */
+function isStoreUnreachable(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && typeof e === 'object' && e !== null; depth++) {
+    if ('code' in e && typeof e.code === 'string' && (UNREACHABLE.has(e.code) || /^08[0-9A-Z]{3}$/.test(e.code))) return true;
+    e = 'cause' in e ? e.cause : undefined;
+  }
+  return false;
 }
 
 /** SQLSTATEs of text Postgres cannot store: NUL in text (22021) or in jsonb (22P05). */

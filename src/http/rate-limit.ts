@@ -15,11 +15,13 @@ import type { RateRule } from '../config';
 import { sha256Hex } from '../ids';
 import type { Ctx } from '../services/context';
 import { consume, rateLimitError, rateLimitHeaders, type RateOutcome } from '../services/rate-limits';
-import { bearer, readSessionCookie } from './auth';
+import { presentedToken, type CookieJar } from './auth';
 import { clientAddress, type PeerSource } from './client-ip';
 
 export interface RateLimitRequest {
   request: Request;
+  /** Elysia's parsed cookies (the session cookie is a credential). */
+  cookie: CookieJar;
   /** The client address (X-Forwarded-For's first entry with TRUST_PROXY=true). */
   ip: string;
 }
@@ -49,7 +51,7 @@ export const byIp = ({ ip }: RateLimitRequest): string => `ip:${ip}`;
  * account lookup; an invented token only ever gets 401.
  */
 export function byCredential(req: RateLimitRequest): string {
-  const token = bearer(req.request.headers.get('authorization') ?? undefined) ?? readSessionCookie(req.request.headers.get('cookie'));
+  const token = presentedToken(req.request, req.cookie)?.token;
   return token ? `cred:${sha256Hex(token).slice(0, 32)}` : byIp(req);
 }
 
@@ -62,11 +64,11 @@ export function rateLimit(ctx: Ctx, opts: RateLimitOptions) {
   if (!rule) return plugin;
   // onParse and onTransform may both run for one request; it is counted once.
   const outcomes = new WeakMap<Request, Promise<RateOutcome>>();
-  const count = (request: Request, server: PeerSource | null): Promise<RateOutcome> => {
+  const count = (request: Request, cookie: CookieJar, server: PeerSource | null): Promise<RateOutcome> => {
     let outcome = outcomes.get(request);
     if (!outcome) {
       const ip = clientIp(request, server, ctx.config.trustProxy);
-      outcome = consume(ctx, `${opts.name}:${opts.key({ request, ip })}`, rule);
+      outcome = consume(ctx, `${opts.name}:${opts.key({ request, cookie, ip })}`, rule);
       outcomes.set(request, outcome);
     }
     return outcome;
@@ -76,9 +78,9 @@ export function rateLimit(ctx: Ctx, opts: RateLimitOptions) {
       // Parsing runs before onTransform, so a malformed body would otherwise get its 400 without
       // the headers. Elysia turns anything thrown here into a 400 parse error, so a refusal is
       // not thrown here: a stand-in body carries it to onTransform, which answers 429 unread.
-      .onParse({ as: 'scoped' }, async ({ request, server, set }) => {
+      .onParse({ as: 'scoped' }, async ({ request, cookie, server, set }) => {
         try {
-          const o = await count(request, server);
+          const o = await count(request, cookie, server);
           Object.assign(set.headers, rateLimitHeaders(o));
           return o.allowed ? undefined : REFUSED_BODY;
         } catch {
@@ -87,8 +89,8 @@ export function rateLimit(ctx: Ctx, opts: RateLimitOptions) {
         }
       })
       // Before body and query validation, so 400s carry the headers too.
-      .onTransform({ as: 'scoped' }, async ({ request, server, set }) => {
-        const o = await count(request, server);
+      .onTransform({ as: 'scoped' }, async ({ request, cookie, server, set }) => {
+        const o = await count(request, cookie, server);
         Object.assign(set.headers, rateLimitHeaders(o));
         if (!o.allowed) throw rateLimitError(o, opts.code);
       })

@@ -2,13 +2,13 @@
  * GET /api/stream/:slug — Server-Sent Events (SPEC 4.3, 6.1). Served by nodes with the `stream`
  * role. Errors before the stream starts (401, 403, 404, 400, 503) are the usual `{error}` JSON.
  */
-import { Elysia } from 'elysia';
-import { requireAccount } from '../services/auth';
+import { Elysia, t } from 'elysia';
 import type { Ctx } from '../services/context';
 import type { EndReason } from '../services/stream/connection';
 import type { StreamHub } from '../services/stream/hub';
 import { openStream } from '../services/stream/open';
-import { authPlugin } from './auth';
+import { AUTH_ERRORS, documented, documentedErrors } from './api/models';
+import { authMacro } from './auth';
 import { credentialOf, StreamQuota } from './stream-quota';
 
 const SSE_HEADERS = {
@@ -32,11 +32,10 @@ interface TimeoutServer {
 
 export const streamRoutes = (ctx: Ctx, hub: StreamHub) => {
   const quota = new StreamQuota(ctx.config.stream.caps);
-  return new Elysia({ prefix: '/api', detail: { tags: ['stream'] } }).use(authPlugin(ctx)).get(
+  return new Elysia({ prefix: '/api', detail: { tags: ['stream'] } }).use(authMacro(ctx)).get(
     '/stream/:slug',
-    async ({ principal, params, request, server }) => {
+    async ({ user, principal, params, request, server }) => {
       const srv: TimeoutServer | null = server;
-      const user = requireAccount(principal);
       const release = quota.acquire(credentialOf(principal), user.id);
       try {
         const stream = await openStream(ctx, hub, {
@@ -57,8 +56,13 @@ export const streamRoutes = (ctx: Ctx, hub: StreamHub) => {
       }
     },
     {
+      auth: 'account',
       detail: {
         summary: 'Live captures as Server-Sent Events',
+        responses: documented({
+          200: { description: 'The event stream', schema: t.String({ description: 'text/event-stream' }), type: 'text/event-stream' },
+          ...documentedErrors(400, ...AUTH_ERRORS, 404, 503),
+        }),
         description:
           'Each capture is `event: request` with `id: <capture id>` and `data: <request record JSON>`. A `:ping` comment is sent every ' +
           `${ctx.config.stream.pingMs / 1000} s; the stream ends after ${ctx.config.stream.maxMs / 60_000} min. Reconnect with ` +

@@ -40,6 +40,7 @@ export const CaptureRecord = Type.Object(
         description: 'HTTP status the sender was answered (the mock response\'s, or 200); absent on captures stored before it was recorded',
       }),
     ),
+    pinned: Type.Optional(Type.Boolean({ description: 'true when pinned: kept past the plan\'s retention (API reads only; absent otherwise)' })),
   },
   { $id: 'RequestRecord' },
 );

@@ -9,6 +9,7 @@ import * as teamStore from '../stores/state/teams';
 import type { Ctx } from './context';
 import { decodeCursor, encodeCursor } from './cursors';
 import { getOwnEndpoint } from './endpoints';
+import { markPinned } from './pins';
 
 /**
  * The endpoint behind a slug if this user may READ its captures (list, page, search, stream);
@@ -35,7 +36,7 @@ export function clampLimit(ctx: Ctx, limit: number | undefined): number {
 
 export async function listRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number): Promise<Capture[]> {
   const ep = await getReadableEndpoint(ctx, user, slug);
-  return ctx.captures.list(scopeOf(ep), clampLimit(ctx, limit));
+  return markPinned(ctx, await ctx.captures.list(scopeOf(ep), clampLimit(ctx, limit)));
 }
 
 export async function pageRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number, cursor?: string) {
@@ -44,7 +45,7 @@ export async function pageRequests(ctx: Ctx, user: UserRow, slug: string, limit?
   const before = cursor ? await decodeCursor(ctx, ep.id, cursor) : undefined;
   // One extra row tells whether another page exists without a count.
   const rows = await ctx.captures.list(scopeOf(ep), n + 1, before);
-  const items = rows.slice(0, n);
+  const items = await markPinned(ctx, rows.slice(0, n));
   const last = items.at(-1);
   const hasMore = rows.length > n;
   return { items, cursor: hasMore && last ? await encodeCursor(ctx, ep.id, last) : null, hasMore };
@@ -65,7 +66,7 @@ export async function getRequest(ctx: Ctx, user: UserRow, id: string): Promise<C
   if (!isCaptureId(id)) throw new AppError('not_found', 'request not found');
   const found = await ctx.captures.get(id, await visibleScopes(ctx, user));
   if (!found) throw new AppError('not_found', 'request not found');
-  return found;
+  return (await markPinned(ctx, [found]))[0] ?? found;
 }
 
 /**

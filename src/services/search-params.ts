@@ -16,6 +16,7 @@ export interface RawSearchQuery {
   limit?: string;
   offset?: string;
   order?: string;
+  pinned?: string;
 }
 
 export interface SearchLimits {
@@ -33,6 +34,8 @@ export interface SearchCriteria {
   q?: string;
   from?: number;
   to?: number;
+  /** Only pinned captures (docs/retention.md). */
+  pinned?: boolean;
 }
 
 export interface SearchPageParams extends SearchCriteria {
@@ -58,7 +61,7 @@ function unsigned(raw: string, name: string, min: number): number {
   return Number(text);
 }
 
-const PARAMETERS = ['slug', 'method', 'q', 'from', 'to', 'limit', 'offset', 'order'] as const;
+const PARAMETERS = ['slug', 'method', 'q', 'from', 'to', 'limit', 'offset', 'order', 'pinned'] as const;
 
 /** The search parameters of a query string; one given twice is refused rather than guessed at. */
 export function readSearchQuery(params: URLSearchParams): RawSearchQuery {
@@ -83,6 +86,10 @@ export function parseSearchCriteria(raw: RawSearchQuery, now: number): SearchCri
   if (raw.q !== undefined && raw.q !== '') {
     if (raw.q.length > MAX_Q_LENGTH) throw invalid(`q must be at most ${MAX_Q_LENGTH} characters, got ${raw.q.length}`);
     out.q = raw.q;
+  }
+  if (raw.pinned !== undefined && raw.pinned !== '') {
+    if (raw.pinned !== 'true' && raw.pinned !== 'false') throw invalid(`pinned must be true or false, got ${JSON.stringify(raw.pinned)}`);
+    if (raw.pinned === 'true') out.pinned = true;
   }
   try {
     const range = parseTimeRange(raw.from, raw.to, now);

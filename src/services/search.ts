@@ -7,6 +7,7 @@ import type { Capture } from '../model/capture';
 import type { EndpointScope, SearchFilter } from '../stores/captures/types';
 import type { UserRow } from '../stores/state/schema';
 import type { Ctx } from './context';
+import { pinnedIdsOf, markPinned } from './pins';
 import { getReadableEndpoint, scopeOf, visibleScopes } from './requests';
 import { parseSearchCriteria, parseSearchPage, type RawSearchQuery, type SearchCriteria } from './search-params';
 
@@ -16,8 +17,10 @@ async function scopesFor(ctx: Ctx, user: UserRow, slug: string | undefined): Pro
   return [scopeOf(await getReadableEndpoint(ctx, user, slug))];
 }
 
-function filterOf(scopes: EndpointScope[], c: SearchCriteria): SearchFilter {
+/** The filter; with `pinned`, only the pinned captures of those endpoints. */
+async function filterOf(ctx: Ctx, scopes: EndpointScope[], c: SearchCriteria): Promise<SearchFilter> {
   const filter: SearchFilter = { scopes };
+  if (c.pinned) filter.ids = await pinnedIdsOf(ctx, scopes.map((s) => s.endpointId));
   if (c.method !== undefined) filter.method = c.method;
   if (c.q !== undefined) filter.q = c.q;
   if (c.from !== undefined) filter.from = c.from;
@@ -31,7 +34,9 @@ export async function searchRequests(ctx: Ctx, user: UserRow, raw: RawSearchQuer
   const p = parseSearchPage(raw, ctx.config.search, now);
   const scopes = await scopesFor(ctx, user, p.slug);
   if (scopes.length === 0) return [];
-  return ctx.captures.search({ ...filterOf(scopes, p), limit: p.limit, offset: p.offset, order: p.order });
+  const filter = await filterOf(ctx, scopes, p);
+  if (filter.ids?.length === 0) return [];
+  return markPinned(ctx, await ctx.captures.search({ ...filter, limit: p.limit, offset: p.offset, order: p.order }));
 }
 
 /** How many request records match; the same criteria as search, without paging. */
@@ -39,5 +44,7 @@ export async function countRequests(ctx: Ctx, user: UserRow, raw: RawSearchQuery
   const c = parseSearchCriteria(raw, now);
   const scopes = await scopesFor(ctx, user, c.slug);
   if (scopes.length === 0) return { count: 0 };
-  return { count: await ctx.captures.count(filterOf(scopes, c)) };
+  const filter = await filterOf(ctx, scopes, c);
+  if (filter.ids?.length === 0) return { count: 0 };
+  return { count: await ctx.captures.count(filter) };
 }

@@ -1,13 +1,16 @@
 /**
  * Stripe webhook input: the Stripe-Signature check and the parts of a subscription event the
- * Teams subscription needs. Pure: no database, no network.
+ * Teams subscription needs, read through TypeBox schemas. Pure: no database, no network.
  *
  * @example
  * verifyStripeSignature({ secret, toleranceSeconds: 300 }, request.headers.get('stripe-signature'), raw, Date.now());
  * const event = parseStripeEvent(raw); // → { id: 'evt_…', type, created, subscription: { teamId, seats, status, … } }
  */
 import { verifySignature } from '../engine/signing';
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import { AppError } from '../errors';
+import { checked } from '../schema-problem';
 
 export const SUBSCRIPTION_EVENTS = [
   'customer.subscription.created',
@@ -64,53 +67,70 @@ export function verifyStripeSignature(
   }
 }
 
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const bad = (message: string) => new AppError('validation', `Stripe event: ${message}`);
 
-function text(v: unknown, name: string, max = 255): string {
-  if (typeof v !== 'string' || v === '' || v.length > max) throw bad(`${name} must be a non-empty string`);
-  return v;
+const Text = (max: number) => Type.String({ minLength: 1, maxLength: max, error: 'must be a non-empty string' });
+const Seconds = Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, error: 'must be an integer (seconds)' });
+
+/** The envelope of every event; `data.object` is read only for subscription events. */
+const EventBody = Type.Object({
+  id: Text(255),
+  type: Text(100),
+  created: Seconds,
+  data: Type.Optional(Type.Unknown()),
+});
+const EventData = Type.Object({ object: Type.Optional(Type.Unknown()) });
+
+/** A subscription item: newer API versions carry the quantity and period here only. */
+const SubscriptionItem = Type.Object({ quantity: Type.Optional(Type.Unknown()), current_period_end: Type.Optional(Type.Unknown()) });
+
+/** The fields of a Stripe subscription object the Teams subscription uses; others are ignored. */
+const SubscriptionObject = Type.Object({
+  id: Text(255),
+  status: Type.String({ minLength: 1, maxLength: 40, pattern: '^[a-z_]+$', error: 'is not a Stripe status' }),
+  quantity: Type.Optional(Type.Unknown()),
+  items: Type.Optional(Type.Unknown()),
+  current_period_end: Type.Optional(Type.Unknown()),
+  customer: Type.Optional(Type.Unknown()),
+  metadata: Type.Optional(Type.Unknown()),
+});
+type SubscriptionObject = Static<typeof SubscriptionObject>;
+
+const ItemList = Type.Object({ data: Type.Array(Type.Unknown()) });
+const Metadata = Type.Object({ team_id: Type.Optional(Type.Unknown()) });
+/** `customer` is an id, or the customer object when the event expands it. */
+const ExpandedCustomer = Type.Object({ id: Type.String() });
+
+function itemsOf(sub: SubscriptionObject): Static<typeof SubscriptionItem>[] {
+  if (!Value.Check(ItemList, sub.items)) return [];
+  return sub.items.data.filter((item) => Value.Check(SubscriptionItem, item));
 }
 
-function seatsOf(sub: Json): number {
+function seatsOf(sub: SubscriptionObject): number {
   if (Number.isInteger(sub.quantity)) return Number(sub.quantity);
-  // Newer API versions carry the quantity on the subscription items only.
-  const items = isObject(sub.items) && Array.isArray(sub.items.data) ? sub.items.data : [];
-  let total = 0;
-  let found = false;
-  for (const item of items) {
-    if (isObject(item) && Number.isInteger(item.quantity)) {
-      total += Number(item.quantity);
-      found = true;
-    }
-  }
-  if (!found) throw bad('subscription has no quantity (seats)');
-  return total;
+  const quantities = itemsOf(sub).map((item) => item.quantity).filter(Number.isInteger);
+  if (quantities.length === 0) throw bad('subscription has no quantity (seats)');
+  return quantities.reduce((a: number, q) => a + Number(q), 0);
 }
 
-function periodEndOf(sub: Json): number | null {
-  const first = isObject(sub.items) && Array.isArray(sub.items.data) ? sub.items.data[0] : undefined;
-  const seconds = sub.current_period_end ?? (isObject(first) ? first.current_period_end : undefined);
+function periodEndOf(sub: SubscriptionObject): number | null {
+  const seconds = sub.current_period_end ?? itemsOf(sub)[0]?.current_period_end;
   return Number.isSafeInteger(seconds) ? Number(seconds) * 1000 : null;
 }
 
 function parseSubscription(obj: unknown): StripeSubscription {
-  if (!isObject(obj)) throw bad('data.object must be a subscription object');
-  const seats = seatsOf(obj);
+  const sub = checked(SubscriptionObject, obj, (problem) => bad(`data.object: ${problem}`));
+  const seats = seatsOf(sub);
   if (seats < 0 || seats > 100_000) throw bad('quantity must be from 0 to 100000');
-  const status = text(obj.status, 'data.object.status', 40);
-  if (!/^[a-z_]+$/.test(status)) throw bad('data.object.status is not a Stripe status');
-  const customer = isObject(obj.customer) ? obj.customer.id : obj.customer;
-  const teamId = isObject(obj.metadata) ? obj.metadata.team_id : undefined;
+  const customer = Value.Check(ExpandedCustomer, sub.customer) ? sub.customer.id : sub.customer;
+  const teamId = Value.Check(Metadata, sub.metadata) ? sub.metadata.team_id : undefined;
   return {
-    id: text(obj.id, 'data.object.id'),
+    id: sub.id,
     customerId: typeof customer === 'string' ? customer : null,
-    status,
+    status: sub.status,
     seats,
     teamId: typeof teamId === 'string' && teamId !== '' ? teamId : null,
-    currentPeriodEnd: periodEndOf(obj),
+    currentPeriodEnd: periodEndOf(sub),
   };
 }
 
@@ -124,13 +144,11 @@ export function parseStripeEvent(rawBody: Uint8Array): StripeEvent {
   } catch {
     throw bad('body is not JSON');
   }
-  if (!isObject(parsed)) throw bad('body must be a JSON object');
-  const type = text(parsed.type, 'type', 100);
-  if (!Number.isSafeInteger(parsed.created)) throw bad('created must be an integer (seconds)');
+  const event = checked(EventBody, parsed, bad);
   return {
-    id: text(parsed.id, 'id'),
-    type,
-    created: Number(parsed.created),
-    subscription: isSubscriptionEvent(type) ? parseSubscription(isObject(parsed.data) ? parsed.data.object : undefined) : null,
+    id: event.id,
+    type: event.type,
+    created: event.created,
+    subscription: isSubscriptionEvent(event.type) ? parseSubscription(Value.Check(EventData, event.data) ? event.data.object : undefined) : null,
   };
 }

@@ -1,4 +1,5 @@
 /** SPEC 4.4: an account's usage against its plan's monthly quota. */
+import { retentionDays } from '../model/retention';
 import { resolvePlan, usagePeriod } from '../model/usage';
 import { usedInPeriod } from '../stores/state/usage';
 import type { UserRow } from '../stores/state/schema';
@@ -10,6 +11,8 @@ export interface Usage {
   remaining: number;
   plan: string;
   periodEnd: number;
+  /** Days a capture is kept (the plan's retention; pinned captures are kept longer). */
+  retentionDays: number;
 }
 
 /**
@@ -21,5 +24,12 @@ export async function getUsage(ctx: Ctx, user: UserRow, now = Date.now()): Promi
   const period = usagePeriod(now);
   const plan = resolvePlan(ctx.config.plans, user.plan);
   const used = await usedInPeriod(ctx.db, user.id, period.start);
-  return { used, limit: plan.limit, remaining: Math.max(0, plan.limit - used), plan: plan.name, periodEnd: period.end };
+  return {
+    used,
+    limit: plan.limit,
+    remaining: Math.max(0, plan.limit - used),
+    plan: plan.name,
+    periodEnd: period.end,
+    retentionDays: retentionDays(ctx.config.plans, plan.name),
+  };
 }

@@ -37,7 +37,7 @@ describeBackends(
       const a = await newAccount(h.url);
       const r = await call(h.url, 'GET', '/api/usage', { token: a.key });
       expect(r.status).toBe(200);
-      expect(r.body).toEqual({ used: 0, limit: 5, remaining: 5, plan: 'free', periodEnd: nextMonthUtc() });
+      expect(r.body).toEqual({ used: 0, limit: 5, remaining: 5, plan: 'free', periodEnd: nextMonthUtc(), retentionDays: 7 });
       // A browser session reads the same.
       expect((await call(h.url, 'GET', '/api/usage', { token: a.session })).body).toEqual(r.body);
     });

@@ -265,10 +265,36 @@ describe('queue', () => {
       return ok;
     });
     const hooks = notificationHooks(n, 'https://api.example.com');
-    hooks.captured?.(capture, { ...endpoint, notificationUrl: null });
-    hooks.captured?.(capture, endpoint);
+    const at = { segment: 1, offset: 16 };
+    hooks.captured?.(capture, { ...endpoint, notificationUrl: null }, at);
+    hooks.captured?.(capture, endpoint, at);
     await eventually(async () => n.stats().delivered === 1);
     expect(urls).toEqual(['https://hooks.example.com/n']);
+  });
+
+  test('tracked jobs stay unsettled, with their failed attempts, until delivered or given up', async () => {
+    let answers = [retryable, retryable, ok];
+    const n = notifier(async () => answers.shift() ?? ok, { backoffMs: 5, maxBackoffMs: 5 });
+    const p2 = { ...payload, request: { ...payload.request, id: 'req_second' } };
+    n.enqueue('http://x/', payload, { at: { segment: 2, offset: 100 } });
+    n.enqueue('http://x/', p2, { at: { segment: 2, offset: 300 }, attempt: 4 });
+    expect(new Map(n.unsettled()).get('req_second')).toEqual({ at: { segment: 2, offset: 300 }, tries: 3 });
+    await eventually(async () => n.stats().pending === 0);
+    expect([...n.unsettled()]).toEqual([]);
+    expect(n.stats()).toMatchObject({ delivered: 2, retries: 2 });
+    // Given up (a failure that cannot be helped): settled too.
+    answers = [permanent];
+    n.enqueue('http://x/', payload, { at: { segment: 3, offset: 16 } });
+    await eventually(async () => n.stats().failed === 1);
+    expect([...n.unsettled()]).toEqual([]);
+  });
+
+  test('stop leaves tracked jobs unsettled with their tries, for the next start', async () => {
+    const n = notifier(async () => retryable, { backoffMs: 60_000, maxBackoffMs: 60_000 });
+    n.enqueue('http://x/', payload, { at: { segment: 1, offset: 16 } });
+    await eventually(async () => n.stats().retries === 1);
+    await n.stop();
+    expect([...n.unsettled()]).toEqual([[payload.request.id, { at: { segment: 1, offset: 16 }, tries: 1 }]]);
   });
 });
 

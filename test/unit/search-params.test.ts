@@ -32,6 +32,14 @@ describe('parseSearchPage', () => {
     ).toEqual({ slug: 'abc', method: 'POST', q: 'Invoice', from: NOW - 7_200_000, to: NOW, limit: 10, offset: 20, order: 'asc' });
   });
 
+  test('pinned: true filters, false or empty does not, anything else is a 400', () => {
+    expect(parseSearchPage({ pinned: 'true' }, LIMITS, NOW)).toMatchObject({ pinned: true });
+    expect(parseSearchPage({ pinned: 'false' }, LIMITS, NOW).pinned).toBeUndefined();
+    expect(parseSearchPage({ pinned: '' }, LIMITS, NOW).pinned).toBeUndefined();
+    expect(refusal({ pinned: 'yes' })).toStartWith('pinned');
+    expect(() => readSearchQuery(new URLSearchParams('pinned=true&pinned=false'))).toThrow(/pinned was given 2 times/);
+  });
+
   test('limit above the cap is capped; empty values mean "not given"', () => {
     expect(parseSearchPage({ limit: '5000' }, LIMITS, NOW).limit).toBe(1000);
     expect(parseSearchPage({ limit: '', offset: '', order: '', q: '', method: '', slug: '' }, LIMITS, NOW)).toEqual({

@@ -3,7 +3,7 @@
  * and checked by hand, so every refusal is a SPEC 7.2 code `{error, error_description}`; an
  * identity assertion arrives as `application/jwt` and a logout token as `application/logout+jwt`.
  */
-import { Elysia } from 'elysia';
+import { Elysia, type Static } from 'elysia';
 import { AppError } from '../../errors';
 import { requireSession } from '../../services/auth';
 import { confirmClaim, pollRegistration } from '../../services/agent/claim';
@@ -15,10 +15,20 @@ import { registerAnonymous, registerVerifiedEmail, registerWithAssertion } from 
 import { revokeBySubject } from '../../services/agent/revoke';
 import { createSandboxEndpoint, listSandboxEndpoints, requireUnclaimedKey, sandboxRequests } from '../../services/agent/sandbox';
 import type { Ctx } from '../../services/context';
-import { authenticate } from '../auth';
+import { authenticate, authMacro } from '../auth';
 import { errorResponse } from '../errors';
 import { mediaTypeOf } from '../origin';
 import { clientIp } from '../rate-limit';
+import {
+  AgentRegistration,
+  ClaimResult,
+  IssuedKey,
+  RegistrationStatus,
+  RevokeResult,
+  SandboxEndpoint,
+  SandboxListing,
+} from './agent-models';
+import { AUTH_ERRORS, documented, documentedErrors } from './models';
 
 /** Far above any real body here (assertions are capped at 16 KiB by the verifier). */
 const MAX_AGENT_BODY = 64 * 1024;
@@ -75,13 +85,14 @@ function logoutFailure(e: unknown): Response {
 export const agentRoutes = (ctx: Ctx) => {
   const deps = agentDeps(ctx);
   return new Elysia({ prefix: '/api/agent', detail: { tags: ['agent'] } })
+    .use(authMacro(ctx))
     .post(
       '/auth',
       async ({ request, body, server, set }) => {
         const meter = new RateMeter(ctx);
         const caller = { ip: clientIp(request, server, ctx.config.trustProxy), meter };
         Object.assign(set.headers, NO_STORE);
-        const out = await metered(meter, set, async () => {
+        const out = await metered(meter, set, async (): Promise<Static<typeof AgentRegistration>> => {
           const type = mediaTypeOf(request);
           if (type === 'application/jwt') return registerWithAssertion(deps, bodyText(body), caller);
           const input = parseRegisterJson(jsonBody(request, body));
@@ -96,6 +107,11 @@ export const agentRoutes = (ctx: Ctx) => {
         parse: rawText,
         detail: {
           summary: 'Register an agent: anonymous, verified_email (JSON with type), or an identity assertion (Content-Type: application/jwt)',
+          security: [],
+          responses: documented({
+            201: { description: 'Registered: the key at once (anonymous, assertion) or a code sent by mail (verified_email)', schema: AgentRegistration },
+            ...documentedErrors(400, 401, 403, 409, 503),
+          }),
         },
       },
     )
@@ -104,34 +120,56 @@ export const agentRoutes = (ctx: Ctx) => {
       async ({ request, body, set }) => {
         Object.assign(set.headers, NO_STORE);
         // Not rate limited (a 256-bit token cannot be guessed); the meter only marks errors no-store.
-        return metered(new RateMeter(ctx), set, async () => pollRegistration(deps, claimTokenOf(jsonBody(request, body))));
+        return metered(new RateMeter(ctx), set, async (): Promise<Static<typeof RegistrationStatus>> => pollRegistration(deps, claimTokenOf(jsonBody(request, body))));
       },
-      { parse: rawText, detail: { summary: 'Poll a registration with {claim_token}: pending (with user_code) or claimed' } },
+      {
+        parse: rawText,
+        detail: {
+          summary: 'Poll a registration with {claim_token}: pending (with user_code) or claimed',
+          security: [],
+          responses: documented({ 200: { description: 'Its status', schema: RegistrationStatus }, ...documentedErrors(400, 410) }),
+        },
+      },
     )
     .post(
       '/auth/claim/verify-otp',
       async ({ request, body, server, set }) => {
         const meter = new RateMeter(ctx);
         Object.assign(set.headers, NO_STORE);
-        return metered(meter, set, async () => {
+        return metered(meter, set, async (): Promise<Static<typeof IssuedKey>> => {
           const json = jsonBody(request, body);
           const input = { claimToken: claimTokenOf(json), otp: otpOf(json) };
           return verifyOtp(deps, input, { ip: clientIp(request, server, ctx.config.trustProxy), meter });
         });
       },
-      { parse: rawText, detail: { summary: 'Verify the emailed code {claim_token, otp}; returns the API key once' } },
+      {
+        parse: rawText,
+        detail: {
+          summary: 'Verify the emailed code {claim_token, otp}; returns the API key once',
+          security: [],
+          responses: documented({ 200: { description: 'The key', schema: IssuedKey }, ...documentedErrors(400, 401, 409, 410) }),
+        },
+      },
     )
     .post(
       '/auth/claim/confirm',
-      async ({ request, body, server, set }) => {
+      async ({ request, cookie, body, server, set }) => {
         const meter = new RateMeter(ctx);
-        return metered(meter, set, async () => {
-          const user = requireSession(await authenticate(ctx, request));
+        // Authenticated here, not by the macro: its refusals carry the meter's headers and
+        // no-store like every other answer of this verb. The body is raw text, so no schema runs first.
+        return metered(meter, set, async (): Promise<Static<typeof ClaimResult>> => {
+          const user = requireSession(await authenticate(ctx, request, cookie));
           const ref = parseClaimRef(jsonBody(request, body));
           return confirmClaim(deps, user, ref, { ip: clientIp(request, server, ctx.config.trustProxy), meter });
         });
       },
-      { parse: rawText, detail: { summary: 'Claim an anonymous registration {claim_token} or {user_code} (browser session only)' } },
+      {
+        parse: rawText,
+        detail: {
+          summary: 'Claim an anonymous registration {claim_token} or {user_code} (browser session only)',
+          responses: documented({ 200: { description: 'Claimed', schema: ClaimResult }, ...documentedErrors(400, ...AUTH_ERRORS, 409, 410) }),
+        },
+      },
     )
     .post(
       '/auth/revoke',
@@ -140,32 +178,56 @@ export const agentRoutes = (ctx: Ctx) => {
           if (mediaTypeOf(request) !== 'application/logout+jwt') {
             throw new AppError('invalid_request', 'send the logout token with Content-Type: application/logout+jwt');
           }
-          const out = await revokeBySubject(deps, bodyText(body));
+          const out: Static<typeof RevokeResult> = await revokeBySubject(deps, bodyText(body));
           Object.assign(set.headers, NO_STORE);
           return out;
         } catch (e) {
           return logoutFailure(e);
         }
       },
-      { parse: rawText, detail: { summary: 'Identity providers: revoke every key issued for a subject (logout token)' } },
+      {
+        parse: rawText,
+        detail: {
+          summary: 'Identity providers: revoke every key issued for a subject (logout token)',
+          security: [],
+          responses: documented({
+            200: { description: 'Done', schema: RevokeResult },
+            // OIDC Back-Channel Logout: every refusal is a 400, except our issuer's keys being unreachable.
+            ...documentedErrors(400, 503),
+          }),
+        },
+      },
     )
     .post(
       '/sandbox/endpoints',
-      async ({ request, set }) => {
-        const key = requireUnclaimedKey(await authenticate(ctx, request));
+      async ({ principal, set }): Promise<Static<typeof SandboxEndpoint>> => {
+        const key = requireUnclaimedKey(principal);
         set.status = 201;
         return createSandboxEndpoint(ctx, key);
       },
-      { parse: rawText, detail: { summary: 'Unclaimed agent keys: create an ephemeral capture-only endpoint' } },
+      {
+        credential: true,
+        parse: rawText,
+        detail: {
+          summary: 'Unclaimed agent keys: create an ephemeral capture-only endpoint',
+          responses: documented({ 201: { description: 'The endpoint', schema: SandboxEndpoint }, ...documentedErrors(...AUTH_ERRORS, 409) }),
+        },
+      },
     )
     .get(
       '/sandbox/endpoints',
-      async ({ request, query }) => {
-        const key = requireUnclaimedKey(await authenticate(ctx, request));
+      async ({ principal, query }): Promise<Static<typeof SandboxListing>> => {
+        const key = requireUnclaimedKey(principal);
         if (query.slug === undefined) return listSandboxEndpoints(ctx, key);
         const limit = query.limit === undefined ? undefined : Number(query.limit);
         return sandboxRequests(ctx, key, query.slug, limit);
       },
-      { detail: { summary: "Unclaimed agent keys: list this key's sandbox endpoints, or ?slug= one endpoint's captured requests" } },
+      {
+        credential: true,
+        detail: {
+          summary: "Unclaimed agent keys: list this key's sandbox endpoints, or ?slug= one endpoint's captured requests",
+          responses: documented({ 200: { description: 'Endpoints or requests', schema: SandboxListing }, ...documentedErrors(400, ...AUTH_ERRORS, 404) }),
+        },
+      },
     );
 };

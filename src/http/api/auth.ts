@@ -1,10 +1,10 @@
 import { Elysia } from 'elysia';
 import * as auth from '../../services/auth';
 import type { Ctx } from '../../services/context';
-import { authPlugin, sessionCookie } from '../auth';
+import { authMacro, SESSION_COOKIE, sessionCookieOptions } from '../auth';
 import { assertSameOriginJson } from '../origin';
 import { byIp, rateLimit } from '../rate-limit';
-import { Credentials, SessionBody, UserBody } from './models';
+import { AUTH_ERRORS, Credentials, errors, NoContent, SessionBody, UserBody } from './models';
 
 const MAX_AGE = 30 * 24 * 3600;
 
@@ -20,37 +20,37 @@ export const authRoutes = (ctx: Ctx) => {
         .onTransform(({ request }) => assertSameOriginJson(request, ctx.config.baseUrl, { bodyRequired: true }))
         .post(
           '/signup',
-          async ({ body, set }) => {
+          async ({ body, set, cookie }) => {
             const out = await auth.signup(ctx, body);
             set.status = 201;
-            set.headers['set-cookie'] = sessionCookie(out.token, MAX_AGE, secure);
+            cookie[SESSION_COOKIE]?.set({ value: out.token, ...sessionCookieOptions(MAX_AGE, secure) });
             return out;
           },
-          { body: Credentials, response: { 201: SessionBody }, detail: { summary: 'Create an account and a browser session' } },
+          { body: Credentials, response: { 201: SessionBody, ...errors(400, 403, 409, 415) }, detail: { summary: 'Create an account and a browser session', security: [] } },
         )
         .post(
           '/login',
-          async ({ body, set }) => {
+          async ({ body, cookie }) => {
             const out = await auth.login(ctx, body);
-            set.headers['set-cookie'] = sessionCookie(out.token, MAX_AGE, secure);
+            cookie[SESSION_COOKIE]?.set({ value: out.token, ...sessionCookieOptions(MAX_AGE, secure) });
             return out;
           },
-          { body: Credentials, response: { 200: SessionBody }, detail: { summary: 'Start a browser session' } },
+          { body: Credentials, response: { 200: SessionBody, ...errors(400, 401, 403, 415) }, detail: { summary: 'Start a browser session', security: [] } },
         ),
     )
-    .use(authPlugin(ctx))
+    .use(authMacro(ctx))
     .post(
       '/logout',
-      async ({ principal, set }) => {
+      async ({ principal, set, cookie }) => {
         await auth.logout(ctx, principal);
         set.status = 204;
-        set.headers['set-cookie'] = sessionCookie('', 0, secure);
+        cookie[SESSION_COOKIE]?.set({ value: '', ...sessionCookieOptions(0, secure) });
       },
-      { detail: { summary: 'End the browser session' } },
+      { credential: true, response: { 204: NoContent, ...errors(401) }, detail: { summary: 'End the browser session' } },
     )
     .get(
       '/me',
-      ({ principal }) => auth.publicUser(auth.requireAccount(principal)),
-      { response: { 200: UserBody }, detail: { summary: 'The signed-in account' } },
+      ({ user }) => auth.publicUser(user),
+      { auth: 'account', response: { 200: UserBody, ...errors(...AUTH_ERRORS) }, detail: { summary: 'The signed-in account' } },
     );
 };

@@ -7,6 +7,9 @@ import { Elysia, t } from 'elysia';
 import { AppError } from '../../errors';
 import { handleStripeWebhook } from '../../services/billing';
 import type { Ctx } from '../../services/context';
+import { documented, documentedErrors, errors } from './models';
+
+const WebhookReply = t.Object({ received: t.Literal(true), applied: t.Boolean(), reason: t.Optional(t.String()) });
 
 /** Stripe events are a few KB; anything far larger is not one. */
 const MAX_EVENT_BYTES = 1024 * 1024;
@@ -21,11 +24,13 @@ export const billingRoutes = (ctx: Ctx) =>
     },
     {
       parse: 'arrayBuffer',
-      response: { 200: t.Object({ received: t.Literal(true), applied: t.Boolean(), reason: t.Optional(t.String()) }) },
+      response: { 200: WebhookReply, ...errors(400, 404, 413) },
       detail: {
         summary:
           'Stripe webhook: customer.subscription.created/updated/deleted set the Teams subscription of metadata.team_id (seats = quantity). Signed with STRIPE_WEBHOOK_SECRET; 400 on a bad signature; each event id applies once',
         security: [],
+        // Written out: with a bytes body, the generated entries would name the wrong media type.
+        responses: documented({ 200: { description: 'Received', schema: WebhookReply }, ...documentedErrors(400, 404, 413) }),
       },
     },
   );

@@ -1,12 +1,15 @@
 /** Export one capture or many, and replay one: the routes behind the CLI and the dashboard. */
 import { Elysia, t } from 'elysia';
 import { ReplayInputSchema, ReplayResultSchema } from '../../model/replay';
-import { requireAccount } from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import { exportRequest, exportRequests, MANY_FORMATS, ONE_FORMATS, type ExportFile } from '../../services/exports';
 import { replayRequest } from '../../services/replay';
 import { MAX_Q_LENGTH } from '../../services/search-params';
-import { authPlugin } from '../auth';
+import { authMacro } from '../auth';
+import { AUTH_ERRORS, documented, documentedErrors, errors } from './models';
+
+/** A download: its bytes, in the format asked for. */
+const FILE = t.String({ format: 'binary' });
 
 const TIME = 'a duration back from now (30s, 15m, 2h, 7d, 1w), ms since the epoch, or ISO 8601 (no zone = UTC)';
 
@@ -30,12 +33,13 @@ function download(file: ExportFile): Response {
 export const exportRoutes = (ctx: Ctx) => {
   const allow = ctx.config.outboundAllow;
   return new Elysia({ prefix: '/api', detail: { tags: ['requests'] } })
-    .use(authPlugin(ctx))
+    .use(authMacro(ctx))
     .get(
       '/requests/:id/export',
-      async ({ principal, params, request }) =>
-        download(await exportRequest(ctx, requireAccount(principal), params.id, new URL(request.url).searchParams.get('format'))),
+      async ({ user, params, request }) =>
+        download(await exportRequest(ctx, user, params.id, new URL(request.url).searchParams.get('format'))),
       {
+        auth: 'account',
         query: t.Object({ format: t.String({ description: ONE_FORMATS.join(' | ') }) }),
         detail: {
           summary: 'One captured request as a cURL command, a HAR 1.2 document or the raw HTTP/1.1 message',
@@ -43,15 +47,19 @@ export const exportRoutes = (ctx: Ctx) => {
             '`curl`: a shell command (text/plain) that sends the exact body bytes with `--data-binary @-`. `har`: HAR 1.2 ' +
             '(application/json; a body that is not UTF-8 is base64 in postData.text with `_encoding: "base64"`). `raw`: ' +
             '`message/http`. Sent as an attachment.',
-          responses: { 200: { description: 'The rendered capture' }, 404: { description: 'No such request, or not readable' } },
+          responses: documented({
+            200: { description: 'The rendered capture (curl: text/plain; har: application/json; raw: message/http)', schema: FILE, type: 'application/octet-stream' },
+            ...documentedErrors(400, ...AUTH_ERRORS, 404),
+          }),
         },
       },
     )
     .get(
       '/endpoints/:slug/requests/export',
-      async ({ principal, params, request }) =>
-        download(await exportRequests(ctx, requireAccount(principal), params.slug, new URL(request.url).searchParams)),
+      async ({ user, params, request }) =>
+        download(await exportRequests(ctx, user, params.slug, new URL(request.url).searchParams)),
       {
+        auth: 'account',
         query: t.Object({
           format: t.String({ description: MANY_FORMATS.join(' | ') }),
           method: t.Optional(t.String({ description: 'HTTP method, any case' })),
@@ -64,16 +72,20 @@ export const exportRoutes = (ctx: Ctx) => {
           description:
             'Streamed page by page (memory stays flat however many match); `Content-Disposition: attachment`. `ndjson`: one request ' +
             'record per line. `har`: one entry per line between the document\'s first and last lines.',
-          responses: { 200: { description: 'The export' }, 404: { description: 'No such endpoint, or not readable' } },
+          responses: documented({
+            200: { description: 'The export (ndjson: application/x-ndjson; har: application/json)', schema: FILE, type: 'application/octet-stream' },
+            ...documentedErrors(400, ...AUTH_ERRORS, 404),
+          }),
         },
       },
     )
     .post(
       '/requests/:id/replay',
-      ({ principal, params, body }) => replayRequest(ctx, requireAccount(principal), params.id, body, allow),
+      ({ user, params, body }) => replayRequest(ctx, user, params.id, body, allow),
       {
+        auth: 'account',
         body: ReplayInputSchema,
-        response: { 200: ReplayResultSchema },
+        response: { 200: ReplayResultSchema, ...errors(400, ...AUTH_ERRORS, 404, 502) },
         detail: {
           summary: 'Send a captured request again, from the server, to a URL; returns what the target answered',
           description:

@@ -13,6 +13,7 @@ import { usageRoutes } from './usage';
 import { billingRoutes } from './billing';
 import { inviteRoutes } from './invites';
 import { teamRoutes } from './teams';
+import { pinRoutes } from './pins';
 import { byCredential, rateLimit } from '../rate-limit';
 
 export const apiRoutes = (ctx: Ctx) =>
@@ -21,6 +22,7 @@ export const apiRoutes = (ctx: Ctx) =>
     .use(rateLimit(ctx, { name: 'api', rule: ctx.config.rateLimits.api, key: byCredential }))
     .use(authRoutes(ctx)).use(sessionOnlyRoutes(ctx)).use(endpointRoutes(ctx)).use(requestRoutes(ctx)).use(exportRoutes(ctx)).use(sendTestRoutes(ctx)).use(searchRoutes(ctx)).use(usageRoutes(ctx))
     .use(agentRoutes(ctx))
+    .use(pinRoutes(ctx))
     .use(teamRoutes(ctx)).use(inviteRoutes(ctx)).use(billingRoutes(ctx));
 
 /** The API's type, for typed clients (Eden Treaty in web/ and client/): a renamed field breaks their build. */

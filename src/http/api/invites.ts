@@ -1,10 +1,10 @@
 /** SPEC 4.6: invites addressed to the caller's email. */
 import { Elysia, t } from 'elysia';
-import { requireAccount } from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import * as invites from '../../services/invites';
 import { publicTeam } from '../../services/teams';
-import { authPlugin } from '../auth';
+import { authMacro } from '../auth';
+import { AUTH_ERRORS, errors, NoContent } from './models';
 import { TeamBody } from './teams';
 
 const InviteBody = t.Object({
@@ -20,24 +20,26 @@ const InviteBody = t.Object({
 
 export const inviteRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: '/api/invites', detail: { tags: ['teams'] } })
-    .use(authPlugin(ctx))
-    .get('', ({ principal }) => invites.listMyInvites(ctx, requireAccount(principal)), {
-      response: { 200: t.Array(InviteBody) },
+    .use(authMacro(ctx))
+    .get('', ({ user }) => invites.listMyInvites(ctx, user), {
+      auth: 'account',
+      response: { 200: t.Array(InviteBody), ...errors(...AUTH_ERRORS) },
       detail: { summary: "Pending invites addressed to your account's email" },
     })
     .post(
       '/:inviteId/accept',
-      async ({ principal, params }) => publicTeam(await invites.acceptInvite(ctx, requireAccount(principal), params.inviteId)),
+      async ({ user, params }) => publicTeam(await invites.acceptInvite(ctx, user, params.inviteId)),
       {
-        response: { 200: TeamBody },
+        auth: 'account',
+        response: { 200: TeamBody, ...errors(...AUTH_ERRORS, 402, 404, 409) },
         detail: { summary: "Accept: you become a member and get the team (402 without an active subscription or a free seat; 409 once used or expired)" },
       },
     )
     .post(
       '/:inviteId/decline',
-      async ({ principal, params, set }) => {
-        await invites.declineInvite(ctx, requireAccount(principal), params.inviteId);
+      async ({ user, params, set }) => {
+        await invites.declineInvite(ctx, user, params.inviteId);
         set.status = 204;
       },
-      { detail: { summary: 'Decline: the invite ends (409 once used or expired)' } },
+      { auth: 'account', response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404, 409) }, detail: { summary: 'Decline: the invite ends (409 once used or expired)' } },
     );

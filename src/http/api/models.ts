@@ -1,8 +1,55 @@
 /** Response and body schemas shared by the API routes and the OpenAPI page. */
-import { t } from 'elysia';
+import { t, type TSchema } from 'elysia';
 import { CaptureRecord } from '../../model/capture';
 
-export const ErrorBody = t.Object({ error: t.String(), code: t.Optional(t.String()) });
+/**
+ * Every refusal (src/http/errors.ts): SPEC 7.1 `{error, code}` (a message and its code), or on the
+ * agent routes SPEC 7.2 `{error, error_description}` (the code and its message).
+ */
+export const ErrorBody = t.Object(
+  {
+    error: t.String({ description: 'What went wrong (SPEC 7.1), or the error code on /api/agent (SPEC 7.2)' }),
+    code: t.Optional(t.String({ description: 'SPEC 7.1 code: validation, unauthorized, forbidden, not_found, …' })),
+    error_description: t.Optional(t.String({ description: 'SPEC 7.2: the message, on /api/agent' })),
+  },
+  { description: 'An error' },
+);
+
+/** A 204's (empty) body, so the OpenAPI document shows the route's real status. */
+export const NoContent = t.Void({ description: 'No content' });
+
+/**
+ * Error answers a route documents, each with the shared error schema:
+ * `response: { 200: X, ...errors(400, 404) }`. Every /api route may also answer 429 (SPEC 8).
+ */
+export function errors<const S extends number>(...statuses: S[]): { [K in S | 429]: typeof ErrorBody } {
+  const out: Record<number, typeof ErrorBody> = { 429: ErrorBody };
+  for (const s of statuses) out[s] = ErrorBody;
+  return out as { [K in S | 429]: typeof ErrorBody };
+}
+
+/** Refusals of any route behind the auth macro (src/http/auth.ts). */
+export const AUTH_ERRORS = [401, 403] as const;
+
+/**
+ * OpenAPI response objects for routes whose answers are documented but not validated by Elysia:
+ * downloads and streams (a Response), and the agent routes, whose SPEC 4.8 wire shapes are
+ * sent exactly as the services build them (their types are checked against these schemas).
+ */
+export function documented(responses: Record<number, { description: string; schema?: TSchema; type?: string }>) {
+  const out: Record<string, { description: string; content?: Record<string, { schema: TSchema }> }> = {};
+  for (const [status, r] of Object.entries(responses)) {
+    out[status] = r.schema ? { description: r.description, content: { [r.type ?? 'application/json']: { schema: r.schema } } } : { description: r.description };
+  }
+  return out;
+}
+
+/** The documented refusals of a route documented with `documented`. */
+export function documentedErrors(...statuses: number[]) {
+  const out: Record<number, { description: string; schema: TSchema }> = {};
+  for (const s of [...statuses, 429]) out[s] = { description: 'Error', schema: ErrorBody };
+  return out;
+}
 
 export const MockResponseBody = t.Object({
   status: t.Integer({ minimum: 200, maximum: 599 }),

@@ -1,41 +1,43 @@
 import { Elysia, t } from 'elysia';
-import { requireAccount } from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import * as requests from '../../services/requests';
-import { authPlugin } from '../auth';
-import { LimitQuery, PageQuery, RequestPage, RequestRecord } from './models';
+import { authMacro } from '../auth';
+import { AUTH_ERRORS, errors, LimitQuery, NoContent, PageQuery, RequestPage, RequestRecord } from './models';
 
 export const requestRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: '/api', detail: { tags: ['requests'] } })
-    .use(authPlugin(ctx))
+    .use(authMacro(ctx))
     .get(
       '/endpoints/:slug/requests',
-      ({ principal, params, query }) => requests.listRequests(ctx, requireAccount(principal), params.slug, query.limit),
+      ({ user, params, query }) => requests.listRequests(ctx, user, params.slug, query.limit),
       {
+        auth: 'account',
         query: LimitQuery,
-        response: { 200: t.Array(RequestRecord) },
+        response: { 200: t.Array(RequestRecord), ...errors(400, ...AUTH_ERRORS, 404) },
         detail: { summary: `Captured requests, newest first (limit default ${ctx.config.listDefaultLimit}, max ${ctx.config.listMaxLimit})` },
       },
     )
     .get(
       '/endpoints/:slug/requests/paginated',
-      ({ principal, params, query }) =>
-        requests.pageRequests(ctx, requireAccount(principal), params.slug, query.limit, query.cursor),
+      ({ user, params, query }) =>
+        requests.pageRequests(ctx, user, params.slug, query.limit, query.cursor),
       {
+        auth: 'account',
         query: PageQuery,
-        response: { 200: RequestPage },
+        response: { 200: RequestPage, ...errors(400, ...AUTH_ERRORS, 404) },
         detail: { summary: 'Captured requests, newest first, one page at a time (pass cursor back)' },
       },
     )
     .delete(
       '/endpoints/:slug/requests',
-      async ({ principal, params, set }) => {
-        await requests.clearRequests(ctx, requireAccount(principal), params.slug);
+      async ({ user, params, set }) => {
+        await requests.clearRequests(ctx, user, params.slug);
         set.status = 204;
       },
-      { detail: { summary: 'Delete every captured request of the endpoint; the endpoint stays' } },
+      { auth: 'account', response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) }, detail: { summary: 'Delete every captured request of the endpoint; the endpoint stays' } },
     )
-    .get('/requests/:id', ({ principal, params }) => requests.getRequest(ctx, requireAccount(principal), params.id), {
-      response: { 200: RequestRecord },
+    .get('/requests/:id', ({ user, params }) => requests.getRequest(ctx, user, params.id), {
+      auth: 'account',
+      response: { 200: RequestRecord, ...errors(...AUTH_ERRORS, 404) },
       detail: { summary: 'One captured request' },
     });

@@ -1,10 +1,9 @@
 import { Elysia, t } from 'elysia';
-import { requireAccount } from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import * as search from '../../services/search';
 import { MAX_Q_LENGTH, readSearchQuery } from '../../services/search-params';
-import { authPlugin } from '../auth';
-import { RequestRecord } from './models';
+import { authMacro } from '../auth';
+import { AUTH_ERRORS, errors, RequestRecord } from './models';
 
 const TIME = 'a duration back from now (30s, 15m, 2h, 7d, 1w), ms since the epoch, or ISO 8601 (no zone = UTC)';
 
@@ -22,19 +21,21 @@ const paramsOf = (request: Request) => readSearchQuery(new URL(request.url).sear
 
 export const searchRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: '/api/search', detail: { tags: ['search'] } })
-    .use(authPlugin(ctx))
-    .get('/requests', ({ principal, request }) => search.searchRequests(ctx, requireAccount(principal), paramsOf(request)), {
+    .use(authMacro(ctx))
+    .get('/requests', ({ user, request }) => search.searchRequests(ctx, user, paramsOf(request)), {
+      auth: 'account',
       query: t.Object({
         ...criteria,
         limit: t.Optional(t.String({ description: `Default ${ctx.config.search.defaultLimit}, capped at ${ctx.config.search.maxLimit}` })),
         offset: t.Optional(t.String({ description: `Rows to skip, at most ${ctx.config.search.maxOffset}` })),
         order: t.Optional(t.String({ description: 'asc or desc (default) by receivedAt' })),
       }),
-      response: { 200: t.Array(RequestRecord) },
+      response: { 200: t.Array(RequestRecord), ...errors(400, ...AUTH_ERRORS, 404) },
       detail: { summary: 'Captured requests matching the filters, across every endpoint you can read' },
     })
-    .get('/requests/count', ({ principal, request }) => search.countRequests(ctx, requireAccount(principal), paramsOf(request)), {
+    .get('/requests/count', ({ user, request }) => search.countRequests(ctx, user, paramsOf(request)), {
+      auth: 'account',
       query: t.Object(criteria),
-      response: { 200: t.Object({ count: t.Integer() }) },
+      response: { 200: t.Object({ count: t.Integer() }), ...errors(400, ...AUTH_ERRORS, 404) },
       detail: { summary: 'How many captured requests match the filters (limit, offset and order are ignored)' },
     });

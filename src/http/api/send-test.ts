@@ -1,8 +1,8 @@
 import { Elysia, t } from 'elysia';
-import { requireAccount } from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import { receiverTarget, SEND_TEST_DEFAULTS, sendTest } from '../../services/send-test';
-import { authPlugin } from '../auth';
+import { authMacro } from '../auth';
+import { AUTH_ERRORS, errors } from './models';
 
 const SendTestBody = t.Object({
   slug: t.String({ minLength: 1, maxLength: 100 }),
@@ -19,13 +19,14 @@ const SendTestReply = t.Object({
 
 export const sendTestRoutes = (ctx: Ctx) => {
   const allow = ctx.config.outboundAllow;
-  return new Elysia({ prefix: '/api', detail: { tags: ['requests'] } }).use(authPlugin(ctx)).post(
+  return new Elysia({ prefix: '/api', detail: { tags: ['requests'] } }).use(authMacro(ctx)).post(
     '/send-test',
-    ({ principal, body, server }) =>
-      sendTest(ctx, requireAccount(principal), body, receiverTarget(ctx.config, server?.port ?? null), allow),
+    ({ user, body, server }) =>
+      sendTest(ctx, user, body, receiverTarget(ctx.config, server?.port ?? null), allow),
     {
+      auth: 'account',
       body: SendTestBody,
-      response: { 200: SendTestReply },
+      response: { 200: SendTestReply, ...errors(400, ...AUTH_ERRORS, 404, 502) },
       detail: { summary: "Send a test webhook to one of your endpoints through the receiver; returns the captured id and the receiver's response" },
     },
   );

@@ -1,10 +1,10 @@
 /** SPEC 4.5: teams, members, invites sent by a team, and endpoints shared with a team. */
 import { Elysia, t } from 'elysia';
-import { requireAccount } from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import * as invites from '../../services/invites';
 import * as teams from '../../services/teams';
-import { authPlugin } from '../auth';
+import { authMacro } from '../auth';
+import { AUTH_ERRORS, errors, NoContent } from './models';
 
 export const TeamBody = t.Object({
   id: t.String(),
@@ -47,100 +47,106 @@ const SharedEndpointBody = t.Object({
 
 export const teamRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: '/api/teams', detail: { tags: ['teams'] } })
-    .use(authPlugin(ctx))
-    .get('', async ({ principal }) => (await teams.listTeams(ctx, requireAccount(principal))).map(teams.publicTeam), {
-      response: { 200: t.Array(TeamBody) },
+    .use(authMacro(ctx))
+    .get('', async ({ user }) => (await teams.listTeams(ctx, user)).map(teams.publicTeam), {
+      auth: 'account',
+      response: { 200: t.Array(TeamBody), ...errors(...AUTH_ERRORS) },
       detail: { summary: 'Teams you own or belong to' },
     })
     .post(
       '',
-      async ({ principal, body, set }) => {
-        const team = await teams.createTeam(ctx, requireAccount(principal), body.name);
+      async ({ user, body, set }) => {
+        const team = await teams.createTeam(ctx, user, body.name);
         set.status = 201;
         return teams.publicTeam(team);
       },
-      { body: TeamName, response: { 201: TeamBody }, detail: { summary: 'Create a team (any account); you are its owner' } },
+      { auth: 'account', body: TeamName, response: { 201: TeamBody, ...errors(400, ...AUTH_ERRORS) }, detail: { summary: 'Create a team (any account); you are its owner' } },
     )
-    .get('/:teamId', ({ principal, params }) => teams.getTeam(ctx, requireAccount(principal), params.teamId), {
-      response: { 200: TeamDetail },
+    .get('/:teamId', ({ user, params }) => teams.getTeam(ctx, user, params.teamId), {
+      auth: 'account',
+      response: { 200: TeamDetail, ...errors(...AUTH_ERRORS, 404) },
       detail: { summary: 'One team with your role and its Teams subscription (members only)' },
     })
     .patch(
       '/:teamId',
-      async ({ principal, params, body }) => teams.publicTeam(await teams.renameTeam(ctx, requireAccount(principal), params.teamId, body.name)),
-      { body: TeamName, response: { 200: TeamBody }, detail: { summary: 'Rename the team (owner only)' } },
+      async ({ user, params, body }) => teams.publicTeam(await teams.renameTeam(ctx, user, params.teamId, body.name)),
+      { auth: 'account', body: TeamName, response: { 200: TeamBody, ...errors(400, ...AUTH_ERRORS, 404) }, detail: { summary: 'Rename the team (owner only)' } },
     )
     .delete(
       '/:teamId',
-      async ({ principal, params, set }) => {
-        await teams.deleteTeam(ctx, requireAccount(principal), params.teamId);
+      async ({ user, params, set }) => {
+        await teams.deleteTeam(ctx, user, params.teamId);
         set.status = 204;
       },
-      { detail: { summary: 'Delete the team with every membership, invite and share (owner only)' } },
+      { auth: 'account', response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) }, detail: { summary: 'Delete the team with every membership, invite and share (owner only)' } },
     )
-    .get('/:teamId/members', ({ principal, params }) => teams.listMembers(ctx, requireAccount(principal), params.teamId), {
-      response: { 200: MembersBody },
+    .get('/:teamId/members', ({ user, params }) => teams.listMembers(ctx, user, params.teamId), {
+      auth: 'account',
+      response: { 200: MembersBody, ...errors(...AUTH_ERRORS, 404) },
       detail: { summary: 'Members and pending invites (members only)' },
     })
     .delete(
       '/:teamId/members/:userId',
-      async ({ principal, params, set }) => {
-        await teams.removeMember(ctx, requireAccount(principal), params.teamId, params.userId);
+      async ({ user, params, set }) => {
+        await teams.removeMember(ctx, user, params.teamId, params.userId);
         set.status = 204;
       },
-      { detail: { summary: 'Remove a member (owner only); endpoints they shared leave the team' } },
+      { auth: 'account', response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) }, detail: { summary: 'Remove a member (owner only); endpoints they shared leave the team' } },
     )
     .post(
       '/:teamId/leave',
-      async ({ principal, params, set }) => {
-        await teams.leaveTeam(ctx, requireAccount(principal), params.teamId);
+      async ({ user, params, set }) => {
+        await teams.leaveTeam(ctx, user, params.teamId);
         set.status = 204;
       },
-      { detail: { summary: 'Leave the team (members; the owner deletes the team instead, 409)' } },
+      { auth: 'account', response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404, 409) }, detail: { summary: 'Leave the team (members; the owner deletes the team instead, 409)' } },
     )
     .post(
       '/:teamId/invite',
-      async ({ principal, params, body, set }) => {
-        const invite = await invites.inviteMember(ctx, requireAccount(principal), params.teamId, body.email);
+      async ({ user, params, body, set }) => {
+        const invite = await invites.inviteMember(ctx, user, params.teamId, body.email);
         set.status = 201;
         return invites.publicPendingInvite(invite);
       },
       {
+        auth: 'account',
         body: t.Object({ email: t.String({ maxLength: 254 }) }),
-        response: { 201: PendingInviteBody },
+        response: { 201: PendingInviteBody, ...errors(400, ...AUTH_ERRORS, 402, 404, 409) },
         detail: { summary: 'Invite an email address (owner only; needs an active subscription and a free seat, else 402)' },
       },
     )
     .delete(
       '/:teamId/invites/:inviteId',
-      async ({ principal, params, set }) => {
-        await invites.revokeInvite(ctx, requireAccount(principal), params.teamId, params.inviteId);
+      async ({ user, params, set }) => {
+        await invites.revokeInvite(ctx, user, params.teamId, params.inviteId);
         set.status = 204;
       },
-      { detail: { summary: 'Withdraw a pending invite (owner only)' } },
+      { auth: 'account', response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) }, detail: { summary: 'Withdraw a pending invite (owner only)' } },
     )
-    .get('/:teamId/endpoints', ({ principal, params }) => teams.listTeamEndpoints(ctx, requireAccount(principal), params.teamId), {
-      response: { 200: t.Array(SharedEndpointBody) },
+    .get('/:teamId/endpoints', ({ user, params }) => teams.listTeamEndpoints(ctx, user, params.teamId), {
+      auth: 'account',
+      response: { 200: t.Array(SharedEndpointBody), ...errors(...AUTH_ERRORS, 404) },
       detail: { summary: 'Endpoints shared with the team; members read their captures by slug' },
     })
     .post(
       '/:teamId/endpoints',
-      async ({ principal, params, body, set }) => {
-        const shared = await teams.shareEndpoint(ctx, requireAccount(principal), params.teamId, body.endpointId);
+      async ({ user, params, body, set }) => {
+        const shared = await teams.shareEndpoint(ctx, user, params.teamId, body.endpointId);
         set.status = shared.created ? 201 : 200;
         return shared.endpoint;
       },
       {
+        auth: 'account',
         body: t.Object({ endpointId: t.String({ maxLength: 200 }) }),
-        response: { 200: SharedEndpointBody, 201: SharedEndpointBody },
+        response: { 200: SharedEndpointBody, 201: SharedEndpointBody, ...errors(400, ...AUTH_ERRORS, 402, 404) },
         detail: { summary: 'Share one of your endpoints with the team (needs an active subscription, else 402); 200 if already shared' },
       },
     )
     .delete(
       '/:teamId/endpoints/:endpointId',
-      async ({ principal, params, set }) => {
-        await teams.unshareEndpoint(ctx, requireAccount(principal), params.teamId, params.endpointId);
+      async ({ user, params, set }) => {
+        await teams.unshareEndpoint(ctx, user, params.teamId, params.endpointId);
         set.status = 204;
       },
-      { detail: { summary: "Unshare an endpoint (its owner, or the team's owner)" } },
+      { auth: 'account', response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) }, detail: { summary: "Unshare an endpoint (its owner, or the team's owner)" } },
     );

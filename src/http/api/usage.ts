@@ -1,8 +1,8 @@
 import { Elysia, t } from 'elysia';
-import { requireAccount } from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import * as usage from '../../services/usage';
-import { authPlugin } from '../auth';
+import { authMacro } from '../auth';
+import { AUTH_ERRORS, errors } from './models';
 
 export const UsageBody = t.Object({
   used: t.Integer(),
@@ -10,13 +10,15 @@ export const UsageBody = t.Object({
   remaining: t.Integer(),
   plan: t.String(),
   periodEnd: t.Integer(),
+  retentionDays: t.Integer({ description: "Days captures are kept on this plan (docs/retention.md); pinned ones longer" }),
 });
 
 /** SPEC 4.4. */
 export const usageRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: '/api', detail: { tags: ['usage'] } })
-    .use(authPlugin(ctx))
-    .get('/usage', ({ principal }) => usage.getUsage(ctx, requireAccount(principal)), {
-      response: { 200: UsageBody },
+    .use(authMacro(ctx))
+    .get('/usage', ({ user }) => usage.getUsage(ctx, user), {
+      auth: 'account',
+      response: { 200: UsageBody, ...errors(...AUTH_ERRORS) },
       detail: { summary: 'Captured requests this calendar month (UTC) against the plan quota; periodEnd is when it resets' },
     });

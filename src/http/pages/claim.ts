@@ -81,8 +81,8 @@ export const claimPages = (ctx: Ctx) => {
   const callerOf = (request: Request, server: Server) => ({ ip: clientIp(request, server, ctx.config.trustProxy), meter: new RateMeter(ctx) });
 
   return new Elysia({ detail: { tags: ['pages'], hide: true } })
-    .get('/agent/claim', async ({ request, server, query }) => {
-      const user = await sessionUser(ctx, request);
+    .get('/agent/claim', async ({ request, cookie, server, query }) => {
+      const user = await sessionUser(ctx, cookie);
       if (!user) return loginRedirect(request);
       const ref: ClaimRef | null = query.token ? { claimToken: query.token } : query.code ? { userCode: query.code } : null;
       if (!ref) return codeForm(user);
@@ -98,9 +98,9 @@ export const claimPages = (ctx: Ctx) => {
     })
     .post(
       '/agent/claim',
-      async ({ request, body, server }) => {
+      async ({ request, cookie, body, server }) => {
         const form = readForm(body);
-        const user = await sessionUser(ctx, request);
+        const user = await sessionUser(ctx, cookie);
         if (!user) return redirect('/agent/claim');
         if (!isSameOriginPost(ctx, request)) return failurePage(new AppError('invalid_request', 'This form must be sent from this site.'), user);
         const token = form.get('claim_token');

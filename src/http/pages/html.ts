@@ -7,7 +7,7 @@
 import type { Ctx } from '../../services/context';
 import { resolveToken } from '../../services/auth';
 import type { UserRow } from '../../stores/state/schema';
-import { readSessionCookie } from '../auth';
+import { sessionToken, type CookieJar } from '../auth';
 import { isSameOrigin } from '../origin';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -38,8 +38,8 @@ export function redirect(location: string, extraHeaders: Record<string, string> 
 }
 
 /** The signed-in browser user (session cookie only), or null. */
-export async function sessionUser(ctx: Ctx, request: Request): Promise<UserRow | null> {
-  const token = readSessionCookie(request.headers.get('cookie'));
+export async function sessionUser(ctx: Ctx, cookie: CookieJar): Promise<UserRow | null> {
+  const token = sessionToken(cookie);
   if (!token) return null;
   const principal = await resolveToken(ctx, token);
   return principal?.kind === 'session' ? principal.user : null;

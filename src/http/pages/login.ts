@@ -9,7 +9,7 @@ import * as auth from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import { rawText } from '../api/agent';
 import { clientIp } from '../rate-limit';
-import { sessionCookie } from '../auth';
+import { SESSION_COOKIE, sessionCookieOptions, type CookieJar } from '../auth';
 import { esc, isSameOriginPost, page, readForm, redirect, sessionUser } from './html';
 
 const SESSION_MAX_AGE = 30 * 24 * 3600;
@@ -41,7 +41,7 @@ export function loginPage(next: string, error: string | null = null, status = 20
 
 export const loginPages = (ctx: Ctx) => {
   const secure = ctx.config.baseUrl.startsWith('https:');
-  const submit = (verb: typeof auth.login) => async ({ request, body, server }: { request: Request; body: unknown; server: Parameters<typeof clientIp>[1] }) => {
+  const submit = (verb: typeof auth.login) => async ({ request, body, server, cookie }: { request: Request; body: unknown; server: Parameters<typeof clientIp>[1]; cookie: CookieJar }) => {
     const form = readForm(body);
     const next = safeNext(form.get('next'));
     if (!isSameOriginPost(ctx, request)) return loginPage(next, 'This form must be sent from this site.', 403);
@@ -49,17 +49,18 @@ export const loginPages = (ctx: Ctx) => {
       // Password guessing through this page is bounded like the other agent attempts.
       await new RateMeter(ctx).consume(buckets.loginIp(clientIp(request, server, ctx.config.trustProxy)), ctx.config.agent.ratePerIp);
       const out = await verb(ctx, { email: form.get('email') ?? '', password: form.get('password') ?? '' });
-      return redirect(next, { 'set-cookie': sessionCookie(out.token, SESSION_MAX_AGE, secure) });
+      cookie[SESSION_COOKIE]?.set({ value: out.token, ...sessionCookieOptions(SESSION_MAX_AGE, secure) });
+      return redirect(next);
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       return loginPage(next, e.code === 'rate_limited' ? 'Too many attempts; try again later.' : e.message, e.status);
     }
   };
   return new Elysia({ detail: { tags: ['pages'], hide: true } })
-    .get('/agent/login', async ({ request, query }) => {
+    .get('/agent/login', async ({ cookie, query }) => {
       const next = safeNext(query.next);
       // Already signed in: nothing to do here.
-      return (await sessionUser(ctx, request)) ? redirect(next) : loginPage(next);
+      return (await sessionUser(ctx, cookie)) ? redirect(next) : loginPage(next);
     })
     .post('/agent/login', submit(auth.login), { parse: rawText })
     .post('/agent/signup', submit(auth.signup), { parse: rawText });

@@ -1,12 +1,14 @@
 /**
- * Shapes of the agent request bodies, checked by hand so that every refusal is an agent error code
- * (SPEC 7.2) rather than the capture API's validation message.
+ * Shapes of the agent request bodies, as TypeBox schemas checked here rather than by Elysia, so
+ * that every refusal is an agent error code (SPEC 7.2) rather than the capture API's validation
+ * message. What a schema cannot say (flows, aliases, the claim token's format) is code below it.
  */
+import { t, type Static, type TSchema } from 'elysia';
 import { isClaimTokenFormat } from '../../auth/agent/codes';
 import { isWellFormedEmail } from '../../model/email';
 import { AppError } from '../../errors';
+import { checked } from '../../schema-problem';
 import { hazardMessage, isRecord, jsonHazard } from '../../unknown';
-
 
 export type RegisterJson =
   | { type: 'anonymous'; clientName: string }
@@ -15,7 +17,6 @@ export type RegisterJson =
 const MAX_CLIENT_NAME = 100;
 /** Agent bodies are flat objects; nothing legitimate nests deeper. */
 const MAX_DEPTH = 8;
-
 
 /** A JSON object from a request body, or invalid_request. */
 export function parseJsonObject(text: string): Record<string, unknown> {
@@ -31,16 +32,29 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   return value;
 }
 
-function optionalString(body: Record<string, unknown>, name: string): string | undefined {
-  const v = body[name];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw new AppError('invalid_request', `${name} must be a string`);
-  return v;
-}
+/** An optional text field; null reads as absent. */
+const OptionalText = t.Optional(t.Union([t.String(), t.Null()], { error: 'must be a string' }));
+
+/** The JSON form of `POST /api/agent/auth` (other fields are ignored). */
+const RegisterBody = t.Object({
+  type: OptionalText,
+  identity_type: OptionalText,
+  requested_credential_type: OptionalText,
+  client_name: OptionalText,
+});
+
+const ClaimTokenBody = t.Object({ claim_token: t.Unknown({ error: 'is required' }) });
+
+const ClaimRefBody = t.Object({ claim_token: OptionalText, user_code: OptionalText });
+
+const OtpBody = t.Object({ otp: t.String({ pattern: '^[0-9]{6}$', error: 'must be a string of 6 digits' }) });
+
+/** The body typed by its schema, or SPEC 7.2 `invalid_request` naming the first bad field. */
+const agentBody = <S extends TSchema>(schema: S, body: Record<string, unknown>): Static<S> =>
+  checked(schema, body, (problem) => new AppError('invalid_request', problem));
 
 /** client_name is shown to the human who claims and in the email: one short, printable line. */
-function clientName(body: Record<string, unknown>): string {
-  const raw = optionalString(body, 'client_name');
+function clientName(raw: string | null | undefined): string {
   const name = raw?.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ').replace(/\s+/g, ' ').trim();
   if (!name) throw new AppError('invalid_request', 'client_name is required');
   if (name.length > MAX_CLIENT_NAME) throw new AppError('invalid_request', `client_name must be at most ${MAX_CLIENT_NAME} characters`);
@@ -51,25 +65,27 @@ function clientName(body: Record<string, unknown>): string {
  * The JSON form of `POST /api/agent/auth`. `type` selects the flow; `identity_type` is an alias.
  * An identity assertion is not sent as JSON but as the body with Content-Type application/jwt.
  */
-export function parseRegisterJson(body: Record<string, unknown>): RegisterJson {
-  const type = optionalString(body, 'type');
-  const alias = optionalString(body, 'identity_type');
+export function parseRegisterJson(json: Record<string, unknown>): RegisterJson {
+  const body = agentBody(RegisterBody, json);
+  const type = body.type ?? undefined;
+  const alias = body.identity_type ?? undefined;
   if (type !== undefined && alias !== undefined && type !== alias) {
     throw new AppError('invalid_request', 'type and identity_type disagree');
   }
   const flow = type ?? alias;
   if (flow === undefined) throw new AppError('invalid_request', 'type is required: anonymous, verified_email or identity_assertion');
-  const credentialType = optionalString(body, 'requested_credential_type');
+  const credentialType = body.requested_credential_type ?? undefined;
   if (credentialType !== undefined && credentialType !== 'api_key') {
     throw new AppError('unsupported_credential_type', 'only api_key credentials are offered');
   }
   switch (flow) {
     case 'anonymous':
-      return { type: 'anonymous', clientName: clientName(body) };
+      return { type: 'anonymous', clientName: clientName(body.client_name) };
     case 'verified_email': {
-      const email = typeof body.email === 'string' ? body.email.trim() : '';
+      // Any non-address here, a number included, is SPEC 7.2 invalid_email rather than invalid_request.
+      const email = typeof json.email === 'string' ? json.email.trim() : '';
       if (!isWellFormedEmail(email)) throw new AppError('invalid_email', 'email is missing or not a valid address');
-      return { type: 'verified_email', clientName: clientName(body), email };
+      return { type: 'verified_email', clientName: clientName(body.client_name), email };
     }
     case 'identity_assertion':
       throw new AppError('invalid_request', 'send the assertion itself as the body, with Content-Type: application/jwt');
@@ -79,9 +95,8 @@ export function parseRegisterJson(body: Record<string, unknown>): RegisterJson {
 }
 
 /** `{claim_token}` (poll, verify-otp), shape-checked before any lookup. */
-export function claimTokenOf(body: Record<string, unknown>): string {
-  const token = body.claim_token;
-  if (token === undefined) throw new AppError('invalid_request', 'claim_token is required');
+export function claimTokenOf(json: Record<string, unknown>): string {
+  const token = agentBody(ClaimTokenBody, json).claim_token;
   if (!isClaimTokenFormat(token)) throw new AppError('invalid_claim_token', 'claim_token is malformed');
   return token;
 }
@@ -89,9 +104,10 @@ export function claimTokenOf(body: Record<string, unknown>): string {
 export type ClaimRef = { claimToken: string } | { userCode: string };
 
 /** Claim confirm: exactly one of claim_token and user_code. */
-export function parseClaimRef(body: Record<string, unknown>): ClaimRef {
-  const token = optionalString(body, 'claim_token');
-  const code = optionalString(body, 'user_code');
+export function parseClaimRef(json: Record<string, unknown>): ClaimRef {
+  const body = agentBody(ClaimRefBody, json);
+  const token = body.claim_token ?? undefined;
+  const code = body.user_code ?? undefined;
   if ((token === undefined) === (code === undefined)) {
     throw new AppError('invalid_request', 'send exactly one of claim_token and user_code');
   }
@@ -99,8 +115,6 @@ export function parseClaimRef(body: Record<string, unknown>): ClaimRef {
 }
 
 /** The OTP of verify-otp: a string of exactly six digits. */
-export function otpOf(body: Record<string, unknown>): string {
-  const otp = body.otp;
-  if (typeof otp !== 'string' || !/^[0-9]{6}$/.test(otp)) throw new AppError('invalid_request', 'otp must be a string of 6 digits');
-  return otp;
+export function otpOf(json: Record<string, unknown>): string {
+  return agentBody(OtpBody, json).otp;
 }

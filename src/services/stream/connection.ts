@@ -5,13 +5,13 @@
  * Last-Event-ID and catches up from the store, so dropping loses nothing it cannot get back.
  */
 import type { PageCursor } from '../../stores/captures/types';
-import { END_FRAMES, isAfter, PING, type EventFrame, type FinalReason } from './frames';
+import { BUS_LOST, END_FRAMES, isAfter, PING, type EventFrame, type FinalReason } from './frames';
 
-export type EndReason = 'client' | 'expired' | 'slow' | 'shutdown' | 'error' | FinalReason;
+export type EndReason = 'client' | 'expired' | 'slow' | 'shutdown' | 'bus_lost' | 'error' | FinalReason;
 
 /** Ends that let queued events flush before the response closes. */
 const isGraceful = (reason: EndReason): boolean =>
-  reason === 'expired' || reason === 'shutdown' || reason === 'endpoint_deleted' || reason === 'endpoint_expired';
+  reason === 'expired' || reason === 'shutdown' || reason === 'bus_lost' || reason === 'endpoint_deleted' || reason === 'endpoint_expired';
 
 export interface ConnectionOptions {
   /** Events queued for this client before it counts as too slow (STREAM_CLIENT_BUFFER). */
@@ -172,6 +172,7 @@ export class SseConnection {
     try {
       // The client learns why, after what is already queued (past the queue's bound if need be).
       if (reason === 'endpoint_deleted' || reason === 'endpoint_expired') this.controller?.enqueue(END_FRAMES[reason]);
+      else if (reason === 'bus_lost') this.controller?.enqueue(BUS_LOST);
       // A graceful end lets queued events flush; otherwise the queue is discarded. error() gets
       // undefined because Bun prints any Error it is given to stderr.
       if (isGraceful(reason)) this.controller?.close();

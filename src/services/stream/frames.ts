@@ -23,6 +23,13 @@ export const PING = encoder.encode(':ping\n\n');
 /** First bytes of every stream, sent once live captures will reach it: clients may start sending. */
 export const OPENED = encoder.encode(':ok\n\n');
 
+/**
+ * The last bytes of a stream ended because this node lost the bus: live captures cannot reach it
+ * until the bus is back. A comment, so clients that do not know it just see the stream end and
+ * reconnect with Last-Event-ID (answered 503 + Retry-After until the bus is back).
+ */
+export const BUS_LOST = encoder.encode(':bus unavailable: live captures paused; reconnect with Last-Event-ID to catch up\n\n');
+
 /** Why a stream ended for good: its endpoint is gone, so reconnecting would only get a 404. */
 export type FinalReason = 'endpoint_deleted' | 'endpoint_expired';
 

@@ -17,7 +17,7 @@ export interface StreamClient {
   /** Runs inline on the bus read path (nats v2 callbacks do): must be O(1) and never throw. */
   deliver(frame: EventFrame): void;
   ping(): void;
-  end(reason: 'expired' | 'shutdown'): void;
+  end(reason: 'expired' | 'shutdown' | 'bus_lost'): void;
 }
 
 export interface HubOptions {
@@ -66,11 +66,16 @@ export class StreamHub {
   private pingTimer: ReturnType<typeof setInterval> | null = null;
   private expiryTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
+  private readonly unwatchBus: () => void;
 
   constructor(
     private readonly bus: Bus,
     private readonly opts: HubOptions,
-  ) {}
+  ) {
+    this.unwatchBus = bus.onConnectionChange((up) => {
+      if (!up) this.busLost();
+    });
+  }
 
   /**
    * Adds a client to its endpoint's topic. Resolves, with the function that removes it again, once
@@ -78,6 +83,7 @@ export class StreamHub {
    */
   async join(endpointId: string, client: StreamClient): Promise<() => void> {
     if (this.closed) throw new AppError('unavailable', 'this node is shutting down', { 'retry-after': '1' });
+    if (!this.bus.connected) throw new AppError('unavailable', 'live stream unavailable: this node has lost the bus', { 'retry-after': '2' });
     const topic = this.topics.get(endpointId) ?? this.open(endpointId);
     if (topic.idleTimer !== null) clearTimeout(topic.idleTimer);
     topic.idleTimer = null;
@@ -120,7 +126,21 @@ export class StreamHub {
   /** Ends every stream (shutdown); clients reconnect to another node. */
   close(): void {
     this.closed = true;
-    for (const client of [...this.deadlines.keys()]) client.end('shutdown');
+    this.unwatchBus();
+    this.endAll('shutdown');
+  }
+
+  /**
+   * The bus is gone: captures published meanwhile never reach this node, so every stream is told
+   * and ended, and the recent frames kept for resumes are dropped (they would hide the gap). A
+   * client that reconnects with Last-Event-ID once the bus is back catches up from the store.
+   */
+  private busLost(): void {
+    if (!this.closed) this.endAll('bus_lost');
+  }
+
+  private endAll(reason: 'shutdown' | 'bus_lost'): void {
+    for (const client of [...this.deadlines.keys()]) client.end(reason);
     // Clients normally leave as they end; make sure nothing stays subscribed or armed.
     for (const t of this.topics.values()) {
       if (t.idleTimer !== null) clearTimeout(t.idleTimer);

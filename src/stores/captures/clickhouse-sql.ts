@@ -64,6 +64,7 @@ export function filterConditions(filter: SearchFilter): Conditions {
   if (filter.method !== undefined) cheap.push(`method = ${quoteString(filter.method)}`);
   if (filter.from !== undefined) cheap.push(`received_at >= ${quoteInt(filter.from)}`);
   if (filter.to !== undefined) cheap.push(`received_at <= ${quoteInt(filter.to)}`);
+  if (filter.ids !== undefined) cheap.push(filter.ids.length > 0 ? `id IN ${quoteStringList(filter.ids)}` : '0');
   return filter.q ? { prewhere: cheap.join(' AND '), where: textCondition(filter.q) } : { prewhere: cheap.join(' AND ') };
 }
 
@@ -124,4 +125,43 @@ export function countQuery(filter: SearchFilter): string {
 
 export function purgeQuery(endpointIds: readonly string[]): string {
   return `ALTER TABLE ${CAPTURES_TABLE} DELETE WHERE endpoint_id IN ${quoteStringList(endpointIds)}`;
+}
+
+/** Partitions are weeks of received_at (clickhouse/001_captures.sql). */
+export const PARTITION_MS = 604_800_000;
+
+/** The weekly partitions that hold data. */
+export function partitionsQuery(database: string): string {
+  return (
+    `SELECT DISTINCT partition FROM system.parts WHERE database = ${quoteString(database)}` +
+    ` AND table = ${quoteString(CAPTURES_TABLE)} AND active`
+  );
+}
+
+/** Endpoints with captures in [from, to): reads only the endpoint_id column of that week. */
+export function endpointsBetweenQuery(from: number, to: number): string {
+  return `SELECT DISTINCT endpoint_id FROM ${CAPTURES_TABLE} PREWHERE received_at >= ${quoteInt(from)} AND received_at < ${quoteInt(to)}`;
+}
+
+export function dropPartitionQuery(week: number): string {
+  return `ALTER TABLE ${CAPTURES_TABLE} DROP PARTITION ${quoteInt(week)}`;
+}
+
+/** Mutations on the table not finished yet. */
+export function pendingMutationsQuery(database: string): string {
+  return (
+    `SELECT count() AS n FROM system.mutations WHERE database = ${quoteString(database)}` +
+    ` AND table = ${quoteString(CAPTURES_TABLE)} AND is_done = 0`
+  );
+}
+
+/** Which of these endpoints have captures received before `before`. */
+export function expiredEndpointsQuery(endpointIds: readonly string[], before: number): string {
+  return `SELECT DISTINCT endpoint_id FROM ${CAPTURES_TABLE} PREWHERE endpoint_id IN ${quoteStringList(endpointIds)} AND received_at < ${quoteInt(before)}`;
+}
+
+/** A mutation: rewrites every part holding a matching row (docs/retention.md: the cost). */
+export function expireQuery(endpointIds: readonly string[], before: number, keepIds: readonly string[]): string {
+  const keep = keepIds.length > 0 ? ` AND id NOT IN ${quoteStringList(keepIds)}` : '';
+  return `ALTER TABLE ${CAPTURES_TABLE} DELETE WHERE endpoint_id IN ${quoteStringList(endpointIds)} AND received_at < ${quoteInt(before)}${keep}`;
 }

@@ -190,6 +190,48 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
       return Number(row?.n ?? 0);
     },
 
+    async expire(input) {
+      const result = { partitionsDropped: 0, mutations: 0, rowsDeleted: 0, mutationsPending: false };
+      if (input.rules.length === 0) return result;
+      const cutoffOf = new Map<string, number>();
+      for (const rule of input.rules) for (const id of rule.endpointIds) cutoffOf.set(id, rule.before);
+      // Endpoints no rule names are deleted ones (the purger removes their captures): expired at
+      // the latest cutoff, so they never keep a partition alive.
+      const latest = Math.max(...input.rules.map((r) => r.before));
+
+      // Whole weeks first: a partition whose every capture has expired, and that holds no kept
+      // one, goes with DROP PARTITION (metadata only, immediate).
+      const weeks = (await select(sql.partitionsQuery(opts.database)))
+        .map((r) => Number(r.partition))
+        .filter((w) => Number.isSafeInteger(w))
+        .sort((a, b) => a - b);
+      for (const week of weeks) {
+        const from = week * sql.PARTITION_MS;
+        const to = from + sql.PARTITION_MS;
+        if (to > latest) break;
+        const present = (await select(sql.endpointsBetweenQuery(from, to))).map((r) => String(r.endpoint_id));
+        if (present.some((id) => (cutoffOf.get(id) ?? latest) < to)) continue;
+        if ((await input.keptBetween(from, to)).length > 0) continue;
+        await client.command({ query: sql.dropPartitionQuery(week) });
+        result.partitionsDropped++;
+      }
+
+      // The rest by mutation. Each rewrites the parts it touches in the background; issuing more
+      // while earlier ones run would only queue rewrites of the same parts.
+      const [pending] = await select(sql.pendingMutationsQuery(opts.database));
+      if (Number(pending?.n ?? 0) > 0) return { ...result, mutationsPending: true };
+      for (const rule of input.rules) {
+        for (const ids of chunks(rule.endpointIds, KEYS_PER_QUERY)) {
+          const expired = (await select(sql.expiredEndpointsQuery(ids, rule.before))).map((r) => String(r.endpoint_id));
+          if (expired.length === 0) continue;
+          const keep = (await input.keptOf(expired)).filter((k) => k.receivedAt < rule.before).map((k) => k.id);
+          await client.command({ query: sql.expireQuery(expired, rule.before, keep) });
+          result.mutations++;
+        }
+      }
+      return result;
+    },
+
     async purge(endpointIds: string[]) {
       if (endpointIds.length === 0) return;
       // A mutation: accepted at once, applied in the background (18.16 has no mutations_sync).

@@ -77,6 +77,7 @@ function filterClause(filter: SearchFilter): Clause {
   if (filter.q) clauses.push({ sql: 'instr(search_text, ?) > 0', params: [searchNeedle(filter.q)] });
   if (filter.from !== undefined) clauses.push({ sql: 'received_at >= ?', params: [filter.from] });
   if (filter.to !== undefined) clauses.push({ sql: 'received_at <= ?', params: [filter.to] });
+  if (filter.ids !== undefined) clauses.push({ sql: 'id IN (SELECT value FROM json_each(?))', params: [JSON.stringify(filter.ids)] });
   return and(...clauses);
 }
 
@@ -87,6 +88,12 @@ function and(...clauses: Clause[]): Clause {
 function orderBy(order: 'asc' | 'desc'): string {
   return order === 'asc' ? 'ORDER BY received_at ASC, id ASC' : 'ORDER BY received_at DESC, id DESC';
 }
+
+/** Endpoints probed for expired rows between two yields to the event loop. */
+const EXPIRY_PROBES = 200;
+
+/** Lets timers and I/O run between two short synchronous steps (bun:sqlite blocks while it works). */
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Captures in a local SQLite file through bun:sqlite: the embedded twin of the ClickHouse store. */
 export function createSqliteCaptureStore(opts: SqliteCaptureStoreOptions): CaptureStore {
@@ -160,6 +167,36 @@ export function createSqliteCaptureStore(opts: SqliteCaptureStoreOptions): Captu
       const where = filterClause(filter);
       const row = db.query<{ n: number }, Binding[]>(`SELECT count(*) AS n FROM captures WHERE ${where.sql}`).get(...where.params);
       return row?.n ?? 0;
+    },
+
+    async expire(input) {
+      // Each endpoint's expired rows are a range of the (endpoint_id, received_at, id) index; a
+      // batch is one short write transaction, and the loop yields between batches, so neither the
+      // shipper's inserts nor this thread's requests wait behind a large deletion.
+      const probe = db.query<{ x: number }, Binding[]>('SELECT 1 AS x FROM captures WHERE endpoint_id = ? AND received_at < ? LIMIT 1');
+      const remove = db.query<Row, Binding[]>(
+        'DELETE FROM captures WHERE rowid IN (SELECT rowid FROM captures WHERE endpoint_id = ? AND received_at < ?' +
+          ' AND id NOT IN (SELECT value FROM json_each(?)) LIMIT ?)',
+      );
+      let rowsDeleted = 0;
+      for (const rule of input.rules) {
+        for (let i = 0; i < rule.endpointIds.length; i += EXPIRY_PROBES) {
+          const expired = rule.endpointIds.slice(i, i + EXPIRY_PROBES).filter((id) => probe.get(id, rule.before) !== null);
+          await yieldToLoop();
+          if (expired.length === 0) continue;
+          const kept = await input.keptOf(expired);
+          for (const endpointId of expired) {
+            const keep = JSON.stringify(kept.filter((k) => k.endpointId === endpointId).map((k) => k.id));
+            for (;;) {
+              const n = remove.run(endpointId, rule.before, keep, input.batchRows).changes;
+              rowsDeleted += n;
+              await yieldToLoop();
+              if (n < input.batchRows) break;
+            }
+          }
+        }
+      }
+      return { partitionsDropped: 0, mutations: 0, rowsDeleted, mutationsPending: false };
     },
 
     async purge(endpointIds: string[]) {

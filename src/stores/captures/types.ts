@@ -25,6 +25,8 @@ export interface SearchFilter {
   /** Inclusive bounds on receivedAt, ms. */
   from?: number;
   to?: number;
+  /** Only these capture ids (pinned ones); an empty list matches nothing. */
+  ids?: string[];
 }
 
 export interface SearchPage extends SearchFilter {
@@ -33,6 +35,41 @@ export interface SearchPage extends SearchFilter {
   order: 'asc' | 'desc';
   /** Only rows strictly beyond this position in `order` (keyset paging: exports walk every match). */
   cursor?: PageCursor;
+}
+
+/** Captures of these endpoints received before `before` (ms) have expired (docs/retention.md). */
+export interface ExpiryRule {
+  before: number;
+  endpointIds: string[];
+}
+
+/** A capture kept whatever its age (pinned). */
+export interface KeptCapture {
+  id: string;
+  endpointId: string;
+  receivedAt: number;
+}
+
+export interface ExpiryInput {
+  /** One per retention period in use; an endpoint is in at most one. */
+  rules: ExpiryRule[];
+  /** Kept captures of these endpoints. */
+  keptOf(endpointIds: string[]): Promise<KeptCapture[]>;
+  /** Kept captures received in [from, to). */
+  keptBetween(from: number, to: number): Promise<KeptCapture[]>;
+  /** Rows per delete where the store deletes in batches (SQLite). */
+  batchRows: number;
+}
+
+export interface ExpiryResult {
+  /** Whole partitions dropped (ClickHouse). */
+  partitionsDropped: number;
+  /** ALTER TABLE … DELETE mutations issued (ClickHouse; applied in the background). */
+  mutations: number;
+  /** Rows deleted (SQLite). */
+  rowsDeleted: number;
+  /** Mutations of an earlier sweep are still running: none were issued this time (ClickHouse). */
+  mutationsPending: boolean;
 }
 
 /**
@@ -56,6 +93,8 @@ export interface CaptureStore {
   get(id: string, scopes: EndpointScope[]): Promise<Capture | null>;
   search(page: SearchPage): Promise<Capture[]>;
   count(filter: SearchFilter): Promise<number>;
+  /** Removes expired captures, never kept ones (may complete asynchronously). */
+  expire(input: ExpiryInput): Promise<ExpiryResult>;
   /** Physically removes every capture of these endpoints (may complete asynchronously). */
   purge(endpointIds: string[]): Promise<void>;
   close(): Promise<void>;

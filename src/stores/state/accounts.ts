@@ -89,3 +89,9 @@ export async function deleteUserKey(db: Db, userId: string, keyId: string): Prom
     .returning({ id: apiKeys.id });
   return out.length > 0;
 }
+
+/** Sets an account's plan name; the row after, or null when there is no such account. */
+export async function updateUserPlan(db: Db, userId: string, plan: string): Promise<UserRow | null> {
+  const out = await db.update(users).set({ plan }).where(eq(users.id, userId)).returning();
+  return out[0] ?? null;
+}

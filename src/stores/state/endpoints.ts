@@ -29,6 +29,12 @@ export async function findEndpointBySlug(db: Db, slug: string): Promise<Endpoint
   return out[0] ?? null;
 }
 
+/** By id: the notifier's restart replay knows a capture's endpoint only by id. */
+export async function findEndpointById(db: Db, id: string): Promise<EndpointRow | null> {
+  const out = await db.select().from(endpoints).where(eq(endpoints.id, id)).limit(1);
+  return out[0] ?? null;
+}
+
 export async function listUserEndpoints(db: Db, userId: string): Promise<EndpointRow[]> {
   return db.select().from(endpoints).where(eq(endpoints.userId, userId)).orderBy(asc(endpoints.createdAt));
 }

@@ -1,6 +1,7 @@
 /**
  * Drizzle description of the tables created by sql/*.sql. The SQL files are the truth (they run
- * on Postgres and PGlite alike); this file only types the queries.
+ * on Postgres and PGlite alike); this file only types the queries. test/stores/state-schema.test.ts
+ * compares the two on both backends: a change to one needs the same change to the other.
  */
 import { bigint, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 
@@ -27,7 +28,8 @@ export const apiKeys = pgTable('api_keys', {
   keyHash: text('key_hash').notNull(),
   prefix: text('prefix').notNull(),
   name: text('name').notNull(),
-  scopes: text('scopes').array().notNull(),
+  // sql/001_accounts.sql's default; every insert names its scopes.
+  scopes: text('scopes').array().notNull().default(['webhooks:read', 'webhooks:write']),
   createdAt: ms('created_at').notNull(),
   revokedAt: ms('revoked_at'),
 });
@@ -200,3 +202,15 @@ export type TeamRow = typeof teams.$inferSelect;
 export type TeamMemberRow = typeof teamMembers.$inferSelect;
 export type TeamInviteRow = typeof teamInvites.$inferSelect;
 export type TeamSubscriptionRow = typeof teamSubscriptions.$inferSelect;
+
+// --- Pinned captures (sql/006_pins.sql) -----------------------------------------------------------
+
+export const pinnedCaptures = pgTable('pinned_captures', {
+  captureId: text('capture_id').primaryKey(),
+  endpointId: text('endpoint_id').notNull(),
+  accountId: text('account_id').notNull(),
+  receivedAt: ms('received_at').notNull(),
+  pinnedAt: ms('pinned_at').notNull(),
+});
+
+export type PinRow = typeof pinnedCaptures.$inferSelect;

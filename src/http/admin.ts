@@ -1,0 +1,83 @@
+/**
+ * The operator API, `/admin/api` (docs/operations.md): what scripts/admin.ts asks a running node,
+ * because an embedded node's PGlite cannot be opened by a second process. Mounted only when
+ * ADMIN_TOKEN is set; every call carries it as a bearer token. Not in the public API docs.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Elysia, t } from 'elysia';
+import type { Config } from '../config';
+import { AppError } from '../errors';
+import type { Health } from '../health';
+import { ADMIN_STATUSES, getSubscription, publicSubscription, setSubscription, type AdminStatus } from '../services/billing';
+import { backupEmbedded, type BackupSource } from '../services/backup';
+import type { Ctx } from '../services/context';
+import { readLogBacklog } from '../services/log-backlog';
+import { getPlan, setPlan } from '../services/plans';
+import { bearer } from './auth';
+
+export interface AdminDeps {
+  ctx: Pick<Ctx, 'db' | 'bus'> & { config: Config };
+  /** The same report as /healthz. */
+  health: () => Health;
+  backup: BackupSource;
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/**
+ * Compares digests, not the strings: equal lengths for timingSafeEqual, and the time taken says
+ * nothing about the token's length or prefix.
+ */
+export function adminTokenCheck(token: string): (given: string | null) => boolean {
+  const want = digest(token);
+  return (given) => given !== null && timingSafeEqual(digest(given), want);
+}
+
+const hidden = { hide: true } as const;
+
+export const adminRoutes = (deps: AdminDeps, token: string) => {
+  const matches = adminTokenCheck(token);
+  const { ctx } = deps;
+  const planCtx = { db: ctx.db, plans: ctx.config.plans };
+  return (
+    new Elysia({ name: 'admin-api', prefix: '/admin/api', detail: hidden })
+      // Transform runs before body validation: a caller without the token learns nothing, not even the shape.
+      .onTransform(({ request }) => {
+        if (!matches(bearer(request.headers.get('authorization') ?? undefined))) {
+          throw new AppError('unauthorized', 'the operator API needs Authorization: Bearer <ADMIN_TOKEN>', { 'www-authenticate': 'Bearer realm="hookcap-admin"' });
+        }
+      })
+      .get('/health', () => ({ pid: process.pid, health: deps.health() }))
+      .get('/backlog', () => {
+        const health = deps.health();
+        return {
+          shipper: health.shipper,
+          log: ctx.config.roles.has('receiver') ? readLogBacklog(ctx.config.dataDir) : null,
+        };
+      })
+      .get('/accounts/:account/plan', ({ params }) => getPlan(planCtx, params.account))
+      .put('/accounts/:account/plan', ({ params, body }) => setPlan(planCtx, { account: params.account, plan: body.plan }), {
+        body: t.Object({ plan: t.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
+      })
+      .get('/teams/:teamId/subscription', async ({ params }) => {
+        const sub = await getSubscription(ctx, params.teamId);
+        return { teamId: params.teamId, ...publicSubscription(sub), source: sub?.source ?? null };
+      })
+      .put(
+        '/teams/:teamId/subscription',
+        async ({ params, body }) => {
+          const sub = await setSubscription(ctx, { teamId: params.teamId, seats: body.seats, status: body.status as AdminStatus });
+          return { teamId: sub.teamId, ...publicSubscription(sub), source: sub.source };
+        },
+        {
+          body: t.Object(
+            { seats: t.Integer({ minimum: 0, maximum: 100_000 }), status: t.Union(ADMIN_STATUSES.map((s) => t.Literal(s))) },
+            { additionalProperties: false },
+          ),
+        },
+      )
+      .post('/backup', async ({ body }) => backupEmbedded(deps.backup, body.dir), {
+        body: t.Object({ dir: t.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false }),
+      })
+  );
+};

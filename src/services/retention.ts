@@ -1,0 +1,61 @@
+/**
+ * Removes captures older than their account's plan retention (docs/retention.md), in the
+ * background on API nodes: ClickHouse drops whole weekly partitions where it can and uses
+ * mutations where it cannot; SQLite deletes in small batches. Pinned captures stay.
+ */
+import { log } from '../log';
+import { DAY_MS, retentionDays } from '../model/retention';
+import type { ExpiryResult, ExpiryRule, KeptCapture } from '../stores/captures/types';
+import * as pinStore from '../stores/state/pins';
+import type { PinRow } from '../stores/state/schema';
+import { errorMessage } from '../unknown';
+import type { Ctx } from './context';
+import { runEvery, type Periodic } from './periodic';
+
+const kept = (rows: PinRow[]): KeptCapture[] => rows.map((p) => ({ id: p.captureId, endpointId: p.endpointId, receivedAt: p.receivedAt }));
+
+/** One sweep. `now` is the clock plus RETENTION_CLOCK_OFFSET_MS. */
+export async function sweepRetention(ctx: Ctx, now = Date.now() + ctx.config.retention.clockOffsetMs): Promise<ExpiryResult & { deadPins: number }> {
+  const deadPins = await pinStore.dropDeadPins(ctx.db);
+  const byDays = new Map<number, string[]>();
+  for (const e of await pinStore.endpointPlans(ctx.db)) {
+    const days = retentionDays(ctx.config.plans, e.plan);
+    const ids = byDays.get(days) ?? [];
+    ids.push(e.id);
+    byDays.set(days, ids);
+  }
+  const rules: ExpiryRule[] = [...byDays].map(([days, endpointIds]) => ({ before: now - days * DAY_MS, endpointIds }));
+  const result = await ctx.captures.expire({
+    rules,
+    keptOf: async (ids) => kept(await pinStore.pinsOfEndpoints(ctx.db, ids)),
+    keptBetween: async (from, to) => kept(await pinStore.pinsBetween(ctx.db, from, to)),
+    batchRows: ctx.config.retention.batchRows,
+  });
+  return { ...result, deadPins };
+}
+
+/** Sweeps soon after start, then every RETENTION_INTERVAL_MS; returns the stop function. */
+export function startRetention(ctx: Ctx): Periodic {
+  let running: Promise<void> | null = null;
+  // One sweep at a time, whether the first one or a periodic one started it.
+  const sweep = async () => {
+    if (running) return;
+    running = (async () => {
+      const r = await sweepRetention(ctx);
+      if (r.partitionsDropped + r.mutations + r.rowsDeleted + r.deadPins > 0) log.info('retention sweep', { ...r });
+    })().finally(() => {
+      running = null;
+    });
+    await running;
+  };
+  const onError = (err: unknown) => log.warn('retention sweep failed; will retry', { error: errorMessage(err) });
+  const first = setTimeout(() => void sweep().catch(onError), 1_000);
+  const periodic = runEvery(ctx.config.retention.everyMs, sweep, onError);
+  return {
+    async stop() {
+      clearTimeout(first);
+      await periodic.stop();
+      await running?.catch(() => {});
+    },
+  };
+}

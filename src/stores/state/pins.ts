@@ -1,0 +1,66 @@
+/** Pinned captures: the few kept past retention (sql/006_pins.sql, docs/retention.md). */
+import { and, count, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { inTransaction, type Db } from './db';
+import { endpoints, pinnedCaptures, users, type PinRow } from './schema';
+
+export type PinResult = 'pinned' | 'already' | 'limit';
+
+/**
+ * Pins one capture unless its account already holds `limit` pins. The account row is locked
+ * for the count and insert, so two pins at once cannot both take the last place.
+ */
+export async function pinCapture(db: Db, pin: PinRow, limit: number): Promise<PinResult> {
+  return inTransaction(db, async (tx) => {
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, pin.accountId)).for('update');
+    const existing = await tx.select({ id: pinnedCaptures.captureId }).from(pinnedCaptures).where(eq(pinnedCaptures.captureId, pin.captureId));
+    if (existing.length > 0) return 'already';
+    const [held] = await tx.select({ n: count() }).from(pinnedCaptures).where(eq(pinnedCaptures.accountId, pin.accountId));
+    if ((held?.n ?? 0) >= limit) return 'limit';
+    await tx.insert(pinnedCaptures).values(pin).onConflictDoNothing();
+    return 'pinned';
+  });
+}
+
+export async function unpinCapture(db: Db, captureId: string): Promise<void> {
+  await db.delete(pinnedCaptures).where(eq(pinnedCaptures.captureId, captureId));
+}
+
+/** Which of these captures are pinned. */
+export async function pinnedAmong(db: Db, captureIds: readonly string[]): Promise<Set<string>> {
+  if (captureIds.length === 0) return new Set();
+  const rows = await db.select({ id: pinnedCaptures.captureId }).from(pinnedCaptures).where(inArray(pinnedCaptures.captureId, [...captureIds]));
+  return new Set(rows.map((r) => r.id));
+}
+
+/** The pins of these endpoints. */
+export async function pinsOfEndpoints(db: Db, endpointIds: readonly string[]): Promise<PinRow[]> {
+  if (endpointIds.length === 0) return [];
+  return db.select().from(pinnedCaptures).where(inArray(pinnedCaptures.endpointId, [...endpointIds]));
+}
+
+/** Pins of captures received in [from, to): does a weekly ClickHouse partition hold any? */
+export async function pinsBetween(db: Db, from: number, to: number): Promise<PinRow[]> {
+  return db
+    .select()
+    .from(pinnedCaptures)
+    .where(and(gte(pinnedCaptures.receivedAt, from), lt(pinnedCaptures.receivedAt, to)));
+}
+
+/**
+ * Drops pins that keep nothing: their endpoint is gone (its captures are purged) or was cleared
+ * after the capture (hidden from every read). They would otherwise hold places under the cap.
+ */
+export async function dropDeadPins(db: Db): Promise<number> {
+  const gone = await db
+    .delete(pinnedCaptures)
+    .where(
+      sql`NOT EXISTS (SELECT 1 FROM ${endpoints} WHERE ${endpoints.id} = ${pinnedCaptures.endpointId} AND ${endpoints.clearedAt} < ${pinnedCaptures.receivedAt})`,
+    )
+    .returning({ id: pinnedCaptures.captureId });
+  return gone.length;
+}
+
+/** Every endpoint with the plan of its owning account (null: no account, an agent's sandbox). */
+export async function endpointPlans(db: Db): Promise<{ id: string; plan: string | null }[]> {
+  return db.select({ id: endpoints.id, plan: users.plan }).from(endpoints).leftJoin(users, eq(users.id, endpoints.userId));
+}

@@ -1,0 +1,91 @@
+/** One reading of schema refusals: agent bodies (SPEC 7.2), Stripe events and PLANS. */
+import { describe, expect, test } from 'bun:test';
+import { t } from 'elysia';
+import { loadConfig } from '../../src/config';
+import { AppError } from '../../src/errors';
+import { schemaProblem } from '../../src/schema-problem';
+import { otpOf, parseRegisterJson } from '../../src/services/agent/input';
+import { parseStripeEvent } from '../../src/services/stripe-events';
+
+function refusal(fn: () => unknown): AppError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof AppError) return e;
+    throw e;
+  }
+  throw new Error('expected a refusal');
+}
+
+const event = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+
+describe('schemaProblem', () => {
+  test('names the first bad field, in the schema’s own words when it has them', () => {
+    expect(schemaProblem(t.Object({ otp: t.String() }), { otp: 7 })).toBe('otp: Expected string');
+    expect(schemaProblem(t.Object({ a: t.Object({ b: t.Boolean() }) }), { a: { b: 'x' } })).toBe('a.b: Expected boolean');
+    expect(schemaProblem(t.Object({ a: t.String({ error: 'must be text' }) }), {})).toBe('a: must be text');
+    expect(schemaProblem(t.Object({ a: t.String() }), [])).toBe('Expected object');
+    expect(schemaProblem(t.Object({ a: t.String() }), { a: 'ok' })).toBeNull();
+  });
+});
+
+describe('agent bodies', () => {
+  test('a wrong type is invalid_request with the field in error_description', () => {
+    const e = refusal(() => parseRegisterJson({ type: 'anonymous', client_name: 7 }));
+    expect(e.code).toBe('invalid_request');
+    expect(e.toJSON()).toEqual({ error: 'invalid_request', error_description: 'client_name: must be a string' });
+    expect(refusal(() => otpOf({ otp: 123456 })).message).toBe('otp: must be a string of 6 digits');
+    expect(refusal(() => otpOf({})).code).toBe('invalid_request');
+    // null reads as absent, as before the schemas.
+    expect(parseRegisterJson({ type: 'anonymous', identity_type: null, client_name: 'bot' })).toEqual({ type: 'anonymous', clientName: 'bot' });
+  });
+});
+
+describe('Stripe events', () => {
+  const sub = { id: 'sub_1', status: 'active', quantity: 3, customer: 'cus_1', metadata: { team_id: 'team_1' }, current_period_end: 1_800_000_000 };
+
+  test('a subscription event is read from its schema', () => {
+    const e = parseStripeEvent(event({ id: 'evt_1', type: 'customer.subscription.updated', created: 1, data: { object: sub } }));
+    expect(e).toEqual({
+      id: 'evt_1',
+      type: 'customer.subscription.updated',
+      created: 1,
+      subscription: { id: 'sub_1', customerId: 'cus_1', status: 'active', seats: 3, teamId: 'team_1', currentPeriodEnd: 1_800_000_000_000 },
+    });
+  });
+
+  test('newer API versions: seats and period from the items; an expanded customer', () => {
+    const newer = { ...sub, quantity: undefined, current_period_end: undefined, customer: { id: 'cus_2' }, items: { data: [{ quantity: 2, current_period_end: 5 }, { quantity: 1 }] } };
+    const e = parseStripeEvent(event({ id: 'evt_2', type: 'customer.subscription.created', created: 2, data: { object: newer } }));
+    expect(e.subscription).toMatchObject({ seats: 3, customerId: 'cus_2', currentPeriodEnd: 5000 });
+  });
+
+  test('other event types need only the envelope', () => {
+    expect(parseStripeEvent(event({ id: 'evt_3', type: 'invoice.paid', created: 3, data: 'anything' })).subscription).toBeNull();
+  });
+
+  test('refusals are validation errors naming the field', () => {
+    const cases: [unknown, string][] = [
+      [{ type: 'invoice.paid', created: 1 }, 'Stripe event: id: must be a non-empty string'],
+      [{ id: 'evt', type: 'x', created: 1.5 }, 'Stripe event: created: must be an integer (seconds)'],
+      [{ id: 'evt', type: 'customer.subscription.updated', created: 1 }, 'Stripe event: data.object: Expected object'],
+      [{ id: 'evt', type: 'customer.subscription.updated', created: 1, data: { object: { ...sub, status: 'Active!' } } }, 'Stripe event: data.object: status: is not a Stripe status'],
+      [{ id: 'evt', type: 'customer.subscription.updated', created: 1, data: { object: { ...sub, quantity: undefined } } }, 'Stripe event: subscription has no quantity (seats)'],
+    ];
+    for (const [body, message] of cases) {
+      const e = refusal(() => parseStripeEvent(event(body)));
+      expect(e.code).toBe('validation');
+      expect(e.message).toBe(message);
+    }
+  });
+});
+
+describe('PLANS', () => {
+  test('its schema’s refusal is the config error line', () => {
+    const load = (PLANS: string) => () => loadConfig({ PLANS, DATA_DIR: '/tmp/hookcap-plans-test' });
+    expect(load('{"pro":{"limit":1}}')).toThrow('PLANS has the wrong shape: free: Expected required property');
+    expect(load('{"free":{"limit":1},"pro":{"limit":"x"}}')).toThrow('PLANS has the wrong shape: pro.limit: Expected integer');
+    expect(loadConfig({ PLANS: '{"free":{"limit":5},"pro":{"limit":8}}', DATA_DIR: '/tmp/hookcap-plans-test' }).plans).toEqual({ free: { limit: 5, retentionDays: 7 }, pro: { limit: 8, retentionDays: 30 } });
+    expect(load('{"free":{"limit":1,"retentionDays":0}}')).toThrow('PLANS has the wrong shape: free.retentionDays: Expected integer to be greater or equal to 1');
+  });
+});
