@@ -12,6 +12,7 @@ import { provision, type BackendName } from '../test/support/backends';
 import { call, newAccount } from '../test/support/client';
 import { startServer, stopServer } from '../test/support/server';
 import { statTicks as stat } from './lib/proc-stat';
+import { loadAverage, saveResults } from './lib/results';
 import { wrk } from './lib/wrk';
 
 const backend = (process.env.BENCH_BACKEND ?? 'server') as BackendName;
@@ -59,11 +60,26 @@ try {
   // Clock ticks are 10 ms (USER_HZ 100).
   for (const [k, d] of rows.slice(0, 15)) console.log(`| ${k} | ${(d / 100).toFixed(2)} | ${((d * 10_000) / captures).toFixed(1)} |`);
   console.log(`| all | ${(total / 100).toFixed(2)} | ${((total * 10_000) / captures).toFixed(1)} |`);
+  let pauses: number[] = [];
   if (gcLog) {
-    const pauses = [...s.output().slice(gcBefore).matchAll(/ p=([\d.]+)ms \(max/g)].map((m) => Number(m[1]));
+    pauses = [...s.output().slice(gcBefore).matchAll(/ p=([\d.]+)ms \(max/g)].map((m) => Number(m[1]));
     pauses.sort((x, y) => y - x);
     console.log(`\nGC during the run: ${pauses.length} collections (${(pauses.length / seconds).toFixed(1)}/s); longest pauses ${pauses.slice(0, 5).map((x) => x.toFixed(1)).join(', ')} ms`);
   }
+  saveResults(`capture-cpu-${backend}`, {
+    bench: 'capture-cpu',
+    backend,
+    at: new Date().toISOString(),
+    loadAverage: loadAverage(),
+    seconds,
+    capturesPerSecond: r.rps,
+    p50: r.p50,
+    p99: r.p99,
+    // µs of CPU per capture by thread of the service ("service: …") and by process for the rest.
+    cpuUsPerCapture: rows.map(([name, d]) => ({ name, us: (d * 10_000) / captures })),
+    totalUsPerCapture: (total * 10_000) / captures,
+    gc: gcLog ? { collections: pauses.length, perSecond: pauses.length / seconds, pausesMs: pauses } : null,
+  });
 } finally {
   await stopServer(s);
   await p.cleanup();

@@ -23,6 +23,7 @@ import { detectProvider, type DetectInput } from '../src/engine/providers';
 import { Rng } from './lib/random';
 import { webhookCapture } from './lib/webhooks';
 import { constantRate } from './lib/rate';
+import { loadAverage, saveResults } from './lib/results';
 import { wrk, type WrkResult } from './lib/wrk';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -170,6 +171,7 @@ async function detectionAB(rounds: number, rate: number): Promise<AbResult[]> {
   return modes;
 }
 
+const loadStart = loadAverage();
 const detect = detectionCost();
 const ceiling = await raw();
 rows.push(ceiling);
@@ -191,9 +193,11 @@ const spread = (xs: number[]) => ((Math.max(...xs) - Math.min(...xs)) / median(x
 console.log(
   `\nprovider detection, alone: ${f(detect.bench)} ns per call on the bench body, ${f(detect.signed)} ns on a Stripe delivery (signed, event type read from the body), ${f(detect.mix)} ns on a mix of real senders' deliveries`,
 );
+let abOut: AbResult[] = [];
 if (abRounds > 0) {
   const rate = Number(process.env.BENCH_AB_RATE ?? 10_000);
   const ab = await detectionAB(abRounds, rate);
+  abOut = ab;
   console.log(`\nprovider detection on the capture path (embedded, a Stripe delivery at ${rate}/s, ${abRounds} rotated ${seconds}s runs each, a fresh server per run; median and spread):\n`);
   console.log('| service | CPU µs per capture, receiver thread | CPU µs per capture, whole service | p99 ms |\n|---|---|---|---|');
   for (const m of ab) {
@@ -208,3 +212,12 @@ if (abRounds > 0) {
     console.log(`detection alone on this request: ${f(detect.signed / 1000, 2)} µs`);
   }
 }
+saveResults('capture', {
+  bench: 'capture',
+  at: new Date().toISOString(),
+  loadAverage: { start: loadStart, end: loadAverage() },
+  config: { seconds, connections, cores: navigator.hardwareConcurrency },
+  ceiling: ceiling.peak.rps,
+  rows: rows.map((r) => ({ name: r.name, peak: r.peak, half: r.half ?? null, ofCeiling: r.peak.rps / ceiling.peak.rps })),
+  detection: { nsPerCall: detect, ab: abOut },
+});

@@ -18,6 +18,7 @@ import { ClickHouseHttp } from './lib/clickhouse-http';
 import { Rng } from './lib/random';
 import { createAccounts, loadCaptures, readDataset, storageFacts, waitForMerges, type Dataset, type DatasetShape } from './lib/search-dataset';
 import { kinds, type QueryKind } from './lib/search-queries';
+import { loadAverage, saveResults } from './lib/results';
 
 const env = process.env;
 const num = (name: string, def: number) => (env[name] ? Number(env[name]) : def);
@@ -129,6 +130,7 @@ try {
       `table ${(facts.bytesOnDisk / 2 ** 30).toFixed(2)} GiB on disk (${(facts.uncompressed / 2 ** 30).toFixed(2)} GiB raw), ` +
       `${facts.parts} parts in ${facts.partitions} partitions\n`,
   );
+  const measuredKinds: { id: string; name: string; p50: number; p95: number; max: number; targetMs: number | null; medianResults: number }[] = [];
   console.log('| query | p50 ms | p95 ms | max ms | target | median results |');
   console.log('|---|---|---|---|---|---|');
   for (const kind of kinds) {
@@ -139,7 +141,9 @@ try {
     const p50 = quantile(sorted, 0.5);
     const target = kind.targetMs ? `p50 ≤ ${kind.targetMs}${p50 <= kind.targetMs ? ' ✓' : ' ✗'}` : '-';
     console.log(`| ${kind.name} | ${f(p50)} | ${f(quantile(sorted, 0.95))} | ${f(sorted.at(-1) ?? Number.NaN)} | ${target} | ${quantile(counts, 0.5)} |`);
+    measuredKinds.push({ id: kind.id, name: kind.name, p50, p95: quantile(sorted, 0.95), max: sorted.at(-1) ?? Number.NaN, targetMs: kind.targetMs ?? null, medianResults: quantile(counts, 0.5) });
   }
+  saveResults('search', { bench: 'search', at: new Date().toISOString(), loadAverage: loadAverage(), clickhouse: version, rows: facts.rows, endpoints: endpoints.length, accounts: data.accounts.length, queries, kinds: measuredKinds });
 } finally {
   await stopServer(server);
 }

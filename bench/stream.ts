@@ -22,6 +22,7 @@ import { provision, type BackendName } from '../test/support/backends';
 import { call, newAccount } from '../test/support/client';
 import { freePort, startServer, stopServer } from '../test/support/server';
 import type { Health } from '../src/health';
+import { loadAverage, saveResults } from './lib/results';
 
 const clients = Number(process.env.BENCH_CLIENTS ?? 5000);
 const messages = Number(process.env.BENCH_MESSAGES ?? 40);
@@ -205,3 +206,4 @@ for (const r of rows) {
     `| ${r.target === 'raw' ? 'raw Bun.serve SSE (ceiling)' : r.target === 'server' ? 'hookcap, Postgres + ClickHouse + NATS' : 'hookcap, embedded (PGlite + SQLite, in-process bus)'} | ${r.ready} (${r.hub.clients} clients, ${r.hub.topics} topic) | ${f(r.connectSeconds)} | ${r.delivered}/${r.expected} | ${f(r.ack.p50)} | ${f(r.ack.p99)} | ${f(r.ack.max)} | ${f(r.send.p50)} | ${f(r.send.p99)} | ${f(r.rssPerConn / 1024)} | ${f(r.capacityPerConn / 1024)} | ${f(r.heapPerConn / 1024)} | ${f(r.rssMb, 0)} | ${r.left.clients} |`,
   );
 }
+saveResults('stream', { bench: 'stream', at: new Date().toISOString(), loadAverage: loadAverage(), config: { clients, messages, intervalMs, procs }, rows });

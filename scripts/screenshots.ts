@@ -2,7 +2,7 @@
  * Screenshots of the dashboard's main views, light and dark, for docs/: starts an embedded
  * instance on a free port with a fresh data dir, seeds an account with a few endpoints and
  * realistic captures (signed Stripe events, GitHub and Shopify deliveries, a form, a binary
- * upload), and saves PNGs under docs/screenshots/.
+ * upload), settings, API keys and a team, and saves PNGs under docs/screenshots/.
  *
  *   node_modules/.bin/bun scripts/screenshots.ts
  */
@@ -48,6 +48,10 @@ try {
   await stripeEvent('payment_intent.succeeded', { id: 'pi_3P', object: 'payment_intent', amount: 4200, currency: 'eur', status: 'succeeded', charges: { data: [{ id: 'ch_3P', paid: true }] } });
   await fetch(`${github.url}/`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'GitHub-Hookshot/5f3d1a2', 'x-github-event': 'push', 'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958' }, body: JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'acme/api' }, pusher: { name: 'octocat' }, commits: [{ id: '0d1a26e6', message: 'Fix retries' }] }) });
   await fetch(`${shop.url}/orders`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-shopify-topic': 'orders/create', 'x-shopify-shop-domain': 'acme.myshopify.com' }, body: JSON.stringify({ id: 820982911946154500, email: 'jon@example.com', total_price: '199.00', currency: 'USD' }) });
+  await call(base, 'PATCH', `/api/endpoints/${github.slug}`, { token: account.session, body: { mockResponse: { status: 202, headers: { 'content-type': 'application/json' }, body: '{"queued": true}' } } });
+  await call(base, 'POST', '/api/api-keys', { token: account.session, body: { name: 'CI runner' } });
+  await call(base, 'POST', '/api/api-keys', { token: account.session, body: { name: 'laptop' } });
+  const team = (await call(base, 'POST', '/api/teams', { token: account.session, body: { name: 'Payments squad' } })).body as { id: string };
   // Captures reach the list API once shipped.
   await Bun.sleep(600);
 
@@ -85,6 +89,24 @@ try {
       await page.goto(`${base}/endpoints/${sandbox.slug}`);
       await page.getByRole('link', { name: /\/upload/ }).click();
       await page.getByRole('region', { name: 'Hex view' }).waitFor();
+    });
+    await shoot('settings', scheme, async (page) => {
+      await page.goto(`${base}/endpoints/${stripe.slug}/settings`);
+      const signing = page.getByRole('region', { name: 'Signature verification' });
+      await signing.getByText('…cret').waitFor();
+      await signing.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    });
+    await shoot('account', scheme, async (page) => {
+      await page.goto(`${base}/account`);
+      await page.getByRole('meter', { name: 'Captures used this month' }).waitFor();
+      await page.getByRole('table', { name: 'Your API keys' }).waitFor();
+    });
+    await shoot('team', scheme, async (page) => {
+      await page.goto(`${base}/teams/${team.id}`);
+      await page.getByRole('region', { name: 'Members' }).getByRole('list', { name: 'Members' }).waitFor();
+      await page.getByLabel('Email address to invite').fill('grace@example.com');
+      await page.getByRole('button', { name: 'Invite', exact: true }).click();
+      await page.getByRole('alert').filter({ hasText: 'Teams subscription' }).first().waitFor();
     });
   }
   await shoot('mobile', 'dark', live, { width: 360, height: 740 });

@@ -4,21 +4,20 @@
  */
 import { join } from 'node:path';
 import { swagger } from '@elysiajs/swagger';
-import { Value } from '@sinclair/typebox/value';
 import { Elysia, type AnyElysia } from 'elysia';
 import { createLocalBus } from './bus/local';
 import { createNatsBus } from './bus/nats';
 import { decodeJson, subjects, type Bus } from './bus/types';
 import type { Config } from './config';
 import type { Health } from './health';
-import { SlugActors, type EndpointSnapshot } from './engine/actors';
+import { SlugActors } from './engine/actors';
+import { loadEndpointSnapshots } from './engine/endpoint-snapshots';
 import { CaptureEngine, combineHooks, type CaptureHooks } from './engine/capture';
 import { CaptureLog } from './engine/capture-log';
 import { Shipper } from './engine/shipper';
 import { UsageMeter } from './engine/usage';
 import { createNotifier, notificationHooks } from './engine/notifier';
 import { NotifyLog } from './engine/notify-log';
-import { SigningConfigSchema } from './engine/signing';
 import { adminRoutes } from './http/admin';
 import { apiRoutes } from './http/api/index';
 import { errorHandler } from './http/errors';
@@ -40,7 +39,7 @@ import { docsRoutes } from './http/docs';
 import { loadWebBundle, webRoutes } from './http/web';
 import { captureStoreSpec, openCaptureStore } from './stores/captures/open';
 import { openPglite, openPostgres, type StateDb } from './stores/state/db';
-import { findEndpointById, findEndpointBySlug } from './stores/state/endpoints';
+import { findEndpointById } from './stores/state/endpoints';
 import { usageStoreOn } from './stores/state/usage';
 
 export interface Service {
@@ -65,22 +64,9 @@ export async function startService(config: Config): Promise<Service> {
   const bus: Bus = config.natsUrl ? await createNatsBus(config.natsUrl, config.natsPrefix) : createLocalBus();
 
   const actors = new SlugActors({
+    maxActors: config.endpointCacheMax,
     maxMissingBytes: config.unknownSlugCacheBytes,
-    load: async (slug): Promise<EndpointSnapshot | null> => {
-      const row = await findEndpointBySlug(state.db, slug);
-      return row
-        ? {
-            id: row.id,
-            slug: row.slug,
-            userId: row.userId,
-            ownerKeyId: row.ownerKeyId,
-            mockResponse: row.mockResponse ?? null,
-            notificationUrl: row.notificationUrl,
-            signing: row.signing && Value.Check(SigningConfigSchema, row.signing) ? row.signing : null,
-            expiresAt: row.expiresAt,
-          }
-        : null;
-    },
+    loadMany: (slugs) => loadEndpointSnapshots(state.db, slugs),
   });
   const services = createServices({ config, db: state.db, captures, bus, endpointCache: actors });
   const { ctx } = services;
@@ -124,7 +110,7 @@ export async function startService(config: Config): Promise<Service> {
   // /healthz, and the operator API's health.
   const health = (): Health => {
     const shipping = shipper?.health() ?? null;
-    return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null };
+    return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? actors.missingStats() : null, endpointCache: isReceiver ? actors.stats() : null };
   };
 
   const receive = engine ? receiverHandler(engine, config) : null;

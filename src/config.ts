@@ -56,6 +56,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Memory the receiver may spend remembering unknown slugs (estimated bytes). */
   unknownSlugCacheBytes: number;
+  /** Endpoint snapshots the receiver keeps in memory at most (least recently used dropped first). */
+  endpointCacheMax: number;
   /** Trust X-Forwarded-For for the sender ip (behind a proxy you control). */
   trustProxy: boolean;
   /** Default and max `limit` of the two request list calls. */
@@ -335,6 +337,7 @@ export function loadConfig(env: Env = process.env): Config {
     logSegmentBytes: int(env, 'LOG_SEGMENT_BYTES', 64 * 1024 * 1024, 4096),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100),
     unknownSlugCacheBytes: int(env, 'UNKNOWN_SLUG_CACHE_BYTES', 4 * 1024 * 1024, 0),
+    endpointCacheMax: int(env, 'ENDPOINT_CACHE_MAX', 100_000, 1),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     listDefaultLimit: Math.min(int(env, 'LIST_DEFAULT_LIMIT', 50, 1), listMaxLimit),
     listMaxLimit,

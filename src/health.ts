@@ -1,5 +1,6 @@
 /** The `/healthz` report: what this node runs on and how its background parts are doing. */
 import type { Role } from './config';
+import type { EndpointCacheStats } from './engine/actors';
 import type { NotifierStats } from './engine/notifier';
 import type { ShipperHealth } from './engine/shipper';
 
@@ -20,4 +21,6 @@ export interface Health {
   stream: { topics: number; clients: number; idle: number } | null;
   /** Receiver nodes: unknown slugs remembered (so a 404 flood skips Postgres) and their estimated bytes. */
   unknownSlugs: { entries: number; bytes: number } | null;
+  /** Receiver nodes: endpoint snapshots cached (ENDPOINT_CACHE_MAX), their estimated bytes, and load queries sent. */
+  endpointCache: EndpointCacheStats | null;
 }

@@ -88,7 +88,7 @@ export function sha256Hex(value: string): string {
   return new Bun.CryptoHasher('sha256').update(value).digest('hex');
 }
 
-const SLUG_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
+export const SLUG_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
 const SLUG_LENGTH = 12;
 /** 1 at the char codes of SLUG_ALPHABET. */
 const SLUG_CHAR = new Uint8Array(128);

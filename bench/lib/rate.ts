@@ -43,18 +43,23 @@ export async function constantRate(
   seconds: number,
   connections = 128,
   headers: Record<string, string> = {},
+  /** The path of request `n` (bench/tenants spreads captures over endpoints); the URL's own by default. */
+  pathAt?: (n: number) => string,
 ): Promise<RateResult> {
   const target = new URL(url);
   const port = Number(target.port || 80);
   const payload = Buffer.from(body);
-  const request = Buffer.concat([
-    Buffer.from(
-      `POST ${target.pathname}${target.search} HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/json\r\n` +
-        Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('') +
-        `content-length: ${payload.length}\r\n\r\n`,
-    ),
-    payload,
-  ]);
+  const build = (path: string) =>
+    Buffer.concat([
+      Buffer.from(
+        `POST ${path} HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/json\r\n` +
+          Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('') +
+          `content-length: ${payload.length}\r\n\r\n`,
+      ),
+      payload,
+    ]);
+  const request = build(`${target.pathname}${target.search}`);
+  let sentCount = 0;
 
   const total = Math.floor(rps * seconds);
   const latencies = new Float64Array(total);
@@ -67,7 +72,7 @@ export async function constantRate(
 
   const send = (c: Conn, due: number) => {
     c.due = due;
-    c.socket?.write(request);
+    c.socket?.write(pathAt ? build(pathAt(sentCount++)) : request);
   };
   const complete = (c: Conn, status: number) => {
     latencies[done++] = performance.now() - c.due;

@@ -5,10 +5,14 @@ export interface WrkResult {
   /** 2xx responses per second (wrk's own Requests/sec counts every response). */
   rps: number;
   requests: number;
+  /** How long wrk ran. */
+  seconds: number;
   non2xx: number;
   errors: number;
   p50: number;
   p99: number;
+  /** wrk's latency distribution (--latency): ms at the 50th, 75th, 90th and 99th percentiles. */
+  percentiles: { p: number; ms: number }[];
 }
 
 function ms(v: string, unit: string): number {
@@ -16,10 +20,11 @@ function ms(v: string, unit: string): number {
   return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : n;
 }
 
-export async function wrk(url: string, opts: { connections: number; seconds: number; threads?: number }): Promise<WrkResult> {
-  const script = join(import.meta.dir, 'post.lua');
+/** `script`: a wrk Lua script (post.lua by default), given `args` after `--`. */
+export async function wrk(url: string, opts: { connections: number; seconds: number; threads?: number; script?: string; args?: string[] }): Promise<WrkResult> {
+  const script = opts.script ?? join(import.meta.dir, 'post.lua');
   const proc = Bun.spawn(
-    ['wrk', `-t${opts.threads ?? 1}`, `-c${opts.connections}`, `-d${opts.seconds}s`, '--latency', '-s', script, url],
+    ['wrk', `-t${opts.threads ?? 1}`, `-c${opts.connections}`, `-d${opts.seconds}s`, '--latency', '-s', script, url, ...(opts.args?.length ? ['--', ...opts.args] : [])],
     { stdout: 'pipe', stderr: 'pipe' },
   );
   const out = await new Response(proc.stdout).text();
@@ -35,5 +40,5 @@ export async function wrk(url: string, opts: { connections: number; seconds: num
     const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
     return m?.[1] && m[2] ? ms(m[1], m[2]) : Number.NaN;
   };
-  return { rps, requests, non2xx, errors, p50: pct('50'), p99: pct('99') };
+  return { rps, requests, seconds, non2xx, errors, p50: pct('50'), p99: pct('99'), percentiles: [50, 75, 90, 99].map((p) => ({ p, ms: pct(String(p)) })) };
 }

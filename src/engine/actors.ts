@@ -2,6 +2,17 @@
  * One actor per slug per node, in memory: it holds the endpoint's snapshot (owner, mock response,
  * signing, expiry) so the capture path never reads Postgres once the slug is warm. A config change
  * anywhere is announced on the bus (config.endpoint) and every node's actor drops its snapshot.
+ *
+ * The cache is bounded (ENDPOINT_CACHE_MAX actors) and evicts by CLOCK, an approximation of least
+ * recently used: a hit only sets a flag on the actor (no map reordering on the warm path), and
+ * the eviction sweep, walking from the oldest insertion, gives a flagged actor a second chance
+ * (flag cleared, moved to the back) and drops the first unflagged one. The sweep looks at
+ * EVICT_SCAN actors at most, so a cold slug's insertion costs O(1) even when everything is hot.
+ *
+ * Cold slugs are loaded in batches: every slug asked for in one turn of the event loop (and those
+ * arriving while MAX_LOADS_IN_FLIGHT batches are already out) goes to the state store in one
+ * query, and a slug already being loaded is waited for, not loaded again. A flood of distinct
+ * slugs therefore costs a few queries per round trip to Postgres, not one per capture.
  */
 import type { MockResponse } from '../stores/state/schema';
 import type { SigningConfig } from './signing';
@@ -23,22 +34,43 @@ interface Actor {
   /** After a failed re-read: the kept snapshot is served until then without trying again. */
   retryAt: number;
   loading: Promise<EndpointSnapshot | null> | null;
+  /** Set by every hit; the eviction sweep clears it instead of evicting (CLOCK's reference bit). */
+  used: boolean;
+  /** Estimated bytes this actor holds (counted in `bytes` while it is in the map). */
+  bytes: number;
 }
 
 export interface ActorOptions {
-  /** Loads a slug's snapshot from the state store; null when no such endpoint. */
-  load: (slug: string) => Promise<EndpointSnapshot | null>;
+  /** Loads the snapshots of many slugs from the state store in one query; absent = no such endpoint. */
+  loadMany: (slugs: readonly string[]) => Promise<Map<string, EndpointSnapshot>>;
   /** A known slug is re-read at least this often, in case an invalidation was missed. */
   maxAgeMs?: number;
   /** An unknown slug is remembered this long, so a 404 flood does not reach Postgres. */
   missingTtlMs?: number;
-  /** Most actors kept; the least recently created are dropped first. */
+  /** Most actors kept (ENDPOINT_CACHE_MAX); the least recently used (CLOCK) are dropped first. */
   maxActors?: number;
   /**
    * Memory the unknown slugs may hold, estimated per entry; the oldest are forgotten first. Only
    * well-formed slugs get here (the engine answers 404 to the rest without looking).
    */
   maxMissingBytes?: number;
+  /** Most slugs in one load query. */
+  maxBatch?: number;
+}
+
+export interface EndpointCacheStats {
+  /** Actors held (known endpoints, and loads under way). */
+  entries: number;
+  /** Their estimated memory. */
+  bytes: number;
+  /** ENDPOINT_CACHE_MAX. */
+  max: number;
+  /** Load queries sent to the state store since start (one per batch). */
+  queries: number;
+  /** Slugs those queries asked for. */
+  slugsLoaded: number;
+  /** Actors dropped to stay within `max`. */
+  evictions: number;
 }
 
 /** How soon a snapshot kept after a failed re-read is tried again. */
@@ -46,32 +78,58 @@ const STALE_RETRY_MS = 5_000;
 
 /** Estimated bytes of one remembered unknown slug besides its characters (map entry, number). */
 const MISSING_ENTRY_BYTES = 96;
+/**
+ * Estimated bytes of one actor besides its strings and JSON: the map entry, the actor and the
+ * snapshot objects. bench/tenants.ts compares the estimate with the heap it measures.
+ */
+const ACTOR_ENTRY_BYTES = 320;
+/** Actors the eviction sweep examines at most before it drops one regardless of its flag. */
+const EVICT_SCAN = 32;
+/** Batches out at once; later slugs wait and go together in the next one. */
+const MAX_LOADS_IN_FLIGHT = 2;
+
+interface Waiter {
+  resolve: (s: EndpointSnapshot | null) => void;
+  reject: (err: unknown) => void;
+  promise: Promise<EndpointSnapshot | null>;
+}
 
 export class SlugActors {
-  /** Known endpoints and loads under way. */
+  /** Known endpoints and loads under way; insertion order is the CLOCK's hand order. */
   private readonly actors = new Map<string, Actor>();
   /** Slugs found not to exist, with when (insertion order is age order). */
   private readonly missing = new Map<string, number>();
   private missingBytes = 0;
+  private actorBytes = 0;
   /** Snapshots loaded at or before this are re-read on next use (revalidateAll). */
   private validAfter = 0;
+  /** Slugs waiting for the next batch. */
+  private readonly pending = new Map<string, Waiter>();
+  private flushScheduled = false;
+  private inFlight = 0;
+  private queries = 0;
+  private slugsLoaded = 0;
+  private evictions = 0;
   private readonly maxAgeMs: number;
   private readonly missingTtlMs: number;
   private readonly maxActors: number;
   private readonly maxMissingBytes: number;
+  private readonly maxBatch: number;
 
   constructor(private readonly opts: ActorOptions) {
     this.maxAgeMs = opts.maxAgeMs ?? 60_000;
     this.missingTtlMs = opts.missingTtlMs ?? 1_000;
-    this.maxActors = opts.maxActors ?? 100_000;
+    this.maxActors = Math.max(1, opts.maxActors ?? 100_000);
     this.maxMissingBytes = opts.maxMissingBytes ?? 4 * 1024 * 1024;
+    this.maxBatch = Math.max(1, opts.maxBatch ?? 500);
   }
 
-  /** The snapshot, synchronously when warm (the common case), else after one load. */
+  /** The snapshot, synchronously when warm (the common case), else after one (batched) load. */
   get(slug: string): EndpointSnapshot | null | Promise<EndpointSnapshot | null> {
     const now = Date.now();
     const actor = this.actors.get(slug);
     if (actor) {
+      actor.used = true;
       if (actor.loading) return actor.loading;
       if ((now - actor.loadedAt < this.maxAgeMs && actor.loadedAt > this.validAfter) || now < actor.retryAt) return actor.snapshot;
       return this.load(slug, actor);
@@ -86,7 +144,8 @@ export class SlugActors {
 
   /** Drops a slug's snapshot (config changed, endpoint created or deleted). */
   invalidate(slug: string): void {
-    this.actors.delete(slug);
+    const actor = this.actors.get(slug);
+    if (actor) this.drop(slug, actor);
     this.forgetMissing(slug);
   }
 
@@ -105,6 +164,18 @@ export class SlugActors {
     return { entries: this.missing.size, bytes: this.missingBytes };
   }
 
+  /** The cache's size, memory and load counters (/healthz `endpointCache`). */
+  stats(): EndpointCacheStats {
+    return {
+      entries: this.actors.size,
+      bytes: this.actorBytes,
+      max: this.maxActors,
+      queries: this.queries,
+      slugsLoaded: this.slugsLoaded,
+      evictions: this.evictions,
+    };
+  }
+
   private rememberMissing(slug: string, at: number): void {
     this.forgetMissing(slug);
     this.missing.set(slug, at);
@@ -119,19 +190,48 @@ export class SlugActors {
     if (this.missing.delete(slug)) this.missingBytes -= missingEntryBytes(slug);
   }
 
+  private drop(slug: string, actor: Actor): void {
+    if (this.actors.get(slug) !== actor) return;
+    this.actors.delete(slug);
+    this.actorBytes -= actor.bytes;
+  }
+
+  private setBytes(actor: Actor, bytes: number): void {
+    this.actorBytes += bytes - actor.bytes;
+    actor.bytes = bytes;
+  }
+
+  /** Makes room for one actor: CLOCK sweep from the hand (the map's oldest insertion). */
+  private evictOne(): void {
+    let scanned = 0;
+    for (const [slug, actor] of this.actors) {
+      if (actor.used && ++scanned < EVICT_SCAN) {
+        // Second chance: clear the flag and move behind the hand.
+        actor.used = false;
+        this.actors.delete(slug);
+        this.actors.set(slug, actor);
+        continue;
+      }
+      this.drop(slug, actor);
+      this.evictions++;
+      return;
+    }
+  }
+
   private load(slug: string, existing: Actor | undefined): Promise<EndpointSnapshot | null> {
-    const actor: Actor = existing ?? { snapshot: null, loadedAt: 0, retryAt: 0, loading: null };
-    const loading = this.opts.load(slug).then(
+    const actor: Actor = existing ?? { snapshot: null, loadedAt: 0, retryAt: 0, loading: null, used: false, bytes: 0 };
+    const loading = this.enqueue(slug).then(
       (snapshot) => {
-        // An invalidation during the load wins: only store if this load is still the current one.
+        // An invalidation (or eviction) during the load wins: only store if this load is still current.
         if (this.actors.get(slug) === actor && actor.loading === loading) {
           if (snapshot) {
             actor.snapshot = snapshot;
             actor.loadedAt = Date.now();
             actor.retryAt = 0;
             actor.loading = null;
+            this.setBytes(actor, snapshotBytes(snapshot));
           } else {
-            this.actors.delete(slug);
+            this.drop(slug, actor);
             this.rememberMissing(slug, Date.now());
           }
         }
@@ -146,22 +246,83 @@ export class SlugActors {
           actor.retryAt = Date.now() + STALE_RETRY_MS;
           return stale;
         }
-        if (this.actors.get(slug) === actor) this.actors.delete(slug);
+        // A failed first load leaves nothing behind.
+        if (!stale) this.drop(slug, actor);
         throw err;
       },
     );
     actor.loading = loading;
     if (!existing) {
-      if (this.actors.size >= this.maxActors) {
-        const oldest = this.actors.keys().next();
-        if (!oldest.done) this.actors.delete(oldest.value);
-      }
+      if (this.actors.size >= this.maxActors) this.evictOne();
       this.actors.set(slug, actor);
+      this.setBytes(actor, ACTOR_ENTRY_BYTES + 2 * slug.length);
     }
     return loading;
+  }
+
+  /** Joins the next batch (or the one not yet sent that already asks for this slug). */
+  private enqueue(slug: string): Promise<EndpointSnapshot | null> {
+    const waiting = this.pending.get(slug);
+    if (waiting) return waiting.promise;
+    const w = Promise.withResolvers<EndpointSnapshot | null>();
+    this.pending.set(slug, { resolve: w.resolve, reject: w.reject, promise: w.promise });
+    this.scheduleFlush();
+    return w.promise;
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.inFlight >= MAX_LOADS_IN_FLIGHT || this.pending.size === 0) return;
+    this.flushScheduled = true;
+    // After the I/O of this turn: every request parsed in it joins the same batch.
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    while (this.inFlight < MAX_LOADS_IN_FLIGHT && this.pending.size > 0) {
+      const batch = new Map<string, Waiter>();
+      for (const [slug, w] of this.pending) {
+        if (batch.size >= this.maxBatch) break;
+        batch.set(slug, w);
+      }
+      for (const slug of batch.keys()) this.pending.delete(slug);
+      this.inFlight++;
+      this.queries++;
+      this.slugsLoaded += batch.size;
+      let query: Promise<Map<string, EndpointSnapshot>>;
+      try {
+        query = this.opts.loadMany([...batch.keys()]);
+      } catch (err) {
+        query = Promise.reject(err);
+      }
+      query.then(
+        (found) => {
+          for (const [slug, w] of batch) w.resolve(found.get(slug) ?? null);
+        },
+        (err: unknown) => {
+          for (const w of batch.values()) w.reject(err);
+        },
+      ).finally(() => {
+        this.inFlight--;
+        this.scheduleFlush();
+      });
+      // A full batch with more waiting is sent at once; a partial one waits for the next turn.
+      if (this.pending.size === 0 || batch.size < this.maxBatch) break;
+    }
   }
 }
 
 function missingEntryBytes(slug: string): number {
   return MISSING_ENTRY_BYTES + 2 * slug.length;
+}
+
+/** Estimated bytes of a loaded actor: fixed overhead, strings at 2 bytes a character, JSON values by their text. */
+function snapshotBytes(s: EndpointSnapshot): number {
+  let chars = s.id.length + 2 * s.slug.length + (s.userId?.length ?? 0) + (s.ownerKeyId?.length ?? 0) + (s.notificationUrl?.length ?? 0);
+  // Parsed JSON takes more than its text; twice the text's characters is the estimate's allowance.
+  if (s.mockResponse) chars += 2 * JSON.stringify(s.mockResponse).length;
+  if (s.signing) chars += 2 * JSON.stringify(s.signing).length;
+  return ACTOR_ENTRY_BYTES + 2 * chars;
 }

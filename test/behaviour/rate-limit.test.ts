@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeEach, describe, expect, test } from 'bun:test';
 import { BACKENDS, provision } from '../support/backends';
 import { call, type ErrorFields, type Reply } from '../support/client';
 import { startServer, stopServer, type TestServer } from '../support/server';
@@ -25,6 +25,15 @@ async function signup(base: string, ip = freshIp()): Promise<{ session: string; 
   return { session: r.body.token, ip };
 }
 
+/**
+ * Windows are fixed (aligned to multiples of their length): a test that counts a sequence of
+ * calls starts with at least `needMs` left in the current window, so no reset lands mid-count.
+ */
+async function clearOfWindowEdge(windowMs: number, needMs: number): Promise<void> {
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < needMs) await Bun.sleep(left + 50);
+}
+
 function expectRefused(r: Reply<ErrorFields>, limit: string, windowSeconds: number) {
   expect(r.status).toBe(429);
   expect(r.headers.get('content-type')).toContain('application/json');
@@ -40,6 +49,7 @@ function expectRefused(r: Reply<ErrorFields>, limit: string, windowSeconds: numb
 describeBackends(
   'rate limits',
   (h) => {
+    beforeEach(() => clearOfWindowEdge(60_000, 10_000));
     test('an API credential gets the headers on every response, errors included, then 429', async () => {
       const { session } = await signup(h.url);
       const before = Math.floor(Date.now() / 1000);
@@ -190,6 +200,7 @@ for (const backend of BACKENDS.filter((b) => b === 'server')) {
       }
       const [n1, n2] = nodes.map((n) => n.url) as [string, string];
       const { session } = await signup(n1);
+      await clearOfWindowEdge(60_000, 15_000);
       const remaining: string[] = [];
       for (let i = 0; i < 6; i++) {
         const r = await call(i % 2 ? n2 : n1, 'GET', '/api/endpoints', { token: session });
@@ -202,6 +213,7 @@ for (const backend of BACKENDS.filter((b) => b === 'server')) {
 
       // Sign-in attempts from one address too: two on one node, the third on the other, then 429.
       const ip = freshIp();
+      await clearOfWindowEdge(60_000, 10_000);
       const login = (base: string) =>
         call(base, 'POST', '/api/auth/login', { body: { email: 'nobody@example.com', password: 'x' }, headers: { 'x-forwarded-for': ip } });
       expect((await login(n1)).status).toBe(401);

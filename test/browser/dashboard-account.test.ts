@@ -4,35 +4,14 @@
  * is shown once; the usage meter shows what GET /api/usage says; deleting the account needs the
  * email typed and ends the session, the endpoints and their URLs.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { Browser, Page } from 'playwright-core';
+import { expect, test } from 'bun:test';
 import { unnamedControls } from '../support/a11y';
-import { launchChromium, openPage, signUpAccount } from '../support/browser';
+import { fitsNarrowScreen } from '../support/layout';
+import { openPage, signUpAccount, useChromium } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
-let browser: Browser | null = null;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-function chromium(): Browser {
-  if (!browser) throw new Error('browser not started');
-  return browser;
-}
-
-/** Nothing on the page is wider than the screen, and `names` (buttons) are fully on it. */
-async function fitsNarrowScreen(page: Page, names: string[]): Promise<void> {
-  expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(360);
-  expect(Number(await page.evaluate("(() => { const m = document.querySelector('.main'); return m ? m.scrollWidth - m.clientWidth : 0; })()"))).toBeLessThanOrEqual(0);
-  for (const name of names) {
-    const box = await page.getByRole('button', { name, exact: true }).first().boundingBox();
-    expect({ name, inside: box !== null && box.x >= 0 && box.x + box.width <= 360 }).toEqual({ name, inside: true });
-  }
-}
+const chromium = useChromium();
 
 describeBackends('dashboard: account', (h) => {
   test('an API key created in the page is usable, shown once, and stops working when deleted there', async () => {
@@ -160,14 +139,22 @@ describeBackends('dashboard: account', (h) => {
     }
   });
 
-  test('settings, account and teams: dark theme, usable at 360 px, every control named', async () => {
-    // A long address, shown unbroken in several places, must still fit.
-    const email = `averylongaddressforanarrowscreen${Date.now()}@example.com`;
+  /**
+   * A dark 360 px page signed in with a long address (shown unbroken in several places) and an
+   * endpoint with a long name. One test per page, so a failure names the page.
+   */
+  async function narrowPage() {
+    const email = `averylongaddressforanarrowscreen${Date.now()}${Math.random().toString(36).slice(2, 6)}@example.com`;
     const signUp = await call(h.url, 'POST', '/api/auth/signup', { body: { email, password: 'correct horse battery' } });
     expect(signUp.status).toBe(201);
     const account = { email, session: signUp.body.token };
     const ep = (await call(h.url, 'POST', '/api/endpoints', { token: account.session, body: { name: 'a rather long endpoint name for a narrow phone screen' } })).body;
-    const { page, context, errors } = await openPage(chromium(), h.url, account, { colorScheme: 'dark', viewport: { width: 360, height: 740 } });
+    const opened = await openPage(chromium(), h.url, account, { colorScheme: 'dark', viewport: { width: 360, height: 740 } });
+    return { ...opened, ep };
+  }
+
+  test('settings at 360 px in the dark theme: nothing sideways, buttons on screen, every control named', async () => {
+    const { page, context, errors, ep } = await narrowPage();
     try {
       await page.goto(`${h.url}/endpoints/${ep.slug}/settings`);
       await page.getByRole('heading', { name: 'Mock response' }).waitFor();
@@ -178,15 +165,34 @@ describeBackends('dashboard: account', (h) => {
       await mock.locator('.field-error').waitFor();
       await fitsNarrowScreen(page, ['Save', 'Send test']);
       expect(await unnamedControls(page)).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 
+  test('account at 360 px in the dark theme: nothing sideways, buttons on screen, every control named', async () => {
+    const { page, context, errors } = await narrowPage();
+    try {
       await page.goto(`${h.url}/account`);
+      expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(17, 19, 24)');
       await page.getByRole('button', { name: 'Create key' }).click();
       await page.getByRole('region', { name: 'New API key' }).waitFor();
-      await fitsNarrowScreen(page, ['Create key', 'Copy key', 'Delete account']);
+      await page.getByRole('meter', { name: 'Captures used this month' }).waitFor();
+      await fitsNarrowScreen(page, ['Create key', 'Copy key', 'Delete account', 'Refresh']);
       await page.getByRole('button', { name: 'I have copied it' }).click();
       await page.getByRole('table', { name: 'Your API keys' }).waitFor();
+      await fitsNarrowScreen(page, ['Create key', 'Delete account']);
       expect(await unnamedControls(page)).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 
+  test('teams at 360 px in the dark theme: nothing sideways, buttons on screen, every control named', async () => {
+    const { page, context, errors } = await narrowPage();
+    try {
       await page.goto(`${h.url}/teams`);
       await page.getByLabel('New team name').fill('A team with quite a long name indeed');
       await page.getByRole('button', { name: 'Create team' }).click();
@@ -198,6 +204,7 @@ describeBackends('dashboard: account', (h) => {
       expect(await unnamedControls(page)).toEqual([]);
       await page.getByRole('link', { name: 'Teams', exact: true }).first().click();
       await page.getByRole('list', { name: 'Your teams' }).waitFor();
+      await fitsNarrowScreen(page, ['Create team']);
       expect(await unnamedControls(page)).toEqual([]);
       expect(errors).toEqual([]);
     } finally {

@@ -4,40 +4,19 @@
  * its message at the Headers field; a bad notification URL likewise; signature verification set
  * in the page shows only the secret's hint; Send test captures a request the page then opens.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, openPage, signUpAccount, type Account } from '../support/browser';
+import { expect, test } from 'bun:test';
+import type { Page } from 'playwright-core';
+import { openPage, signUpAccount, useChromium, createEndpoint, type TestEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { fieldState } from '../support/a11y';
 import { describeBackends } from '../support/suite';
 
-let browser: Browser | null = null;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const chromium = useChromium();
 
-function chromium(): Browser {
-  if (!browser) throw new Error('browser not started');
-  return browser;
-}
 
-interface Endpoint {
-  slug: string;
-  url: string;
-  name: string;
-}
-
-async function createEndpoint(base: string, account: Account, name: string): Promise<Endpoint> {
-  const r = await call(base, 'POST', '/api/endpoints', { token: account.session, body: { name } });
-  if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
-  return r.body;
-}
 
 /** The settings page, reached the way a person does: the endpoint card's Settings link. */
-async function openSettings(page: Page, base: string, ep: Endpoint): Promise<void> {
+async function openSettings(page: Page, base: string, ep: TestEndpoint): Promise<void> {
   await page.goto(`${base}/`);
   await page.getByRole('link', { name: `Settings of ${ep.name}` }).click();
   await page.getByRole('heading', { name: 'Mock response' }).waitFor();

@@ -5,39 +5,17 @@
  * (no active Teams subscription) is explained in words with what to do. Subscriptions are set as
  * production sets them, by signed Stripe webhook deliveries (teams-support.ts).
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { Browser, Page } from 'playwright-core';
+import { expect, test } from 'bun:test';
+import type { Page } from 'playwright-core';
 import { createTeam, nowSeconds, setStripeSubscription, TEAMS_ENV } from '../behaviour/teams-support';
 import { unnamedControls } from '../support/a11y';
-import { launchChromium, openPage, signUpAccount, type Account } from '../support/browser';
+import { openPage, signUpAccount, type Account, useChromium, createEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
-let browser: Browser | null = null;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const chromium = useChromium();
 
-function chromium(): Browser {
-  if (!browser) throw new Error('browser not started');
-  return browser;
-}
 
-interface Endpoint {
-  id: string;
-  slug: string;
-  url: string;
-  name: string;
-}
-
-async function createEndpoint(base: string, account: Account, name: string): Promise<Endpoint> {
-  const r = await call(base, 'POST', '/api/endpoints', { token: account.session, body: { name } });
-  if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
-  return r.body;
-}
 
 /** Creates a team from the Teams page and returns its id (from the page's URL). */
 async function createTeamInPage(page: Page, base: string, name: string): Promise<string> {
@@ -114,7 +92,9 @@ describeBackends(
         await m.page.getByRole('link', { name: /\/for-the-team/ }).waitFor();
         for (const name of ['Rename', 'Clear captures', 'Delete endpoint']) expect(await m.page.getByRole('button', { name }).count()).toBe(0);
 
-        // Search finds it too, named, with its own URL in the detail.
+        // Search finds it too, named, with its own URL in the detail. Search reads the capture
+        // store, which trails the live stream by up to SHIP_MAX_AGE_MS on the server backend.
+        await eventually(async () => (await call(h.url, 'GET', `/api/search/requests/count?q=${encodeURIComponent('hello team')}`, { token: member.session })).body.count === 1);
         await m.page.goto(`${h.url}/search?q=${encodeURIComponent('hello team')}`);
         const found = m.page.getByRole('list', { name: 'Search results' }).getByRole('link', { name: /\/for-the-team/ });
         await found.filter({ hasText: 'Payments prod' }).waitFor();

@@ -4,42 +4,22 @@
  * binary as hex), cURL and HAR that reproduce a request byte for byte, search, keyboard, pause,
  * clear and delete, the dark theme, a 360 px screen, and captured markup shown only as text.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { Capture } from '../../src/model/capture';
 import { unnamedControls } from '../support/a11y';
-import { launchChromium, openPage, signUpAccount, type Account } from '../support/browser';
+import { fitsNarrowScreen } from '../support/layout';
+import { openPage, signUpAccount, useChromium, createEndpoint, type TestEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
-let browser: Browser | null = null;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const chromium = useChromium();
 
-function chromium(): Browser {
-  if (!browser) throw new Error('browser not started');
-  return browser;
-}
 
-interface Endpoint {
-  slug: string;
-  url: string;
-  name: string;
-}
-
-async function createEndpoint(base: string, account: Account, name: string): Promise<Endpoint> {
-  const r = await call(base, 'POST', '/api/endpoints', { token: account.session, body: { name } });
-  if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
-  return r.body;
-}
 
 /** The endpoint's page, once its live stream is connected. */
-async function openEndpoint(page: Page, base: string, ep: Endpoint): Promise<void> {
+async function openEndpoint(page: Page, base: string, ep: TestEndpoint): Promise<void> {
   await page.goto(`${base}/endpoints/${ep.slug}`);
   await page.getByRole('status', { name: 'Stream status' }).filter({ hasText: 'Live' }).waitFor();
 }
@@ -355,7 +335,7 @@ describeBackends('dashboard in a browser', (h) => {
       expect(await page.locator('img, iframe, svg, script:not([src])').count()).toBe(0);
       // On a narrow screen the open request takes the whole width and nothing scrolls sideways.
       expect(await page.getByRole('link', { name: '← All requests' }).isVisible()).toBe(true);
-      expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(360);
+      await fitsNarrowScreen(page, ['Copy as cURL', 'Download HAR', 'Log out']);
       const darkBg = await page.evaluate('getComputedStyle(document.body).backgroundColor');
       expect(darkBg).toBe('rgb(17, 19, 24)');
 

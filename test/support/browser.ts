@@ -2,6 +2,7 @@
  * Real Chromium for the browser tests (Debian's, driven by playwright-core), and a page signed in
  * to a fresh account the way the dashboard signs in: the `session` cookie from sign-up.
  */
+import { afterAll, beforeAll } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { call } from './client';
@@ -12,6 +13,35 @@ export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/services.sh (it installs Debian's chromium)`);
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/** One Chromium per test file: launched before its tests and closed after them. */
+export function useChromium(): () => Browser {
+  let browser: Browser | null = null;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error('browser not started');
+    return browser;
+  };
+}
+
+export interface TestEndpoint {
+  id: string;
+  slug: string;
+  url: string;
+  name: string;
+}
+
+/** An endpoint made through the API, as the page will then list it. */
+export async function createEndpoint(base: string, account: Account, name: string): Promise<TestEndpoint> {
+  const r = await call<TestEndpoint>(base, 'POST', '/api/endpoints', { token: account.session, body: { name } });
+  if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
+  return r.body;
 }
 
 export interface Account {

@@ -17,10 +17,10 @@ test('a failed re-read keeps serving the snapshot it had (the state store is dow
   let loads = 0;
   const actors = new SlugActors({
     maxAgeMs: 20,
-    load: async (slug) => {
+    loadMany: async (slugs) => {
       loads++;
       if (down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-      return snapshot(slug, loads);
+      return new Map(slugs.map((slug) => [slug, snapshot(slug, loads)]));
     },
   });
   expect(await actors.get('abc')).toEqual(snapshot('abc', 1));
@@ -36,7 +36,12 @@ test('a failed re-read keeps serving the snapshot it had (the state store is dow
 
 test('revalidateAll makes every snapshot re-read on its next use', async () => {
   let n = 0;
-  const actors = new SlugActors({ load: async (slug) => snapshot(slug, ++n) });
+  const actors = new SlugActors({
+    loadMany: async (slugs) => {
+      n++;
+      return new Map(slugs.map((slug) => [slug, snapshot(slug, n)]));
+    },
+  });
   expect((await actors.get('abc'))?.id).toBe('ep_1');
   expect((await actors.get('abc'))?.id).toBe('ep_1');
   await Bun.sleep(2);

@@ -13,7 +13,7 @@ import type { Ctx } from '../../services/context';
 import type { UserRow } from '../../stores/state/schema';
 import { rawText } from '../api/agent';
 import { clientIp } from '../rate-limit';
-import { esc, isSameOriginPost, page, readForm, redirect, sessionUser } from './html';
+import { html, isSameOriginPost, page, readForm, redirect, sessionUser } from './html';
 
 /** What each scope lets the key do, in words for the person deciding. */
 const SCOPE_WORDS: Record<string, string> = {
@@ -33,8 +33,8 @@ function failurePage(e: AppError, user: UserRow): Response {
   const text = FAILURE_WORDS[e.code] ?? e.message;
   return page(
     'Cannot connect agent',
-    `<h1>Cannot connect this agent</h1><p class="error" role="alert" data-code="${esc(e.code)}">${esc(text)}</p>
-<p><a href="/agent/claim">Enter a code</a></p><p class="muted">Signed in as ${esc(user.email)}.</p>`,
+    html`<h1>Cannot connect this agent</h1><p class="error" role="alert" data-code="${e.code}">${text}</p>
+<p><a href="/agent/claim">Enter a code</a></p><p class="muted">Signed in as ${user.email}.</p>`,
     e.status,
   );
 }
@@ -42,29 +42,29 @@ function failurePage(e: AppError, user: UserRow): Response {
 function codeForm(user: UserRow, error: string | null = null, status = 200): Response {
   return page(
     'Connect an agent',
-    `<h1>Connect an AI agent</h1>
-<p>Type the code your agent showed you.</p>${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
+    html`<h1>Connect an AI agent</h1>
+<p>Type the code your agent showed you.</p>${error ? html`<p class="error" role="alert">${error}</p>` : null}
 <form method="get" action="/agent/claim" id="code-form">
 <label for="code">Code</label><input id="code" name="code" placeholder="XXXX-XXXX" autocomplete="off" autocapitalize="characters" required>
 <button type="submit">Continue</button></form>
-<p class="muted">Signed in as ${esc(user.email)}.</p>`,
+<p class="muted">Signed in as ${user.email}.</p>`,
     status,
   );
 }
 
 function confirmPage(user: UserRow, preview: ClaimPreview, field: 'claim_token' | 'user_code', value: string): Response {
-  const scopes = preview.scopes.map((s) => `<li><code>${esc(s)}</code>: ${esc(SCOPE_WORDS[s] ?? s)}</li>`).join('');
+  const scopes = preview.scopes.map((s) => html`<li><code>${s}</code>: ${SCOPE_WORDS[s] ?? s}</li>`);
   const sandbox =
     preview.sandboxEndpoints > 0
-      ? `<p>Its ${preview.sandboxEndpoints} sandbox endpoint${preview.sandboxEndpoints === 1 ? '' : 's'} will become endpoints of your account.</p>`
-      : '';
+      ? html`<p>Its ${preview.sandboxEndpoints} sandbox endpoint${preview.sandboxEndpoints === 1 ? '' : 's'} will become endpoints of your account.</p>`
+      : null;
   return page(
     'Connect an agent',
-    `<h1>Connect an AI agent to your account</h1>
-<p>An agent calling itself <strong id="client-name">${esc(preview.clientName)}</strong> asks to use your hookcap account <strong>${esc(user.email)}</strong>.</p>
+    html`<h1>Connect an AI agent to your account</h1>
+<p>An agent calling itself <strong id="client-name">${preview.clientName}</strong> asks to use your hookcap account <strong>${user.email}</strong>.</p>
 <p>If you confirm, its API key will be allowed to:</p><ul id="scopes">${scopes}</ul>${sandbox}
-<p>Confirm only if you started this agent yourself. This request expires at ${esc(new Date(preview.expiresAt).toISOString())}.</p>
-<form method="post" action="/agent/claim" id="confirm-form"><input type="hidden" name="${field}" value="${esc(value)}">
+<p>Confirm only if you started this agent yourself. This request expires at ${new Date(preview.expiresAt).toISOString()}.</p>
+<form method="post" action="/agent/claim" id="confirm-form"><input type="hidden" name="${field}" value="${value}">
 <button type="submit" id="confirm">Confirm and connect</button></form>
 <p><a href="/agent/claim">Cancel</a></p>`,
   );
@@ -111,8 +111,8 @@ export const claimPages = (ctx: Ctx) => {
           const out = await confirmClaim(deps, user, ref, callerOf(request, server));
           return page(
             'Agent connected',
-            `<h1>Agent connected</h1><p class="ok" role="status" id="claimed"><strong>${esc(out.client_name)}</strong> is now connected to ${esc(user.email)}.</p>
-<p>Its key can now ${out.scopes.map((s) => esc(SCOPE_WORDS[s] ?? s)).join(', and ')}. You can see and delete it among your API keys.</p>`,
+            html`<h1>Agent connected</h1><p class="ok" role="status" id="claimed"><strong>${out.client_name}</strong> is now connected to ${user.email}.</p>
+<p>Its key can now ${out.scopes.map((s) => SCOPE_WORDS[s] ?? s).join(', and ')}. You can see and delete it among your API keys.</p>`,
           );
         } catch (e) {
           if (!(e instanceof AppError)) throw e;

@@ -1,5 +1,5 @@
 /**
- * The few server-rendered pages (claim ceremony, log-in): escaping, one layout (styled by the
+ * The few server-rendered pages (claim ceremony, log-in): the `html` tag (escapes by default), one layout (styled by the
  * dashboard's shared stylesheet, web/src/styles/pages.css), and the headers
  * that keep them from being framed (the confirm button must not be clickjacked), cached, or
  * leaking the claim token in a Referer to other sites.
@@ -13,8 +13,35 @@ import { isSameOrigin } from '../origin';
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Escapes text for HTML element content and quoted attribute values. */
-export function esc(value: string | number): string {
+function esc(value: string | number): string {
   return String(value).replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+}
+
+/** Markup made by the `html` tag: the only thing inserted into a page without escaping. */
+export class Html {
+  constructor(readonly text: string) {}
+}
+
+type Part = Html | string | number | null | undefined | false | readonly Part[];
+
+const render = (v: Part): string => {
+  if (v instanceof Html) return v.text;
+  if (Array.isArray(v)) return v.map(render).join('');
+  if (v === null || v === undefined || v === false) return '';
+  return esc(v as string | number);
+};
+
+/**
+ * Builds markup from a template: every interpolated value is escaped (text, attribute values)
+ * unless it is itself `Html`, so no caller has to remember to escape. Lists are joined;
+ * null, undefined and false render as nothing.
+ *
+ * @example html`<p class="error">${message}</p>${items.map((i) => html`<li>${i}</li>`)}`
+ */
+export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
+  let out = strings[0] ?? '';
+  for (let i = 0; i < values.length; i++) out += render(values[i] as Part) + (strings[i + 1] ?? '');
+  return new Html(out);
 }
 
 export const PAGE_HEADERS: Record<string, string> = {
@@ -26,11 +53,11 @@ export const PAGE_HEADERS: Record<string, string> = {
   'referrer-policy': 'same-origin',
 };
 
-/** A whole page; `body` must already be escaped HTML. */
-export function page(title: string, body: string, status = 200, extraHeaders: Record<string, string> = {}): Response {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${esc(title)} · hookcap</title><link rel="stylesheet" href="/assets/pages.css"></head><body>${body}</body></html>`;
-  return new Response(html, { status, headers: { ...PAGE_HEADERS, ...extraHeaders } });
+/** A whole page around `body`. */
+export function page(title: string, body: Html, status = 200, extraHeaders: Record<string, string> = {}): Response {
+  const doc = html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${title} · hookcap</title><link rel="stylesheet" href="/assets/pages.css"></head><body>${body}</body></html>`;
+  return new Response(doc.text, { status, headers: { ...PAGE_HEADERS, ...extraHeaders } });
 }
 
 export function redirect(location: string, extraHeaders: Record<string, string> = {}): Response {

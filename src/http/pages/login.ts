@@ -10,7 +10,7 @@ import type { Ctx } from '../../services/context';
 import { rawText } from '../api/agent';
 import { clientIp } from '../rate-limit';
 import { SESSION_COOKIE, sessionCookieOptions, type CookieJar } from '../auth';
-import { esc, isSameOriginPost, page, readForm, redirect, sessionUser } from './html';
+import { html, isSameOriginPost, page, readForm, redirect, sessionUser } from './html';
 
 const SESSION_MAX_AGE = 30 * 24 * 3600;
 
@@ -20,11 +20,11 @@ export function safeNext(raw: string | null | undefined): string {
 }
 
 export function loginPage(next: string, error: string | null = null, status = 200): Response {
-  const hidden = `<input type="hidden" name="next" value="${esc(next)}">`;
-  const note = error ? `<p class="error" role="alert">${esc(error)}</p>` : '';
+  const hidden = html`<input type="hidden" name="next" value="${next}">`;
+  const note = error ? html`<p class="error" role="alert">${error}</p>` : null;
   return page(
     'Sign in',
-    `<h1>Sign in to continue</h1>
+    html`<h1>Sign in to continue</h1>
 <p>An AI agent wants to be connected to a hookcap account. Sign in, or create an account, to review it.</p>${note}
 <form method="post" action="/agent/login" id="login">${hidden}
 <label for="login-email">Email</label><input id="login-email" name="email" type="email" autocomplete="username" required>

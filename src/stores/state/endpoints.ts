@@ -29,6 +29,18 @@ export async function findEndpointBySlug(db: Db, slug: string): Promise<Endpoint
   return out[0] ?? null;
 }
 
+/**
+ * The endpoints among `slugs`, in one query: the receiver's endpoint cache loads every cold slug
+ * of a moment together. One array parameter, so every batch size is the same prepared statement.
+ */
+export async function findEndpointsBySlugs(db: Db, slugs: readonly string[]): Promise<EndpointRow[]> {
+  if (slugs.length === 0) return [];
+  return db
+    .select()
+    .from(endpoints)
+    .where(sql`${endpoints.slug} = ANY(${sql.param([...slugs])}::text[])`);
+}
+
 /** By id: the notifier's restart replay knows a capture's endpoint only by id. */
 export async function findEndpointById(db: Db, id: string): Promise<EndpointRow | null> {
   const out = await db.select().from(endpoints).where(eq(endpoints.id, id)).limit(1);

@@ -1,0 +1,220 @@
+/**
+ * The parts of the list and the detail the main dashboard test does not reach, in real Chromium on
+ * both backends, by role and accessible name: each row's time (exact on hover), size, sender ip and
+ * signature status; form-encoded and multipart bodies as tables; Copy body and Copy URL; no layout
+ * shift while captures stream in; an unknown endpoint or request shown as a message, not a blank page;
+ * the app and /docs fetch nothing from another origin.
+ */
+import { expect, test } from 'bun:test';
+import { createHmac } from 'node:crypto';
+import type { Page } from 'playwright-core';
+import { openPage, signUpAccount, useChromium, createEndpoint, type TestEndpoint } from '../support/browser';
+import { call, eventually } from '../support/client';
+import { describeBackends } from '../support/suite';
+
+const chromium = useChromium();
+
+
+
+async function openEndpoint(page: Page, base: string, ep: TestEndpoint): Promise<void> {
+  await page.goto(`${base}/endpoints/${ep.slug}`);
+  await page.getByRole('status', { name: 'Stream status' }).filter({ hasText: 'Live' }).waitFor();
+}
+
+describeBackends('dashboard: rows and detail', (h) => {
+  test('rows show time (exact on hover), size, ip and the signature status; the detail agrees', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'signed rows');
+    const secret = 'gh-secret-for-rows-0123456789';
+    const set = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: account.session, body: { signing: { provider: 'github', secret } } });
+    expect(set.status).toBe(200);
+    const { page, context, errors } = await openPage(chromium(), h.url, account);
+    try {
+      await openEndpoint(page, h.url, ep);
+      const good = JSON.stringify({ action: 'opened', number: 7 });
+      const sig = `sha256=${createHmac('sha256', secret).update(good).digest('hex')}`;
+      await fetch(`${ep.url}/good`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request', 'x-github-delivery': crypto.randomUUID(), 'x-hub-signature-256': sig }, body: good });
+      await fetch(`${ep.url}/bad`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request', 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` }, body: good });
+
+      const list = page.getByRole('list', { name: 'Requests' });
+      const goodRow = list.getByRole('link', { name: /\/good/ });
+      const badRow = list.getByRole('link', { name: /\/bad/ });
+      await goodRow.waitFor();
+      await badRow.waitFor();
+      // The list API trails the live stream by up to SHIP_MAX_AGE_MS on the server backend.
+      const goodCapture = await eventually(async () => {
+        const captures = (await call(h.url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: account.session })).body as { id: string; path: string; size: number; ip: string; receivedAt: number }[];
+        return captures.find((c) => c.path === '/good');
+      });
+
+      expect(await goodRow.getByText('signed ✓').count()).toBe(1);
+      expect(await badRow.getByText('bad signature').count()).toBe(1);
+      expect(await badRow.getByText('bad signature').getAttribute('title')).toContain('mismatch');
+      const goodText = (await goodRow.textContent()) ?? '';
+      expect(goodText).toContain(`${goodCapture.size} B`);
+      expect(goodText).toContain(goodCapture.ip);
+      expect(goodText).toContain('pull_request.opened');
+      expect(await goodRow.getByRole('img', { name: 'github' }).count()).toBe(1);
+      // Relative time in the row, the exact time (with milliseconds) on hover and in `datetime`.
+      const time = goodRow.locator('time');
+      expect(await time.textContent()).toMatch(/just now|\d+s ago/);
+      expect(await time.getAttribute('datetime')).toBe(new Date(goodCapture.receivedAt).toISOString());
+      expect(await time.getAttribute('title')).toMatch(/\d{2}:\d{2}:\d{2}\.\d{3}/);
+
+      await badRow.click();
+      const detail = page.getByRole('article');
+      await detail.getByRole('heading', { name: /\/bad/ }).waitFor();
+      const facts = (await detail.locator('dl.facts').textContent()) ?? '';
+      expect(facts).toContain('not verified: mismatch');
+      expect(facts).toContain('(github)');
+      expect(facts).toContain(goodCapture.ip);
+      await goodRow.click();
+      await detail.getByRole('heading', { name: /\/good/ }).waitFor();
+      const goodFacts = (await detail.locator('dl.facts').textContent()) ?? '';
+      expect(goodFacts).toContain(`ID${goodCapture.id}`);
+      expect(goodFacts).toContain(`Size${goodCapture.size} B`);
+      expect(goodFacts).toContain('signed ✓ verified (github)');
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('form-encoded and multipart bodies read as tables; Copy body and Copy URL copy exactly', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'forms');
+    const { page, context, errors } = await openPage(chromium(), h.url, account, { permissions: ['clipboard-read', 'clipboard-write'] });
+    try {
+      await openEndpoint(page, h.url, ep);
+      const form = 'Body=Hello+w%C3%B6rld&From=%2B15550001111&tag=a&tag=b&empty=';
+      await fetch(`${ep.url}/sms`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+      await page.getByRole('link', { name: /\/sms/ }).click();
+      const detail = page.getByRole('article');
+      await detail.getByRole('tab', { name: 'Pretty', selected: true }).waitFor();
+      const table = detail.getByRole('tabpanel').getByRole('table', { name: 'Form fields' });
+      const rows = (await table.locator('tbody tr').allTextContents()).map((r) => r.trim());
+      expect(rows).toEqual(['BodyHello wörld', 'From+15550001111', 'taga', 'tagb', 'empty']);
+      await detail.getByRole('tab', { name: 'Raw' }).click();
+      expect(await detail.getByRole('tabpanel').textContent()).toBe(form);
+      await detail.getByRole('button', { name: 'Copy body' }).click();
+      await page.getByRole('status').filter({ hasText: 'Copied the body' }).waitFor();
+      expect(await page.evaluate('navigator.clipboard.readText()')).toBe(form);
+
+      const multipart = new FormData();
+      multipart.append('title', 'Quarterly report');
+      multipart.append('file', new Blob([new Uint8Array([1, 2, 3, 4])], { type: 'application/pdf' }), 'report.pdf');
+      await fetch(`${ep.url}/upload`, { method: 'POST', body: multipart });
+      await page.getByRole('link', { name: /\/upload/ }).click();
+      await detail.getByRole('heading', { name: /\/upload/ }).waitFor();
+      // The body view stays on the tab last chosen (Raw); Pretty shows the parts.
+      await detail.getByRole('tab', { name: 'Pretty' }).click();
+      const parts = detail.getByRole('tabpanel').getByRole('table', { name: 'Form fields' });
+      await parts.waitFor();
+      expect((await parts.locator('tbody tr').allTextContents()).map((r) => r.trim())).toEqual(['titleQuarterly report', 'filefile report.pdf (application/pdf, 4 B)']);
+
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints' }).click();
+      await page.getByRole('button', { name: 'Copy URL of forms' }).click();
+      await page.getByRole('status').filter({ hasText: /Copied/ }).waitFor();
+      expect(await page.evaluate('navigator.clipboard.readText()')).toBe(ep.url);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('no layout shift while captures stream in, with a request open', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'steady');
+    await fetch(`${ep.url}/first`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":0}' });
+    const { page, context, errors } = await openPage(chromium(), h.url, account);
+    try {
+      await context.addInitScript(`(() => {
+        window.__shifts = [];
+        new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) window.__shifts.push({ value: e.value, nodes: (e.sources || []).map((s) => s.node && s.node.nodeName + '.' + (s.node.className || '')) });
+        }).observe({ type: 'layout-shift', buffered: true });
+      })()`);
+      await openEndpoint(page, h.url, ep);
+      await page.getByRole('link', { name: /\/first/ }).click();
+      await page.getByRole('article').getByRole('heading', { name: /\/first/ }).waitFor();
+      // What loading the page shifted is not this test's business: only what streaming does. (Every
+      // shift is counted, also those the browser would excuse as following an input.)
+      await page.waitForTimeout(300);
+      await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+      await page.evaluate('window.__shifts = []');
+      const heading = page.getByRole('heading', { name: 'steady' });
+      const before = await heading.boundingBox();
+      for (let i = 0; i < 40; i++) {
+        await fetch(`${ep.url}/stream/${i}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ i, pad: 'x'.repeat(i * 7) }) });
+        if (i % 10 === 9) await new Promise((r) => setTimeout(r, 150));
+      }
+      await page.locator('.list-count').filter({ hasText: /^41 requests$/ }).waitFor();
+      await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+      const shifts = (await page.evaluate('window.__shifts')) as { value: number; nodes: string[] }[];
+      expect(shifts).toEqual([]);
+      expect(await heading.boundingBox()).toEqual(before);
+      // The open request stays the one on screen.
+      expect(await page.getByRole('article').getByRole('heading', { name: /\/first/ }).count()).toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('an unknown endpoint or request is a readable message, never a blank page', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'known');
+    const { page, context, errors } = await openPage(chromium(), h.url, account);
+    try {
+      await page.goto(`${h.url}/endpoints/zzzzzzzzzzzz`);
+      await page.getByRole('alert').filter({ hasText: 'This endpoint does not exist, or it is not yours.' }).waitFor();
+      expect(await page.getByRole('link', { name: 'Back to your endpoints' }).count()).toBe(1);
+      await page.goto(`${h.url}/endpoints/${ep.slug}/requests/req_doesnotexist`);
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      expect(((await alert.textContent()) ?? '').length).toBeGreaterThan(5);
+      expect(await alert.textContent()).not.toMatch(/^\s*\{/);
+      await page.goto(`${h.url}/teams/a/b`);
+      await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+      expect(await page.getByRole('link', { name: 'Go to your endpoints' }).count()).toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+  test('the app and /docs load nothing from another origin and run with no network beyond this one', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'offline');
+    await fetch(`${ep.url}/hello`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    const { page, context, errors } = await openPage(chromium(), h.url, account);
+    const origin = new URL(h.url).origin;
+    const elsewhere: string[] = [];
+    // Any request to another origin is recorded and refused, as on a machine with no internet.
+    await context.route(
+      (url) => url.origin !== origin,
+      (route) => {
+        elsewhere.push(route.request().url());
+        return route.abort('internetdisconnected');
+      },
+    );
+    // The page's CSP stops such a request before it reaches the network; Chromium says so on the console.
+    const refused: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) refused.push(m.text());
+    });
+    try {
+      await openEndpoint(page, h.url, ep);
+      await page.getByRole('link', { name: /\/hello/ }).click();
+      await page.getByRole('article').getByRole('tab', { name: 'Pretty', selected: true }).waitFor();
+      await page.goto(`${h.url}/docs`);
+      // Swagger UI drew the spec: its title and an operation of ours.
+      await page.getByRole('heading', { name: /hookcap API/ }).first().waitFor();
+      await page.getByText('/api/endpoints', { exact: true }).first().waitFor();
+      expect(elsewhere).toEqual([]);
+      expect(refused).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
