@@ -6,6 +6,7 @@
  *   bun scripts/admin.ts set-subscription --team <team_id> --seats <n> --status active|canceled
  *   bun scripts/admin.ts show-subscription --team <team_id>
  *   bun scripts/admin.ts health | backlog
+ *   bun scripts/admin.ts retention         (one retention sweep now)
  *   bun scripts/admin.ts backup <DIR>      (embedded data; the service may be running)
  *   bun scripts/admin.ts restore <DIR>     (into an empty DATA_DIR; the service must be stopped)
  *
@@ -31,7 +32,8 @@ import { backupEmbedded, restoreEmbedded } from '../src/services/backup';
 import { ADMIN_STATUSES, getSubscription, publicSubscription, setSubscription, type AdminStatus } from '../src/services/billing';
 import { readLogBacklog } from '../src/services/log-backlog';
 import { getPlan, setPlan } from '../src/services/plans';
-import { captureStoreSpec } from '../src/stores/captures/open';
+import { sweepRetention } from '../src/services/retention';
+import { captureStoreSpec, openCaptureStore } from '../src/stores/captures/open';
 import { openPglite, openPostgres, type StateDb } from '../src/stores/state/db';
 import { errorMessage } from '../src/unknown';
 
@@ -42,6 +44,7 @@ const USAGE = `usage:
   bun scripts/admin.ts show-subscription --team <team_id>
   bun scripts/admin.ts health
   bun scripts/admin.ts backlog
+  bun scripts/admin.ts retention
   bun scripts/admin.ts backup <DIR>
   bun scripts/admin.ts restore <DIR>
 options: --url <base URL of the running service> (default http://127.0.0.1:$PORT; used with ADMIN_TOKEN)`;
@@ -57,6 +60,7 @@ type Command =
   | { command: 'show-subscription'; team: string }
   | { command: 'health' }
   | { command: 'backlog' }
+  | { command: 'retention' }
   | { command: 'backup'; dir: string }
   | { command: 'restore'; dir: string };
 
@@ -104,6 +108,7 @@ function parse(argv: string[]): { cmd: Command; url: string | undefined } {
       }
       case 'health':
       case 'backlog':
+      case 'retention':
         noMore(0);
         return { command };
       case 'backup':
@@ -178,6 +183,8 @@ function viaService(remote: Remote, cmd: Command): Promise<unknown> {
       return callService(remote, 'GET', '/health');
     case 'backlog':
       return callService(remote, 'GET', '/backlog');
+    case 'retention':
+      return callService(remote, 'POST', '/retention');
     case 'backup':
       return callService(remote, 'POST', '/backup', { dir: cmd.dir });
     case 'restore':
@@ -213,8 +220,9 @@ async function direct(config: Config, cmd: Command): Promise<unknown> {
       log: config.roles.has('receiver') ? readLogBacklog(config.dataDir) : null,
     };
   }
-  // Postgres serves many processes; only the embedded PGlite (and a backup of it) needs the lock.
-  if (!config.databaseUrl) lockOrRefuse(config);
+  // Postgres and ClickHouse serve many processes; only the embedded files need the lock.
+  const captureSpec = captureStoreSpec(config.clickhouseUrl, config.dataDir);
+  if (!config.databaseUrl || (cmd.command === 'retention' && captureSpec.kind === 'sqlite')) lockOrRefuse(config);
   const state: StateDb = config.databaseUrl ? await openPostgres(config.databaseUrl, 2) : await openPglite(config.dataDir);
   // With NATS, running nodes hear a subscription change at once (open live streams re-check access).
   const bus: Bus = config.natsUrl ? await createNatsBus(config.natsUrl, config.natsPrefix) : createLocalBus();
@@ -234,9 +242,16 @@ async function direct(config: Config, cmd: Command): Promise<unknown> {
         const sub = await setSubscription(ctx, { teamId: cmd.team, seats: cmd.seats, status: cmd.status });
         return { teamId: sub.teamId, ...publicSubscription(sub), source: sub.source };
       }
-      case 'backup': {
-        const spec = captureStoreSpec(config.clickhouseUrl, config.dataDir);
-        return await backupEmbedded({ dataDir: config.dataDir, state, sqlitePath: spec.kind === 'sqlite' ? spec.path : null }, cmd.dir);
+      case 'backup':
+        return await backupEmbedded({ dataDir: config.dataDir, state, sqlitePath: captureSpec.kind === 'sqlite' ? captureSpec.path : null }, cmd.dir);
+      case 'retention': {
+        const captures = openCaptureStore(captureSpec);
+        try {
+          await captures.migrate();
+          return await sweepRetention({ db: state.db, config, captures });
+        } finally {
+          await captures.close();
+        }
       }
     }
   } finally {

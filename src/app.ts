@@ -31,7 +31,7 @@ import { log } from './log';
 import type { Ctx } from './services/context';
 import { createServices } from './services/build';
 import { startPurger } from './services/purger';
-import { startRetention } from './services/retention';
+import { startRetention, sweepRetention } from './services/retention';
 import { startAgentSweeper } from './services/agent/sweeper';
 import { agentPages } from './http/pages/index';
 import { wellKnownRoutes } from './http/well-known';
@@ -131,7 +131,10 @@ export async function startService(config: Config): Promise<Service> {
     .use(docsRoutes())
     .get('/healthz', health);
   // The operator API (docs/operations.md), on every role, only when ADMIN_TOKEN is set.
-  if (config.adminToken) api.use(adminRoutes({ ctx, health, backup: { dataDir: config.dataDir, state, sqlitePath: storeSpec.kind === 'sqlite' ? storeSpec.path : null } }, config.adminToken));
+  if (config.adminToken) {
+    const backup = { dataDir: config.dataDir, state, sqlitePath: storeSpec.kind === 'sqlite' ? storeSpec.path : null };
+    api.use(adminRoutes({ ctx, health, backup, retention: () => (retention ? retention.sweepNow() : sweepRetention(ctx)) }, config.adminToken));
+  }
   if (config.roles.has('api')) api.use(apiRoutes(ctx));
   if (streamHub) api.use(streamRoutes(ctx, streamHub));
   // Agent claim pages and OAuth discovery live outside /api but belong to the API role.

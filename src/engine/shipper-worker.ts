@@ -140,7 +140,8 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
       break;
     case 'durable':
       durable = m.end;
-      if (!busy && !timer) void pump();
+      // Fill as the log grows, even while the age timer runs: a full batch ships at once.
+      if (!busy) void pump();
       break;
     case 'drain':
       draining = true;

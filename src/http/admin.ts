@@ -13,6 +13,7 @@ import { backupEmbedded, type BackupSource } from '../services/backup';
 import type { Ctx } from '../services/context';
 import { readLogBacklog } from '../services/log-backlog';
 import { getPlan, setPlan } from '../services/plans';
+import type { SweepResult } from '../services/retention';
 import { bearer } from './auth';
 
 export interface AdminDeps {
@@ -20,6 +21,8 @@ export interface AdminDeps {
   /** The same report as /healthz. */
   health: () => Health;
   backup: BackupSource;
+  /** One retention sweep now (the node's own sweeper's, when it runs one). */
+  retention: () => Promise<SweepResult>;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -76,6 +79,7 @@ export const adminRoutes = (deps: AdminDeps, token: string) => {
           ),
         },
       )
+      .post('/retention', () => deps.retention())
       .post('/backup', async ({ body }) => backupEmbedded(deps.backup, body.dir), {
         body: t.Object({ dir: t.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false }),
       })

@@ -3,7 +3,7 @@
  * capture log), while the service runs or while it is stopped (docs/operations.md).
  *
  * Consistency without stopping the receiver, in this order:
- * 1. read the shipper's checkpoint C;
+ * 1. read the shipper's checkpoint C (and the notifier's, whose segments are copied too);
  * 2. copy every log segment from C's on (a segment that vanishes meanwhile was shipped, so it is
  *    in step 3's copy; a frame cut off at the end of the live segment is dropped on restore, as
  *    after a crash);
@@ -17,10 +17,10 @@
  * pglite/ (PGlite's data directory), captures.sqlite, log/. It is written under a temporary name beside the target
  * and renamed at the end, so a failed backup leaves no folder that looks complete.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
-import { listSegments, readCheckpoint, segmentName, type LogPosition } from '../engine/capture-log';
+import { listSegments, NOTIFY_CHECKPOINT, readCheckpoint, segmentName, type LogPosition } from '../engine/capture-log';
 import { AppError } from '../errors';
 import { checkSqliteCopy, snapshotSqlite } from '../stores/captures/sqlite-snapshot';
 import { restorePglite, type StateDb } from '../stores/state/db';
@@ -79,10 +79,14 @@ export function requireEmbedded(source: Pick<BackupSource, 'state' | 'sqlitePath
 /** A backup target: an absolute path that does not exist yet, or an empty folder. */
 function checkTarget(dir: string): void {
   if (!dir.startsWith('/')) throw new AppError('validation', 'dir must be an absolute path');
-  if (!existsSync(dir)) {
-    if (!existsSync(dirname(dir))) throw new AppError('validation', `the folder ${dirname(dir)} does not exist`);
-    return;
+  if (!existsSync(dirname(dir))) throw new AppError('validation', `the folder ${dirname(dir)} does not exist`);
+  // The backup is made beside the target and renamed into place.
+  try {
+    accessSync(dirname(dir), constants.W_OK);
+  } catch {
+    throw new AppError('validation', `the service cannot write in ${dirname(dir)}`);
   }
+  if (!existsSync(dir)) return;
   if (!statSync(dir).isDirectory()) throw new AppError('conflict', `${dir} exists and is not a folder`);
   if (readdirSync(dir).length > 0) throw new AppError('conflict', `${dir} is not empty; give a new or empty folder`);
 }
@@ -118,8 +122,24 @@ async function copySegments(logDir: string, into: string, from: LogPosition): Pr
       copied.add(name);
     }
   }
-  writeFileSync(join(into, 'checkpoint.json'), JSON.stringify(from));
   return [...copied];
+}
+
+/** The notifier's checkpoint file as it is now (its bytes, kept as they are) and its segment. */
+function readNotifyPlace(logDir: string): { raw: string; segment: number } | null {
+  let raw: string;
+  try {
+    raw = readFileSync(join(logDir, NOTIFY_CHECKPOINT), 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const segment = (JSON.parse(raw) as { segment?: unknown }).segment;
+    if (typeof segment === 'number' && Number.isInteger(segment)) return { raw, segment };
+  } catch {
+    // torn (a crash while it was written): the notifier then starts from the shipper's checkpoint
+  }
+  return { raw, segment: Number.POSITIVE_INFINITY };
 }
 
 let running = false;
@@ -136,7 +156,13 @@ export async function backupEmbedded(source: BackupSource, dir: string): Promise
     mkdirSync(staging);
     const logDir = join(source.dataDir, LOG_DIR);
     const checkpoint = existsSync(logDir) ? readCheckpoint(logDir) : { segment: 0, offset: 0 };
-    const segments = await copySegments(logDir, join(staging, LOG_DIR), checkpoint);
+    // The notifier's place too (notify-log.ts): notifications not settled by now are sent after a
+    // restore, so their segments are copied even when already shipped.
+    const notify = readNotifyPlace(logDir);
+    const from = notify && notify.segment < checkpoint.segment ? { segment: notify.segment, offset: 0 } : checkpoint;
+    const segments = await copySegments(logDir, join(staging, LOG_DIR), from);
+    writeFileSync(join(staging, LOG_DIR, 'checkpoint.json'), JSON.stringify(checkpoint));
+    if (notify) writeFileSync(join(staging, LOG_DIR, NOTIFY_CHECKPOINT), notify.raw);
     if (source.sqlitePath !== null && existsSync(source.sqlitePath)) await snapshotSqlite(source.sqlitePath, join(staging, SQLITE_FILE));
     await copyPglite(join(staging, PGLITE_DIR));
 
@@ -145,7 +171,13 @@ export async function backupEmbedded(source: BackupSource, dir: string): Promise
       .filter((e) => e.isFile())
       .map((e) => relative(staging, join(e.parentPath, e.name)))
       .sort();
-    const names = [...pgliteFiles, ...(existsSync(join(staging, SQLITE_FILE)) ? [SQLITE_FILE] : []), `${LOG_DIR}/checkpoint.json`, ...segments.map((s) => `${LOG_DIR}/${s}`)];
+    const names = [
+      ...pgliteFiles,
+      ...(existsSync(join(staging, SQLITE_FILE)) ? [SQLITE_FILE] : []),
+      `${LOG_DIR}/checkpoint.json`,
+      ...(notify ? [`${LOG_DIR}/${NOTIFY_CHECKPOINT}`] : []),
+      ...segments.map((s) => `${LOG_DIR}/${s}`),
+    ];
     for (const name of names) {
       const path = join(staging, name);
       files[name] = { bytes: statSync(path).size, sha256: await sha256(path) };

@@ -1,6 +1,6 @@
 /**
- * The one place the long-lived parts behind the verbs are made: the mailer, the agent
- * dependencies and the stream guards (with their bus subscriptions). app.ts calls it once per
+ * The one place the long-lived parts behind the verbs are made: the mailer, the server secrets,
+ * the agent dependencies and the stream guards (with their bus subscriptions). app.ts calls it once per
  * service and calls `close` at shutdown; tests that drive verbs directly call it the same way.
  *
  * @example
@@ -11,6 +11,7 @@
 import { createMailer } from '../mail';
 import { createAgentDeps, type AgentDeps } from './agent/deps';
 import type { BaseCtx, Ctx } from './context';
+import { createServerSecrets } from './secrets';
 import { createStreamGuards } from './stream/guards';
 
 export interface Services {
@@ -28,6 +29,7 @@ export function createServices(base: BaseCtx): Services {
     ...base,
     mailer,
     streams,
+    secrets: createServerSecrets(base),
     get agent(): AgentDeps {
       if (!agent) throw new Error('agent dependencies read before createServices returned');
       return agent;

@@ -5,6 +5,7 @@ import type { CaptureStore } from '../stores/captures/types';
 import type { Db } from '../stores/state/db';
 import type { ApiKeyRow, UserRow } from '../stores/state/schema';
 import type { AgentDeps } from './agent/deps';
+import type { ServerSecrets } from './secrets';
 import type { StreamGuards } from './stream/guards';
 
 /** The stores, bus and settings a service runs on; `createServices` builds the rest from them. */
@@ -31,6 +32,8 @@ export interface Ctx extends BaseCtx {
   agent: AgentDeps;
   /** The guards that end open streams when their endpoint or their viewer's access goes. */
   streams: StreamGuards;
+  /** SERVER_SECRET's derived keys, or the generated ones kept in Postgres. */
+  secrets: ServerSecrets;
 }
 
 /** Who is calling. An unclaimed agent key has no account: it may use only the sandbox. */

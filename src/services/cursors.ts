@@ -2,34 +2,18 @@
  * Page cursors of the paginated request list, signed so that a cursor the API did not issue is a
  * 400 (README: "A cursor the API did not issue → 400"). A cursor names a position, (receivedAt,
  * id), in one endpoint's captures; its MAC covers the endpoint too, so it pages only the endpoint
- * it came from. The key is derived from SERVER_SECRET, or generated once and kept in Postgres for
- * every node, like the other server secrets.
+ * it came from. The key is one of the server secrets (secrets.ts).
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors';
 import { idTime, isCaptureId } from '../ids';
 import type { PageCursor } from '../stores/captures/types';
-import { getOrCreateSecret } from '../stores/state/agent';
 import type { Ctx } from './context';
 
 /** 128 bits of HMAC-SHA256, base64url. */
 const MAC_CHARS = 22;
 
-const keys = new WeakMap<Ctx, Promise<string>>();
-
-function cursorKey(ctx: Ctx): Promise<string> {
-  let key = keys.get(ctx);
-  if (!key) {
-    const fixed = ctx.config.serverSecret;
-    key = fixed
-      ? Promise.resolve(createHmac('sha256', fixed).update('page-cursor').digest('base64url'))
-      : getOrCreateSecret(ctx.db, 'page-cursor', randomBytes(32).toString('base64url'), Date.now());
-    // A failed read must not be cached: the next request tries again.
-    key.catch(() => keys.delete(ctx));
-    keys.set(ctx, key);
-  }
-  return key;
-}
+const cursorKey = (ctx: Ctx): Promise<string> => ctx.secrets.pageCursor();
 
 const mac = (key: string, endpointId: string, position: string) => createHmac('sha256', key).update(`${endpointId}\n${position}`).digest('base64url').slice(0, MAC_CHARS);
 

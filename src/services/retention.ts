@@ -14,8 +14,10 @@ import { runEvery, type Periodic } from './periodic';
 
 const kept = (rows: PinRow[]): KeptCapture[] => rows.map((p) => ({ id: p.captureId, endpointId: p.endpointId, receivedAt: p.receivedAt }));
 
+export type SweepResult = ExpiryResult & { deadPins: number };
+
 /** One sweep. `now` is the clock plus RETENTION_CLOCK_OFFSET_MS. */
-export async function sweepRetention(ctx: Ctx, now = Date.now() + ctx.config.retention.clockOffsetMs): Promise<ExpiryResult & { deadPins: number }> {
+export async function sweepRetention(ctx: Pick<Ctx, 'db' | 'config' | 'captures'>, now = Date.now() + ctx.config.retention.clockOffsetMs): Promise<SweepResult> {
   const deadPins = await pinStore.dropDeadPins(ctx.db);
   const byDays = new Map<number, string[]>();
   for (const e of await pinStore.endpointPlans(ctx.db)) {
@@ -34,24 +36,38 @@ export async function sweepRetention(ctx: Ctx, now = Date.now() + ctx.config.ret
   return { ...result, deadPins };
 }
 
+export interface Retention extends Periodic {
+  /** A sweep now (the operator's `admin retention`), after the one in flight if any. */
+  sweepNow(): Promise<SweepResult>;
+}
+
 /** Sweeps soon after start, then every RETENTION_INTERVAL_MS; returns the stop function. */
-export function startRetention(ctx: Ctx): Periodic {
-  let running: Promise<void> | null = null;
-  // One sweep at a time, whether the first one or a periodic one started it.
-  const sweep = async () => {
-    if (running) return;
-    running = (async () => {
+export function startRetention(ctx: Ctx): Retention {
+  let running: Promise<SweepResult> | null = null;
+  const runOne = () => {
+    const run = (async () => {
       const r = await sweepRetention(ctx);
       if (r.partitionsDropped + r.mutations + r.rowsDeleted + r.deadPins > 0) log.info('retention sweep', { ...r });
+      return r;
     })().finally(() => {
-      running = null;
+      if (running === run) running = null;
     });
-    await running;
+    running = run;
+    return run;
+  };
+  // One sweep at a time, whether the first one, a periodic one or the operator started it.
+  const sweep = async () => {
+    if (running) return;
+    await runOne();
   };
   const onError = (err: unknown) => log.warn('retention sweep failed; will retry', { error: errorMessage(err) });
   const first = setTimeout(() => void sweep().catch(onError), 1_000);
   const periodic = runEvery(ctx.config.retention.everyMs, sweep, onError);
   return {
+    async sweepNow() {
+      while (running) await running.catch(() => {});
+      return runOne();
+    },
     async stop() {
       clearTimeout(first);
       await periodic.stop();

@@ -14,6 +14,7 @@ import { sendCaptures } from '../support/bulk-capture';
 import { call, newAccount } from '../support/client';
 import { startServer, stopServer, type TestServer } from '../support/server';
 import { newEndpoint } from './teams-support';
+import { startHookReceiver, uniquePath } from '../support/hook-receiver';
 
 const ROOT = join(import.meta.dir, '..', '..');
 const TOKEN = 'adm_backup_3b5d7f9a1c3e5a7b9d1f3a5c7e9b1d3f';
@@ -53,14 +54,21 @@ describeEmbedded('backup and restore of the embedded data [embedded]', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'hookcap-backup-'));
   const backupDir = join(scratch, 'backup');
   const restoreDir = join(scratch, 'restored-data');
+  // Bob's notification receiver: down (500) until the restored node runs.
+  const hooks = startHookReceiver();
+  const hookPath = uniquePath('backup-notify');
+  let hooksUp = false;
+  hooks.script(hookPath, () => new Response(hooksUp ? 'ok' : 'down', { status: hooksUp ? 200 : 500 }));
 
   beforeAll(async () => {
-    // Small segments: the log the backup copies spans several.
-    source = await startServer({ env: { ADMIN_TOKEN: TOKEN, LOG_SEGMENT_BYTES: '65536' } });
+    // Small segments: the log the backup copies spans several. A failed notification waits a
+    // minute before its next attempt: Bob's are still pending when the backup is taken.
+    source = await startServer({ env: { ADMIN_TOKEN: TOKEN, LOG_SEGMENT_BYTES: '65536', OUTBOUND_ALLOW: `127.0.0.1:${hooks.port}`, NOTIFY_BACKOFF_MS: '60000', NOTIFY_MAX_ATTEMPTS: '20' } });
   });
   afterAll(async () => {
     if (source) await stopServer(source);
     if (restored) await stopServer(restored);
+    hooks.stop();
     rmSync(scratch, { recursive: true, force: true });
   });
 
@@ -72,6 +80,7 @@ describeEmbedded('backup and restore of the embedded data [embedded]', () => {
     const epA = await newEndpoint(s.url, alice.key, 'alice hooks');
     const epB = await newEndpoint(s.url, bob.key, 'bob hooks');
     expect((await admin(s.env, ['set-plan', '--account', bob.email, '--plan', 'pro'])).code).toBe(0);
+    expect((await call(s.url, 'PATCH', `/api/endpoints/${epB.slug}`, { token: bob.key, body: { notificationUrl: `${hooks.url}${hookPath}` } })).status).toBe(200);
 
     const bodyOf = (slug: string, i: number) => JSON.stringify({ slug, i, text: `capture ${i} ünïcode ✓` });
     const SHIPPED = 1_000;
@@ -100,7 +109,9 @@ describeEmbedded('backup and restore of the embedded data [embedded]', () => {
         await Bun.sleep(10);
       }
     })();
-    await Bun.sleep(300);
+    // Until the load has some acknowledged captures (a loaded machine may take a while).
+    const loadDeadline = Date.now() + 20_000;
+    while (acked.length < 10 && Date.now() < loadDeadline) await Bun.sleep(50);
     const backupStarted = Date.now();
     const backup = await admin(s2.env, ['backup', backupDir]);
     await Bun.sleep(200);
@@ -115,8 +126,14 @@ describeEmbedded('backup and restore of the embedded data [embedded]', () => {
     expect(result.files).toBe(Object.keys(manifest.files).length);
     expect(readdirSync(join(backupDir, 'log')).filter((f) => f.endsWith('.log')).length).toBeGreaterThan(1);
     const loadBefore = acked.filter((a) => a.at < backupStarted).map((a) => a.k);
-    expect(loadBefore.length).toBeGreaterThan(5);
+    expect(loadBefore.length).toBeGreaterThanOrEqual(10);
     expect(acked.length).toBeGreaterThan(loadBefore.length);
+    // Every one of Bob's notifications was tried and failed; none settled.
+    expect(new Set(hooks.received(hookPath).map((h) => h.headers['x-hookcap-request-id'])).size).toBe(300);
+    // The source stops (and is started again after), so only the restored node can deliver them now.
+    await stopServer(s2, { keepData: true });
+    hooksUp = true;
+    const upSince = Date.now();
 
     // Restore on a fresh data dir, with the source still running elsewhere: nothing is shared.
     const restoreEnv = { ...s2.env, DATA_DIR: restoreDir, ADMIN_TOKEN: '' };
@@ -129,7 +146,7 @@ describeEmbedded('backup and restore of the embedded data [embedded]', () => {
     expect(restoredReport.captures).toBeGreaterThanOrEqual(SHIPPED + 300);
     expect(restoredReport.captures).toBeLessThan(N + 300);
 
-    restored = await startServer({ dataDir: restoreDir });
+    restored = await startServer({ dataDir: restoreDir, env: { OUTBOUND_ALLOW: `127.0.0.1:${hooks.port}`, NOTIFY_BACKOFF_MS: '200' } });
     const r = restored;
 
     // Every account and key works: keys, sessions, passwords, plans.
@@ -175,6 +192,15 @@ describeEmbedded('backup and restore of the embedded data [embedded]', () => {
       if (got !== 200) await Bun.sleep(100);
     }
     expect(got).toBe(200);
+
+    // Bob's notifications, pending when the backup was taken, are delivered by the restored node.
+    const delivered = () => new Set(hooks.received(hookPath).filter((h) => h.at >= upSince).map((h) => h.headers['x-hookcap-request-id']));
+    const wanted = listedB.map((c) => c.id);
+    const deadline3 = Date.now() + 30_000;
+    while (Date.now() < deadline3 && wanted.some((id) => !delivered().has(id))) await Bun.sleep(200);
+    expect(wanted.filter((id) => !delivered().has(id))).toEqual([]);
+
+    source = await startServer({ env: s2.env, dataDir: s2.dataDir, port: s2.port });
   });
 
   test('restore refuses a data dir in use or not empty, and a damaged backup, leaving nothing behind', async () => {

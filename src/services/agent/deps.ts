@@ -3,11 +3,9 @@
  * their JWKS cache, the mail sender and the server secret. Built once per service, by
  * createServices (services/build.ts).
  */
-import { randomBytes } from 'node:crypto';
 import { createJwksCache, type JwksCache } from '../../auth/agent/jwks';
 import type { IdJagProvider } from '../../auth/agent/providers';
 import type { Mailer } from '../../mail';
-import { getOrCreateSecret } from '../../stores/state/agent';
 import type { Ctx } from '../context';
 
 export interface AgentDeps {
@@ -27,24 +25,13 @@ export const agentDeps = (ctx: Ctx): AgentDeps => ctx.agent;
 /** Called once per service, by createServices. */
 export function createAgentDeps(ctx: Ctx): AgentDeps {
   const { config } = ctx;
-  let secret: Promise<string> | null = config.serverSecret ? Promise.resolve(config.serverSecret) : null;
   const deps: AgentDeps = {
     ctx,
     mailer: ctx.mailer,
     providers: config.agentIdjagProviders,
     keys: createJwksCache({ cooldownMs: config.agent.jwksCooldownMs }),
     audience: `${config.baseUrl}/api/`,
-    secret() {
-      if (!secret) {
-        const attempt = getOrCreateSecret(ctx.db, 'code-hmac', randomBytes(32).toString('base64url'), Date.now());
-        // A failed read must not be cached: the next request tries again.
-        secret = attempt.catch((e: unknown) => {
-          secret = null;
-          throw e;
-        });
-      }
-      return secret;
-    },
+    secret: () => ctx.secrets.codeHmac(),
   };
   return deps;
 }

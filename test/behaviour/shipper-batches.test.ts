@@ -1,0 +1,28 @@
+/**
+ * The shipper stores a batch as soon as it holds SHIP_BATCH_ROWS captures, whatever the age timer
+ * (SHIP_MAX_AGE_MS) says: here the age is a minute, so only the size can make captures listable.
+ */
+import { expect, test } from 'bun:test';
+import { call, eventually, newAccount } from '../support/client';
+import { describeBackends } from '../support/suite';
+
+describeBackends(
+  'shipper batches by size',
+  (h) => {
+    test('a full batch is stored without waiting for the age timer', async () => {
+      const a = await newAccount(h.url);
+      const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'batches' } })).body;
+      // One capture first, so the age timer is already running when the rest arrive.
+      expect((await fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', body: 'first' })).status).toBe(200);
+      for (let i = 0; i < 24; i++) expect((await fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', body: `n=${i}` })).status).toBe(200);
+      // 25 captures at 10 per batch: two full batches (20) are stored long before the minute is up.
+      const listed = await eventually(async () => {
+        const r = await call<unknown[]>(h.url, 'GET', `/api/endpoints/${ep.slug}/requests?limit=100`, { token: a.key });
+        return r.body.length >= 20 ? r.body.length : null;
+      }, 10_000);
+      expect(listed).toBeGreaterThanOrEqual(20);
+      expect(listed).toBeLessThan(25);
+    });
+  },
+  { SHIP_BATCH_ROWS: '10', SHIP_MAX_AGE_MS: '60000' },
+);
