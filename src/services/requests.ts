@@ -7,7 +7,7 @@ import type { UserRow } from '../stores/state/schema';
 import type { Ctx } from './context';
 import { decodeCursor, encodeCursor } from './cursors';
 import { getOwnEndpoint } from './endpoints';
-import { markPinned } from './pins';
+import { markPinned, pinnedIdsOf } from './pins';
 import { getReadableEndpoint, scopeOf, visibleScopes } from './visibility';
 
 export function clampLimit(ctx: Ctx, limit: number | undefined): number {
@@ -16,9 +16,14 @@ export function clampLimit(ctx: Ctx, limit: number | undefined): number {
   return Math.min(limit, ctx.config.listMaxLimit);
 }
 
-export async function listRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number): Promise<Capture[]> {
+export async function listRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number, pinnedOnly = false): Promise<Capture[]> {
   const ep = await getReadableEndpoint(ctx, user, slug);
-  return markPinned(ctx, await ctx.captures.list(scopeOf(ep), clampLimit(ctx, limit)));
+  const n = clampLimit(ctx, limit);
+  if (!pinnedOnly) return markPinned(ctx, await ctx.captures.list(scopeOf(ep), n));
+  const ids = await pinnedIdsOf(ctx, [ep.id]);
+  if (ids.length === 0) return [];
+  const pinned = await ctx.captures.search({ scopes: [scopeOf(ep)], ids, limit: n, offset: 0, order: 'desc' });
+  return pinned.map((c) => ({ ...c, pinned: true }));
 }
 
 export async function pageRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number, cursor?: string) {

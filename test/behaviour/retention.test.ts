@@ -81,6 +81,13 @@ for (const backend of BACKENDS) {
       expect((await call<{ count: number }>(s1.url, 'GET', `/api/search/requests/count?pinned=true&slug=${fep.slug}`, { token: free.key })).body.count).toBe(1);
       expect((await call<Rec[]>(s1.url, 'GET', '/api/search/requests?pinned=true', { token: pro.key })).body).toEqual([]);
       expect((await call(s1.url, 'GET', '/api/search/requests?pinned=maybe', { token: free.key })).status).toBe(400);
+      // The endpoint's own list takes the same filter.
+      const listPinned = await call<Rec[]>(s1.url, 'GET', `/api/endpoints/${fep.slug}/requests?pinned=true`, { token: free.key });
+      expect(listPinned.status).toBe(200);
+      expect(listPinned.body.map((r) => [r.id, r.pinned])).toEqual([[keep, true]]);
+      expect((await call<Rec[]>(s1.url, 'GET', `/api/endpoints/${pep.slug}/requests?pinned=true`, { token: pro.key })).body).toEqual([]);
+      expect((await call<Rec[]>(s1.url, 'GET', `/api/endpoints/${fep.slug}/requests?pinned=false`, { token: free.key })).body).toHaveLength(5);
+      expect((await call(s1.url, 'GET', `/api/endpoints/${fep.slug}/requests?pinned=maybe`, { token: free.key })).status).toBe(400);
       expect((await call(s1.url, 'GET', '/api/usage', { token: free.key })).body).toMatchObject({ plan: 'free', retentionDays: 7 });
       await stopServer(s1, { keepData: true });
 

@@ -90,4 +90,9 @@ export const ApiKeyBody = t.Object({
 export const NewApiKeyBody = t.Composite([ApiKeyBody, t.Object({ key: t.String() })]);
 
 export const LimitQuery = t.Object({ limit: t.Optional(t.Numeric({ minimum: 1 })) });
+/** The plain list: a limit, and `pinned=true` for the pinned captures only (docs/retention.md). */
+export const ListQuery = t.Object({
+  limit: t.Optional(t.Numeric({ minimum: 1 })),
+  pinned: t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { description: 'true: only pinned captures' })),
+});
 export const PageQuery = t.Object({ limit: t.Optional(t.Numeric({ minimum: 1 })), cursor: t.Optional(t.String()) });

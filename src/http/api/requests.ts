@@ -2,19 +2,19 @@ import { Elysia, t } from 'elysia';
 import type { Ctx } from '../../services/context';
 import * as requests from '../../services/requests';
 import { authMacro } from '../auth';
-import { AUTH_ERRORS, errors, LimitQuery, NoContent, PageQuery, RequestPage, RequestRecord } from './models';
+import { AUTH_ERRORS, errors, ListQuery, NoContent, PageQuery, RequestPage, RequestRecord } from './models';
 
 export const requestRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: '/api', detail: { tags: ['requests'] } })
     .use(authMacro(ctx))
     .get(
       '/endpoints/:slug/requests',
-      ({ user, params, query }) => requests.listRequests(ctx, user, params.slug, query.limit),
+      ({ user, params, query }) => requests.listRequests(ctx, user, params.slug, query.limit, query.pinned === 'true'),
       {
         auth: 'account',
-        query: LimitQuery,
+        query: ListQuery,
         response: { 200: t.Array(RequestRecord), ...errors(400, ...AUTH_ERRORS, 404) },
-        detail: { summary: `Captured requests, newest first (limit default ${ctx.config.listDefaultLimit}, max ${ctx.config.listMaxLimit})` },
+        detail: { summary: `Captured requests, newest first (limit default ${ctx.config.listDefaultLimit}, max ${ctx.config.listMaxLimit}); pinned=true for the pinned ones only` },
       },
     )
     .get(
