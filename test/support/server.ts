@@ -1,16 +1,71 @@
 /** Starts the real service as a child process on a real port, as a user would run it. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Subprocess } from 'bun';
 
 const ROOT = resolve(import.meta.dir, '..', '..');
 
+/**
+ * Ports handed to servers the tests start, below the kernel's ephemeral range (32768–60999 on
+ * Linux): the kernel never gives one of them to an outgoing connection (which would make a later
+ * listen on it fail), and a port picked here stays reserved for this process (a file under
+ * PORT_DIR holding its pid) until it exits, so test files running in parallel processes never get
+ * the same one, and a private service restarted on its port finds it free.
+ */
+const PORT_RANGE: [number, number] = [20_000, 32_000];
+const PORT_DIR = join(tmpdir(), 'hookcap-test-ports');
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Reserves `port` for this process: its file is created here, or was left by a process now gone. */
+function reserve(port: number): boolean {
+  const file = join(PORT_DIR, String(port));
+  try {
+    writeFileSync(file, String(process.pid), { flag: 'wx' });
+    return true;
+  } catch {
+    let owner = 0;
+    try {
+      owner = Number(readFileSync(file, 'utf8'));
+    } catch {
+      return false;
+    }
+    if (owner === process.pid || (owner > 0 && alive(owner))) return false;
+    try {
+      unlinkSync(file);
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+function canListen(port: number): boolean {
+  try {
+    Bun.serve({ port, hostname: '127.0.0.1', fetch: () => new Response('') }).stop(true);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A port nothing listens on, reserved for this process (see PORT_RANGE). */
 export async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, fetch: () => new Response('') });
-  const port = s.port ?? 0;
-  s.stop(true);
-  return port;
+  mkdirSync(PORT_DIR, { recursive: true });
+  for (let i = 0; i < 1_000; i++) {
+    const port = PORT_RANGE[0] + Math.floor(Math.random() * (PORT_RANGE[1] - PORT_RANGE[0]));
+    if (reserve(port) && canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${PORT_RANGE.join('–')} (reservations in ${PORT_DIR})`);
 }
 
 export interface TestServer {
