@@ -12,8 +12,11 @@ fi
 if [ "${TEST_BACKENDS:-embedded,server}" != "embedded" ]; then
   bash scripts/services.sh
 fi
+# Test files run in parallel worker processes (docs/testing.md): TEST_PARALLEL of them, the slowest
+# files first by the committed test/timings.json (read only; refresh it by hand with
+# --update-timings, see docs/testing.md).
 start=$SECONDS
 status=0
-node_modules/.bin/bun test --timeout 60000 "$@" || status=$?
+node_modules/.bin/bun test --timeout 60000 --parallel="${TEST_PARALLEL:-4}" --timings=test/timings.json "$@" || status=$?
 echo "suite wall time: $((SECONDS - start)) s (TEST_BACKENDS=${TEST_BACKENDS:-embedded,server})"
 exit "$status"

@@ -1,5 +1,6 @@
 /** Starts the real service as a child process on a real port, as a user would run it. */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Subprocess } from 'bun';
@@ -86,9 +87,45 @@ export interface StartOptions {
   entry?: string;
 }
 
+/**
+ * A migrated, empty PGlite data directory, made once per machine (per migrations, PGlite and Bun
+ * version) by the service's own `openPglite`, and copied into each fresh embedded server's data
+ * dir: creating a PGlite cluster (its initdb, in WebAssembly) costs ~3.5 s of CPU per server, the
+ * copy a few ms, and the server then opens it as it opens its data after a restart. Servers given
+ * a data dir (restarts, restores, the data-dir tests) and TEST_PGLITE_TEMPLATE=0 start from nothing.
+ */
+async function pgliteTemplate(): Promise<string | null> {
+  if (process.env.TEST_PGLITE_TEMPLATE === '0') return null;
+  const hash = createHash('sha256');
+  const sqlDir = join(ROOT, 'sql');
+  for (const f of readdirSync(sqlDir).sort()) hash.update(f).update(readFileSync(join(sqlDir, f)));
+  hash.update(readFileSync(join(ROOT, 'src', 'stores', 'state', 'db.ts')));
+  hash.update(readFileSync(join(ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json')));
+  hash.update(Bun.version);
+  const dir = join(tmpdir(), `hookcap-pglite-template-${hash.digest('hex').slice(0, 16)}`);
+  if (!existsSync(join(dir, 'ready'))) {
+    const build = mkdtempSync(join(tmpdir(), 'hookcap-pglite-build-'));
+    const { openPglite } = await import('../../src/stores/state/db');
+    const db = await openPglite(build);
+    await db.close();
+    writeFileSync(join(build, 'ready'), '');
+    // Several processes may build at once: the first rename wins, the others drop their copy.
+    try {
+      renameSync(build, dir);
+    } catch {
+      rmSync(build, { recursive: true, force: true });
+    }
+  }
+  return join(dir, 'pglite');
+}
+
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const port = opts.port ?? (await freePort());
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'hookcap-test-'));
+  if (!opts.dataDir && !opts.env?.DATABASE_URL) {
+    const template = await pgliteTemplate();
+    if (template) cpSync(template, join(dataDir, 'pglite'), { recursive: true });
+  }
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',
