@@ -9,7 +9,7 @@ import type { Capture } from '../model/capture';
 import type { Bus } from '../bus/types';
 import type { MockResponse } from '../stores/state/schema';
 import type { EndpointCache, EndpointSnapshot } from './endpoint-cache';
-import type { CaptureLog, LogPosition } from './capture-log';
+import type { Appended, CaptureLog, LogPosition } from './capture-log';
 import { LivePublisher } from './live-publisher';
 import { detectProvider } from './providers';
 import { mockHeaderRefusal, RECEIVER_SECURITY_HEADERS } from './receiver-headers';
@@ -83,7 +83,6 @@ const UNDETECTED = { provider: '', event: '' };
 // ignoreBOM keeps a leading byte-order mark in the text: a decoder strips it by default, and the
 // stored body must be exactly the bytes sent (size counts the BOM's three bytes).
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-const encoder = new TextEncoder();
 
 /** Decodes UTF-8 strictly; anything else is kept byte for byte as base64. */
 export function decodeBody(body: Uint8Array): { body: string; bodyEncoding: 'utf8' | 'base64' } {
@@ -159,16 +158,15 @@ export class CaptureEngine {
     const refused = this.deps.hooks?.admit?.(endpoint);
     if (refused) throw refused;
     const capture = this.record(endpoint, req);
-    const payload = encoder.encode(JSON.stringify(capture));
-    let at: Awaited<ReturnType<typeof log.append>>;
+    let appended: Appended;
     try {
-      at = await log.append(payload);
+      appended = await log.appendText(JSON.stringify(capture));
     } catch {
       // Not on disk, so not acknowledged (disk full, I/O error); the log reports the cause once.
       throw new AppError('unavailable', 'the capture could not be stored (capture log write failed); nothing was stored, retry shortly', { 'retry-after': '5' });
     }
-    this.live.add(endpoint.id, capture.id, payload);
-    this.deps.hooks?.captured?.(capture, endpoint, at);
+    this.live.add(endpoint.id, capture.id, appended.frame);
+    this.deps.hooks?.captured?.(capture, endpoint, appended.at);
     return respond(endpoint, capture.id);
   }
 
