@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalBus } from '../../src/bus/local';
+import { systemClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
 import { randomId, sha256Hex } from '../../src/ids';
 import { REGISTRATION_RETENTION_MS, sweepOnce } from '../../src/services/agent/sweeper';
@@ -38,7 +39,7 @@ for (const backend of BACKENDS) {
       state = url ? await openPostgres(url) : await openPglite(dir);
       const captures = createSqliteCaptureStore({ path: join(dir, 'captures.sqlite') });
       await captures.migrate();
-      services = createServices({ config: loadConfig({ DATA_DIR: dir }), db: state.db, captures, bus: createLocalBus() });
+      services = createServices({ config: loadConfig({ DATA_DIR: dir }), db: state.db, captures, bus: createLocalBus(), clock: systemClock });
     });
     afterAll(async () => {
       await services?.close();

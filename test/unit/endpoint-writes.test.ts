@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalBus } from '../../src/bus/local';
 import { decodeJson, subjects } from '../../src/bus/types';
+import { systemClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
 import { AppError } from '../../src/errors';
 import { randomId } from '../../src/ids';
@@ -51,7 +52,7 @@ for (const backend of BACKENDS) {
       state = url ? await openPostgres(url) : await openPglite(dir);
       const captures = createSqliteCaptureStore({ path: join(dir, 'captures.sqlite') });
       await captures.migrate();
-      services = createServices({ config: loadConfig({ DATA_DIR: dir, SANDBOX_TTL_MS: '60000' }), db: state.db, captures, bus: createLocalBus() });
+      services = createServices({ config: loadConfig({ DATA_DIR: dir, SANDBOX_TTL_MS: '60000' }), db: state.db, captures, bus: createLocalBus(), clock: systemClock });
       const db = state.db;
       c().bus.subscribe(subjects.endpointChanged, (data) => {
         const { slug } = decodeJson<{ slug: string }>(data);
