@@ -46,7 +46,8 @@ export interface CaptureHooks {
 
 export interface CaptureResponse {
   status: number;
-  headers: Record<string, string>;
+  /** A fresh object per answer: the caller may change it. */
+  headers: Headers;
   body: string;
 }
 
@@ -213,35 +214,33 @@ export class CaptureEngine {
  * A mock's headers with the receiver's security headers, built once per snapshot (the snapshot's
  * mock object is kept until the endpoint changes). Headers a mock may no longer set (stored before
  * the refuse-list, or not sendable) are dropped rather than failing every capture.
+ *
+ * Each answer copies a prepared Headers and sets its request id: building Headers from an object
+ * literal per capture cost ~2.7 µs, a copy and one set ~0.5 µs (Bun 1.4).
  */
-const mockHeaders = new WeakMap<MockResponse, Readonly<Record<string, string>>>();
+const mockHeaders = new WeakMap<MockResponse, Headers>();
 
-function mockHeadersOf(mock: MockResponse): Readonly<Record<string, string>> {
+function mockHeadersOf(mock: MockResponse): Headers {
   let headers = mockHeaders.get(mock);
   if (!headers) {
-    const out: Record<string, string> = {};
+    headers = new Headers();
     for (const [name, value] of Object.entries(mock.headers ?? {})) {
       const lower = name.toLowerCase();
-      if (typeof value === 'string' && mockHeaderRefusal(lower, value) === null) out[lower] = value;
+      if (typeof value === 'string' && mockHeaderRefusal(lower, value) === null) headers.set(lower, value);
     }
-    headers = Object.freeze(Object.assign(out, RECEIVER_SECURITY_HEADERS));
+    for (const [name, value] of Object.entries(RECEIVER_SECURITY_HEADERS)) headers.set(name, value);
     mockHeaders.set(mock, headers);
   }
   return headers;
 }
 
+/** What a capture is answered when the endpoint has no mock response. */
+const OK_HEADERS = new Headers({ 'content-type': 'application/json', ...RECEIVER_SECURITY_HEADERS });
+
 function respond(endpoint: EndpointSnapshot, id: string): CaptureResponse {
   const mock = endpoint.mockResponse;
-  if (mock) return { status: mock.status, headers: { ...mockHeadersOf(mock), 'x-request-id': id }, body: mock.body };
-  return {
-    status: 200,
-    // Literal keys: one object per capture, as before the two security headers were added.
-    headers: {
-      'content-type': 'application/json',
-      'x-request-id': id,
-      'content-security-policy': RECEIVER_SECURITY_HEADERS['content-security-policy'],
-      'x-content-type-options': RECEIVER_SECURITY_HEADERS['x-content-type-options'],
-    },
-    body: `{"ok":true,"id":"${id}"}`,
-  };
+  const headers = new Headers(mock ? mockHeadersOf(mock) : OK_HEADERS);
+  headers.set('x-request-id', id);
+  if (mock) return { status: mock.status, headers, body: mock.body };
+  return { status: 200, headers, body: `{"ok":true,"id":"${id}"}` };
 }

@@ -1,5 +1,6 @@
-import { afterAll, beforeEach, describe, expect, test } from 'bun:test';
+import { beforeEach, describe, expect, test } from 'bun:test';
 import { BACKENDS, provision } from '../support/backends';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, type ErrorFields, type Reply } from '../support/client';
 import { startServer, stopServer, type TestServer } from '../support/server';
 import { describeInProcess } from '../support/in-process';
@@ -191,10 +192,7 @@ describe('rate limits configured off', () => {
 /** Two processes on one Postgres: the count is the cluster's, not a node's. */
 for (const backend of BACKENDS.filter((b) => b === 'server')) {
   describe(`rate limits across nodes [${backend}]`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    afterAll(async () => {
-      for (const c of cleanups.reverse()) await c();
-    });
+    const cleanups = cleanupAfterAll();
 
     test('requests to two nodes draw on one count', async () => {
       const p = await provision(backend);
