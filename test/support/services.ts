@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalBus } from '../../src/bus/local';
+import { systemClock, type Clock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
 import { createServices, type Services } from '../../src/services/build';
 import type { Ctx } from '../../src/services/context';
@@ -26,13 +27,15 @@ export interface UseServicesOptions {
   tmpPrefix: string;
   /** Settings beyond DATA_DIR, as the environment would give them. */
   env?: Record<string, string>;
+  /** The services' clock (a test's TestClock, to move time); the system clock by default. */
+  clock?: Clock;
 }
 
 /**
  * Sets the services up in `beforeAll` and takes them down in `afterAll` of the enclosing describe;
  * returns the verbs' ctx (which throws if read outside the tests).
  */
-export function useServices(backend: BackendName, { tmpPrefix, env = {} }: UseServicesOptions): () => Ctx {
+export function useServices(backend: BackendName, { tmpPrefix, env = {}, clock = systemClock }: UseServicesOptions): () => Ctx {
   let dir = '';
   let state: StateDb | null = null;
   let provisioned: BackendEnv | null = null;
@@ -45,7 +48,7 @@ export function useServices(backend: BackendName, { tmpPrefix, env = {} }: UseSe
     state = url ? await openPostgres(url) : await openPglite(dir);
     const captures = createSqliteCaptureStore({ path: join(dir, 'captures.sqlite') });
     await captures.migrate();
-    services = createServices({ config: loadConfig({ ...env, DATA_DIR: dir }), db: state.db, captures, bus: createLocalBus() });
+    services = createServices({ config: loadConfig({ ...env, DATA_DIR: dir }), db: state.db, captures, bus: createLocalBus(), clock });
   });
   afterAll(async () => {
     await services?.close();
