@@ -108,7 +108,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   notifyLog?.start(opened?.end ?? { segment: 0, offset: 0 });
   const engine =
     opened && shipper
-      ? new CaptureEngine({ endpointCache, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, detectProviders: config.detectProviders, hooks: combineHooks(captureHooks) })
+      ? new CaptureEngine({ endpointCache, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, detectProviders: config.detectProviders, hooks: combineHooks(captureHooks), clock })
       : null;
   const purger = config.roles.has('api') ? startPurger(ctx) : null;
   const agentSweeper = config.roles.has('api') ? startAgentSweeper(ctx) : null;

@@ -3,6 +3,7 @@
  * publishes it live; the shipper worker picks it up from the log. Everything here runs per
  * captured request, so it does only what the acknowledgement needs.
  */
+import { systemClock, type Clock } from '../clock';
 import { AppError } from '../errors';
 import { captureId, isSlug } from '../ids';
 import type { Capture } from '../model/capture';
@@ -76,6 +77,8 @@ export interface CaptureEngineDeps {
   /** False skips provider detection (captures get "" for both fields). */
   detectProviders?: boolean;
   hooks?: CaptureHooks;
+  /** Stamps `receivedAt` and decides endpoint expiry (the composition root's clock). */
+  clock?: Clock;
 }
 
 const UNDETECTED = { provider: '', event: '' };
@@ -136,8 +139,10 @@ export function parseQuery(query: string): Record<string, string | string[]> {
 export class CaptureEngine {
   private readonly live: LivePublisher;
   private readonly detect: typeof detectProvider;
+  private readonly clock: Clock;
 
   constructor(private readonly deps: CaptureEngineDeps) {
+    this.clock = deps.clock ?? systemClock;
     this.live = new LivePublisher(deps.bus);
     this.detect = deps.detectProviders === false ? () => UNDETECTED : detectProvider;
   }
@@ -148,7 +153,7 @@ export class CaptureEngine {
     if (!isSlug(req.slug)) throw new AppError('not_found', 'no endpoint with this slug');
     const found = endpointCache.get(req.slug);
     const endpoint = found instanceof Promise ? await found : found;
-    if (!endpoint || (endpoint.expiresAt !== null && endpoint.expiresAt <= Date.now())) {
+    if (!endpoint || (endpoint.expiresAt !== null && endpoint.expiresAt <= this.clock.now())) {
       throw new AppError('not_found', `no endpoint with slug "${req.slug}"`);
     }
     if (shipper.backlog >= this.deps.backlogLimit) {
@@ -171,7 +176,7 @@ export class CaptureEngine {
   }
 
   private record(endpoint: EndpointSnapshot, req: IncomingRequest): Capture {
-    const receivedAt = Date.now();
+    const receivedAt = this.clock.now();
     const headers = headersObject(req.headers);
     const cookie = headers.cookie;
     if (cookie !== undefined) headers.cookie = redactSessionCookie(cookie);

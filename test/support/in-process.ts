@@ -1,8 +1,8 @@
 /**
  * The service built inside the test process, on a real port, with a clock the test moves: for
  * expiry and window tests, which advance the clock instead of sleeping. Everything else is as
- * `startServer` runs it (same defaults, same backends, real HTTP); only the capture path keeps
- * the wall clock (docs/architecture.md, "The clock").
+ * `startServer` runs it (same defaults, same backends, real HTTP); docs/architecture.md, "The
+ * clock", says what reads this clock and what keeps the wall clock.
  *
  * @example
  * describeInProcess('invites expire', (h) => {
