@@ -61,10 +61,17 @@ try {
   for (const [k, d] of rows.slice(0, 15)) console.log(`| ${k} | ${(d / 100).toFixed(2)} | ${((d * 10_000) / captures).toFixed(1)} |`);
   console.log(`| all | ${(total / 100).toFixed(2)} | ${((total * 10_000) / captures).toFixed(1)} |`);
   let pauses: number[] = [];
+  let allocatedBytes = 0;
   if (gcLog) {
-    pauses = [...s.output().slice(gcBefore).matchAll(/ p=([\d.]+)ms \(max/g)].map((m) => Number(m[1]));
+    const gcOutput = s.output().slice(gcBefore);
+    pauses = [...gcOutput.matchAll(/ p=([\d.]+)ms \(max/g)].map((m) => Number(m[1]));
     pauses.sort((x, y) => y - x);
+    // JSC says why it starts each collection: "bytes allocated this cycle: N". Their sum is what
+    // the JS heaps (main thread and worker together) allocated; a collection started for another
+    // reason does not say, so this is a floor.
+    for (const m of gcOutput.matchAll(/bytes allocated this cycle: (\d+)/g)) allocatedBytes += Number(m[1]);
     console.log(`\nGC during the run: ${pauses.length} collections (${(pauses.length / seconds).toFixed(1)}/s); longest pauses ${pauses.slice(0, 5).map((x) => x.toFixed(1)).join(', ')} ms`);
+    console.log(`JS heap allocation: ${((allocatedBytes / captures) / 1024).toFixed(1)} KiB per capture, ${((allocatedBytes / captures) * 10_000 / 1024 / 1024).toFixed(1)} MiB per 10k captures (at least)`);
   }
   saveResults(`capture-cpu-${backend}`, {
     bench: 'capture-cpu',
@@ -78,7 +85,7 @@ try {
     // µs of CPU per capture by thread of the service ("service: …") and by process for the rest.
     cpuUsPerCapture: rows.map(([name, d]) => ({ name, us: (d * 10_000) / captures })),
     totalUsPerCapture: (total * 10_000) / captures,
-    gc: gcLog ? { collections: pauses.length, perSecond: pauses.length / seconds, pausesMs: pauses } : null,
+    gc: gcLog ? { collections: pauses.length, perSecond: pauses.length / seconds, pausesMs: pauses, allocatedBytesPerCapture: allocatedBytes / captures } : null,
   });
 } finally {
   await stopServer(s);

@@ -25,6 +25,10 @@ const headers: Record<string, string> = {
   accept: '*/*',
 };
 
+/**
+ * The baseline: src/engine/capture.ts's parseQuery as it was before the hardening, into a plain
+ * object. A copy on purpose: the product no longer has it, and "after" imports today's parseQuery.
+ */
 function parseQueryOld(query: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   if (!query) return out;

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs the capture, capture CPU (with GC log), search, stream and tenants benches
+ * `npm run bench`: runs the capture, capture CPU (with GC log), shipping, search, stream and tenants benches
  * one after another, then writes bench/report/index.html (static SVG charts, no script, nothing
  * fetched when viewed) and bench/report/results.json (every bench's figures, the machine, and its
  * load average before and after each bench). Each bench's own table goes to bench/report/logs/.
@@ -45,6 +45,12 @@ const steps: Step[] = [
     script: 'bench/capture-cpu.ts',
     env: { BENCH_BACKEND: backend, BENCH_GC: '1', ...(quick ? { BENCH_SECONDS: '3' } : {}) },
     expectSeconds: quick ? 20 : 30,
+  })),
+  ...(['embedded', 'server'] as const).map((backend) => ({
+    name: `shipping-${backend}`,
+    script: 'bench/shipping.ts',
+    env: { BENCH_BACKEND: backend, ...(quick ? { BENCH_CAPTURES: '20000', BENCH_ROUNDS: '1' } : {}) },
+    expectSeconds: quick ? 10 : 40,
   })),
   {
     name: 'search',
@@ -177,7 +183,15 @@ interface CpuResults {
   loadAverage: number;
   cpuUsPerCapture: { name: string; us: number }[];
   totalUsPerCapture: number;
-  gc: { collections: number; perSecond: number; pausesMs: number[] } | null;
+  gc: { collections: number; perSecond: number; pausesMs: number[]; allocatedBytesPerCapture?: number } | null;
+}
+interface ShippingResults {
+  backend: string;
+  loadAverage: number;
+  captures: number;
+  rounds: { round: number; workerUs: number; storeUs: number; seconds: number }[];
+  medianWorkerUs: number;
+  medianStoreUs: number;
 }
 interface SearchResults {
   rows: number;
@@ -244,8 +258,19 @@ ${table(['backend', 'captures/s', 'µs CPU per capture, all'], cpu.map((c) => [c
       sections.push(`<h2>GC pauses on the service at peak (bench/capture-cpu, BUN_JSC_logGC)</h2>
 <p>The longest 20 collections of the run, all of the process's JS threads (receiver and shipper worker). Target: the longest pause on the capture process under 5 ms.</p>
 ${figure(await renderSvg(lines({ title: 'Longest GC pauses, longest first', rows: gcRows, x: 'rank', y: 'ms', series: 'backend', xTitle: 'pause rank', yTitle: 'pause ms', rule: { at: 5, text: '5 ms target' } })))}
-${table(['backend', 'collections', 'per second', 'longest ms'], cpu.map((c) => [c.backend, c.gc?.collections ?? '-', c.gc ? n1(c.gc.perSecond) : '-', c.gc?.pausesMs[0] !== undefined ? n1(c.gc.pausesMs[0]) : '-']))}`);
+${table(['backend', 'collections', 'per second', 'longest ms', 'KiB allocated per capture (at least)'], cpu.map((c) => [c.backend, c.gc?.collections ?? '-', c.gc ? n1(c.gc.perSecond) : '-', c.gc?.pausesMs[0] !== undefined ? n1(c.gc.pausesMs[0]) : '-', c.gc?.allocatedBytesPerCapture !== undefined ? n1(c.gc.allocatedBytesPerCapture / 1024) : '-']))}`);
     }
+  }
+  const shipping = ['embedded', 'server'].map((k) => b[`shipping-${k}`] as ShippingResults | undefined).filter((x): x is ShippingResults => !!x);
+  if (shipping.length) {
+    const parts = shipping.flatMap((r) => [
+      { backend: r.backend, part: 'shipper worker', us: Math.round(r.medianWorkerUs * 10) / 10 },
+      { backend: r.backend, part: 'ClickHouse', us: Math.round(r.medianStoreUs * 10) / 10 },
+    ]);
+    sections.push(`<h2>Shipping cost per capture (bench/shipping)</h2>
+<p>The real capture log and shipper worker; ${n0(shipping[0]?.captures ?? 0)} captures appended as the receiver appends them, CPU of the worker thread and of ClickHouse (SQLite runs inside the worker) until all are stored; medians of the rounds. Target (issue 15): half of ~24 µs. Load average ${shipping.map((r) => `${r.backend} ${r.loadAverage}`).join(', ')}.</p>
+${figure(await renderSvg(stacked({ title: 'µs of CPU per shipped capture', rows: parts, group: 'backend', part: 'part', value: 'us', unit: 'µs per capture' })))}
+${table(['backend', 'worker µs', 'ClickHouse µs', 'both'], shipping.map((r) => [r.backend, n1(r.medianWorkerUs), n1(r.medianStoreUs), n1(r.medianWorkerUs + r.medianStoreUs)]))}`);
   }
   const tenants = b.tenants as TenantsResults | undefined;
   if (tenants) {

@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import { createLocalBus } from '../src/bus/local';
 import { createNatsBus } from '../src/bus/nats';
 import type { Bus } from '../src/bus/types';
+import { systemClock } from '../src/clock';
 import { loadConfigOrExit, type Config } from '../src/config';
 import { busyMessage, dataDirUses, lockDataDir, type DataDirLock } from '../src/data-dir-lock';
 import { AppError } from '../src/errors';
@@ -226,7 +227,7 @@ async function direct(config: Config, cmd: Command): Promise<unknown> {
   const state: StateDb = config.databaseUrl ? await openPostgres(config.databaseUrl, 2) : await openPglite(config.dataDir);
   // With NATS, running nodes hear a subscription change at once (open live streams re-check access).
   const bus: Bus = config.natsUrl ? await createNatsBus(config.natsUrl, config.natsPrefix) : createLocalBus();
-  const ctx = { db: state.db, bus };
+  const ctx = { db: state.db, bus, clock: systemClock };
   const planCtx = { db: state.db, plans: config.plans };
   try {
     switch (cmd.command) {
@@ -248,7 +249,7 @@ async function direct(config: Config, cmd: Command): Promise<unknown> {
         const captures = openCaptureStore(captureSpec);
         try {
           await captures.migrate();
-          return await sweepRetention({ db: state.db, config, captures });
+          return await sweepRetention({ db: state.db, config, captures, clock: systemClock });
         } finally {
           await captures.close();
         }

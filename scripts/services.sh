@@ -2,7 +2,7 @@
 # Makes sure the real services the server-mode tests use are up on this machine:
 #   PostgreSQL 127.0.0.1:5432 (user postgres, password postgres), ClickHouse HTTP 127.0.0.1:8123,
 #   NATS with JetStream 127.0.0.1:4222, and an SMTP sink 127.0.0.1:2525 (scripts/smtp-sink.py);
-#   plus Debian's chromium for the browser tests and HAProxy for the cluster test (test/cluster).
+#   plus Debian's chromium for the browser tests, HAProxy for the cluster test (test/cluster) and wrk for bench/.
 # Idempotent: a service that answers is left alone; a missing one is apt-installed, a stopped one
 # started in the background (there is no systemd here). Prints one line per service and exits
 # non-zero, naming what failed, if any service cannot be brought up.
@@ -222,12 +222,27 @@ ensure_haproxy() {
   say haproxy "ok  $(/usr/sbin/haproxy -v 2>/dev/null | head -n 1 | cut -d' ' -f1-3) ($how)"
 }
 
+# --- wrk (the benches' load generator: bench/; no test needs it, so a failure only warns) ------
+
+ensure_wrk() {
+  local how='already installed'
+  if ! command -v wrk >/dev/null 2>&1; then
+    if ! apt_install wrk; then
+      say wrk 'missing (apt-get install wrk failed; only bench/ needs it)'
+      return
+    fi
+    how='installed'
+  fi
+  say wrk "ok  $(command -v wrk) ($how)"
+}
+
 ensure_postgres
 ensure_clickhouse
 ensure_nats
 ensure_smtp_sink
 ensure_chromium
 ensure_haproxy
+ensure_wrk
 
 if [ "${#FAILED[@]}" -gt 0 ]; then
   echo "services.sh: could not bring up: ${FAILED[*]}" >&2

@@ -8,6 +8,7 @@ import { Elysia, type AnyElysia } from 'elysia';
 import { createLocalBus } from './bus/local';
 import { createNatsBus } from './bus/nats';
 import { decodeJson, subjects, type Bus } from './bus/types';
+import { systemClock, type Clock } from './clock';
 import type { Config } from './config';
 import type { Health } from './health';
 import { EndpointCache } from './engine/endpoint-cache';
@@ -49,7 +50,14 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-export async function startService(config: Config): Promise<Service> {
+export interface StartOptions {
+  /** The clock every part reads the time from; the system clock unless a test brings its own. */
+  clock?: Clock;
+}
+
+export async function startService(config: Config, opts: StartOptions = {}): Promise<Service> {
+  // The one clock of this service: built here, handed to the verbs (ctx) and the engine's parts.
+  const clock = opts.clock ?? systemClock;
   // A busy port stops start-up before anything is opened (the listen below still reports one
   // taken in between). Not when sharing: a probe socket in the port's group could be handed a
   // connection meant for the process already serving it.
@@ -67,8 +75,9 @@ export async function startService(config: Config): Promise<Service> {
     maxEntries: config.endpointCacheMax,
     maxMissingBytes: config.unknownSlugCacheBytes,
     loadMany: (slugs) => loadEndpointSnapshots(state.db, slugs),
+    clock,
   });
-  const services = createServices({ config, db: state.db, captures, bus, endpointCache });
+  const services = createServices({ config, db: state.db, captures, bus, clock, endpointCache });
   const { ctx } = services;
   const unsubscribeConfig = bus.subscribe(subjects.endpointChanged, (data) => {
     endpointCache.invalidate(decodeJson<{ slug: string }>(data).slug);
@@ -86,26 +95,26 @@ export async function startService(config: Config): Promise<Service> {
   // Features layered on the capture path register here (quota, usage, notifications).
   const captureHooks: CaptureHooks[] = [];
   // Usage and quota first, so a capture over quota is refused before any other hook sees it.
-  const usage = isReceiver ? new UsageMeter({ store: usageStoreOn(state.db), plans: config.plans, flushMs: config.usageFlushMs, sandboxLimit: config.agent.sandboxMaxCaptures }) : null;
+  const usage = isReceiver ? new UsageMeter({ store: usageStoreOn(state.db), plans: config.plans, flushMs: config.usageFlushMs, sandboxLimit: config.agent.sandboxMaxCaptures, clock }) : null;
   if (usage) {
     captureHooks.push(usage);
     usage.start();
   }
   // Notifications leave from the node that captured the request; the hook only enqueues.
-  const notifier = isReceiver ? createNotifier(config, config.outboundAllow) : null;
+  const notifier = isReceiver ? createNotifier(config, config.outboundAllow, clock) : null;
   if (notifier) captureHooks.push(notificationHooks(notifier, config.baseUrl));
   // What the last run left unsent is read again from the log (at-least-once across restarts).
   const notifyLog = notifier && opened ? new NotifyLog({ dir: opened.log.dir, notifier, end: () => opened.log.end, lookup: (id) => findEndpointById(state.db, id), baseUrl: config.baseUrl }) : null;
   notifyLog?.start(opened?.end ?? { segment: 0, offset: 0 });
   const engine =
     opened && shipper
-      ? new CaptureEngine({ endpointCache, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, detectProviders: config.detectProviders, hooks: combineHooks(captureHooks) })
+      ? new CaptureEngine({ endpointCache, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, detectProviders: config.detectProviders, hooks: combineHooks(captureHooks), clock })
       : null;
   const purger = config.roles.has('api') ? startPurger(ctx) : null;
   const agentSweeper = config.roles.has('api') ? startAgentSweeper(ctx) : null;
   const retention = config.roles.has('api') ? startRetention(ctx) : null;
   // Live streams: one bus subscription per watched endpoint on this node.
-  const streamHub = config.roles.has('stream') ? new StreamHub(bus, { ...config.stream, loadCapture: (endpointId, id) => captures.get(id, [{ endpointId, since: 0 }]) }) : null;
+  const streamHub = config.roles.has('stream') ? new StreamHub(bus, { ...config.stream, clock, loadCapture: (endpointId, id) => captures.get(id, [{ endpointId, since: 0 }]) }) : null;
 
   // /healthz, and the operator API's health.
   const health = (): Health => {
@@ -180,7 +189,7 @@ export async function startService(config: Config): Promise<Service> {
     async stop() {
       // SHUTDOWN_TIMEOUT_MS in all: the drains get what is left of it less a share kept for
       // closing the stores. A partial drain is safe: the capture log is replayed at the next start.
-      const deadline = Date.now() + config.shutdownTimeoutMs;
+      const deadline = clock.now() + config.shutdownTimeoutMs;
       const drainBy = deadline - Math.min(2_000, config.shutdownTimeoutMs / 5);
       const late: string[] = [];
       const failed: string[] = [];
@@ -190,7 +199,7 @@ export async function startService(config: Config): Promise<Service> {
           log.error('shutdown step failed', { step, error: errorMessage(err) });
         });
       const drain = async (step: string, work: Promise<unknown>) => {
-        if (!(await within(logged(step, work), drainBy))) late.push(step);
+        if (!(await within(logged(step, work), drainBy, clock))) late.push(step);
       };
       // Open streams would keep a graceful stop waiting: end them first; clients reconnect elsewhere.
       streamHub?.close();
@@ -221,6 +230,7 @@ export async function startService(config: Config): Promise<Service> {
           })(),
         ),
         deadline,
+        clock,
       );
       if (!closed) log.warn('shutdown deadline: stores not closed in time', { timeoutMs: config.shutdownTimeoutMs });
       if (failed.length > 0) throw new Error(`shutdown steps failed: ${failed.join(', ')}`);

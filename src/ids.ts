@@ -28,7 +28,7 @@ function randomPart(): string {
 }
 
 /** Monotonic within one process: ids made in the same ms still sort in creation order. */
-export function ulid(ms: number = Date.now()): string {
+export function ulid(ms: number): string {
   if (ms === lastTime) {
     // Same millisecond: increment the random part by one, base 32.
     for (let i = randomDigits.length - 1; i >= 0; i--) {

@@ -15,7 +15,7 @@ Bun.serve({
   port: Number(process.env.PORT),
   async fetch(req, server) {
     if (req.method === 'POST') {
-      const id = `req_${ulid()}`;
+      const id = `req_${ulid(Date.now())}`;
       const frame = encoder.encode(`id: ${id}\nevent: request\ndata: ${JSON.stringify({ id, body: await req.text() })}\n\n`);
       for (const c of clients) c.enqueue(frame);
       return Response.json({ ok: true, id });

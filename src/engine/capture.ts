@@ -3,13 +3,14 @@
  * publishes it live; the shipper worker picks it up from the log. Everything here runs per
  * captured request, so it does only what the acknowledgement needs.
  */
+import { systemClock, type Clock } from '../clock';
 import { AppError } from '../errors';
 import { captureId, isSlug } from '../ids';
 import type { Capture } from '../model/capture';
 import type { Bus } from '../bus/types';
 import type { MockResponse } from '../stores/state/schema';
 import type { EndpointCache, EndpointSnapshot } from './endpoint-cache';
-import type { CaptureLog, LogPosition } from './capture-log';
+import type { Appended, CaptureLog, LogPosition } from './capture-log';
 import { LivePublisher } from './live-publisher';
 import { detectProvider } from './providers';
 import { mockHeaderRefusal, RECEIVER_SECURITY_HEADERS } from './receiver-headers';
@@ -46,7 +47,8 @@ export interface CaptureHooks {
 
 export interface CaptureResponse {
   status: number;
-  headers: Record<string, string>;
+  /** A fresh object per answer: the caller may change it. */
+  headers: Headers;
   body: string;
 }
 
@@ -75,6 +77,8 @@ export interface CaptureEngineDeps {
   /** False skips provider detection (captures get "" for both fields). */
   detectProviders?: boolean;
   hooks?: CaptureHooks;
+  /** Stamps `receivedAt` and decides endpoint expiry (the composition root's clock). */
+  clock?: Clock;
 }
 
 const UNDETECTED = { provider: '', event: '' };
@@ -82,7 +86,6 @@ const UNDETECTED = { provider: '', event: '' };
 // ignoreBOM keeps a leading byte-order mark in the text: a decoder strips it by default, and the
 // stored body must be exactly the bytes sent (size counts the BOM's three bytes).
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-const encoder = new TextEncoder();
 
 /** Decodes UTF-8 strictly; anything else is kept byte for byte as base64. */
 export function decodeBody(body: Uint8Array): { body: string; bodyEncoding: 'utf8' | 'base64' } {
@@ -136,8 +139,10 @@ export function parseQuery(query: string): Record<string, string | string[]> {
 export class CaptureEngine {
   private readonly live: LivePublisher;
   private readonly detect: typeof detectProvider;
+  private readonly clock: Clock;
 
   constructor(private readonly deps: CaptureEngineDeps) {
+    this.clock = deps.clock ?? systemClock;
     this.live = new LivePublisher(deps.bus);
     this.detect = deps.detectProviders === false ? () => UNDETECTED : detectProvider;
   }
@@ -148,7 +153,7 @@ export class CaptureEngine {
     if (!isSlug(req.slug)) throw new AppError('not_found', 'no endpoint with this slug');
     const found = endpointCache.get(req.slug);
     const endpoint = found instanceof Promise ? await found : found;
-    if (!endpoint || (endpoint.expiresAt !== null && endpoint.expiresAt <= Date.now())) {
+    if (!endpoint || (endpoint.expiresAt !== null && endpoint.expiresAt <= this.clock.now())) {
       throw new AppError('not_found', `no endpoint with slug "${req.slug}"`);
     }
     if (shipper.backlog >= this.deps.backlogLimit) {
@@ -158,21 +163,20 @@ export class CaptureEngine {
     const refused = this.deps.hooks?.admit?.(endpoint);
     if (refused) throw refused;
     const capture = this.record(endpoint, req);
-    const payload = encoder.encode(JSON.stringify(capture));
-    let at: Awaited<ReturnType<typeof log.append>>;
+    let appended: Appended;
     try {
-      at = await log.append(payload);
+      appended = await log.appendText(JSON.stringify(capture));
     } catch {
       // Not on disk, so not acknowledged (disk full, I/O error); the log reports the cause once.
       throw new AppError('unavailable', 'the capture could not be stored (capture log write failed); nothing was stored, retry shortly', { 'retry-after': '5' });
     }
-    this.live.add(endpoint.id, capture.id, payload);
-    this.deps.hooks?.captured?.(capture, endpoint, at);
+    this.live.add(endpoint.id, capture.id, appended.frame);
+    this.deps.hooks?.captured?.(capture, endpoint, appended.at);
     return respond(endpoint, capture.id);
   }
 
   private record(endpoint: EndpointSnapshot, req: IncomingRequest): Capture {
-    const receivedAt = Date.now();
+    const receivedAt = this.clock.now();
     const headers = headersObject(req.headers);
     const cookie = headers.cookie;
     if (cookie !== undefined) headers.cookie = redactSessionCookie(cookie);
@@ -213,35 +217,33 @@ export class CaptureEngine {
  * A mock's headers with the receiver's security headers, built once per snapshot (the snapshot's
  * mock object is kept until the endpoint changes). Headers a mock may no longer set (stored before
  * the refuse-list, or not sendable) are dropped rather than failing every capture.
+ *
+ * Each answer copies a prepared Headers and sets its request id: building Headers from an object
+ * literal per capture cost ~2.7 µs, a copy and one set ~0.5 µs (Bun 1.4).
  */
-const mockHeaders = new WeakMap<MockResponse, Readonly<Record<string, string>>>();
+const mockHeaders = new WeakMap<MockResponse, Headers>();
 
-function mockHeadersOf(mock: MockResponse): Readonly<Record<string, string>> {
+function mockHeadersOf(mock: MockResponse): Headers {
   let headers = mockHeaders.get(mock);
   if (!headers) {
-    const out: Record<string, string> = {};
+    headers = new Headers();
     for (const [name, value] of Object.entries(mock.headers ?? {})) {
       const lower = name.toLowerCase();
-      if (typeof value === 'string' && mockHeaderRefusal(lower, value) === null) out[lower] = value;
+      if (typeof value === 'string' && mockHeaderRefusal(lower, value) === null) headers.set(lower, value);
     }
-    headers = Object.freeze(Object.assign(out, RECEIVER_SECURITY_HEADERS));
+    for (const [name, value] of Object.entries(RECEIVER_SECURITY_HEADERS)) headers.set(name, value);
     mockHeaders.set(mock, headers);
   }
   return headers;
 }
 
+/** What a capture is answered when the endpoint has no mock response. */
+const OK_HEADERS = new Headers({ 'content-type': 'application/json', ...RECEIVER_SECURITY_HEADERS });
+
 function respond(endpoint: EndpointSnapshot, id: string): CaptureResponse {
   const mock = endpoint.mockResponse;
-  if (mock) return { status: mock.status, headers: { ...mockHeadersOf(mock), 'x-request-id': id }, body: mock.body };
-  return {
-    status: 200,
-    // Literal keys: one object per capture, as before the two security headers were added.
-    headers: {
-      'content-type': 'application/json',
-      'x-request-id': id,
-      'content-security-policy': RECEIVER_SECURITY_HEADERS['content-security-policy'],
-      'x-content-type-options': RECEIVER_SECURITY_HEADERS['x-content-type-options'],
-    },
-    body: `{"ok":true,"id":"${id}"}`,
-  };
+  const headers = new Headers(mock ? mockHeadersOf(mock) : OK_HEADERS);
+  headers.set('x-request-id', id);
+  if (mock) return { status: mock.status, headers, body: mock.body };
+  return { status: 200, headers, body: `{"ok":true,"id":"${id}"}` };
 }

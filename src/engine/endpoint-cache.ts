@@ -16,6 +16,7 @@
  * slugs therefore costs a few queries per round trip to Postgres, not one per capture.
  */
 import type { MockResponse } from '../stores/state/schema';
+import { systemClock, type Clock } from '../clock';
 import type { SigningConfig } from './signing';
 
 export interface EndpointSnapshot {
@@ -57,6 +58,8 @@ export interface EndpointCacheOptions {
   maxMissingBytes?: number;
   /** Most slugs in one load query. */
   maxBatch?: number;
+  /** Where the time is read (the service's clock; the system clock if none). */
+  clock?: Clock;
 }
 
 export interface EndpointCacheStats {
@@ -116,8 +119,10 @@ export class EndpointCache {
   private readonly maxEntries: number;
   private readonly maxMissingBytes: number;
   private readonly maxBatch: number;
+  private readonly clock: Clock;
 
   constructor(private readonly opts: EndpointCacheOptions) {
+    this.clock = opts.clock ?? systemClock;
     this.maxAgeMs = opts.maxAgeMs ?? 60_000;
     this.missingTtlMs = opts.missingTtlMs ?? 1_000;
     this.maxEntries = Math.max(1, opts.maxEntries ?? 100_000);
@@ -127,7 +132,7 @@ export class EndpointCache {
 
   /** The snapshot, synchronously when warm (the common case), else after one (batched) load. */
   get(slug: string): EndpointSnapshot | null | Promise<EndpointSnapshot | null> {
-    const now = Date.now();
+    const now = this.clock.now();
     const entry = this.entries.get(slug);
     if (entry) {
       entry.used = true;
@@ -155,7 +160,7 @@ export class EndpointCache {
    * lost). Lazy, so a reconnect does not reload every endpoint at once.
    */
   revalidateAll(): void {
-    this.validAfter = Date.now();
+    this.validAfter = this.clock.now();
     this.missing.clear();
     this.missingBytes = 0;
   }
@@ -227,13 +232,13 @@ export class EndpointCache {
         if (this.entries.get(slug) === entry && entry.loading === loading) {
           if (snapshot) {
             entry.snapshot = snapshot;
-            entry.loadedAt = Date.now();
+            entry.loadedAt = this.clock.now();
             entry.retryAt = 0;
             entry.loading = null;
             this.setBytes(entry, snapshotBytes(snapshot));
           } else {
             this.drop(slug, entry);
-            this.rememberMissing(slug, Date.now());
+            this.rememberMissing(slug, this.clock.now());
           }
         }
         return snapshot;
@@ -244,7 +249,7 @@ export class EndpointCache {
         const stale = entry.snapshot;
         if (stale && this.entries.get(slug) === entry && entry.loading === loading) {
           entry.loading = null;
-          entry.retryAt = Date.now() + STALE_RETRY_MS;
+          entry.retryAt = this.clock.now() + STALE_RETRY_MS;
           return stale;
         }
         // A failed first load leaves nothing behind.

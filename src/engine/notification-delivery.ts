@@ -3,6 +3,7 @@
  * delivery attempt through the outbound guard. The body carries a summary and a link, never the
  * captured headers or body: those may hold secrets and the notification URL is often a third party.
  */
+import { systemClock, type Clock } from '../clock';
 import type { Capture } from '../model/capture';
 import { OutboundError, sendOutbound, type OutboundPolicy } from '../net/outbound';
 import type { EndpointSnapshot } from './endpoint-cache';
@@ -54,18 +55,18 @@ export type DeliveryOutcome =
   | { ok: false; retry: boolean; reason: string; retryAfterMs?: number };
 
 /** Retry-After as ms (seconds or an HTTP date); undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+export function parseRetryAfter(value: string | null, now: number): number | undefined {
   if (value === null || value.trim() === '') return undefined;
   if (/^\s*[0-9]+\s*$/.test(value)) return Number(value) * 1000;
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-/** What a final HTTP status means for the delivery. */
-export function outcomeOfStatus(status: number, retryAfter: string | null): DeliveryOutcome {
+/** What a final HTTP status means for the delivery; `now` reads a Retry-After date. */
+export function outcomeOfStatus(status: number, retryAfter: string | null, now: number): DeliveryOutcome {
   if (status >= 200 && status < 300) return { ok: true, status };
   if (status === 429 || status >= 500) {
-    return { ok: false, retry: true, reason: `receiver answered ${status}`, retryAfterMs: parseRetryAfter(retryAfter) };
+    return { ok: false, retry: true, reason: `receiver answered ${status}`, retryAfterMs: parseRetryAfter(retryAfter, now) };
   }
   return { ok: false, retry: false, reason: `receiver answered ${status}` };
 }
@@ -79,6 +80,7 @@ export async function deliverNotification(
   attempt: number,
   policy: OutboundPolicy,
   hop = 1,
+  clock: Clock = systemClock,
 ): Promise<DeliveryOutcome> {
   try {
     const { response } = await sendOutbound(
@@ -99,7 +101,7 @@ export async function deliverNotification(
     );
     // The receiver's body is of no use to us; release the connection instead of reading it.
     await response.body?.cancel().catch(() => {});
-    return outcomeOfStatus(response.status, response.headers.get('retry-after'));
+    return outcomeOfStatus(response.status, response.headers.get('retry-after'), clock.now());
   } catch (err) {
     if (err instanceof OutboundError) return { ok: false, retry: RETRYABLE_FAILURES.has(err.kind), reason: err.message };
     return { ok: false, retry: true, reason: err instanceof Error ? err.message : String(err) };

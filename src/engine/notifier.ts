@@ -14,6 +14,7 @@
  * is only the in-memory window over the log (docs/notifications.md).
  */
 import type { Config } from '../config';
+import { systemClock, type Clock } from '../clock';
 import { log } from '../log';
 import { errorMessage } from '../unknown';
 import type { AllowList } from '../net/allow';
@@ -65,6 +66,8 @@ export interface NotifierOptions {
   /** No retry waits longer, not even for a receiver's Retry-After. */
   maxBackoffMs?: number;
   random?: () => number;
+  /** Where the time is read (the service's clock; the system clock if none). */
+  clock?: Clock;
 }
 
 export interface NotifierStats {
@@ -148,8 +151,10 @@ export class Notifier {
   private readonly counts = { delivered: 0, failed: 0, dropped: 0, retries: 0 };
   /** Tracked jobs (those with a log position) not yet delivered or given up, by capture id. */
   private readonly open = new Map<string, UnsettledNotification>();
+  private readonly clock: Clock;
 
   constructor(private readonly opts: NotifierOptions) {
+    this.clock = opts.clock ?? systemClock;
     this.maxBackoffMs = opts.maxBackoffMs ?? 60_000;
     this.tenantLimit = opts.tenantLimit ?? opts.queueLimit;
     this.tenantShare = Math.max(1, Math.floor(opts.concurrency / 2));
@@ -330,7 +335,7 @@ export class Notifier {
   }
 
   private logDrop(): void {
-    const now = Date.now();
+    const now = this.clock.now();
     if (now - this.lastDropLog < DROP_LOG_EVERY_MS) return;
     this.lastDropLog = now;
     log.warn('notification queue full; dropping notifications', { dropped: this.counts.dropped, limit: this.opts.queueLimit, tenantLimit: this.tenantLimit });
@@ -388,14 +393,15 @@ export function tenantOf(endpoint: Pick<EndpointSnapshot, 'id' | 'userId' | 'own
 export const NOTIFY_MAX_REDIRECTS = 5;
 
 /** The notifier of a receiver node, delivering over HTTP through the outbound guard. */
-export function createNotifier(config: Config, allow: AllowList): Notifier {
+export function createNotifier(config: Config, allow: AllowList, clock: Clock): Notifier {
   const policy = { allow, timeoutMs: config.notify.timeoutMs, maxRedirects: NOTIFY_MAX_REDIRECTS };
   return new Notifier({
-    deliver: (job) => deliverNotification(job.url, job.payload, job.attempt, policy, job.hop),
+    deliver: (job) => deliverNotification(job.url, job.payload, job.attempt, policy, job.hop, clock),
     queueLimit: config.notify.queueLimit,
     tenantLimit: config.notify.queuePerAccount,
     maxAttempts: config.notify.maxAttempts,
     concurrency: config.notify.concurrency,
     backoffMs: config.notify.backoffMs,
+    clock,
   });
 }

@@ -25,6 +25,8 @@ let durable: LogPosition = { segment: 0, offset: 0 };
 let pending: Capture[] = [];
 let pendingEnd: LogPosition | null = null;
 let pendingReplayed = false;
+/** performance.now() when the oldest pending frame was read: the batch's age if the wall clock stepped back. */
+let pendingSince = 0;
 let busy = false;
 let draining = false;
 let failures = 0;
@@ -40,6 +42,7 @@ function fill(): void {
   while (pending.length < batchRows && before(reader.pos, durable)) {
     const frames = reader.read(durable, batchRows - pending.length);
     if (frames.length === 0) break;
+    if (pending.length === 0) pendingSince = performance.now();
     for (const f of frames) {
       if (!before(replayUntil, f.end)) pendingReplayed = true;
       pending.push(JSON.parse(decoder.decode(f.payload)) as Capture);
@@ -67,7 +70,10 @@ async function ship(): Promise<void> {
       fill();
       const oldest = pending[0];
       if (!oldest || !pendingEnd) break;
-      const age = Date.now() - oldest.receivedAt;
+      // Age from the capture's own time, or from when it was read if that is longer: a receivedAt
+      // ahead of this thread's wall clock (the clock stepped back, or a test's clock was moved
+      // forward) must not hold the batch back until the wall clock catches up.
+      const age = Math.max(Date.now() - oldest.receivedAt, performance.now() - pendingSince);
       if (pending.length < batchRows && age < maxAgeMs && !draining) {
         schedule(maxAgeMs - age);
         break;

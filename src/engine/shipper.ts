@@ -30,6 +30,13 @@ const DRAIN_RESTART_MS = 100;
 const DEGRADED_AGE_MS = 30_000;
 /** Durable groups closer together than this share one entry of the age queue. */
 const AGE_BUCKET_MS = 100;
+/**
+ * Longest wait before the worker hears of new durable frames. Waking the worker once per group
+ * commit (hundreds a second under load) cost the receiver thread more than the rest of shipping
+ * did; the worker waits up to SHIP_MAX_AGE_MS for a batch anyway, so a notice a few ms late
+ * changes nothing but the number of wake-ups. A full batch's worth is told at once.
+ */
+const NOTICE_MS = 20;
 
 /** The shipper's part of `/healthz`. */
 export interface ShipperHealth {
@@ -75,6 +82,10 @@ export class Shipper {
   private readonly ages: { frames: number; at: number }[] = [];
 
   private readonly dir: string;
+  /** Durable frames the worker has not been told of yet, and the timer that will tell it. */
+  private untold = 0;
+  private noticeTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly noticeMs: number;
 
   constructor(
     private readonly captureLog: CaptureLog,
@@ -85,15 +96,26 @@ export class Shipper {
     this.dir = captureLog.dir;
     this.unshipped = unshipped;
     this.durable = end;
+    this.noticeMs = Math.max(1, Math.min(NOTICE_MS, opts.maxAgeMs / 4));
     if (unshipped > 0) this.ages.push({ frames: unshipped, at: Date.now() });
     this.start();
     captureLog.onDurable = (durableEnd, frames) => {
       this.unshipped += frames;
       this.durable = durableEnd;
       this.aged(frames);
-      this.worker?.postMessage({ type: 'durable', end: durableEnd } satisfies ToWorker);
+      this.untold += frames;
+      if (this.untold >= opts.batchRows) this.tellWorker();
+      else this.noticeTimer ??= setTimeout(() => this.tellWorker(), this.noticeMs);
     };
     if (unshipped > 0) log.info('replaying capture log', { captures: unshipped });
+  }
+
+  /** Tells the worker how far the log is durable now. */
+  private tellWorker(): void {
+    if (this.noticeTimer) clearTimeout(this.noticeTimer);
+    this.noticeTimer = null;
+    this.untold = 0;
+    this.worker?.postMessage({ type: 'durable', end: this.durable } satisfies ToWorker);
   }
 
   /** Captures acknowledged but not yet in the capture store. */
@@ -141,6 +163,8 @@ export class Shipper {
    */
   async stop(deadline = Number.POSITIVE_INFINITY): Promise<boolean> {
     this.draining = true;
+    // The worker drains up to the durable end it knows: tell it the last one first.
+    this.tellWorker();
     const done = new Promise<true>((resolve) => {
       this.drained = () => resolve(true);
     });

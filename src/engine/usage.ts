@@ -21,6 +21,7 @@
  * a bound on free anonymous storage, not a billing figure (docs/security.md).
  */
 import { AppError } from '../errors';
+import { systemClock, type Clock } from '../clock';
 import { log } from '../log';
 import type { Capture } from '../model/capture';
 import { resolvePlan, secondsUntil, usagePeriod, type UsagePeriod } from '../model/usage';
@@ -30,8 +31,8 @@ import { errorMessage } from '../unknown';
 
 /** Where counts are kept (Postgres): see stores/state/usage.ts. */
 export interface UsageStore {
-  /** Adds each account's delta to the period; returns the new totals (deleted accounts absent). */
-  add(periodStart: number, deltas: ReadonlyMap<string, number>): Promise<Map<string, number>>;
+  /** Adds each account's delta to the period, as of `now`; returns the new totals (deleted accounts absent). */
+  add(periodStart: number, deltas: ReadonlyMap<string, number>, now: number): Promise<Map<string, number>>;
   /** Plan and total of each account in the period (deleted accounts absent). */
   read(periodStart: number, userIds: readonly string[]): Promise<Map<string, { plan: string; used: number }>>;
 }
@@ -46,6 +47,8 @@ export interface UsageMeterOptions {
   batchSize?: number;
   /** Captures a month one agent key's sandbox endpoints may make, per node; undefined = no cap. */
   sandboxLimit?: number;
+  /** Where the time is read (the service's clock; the system clock if none). */
+  clock?: Clock;
 }
 
 /** Whose sandbox an endpoint without an account belongs to. */
@@ -77,7 +80,8 @@ export class UsageMeter implements CaptureHooks {
   private readonly sandbox = new Map<string, { period: number; count: number }>();
   /** Counts of an earlier period still to be written (a month rolled over before they were). */
   private leftovers: Leftover[] = [];
-  private period: UsagePeriod = usagePeriod(Date.now());
+  private period: UsagePeriod;
+  private readonly clock: Clock;
   private readonly idleMs: number;
   private readonly batchSize: number;
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -85,13 +89,15 @@ export class UsageMeter implements CaptureHooks {
   private stopped = false;
 
   constructor(private readonly opts: UsageMeterOptions) {
+    this.clock = opts.clock ?? systemClock;
+    this.period = usagePeriod(this.clock.now());
     this.idleMs = opts.idleMs ?? 10 * 60_000;
     this.batchSize = opts.batchSize ?? 1_000;
   }
 
   admit(endpoint: EndpointSnapshot): AppError | null {
     if (endpoint.userId === null) return this.admitSandbox(endpoint);
-    const now = Date.now();
+    const now = this.clock.now();
     const a = this.account(endpoint.userId, now);
     if (a.stored + a.inFlight + a.unsent < a.limit) return null;
     const resets = this.period.end;
@@ -113,7 +119,7 @@ export class UsageMeter implements CaptureHooks {
   private admitSandbox(endpoint: EndpointSnapshot): AppError | null {
     const limit = this.opts.sandboxLimit;
     if (limit === undefined) return null;
-    const now = Date.now();
+    const now = this.clock.now();
     if (this.sandboxCount(sandboxOwner(endpoint), now).count < limit) return null;
     const resets = this.period.end;
     return new AppError(
@@ -152,7 +158,7 @@ export class UsageMeter implements CaptureHooks {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.ticking;
-    await this.flush(Date.now());
+    await this.flush(this.clock.now());
     const lost = this.leftovers.reduce((n, l) => n + l.delta, 0) + [...this.accounts.values()].reduce((n, a) => n + a.unsent, 0);
     if (lost > 0) log.warn('usage counts not written at shutdown', { captures: lost });
   }
@@ -164,7 +170,7 @@ export class UsageMeter implements CaptureHooks {
   }
 
   private async tick(): Promise<void> {
-    const now = Date.now();
+    const now = this.clock.now();
     await this.flush(now);
     await this.refresh();
     this.forgetIdle(now);
@@ -212,12 +218,12 @@ export class UsageMeter implements CaptureHooks {
         a.unsent = 0;
       }
     }
-    await this.flushLeftovers();
+    await this.flushLeftovers(now);
     for (const part of chunks([...current], this.batchSize)) {
       const deltas = new Map(part);
       let totals: Map<string, number> | null = null;
       try {
-        totals = await this.opts.store.add(period, deltas);
+        totals = await this.opts.store.add(period, deltas, now);
       } catch (err) {
         log.warn('usage flush failed; will retry', { accounts: deltas.size, error: errorMessage(err) });
       }
@@ -235,7 +241,7 @@ export class UsageMeter implements CaptureHooks {
     }
   }
 
-  private async flushLeftovers(): Promise<void> {
+  private async flushLeftovers(now: number): Promise<void> {
     if (this.leftovers.length === 0) return;
     const byPeriod = new Map<number, Map<string, number>>();
     for (const l of this.leftovers.splice(0)) {
@@ -246,7 +252,7 @@ export class UsageMeter implements CaptureHooks {
     for (const [periodStart, deltas] of byPeriod) {
       for (const part of chunks([...deltas], this.batchSize)) {
         try {
-          await this.opts.store.add(periodStart, new Map(part));
+          await this.opts.store.add(periodStart, new Map(part), now);
         } catch (err) {
           for (const [userId, delta] of part) this.leftovers.push({ userId, periodStart, delta });
           log.warn('usage flush of an earlier month failed; will retry', { error: errorMessage(err) });

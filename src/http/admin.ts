@@ -17,7 +17,7 @@ import type { SweepResult } from '../services/retention';
 import { bearer } from './auth';
 
 export interface AdminDeps {
-  ctx: Pick<Ctx, 'db' | 'bus'> & { config: Config };
+  ctx: Pick<Ctx, 'db' | 'bus' | 'clock'> & { config: Config };
   /** The same report as /healthz. */
   health: () => Health;
   backup: BackupSource;

@@ -92,7 +92,7 @@ export function rateLimit(ctx: Ctx, opts: RateLimitOptions) {
       .onTransform({ as: 'scoped' }, async ({ request, cookie, server, set }) => {
         const o = await count(request, cookie, server);
         Object.assign(set.headers, rateLimitHeaders(o));
-        if (!o.allowed) throw rateLimitError(o, opts.code);
+        if (!o.allowed) throw rateLimitError(o, opts.code ?? 'rate_limited_api', ctx.clock.now());
       })
   );
 }

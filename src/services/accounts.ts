@@ -8,7 +8,7 @@ import { writeEndpoints } from './endpoint-writes';
 /** One transaction: the account's endpoints go with it (announced), its rows cascade. */
 export async function deleteAccount(ctx: Ctx, user: UserRow): Promise<void> {
   await writeEndpoints(ctx, async (w) => {
-    await endpointStore.deleteUserEndpoints(w, user.id, Date.now());
+    await endpointStore.deleteUserEndpoints(w, user.id, ctx.clock.now());
     await accounts.deleteUser(w.tx, user.id);
   });
 }

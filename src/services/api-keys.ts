@@ -28,7 +28,7 @@ export interface IssuedKey {
   raw: string;
 }
 
-async function insertKey(tx: Tx, userId: string | null, name: string, scopes: readonly string[]): Promise<IssuedKey> {
+async function insertKey(tx: Tx, userId: string | null, name: string, scopes: readonly string[], now: number): Promise<IssuedKey> {
   const raw = secretToken('svc');
   const row = await accounts.insertApiKey(tx, {
     id: randomId('key'),
@@ -37,7 +37,7 @@ async function insertKey(tx: Tx, userId: string | null, name: string, scopes: re
     prefix: raw.slice(0, 12),
     name,
     scopes: [...scopes],
-    createdAt: Date.now(),
+    createdAt: now,
   });
   return { row, raw };
 }
@@ -55,14 +55,14 @@ export async function assertRoomForKey(tx: Tx, userId: string): Promise<void> {
 }
 
 /** The one way an account gets a new key: counted and inserted under the account's lock. */
-export async function issueAccountKey(tx: Tx, userId: string, name: string, scopes: readonly string[] = DEFAULT_SCOPES): Promise<IssuedKey> {
+export async function issueAccountKey(tx: Tx, userId: string, name: string, now: number, scopes: readonly string[] = DEFAULT_SCOPES): Promise<IssuedKey> {
   await assertRoomForKey(tx, userId);
-  return insertKey(tx, userId, name, scopes);
+  return insertKey(tx, userId, name, scopes, now);
 }
 
 /** An anonymous agent's key: no account, no scopes; sandbox only until claimed. */
-export function issueUnownedKey(tx: Tx, name: string): Promise<IssuedKey> {
-  return insertKey(tx, null, name, []);
+export function issueUnownedKey(tx: Tx, name: string, now: number): Promise<IssuedKey> {
+  return insertKey(tx, null, name, [], now);
 }
 
 export async function listKeys(ctx: Ctx, user: UserRow) {
@@ -71,7 +71,7 @@ export async function listKeys(ctx: Ctx, user: UserRow) {
 
 /** `POST /api/api-keys`: a key for the session's account; `too_many_keys` at its limit. */
 export async function createKey(ctx: Ctx, user: UserRow, name: string | undefined) {
-  const issued = await inTransaction(ctx.db, (tx) => issueAccountKey(tx, user.id, name?.trim() || 'API key'));
+  const issued = await inTransaction(ctx.db, (tx) => issueAccountKey(tx, user.id, name?.trim() || 'API key', ctx.clock.now()));
   return { ...publicKey(issued.row), key: issued.raw };
 }
 

@@ -19,7 +19,7 @@ export const publicUser = (u: UserRow) => ({ id: u.id, email: u.email });
 
 async function startSession(ctx: Ctx, user: UserRow): Promise<SessionResult> {
   const token = secretToken('ses');
-  const now = Date.now();
+  const now = ctx.clock.now();
   await accounts.insertSession(ctx.db, { tokenHash: sha256Hex(token), userId: user.id, createdAt: now, expiresAt: now + SESSION_TTL_MS });
   return { user: publicUser(user), token };
 }
@@ -33,7 +33,7 @@ export async function signup(ctx: Ctx, input: { email: string; password: string 
     email,
     passwordHash: await Bun.password.hash(input.password, { algorithm: 'argon2id' }),
     plan: 'free',
-    createdAt: Date.now(),
+    createdAt: ctx.clock.now(),
   });
   if (!user) throw new AppError('conflict', 'an account with this email already exists');
   return startSession(ctx, user);
@@ -62,7 +62,7 @@ async function limitAttemptsOn(ctx: Ctx, email: string): Promise<void> {
   if (!rule) return;
   const outcome = await consume(ctx, `login-account:${sha256Hex(email.toLowerCase())}`, rule);
   if (outcome.allowed) return;
-  const wait = secondsUntil(outcome.resetAt, Date.now());
+  const wait = secondsUntil(outcome.resetAt, ctx.clock.now());
   throw new AppError('rate_limited_api', `too many log-in attempts for this account; retry in ${wait} s`, { 'retry-after': String(wait) });
 }
 
@@ -76,7 +76,7 @@ export async function logout(ctx: Ctx, principal: Principal): Promise<void> {
 export async function resolveToken(ctx: Ctx, token: string): Promise<Principal | null> {
   const hash = sha256Hex(token);
   if (token.startsWith('ses_')) {
-    const user = await accounts.findSessionUser(ctx.db, hash, Date.now());
+    const user = await accounts.findSessionUser(ctx.db, hash, ctx.clock.now());
     return user ? { kind: 'session', user, tokenHash: hash } : null;
   }
   if (token.startsWith('svc_')) {

@@ -16,7 +16,7 @@ import { parseStripeEvent, verifyStripeSignature, type StripeEvent, type StripeS
 export const SEAT_PRICE_USD = 12;
 
 /** What billing verbs need: the admin command runs them without a capture store. */
-export type BillingCtx = Pick<Ctx, 'db' | 'bus'>;
+export type BillingCtx = Pick<Ctx, 'db' | 'bus' | 'clock'>;
 
 export const isActive = (s: TeamSubscriptionRow | null): boolean => s !== null && subscriptionStore.ACTIVE_STATUSES.includes(s.status);
 
@@ -97,7 +97,7 @@ async function applySubscriptionEvent(tx: store.Tx, event: StripeEvent, sub: Str
  * Verifies and applies one Stripe delivery. Each event id takes effect once: it is recorded in the
  * same transaction as its effect, so a failure leaves neither and Stripe's retry applies it.
  */
-export async function handleStripeWebhook(ctx: Ctx, rawBody: Uint8Array, signature: string | null, now = Date.now()): Promise<WebhookOutcome> {
+export async function handleStripeWebhook(ctx: Ctx, rawBody: Uint8Array, signature: string | null, now = ctx.clock.now()): Promise<WebhookOutcome> {
   const secret = ctx.config.stripe.webhookSecret;
   if (!secret) throw new AppError('not_found', 'Stripe billing is not configured on this server (STRIPE_WEBHOOK_SECRET)');
   verifyStripeSignature({ secret, toleranceSeconds: ctx.config.stripe.toleranceSeconds }, signature, rawBody, now);
@@ -122,7 +122,7 @@ export type AdminStatus = (typeof ADMIN_STATUSES)[number];
 export async function setSubscription(
   ctx: BillingCtx,
   input: { teamId: string; seats: number; status: AdminStatus },
-  now = Date.now(),
+  now = ctx.clock.now(),
 ): Promise<TeamSubscriptionRow> {
   if (!Number.isInteger(input.seats) || input.seats < 0 || input.seats > 100_000) throw new AppError('validation', 'seats must be an integer from 0 to 100000');
   if (!ADMIN_STATUSES.includes(input.status)) throw new AppError('validation', `status must be one of ${ADMIN_STATUSES.join(', ')}`);

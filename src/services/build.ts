@@ -4,7 +4,7 @@
  * service and calls `close` at shutdown; tests that drive verbs directly call it the same way.
  *
  * @example
- * const services = createServices({ config, db, captures, bus });
+ * const services = createServices({ config, db, captures, bus, clock: systemClock });
  * await inviteMember(services.ctx, owner, teamId, 'ada@example.com');
  * await services.close();
  */

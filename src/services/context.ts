@@ -1,4 +1,5 @@
 import type { Bus } from '../bus/types';
+import type { Clock } from '../clock';
 import type { Config } from '../config';
 import type { Mailer } from '../mail';
 import type { CaptureStore } from '../stores/captures/types';
@@ -14,6 +15,8 @@ export interface BaseCtx {
   db: Db;
   captures: CaptureStore;
   bus: Bus;
+  /** Where every verb reads the time (the system clock, or a test's): never Date.now() directly. */
+  clock: Clock;
   /**
    * This node's endpoint cache. Endpoint writes drop its snapshot before they return, so a capture
    * on this node right after a PATCH answers with the new config; other nodes learn from the bus.

@@ -40,7 +40,7 @@ export async function createEndpoint(ctx: Ctx, user: UserRow, name: string): Pro
         slug: newSlug(),
         name: name.trim() || 'Untitled endpoint',
         userId: user.id,
-        createdAt: Date.now(),
+        createdAt: ctx.clock.now(),
       });
       if (row) return row;
     }
@@ -124,5 +124,5 @@ export async function updateEndpoint(ctx: Ctx, user: UserRow, slug: string, patc
 
 export async function deleteEndpoint(ctx: Ctx, user: UserRow, slug: string): Promise<void> {
   const row = await getOwnEndpoint(ctx, user, slug);
-  await writeEndpoints(ctx, (w) => store.deleteEndpoints(w, [row.id], Date.now()));
+  await writeEndpoints(ctx, (w) => store.deleteEndpoints(w, [row.id], ctx.clock.now()));
 }

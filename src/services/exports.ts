@@ -78,7 +78,7 @@ function stamp(ms: number): string {
  * a busy endpoint ends. Each pull reads one page (keyset, by (receivedAt, id)) only when the client
  * has taken the previous one.
  */
-export async function exportRequests(ctx: Ctx, user: UserRow, slug: string, params: URLSearchParams, now = Date.now()): Promise<ExportFile> {
+export async function exportRequests(ctx: Ctx, user: UserRow, slug: string, params: URLSearchParams, now = ctx.clock.now()): Promise<ExportFile> {
   const format = formatOf(params.get('format'), MANY_FORMATS);
   const raw: RawSearchQuery = {};
   for (const name of ['method', 'q', 'from', 'to'] as const) {

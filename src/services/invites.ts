@@ -77,7 +77,7 @@ export async function inviteMember(ctx: Ctx, user: UserRow, teamId: string, rawE
     if (!(await store.lockTeam(tx, teamId))) throw new AppError('not_found', 'team not found');
     const sub = await requireActiveSubscription(tx, teamId, 'inviting members');
     if (await memberStore.isMemberEmail(tx, teamId, email)) throw new AppError('conflict', `${email} is already a member of this team`);
-    const now = Date.now();
+    const now = ctx.clock.now();
     const cutoff = inviteCutoff(ctx, now);
     await inviteStore.closeExpiredInvites(tx, teamId, email, cutoff, now);
     if (await inviteStore.hasPendingInvite(tx, teamId, email, cutoff)) throw new AppError('conflict', `${email} already has a pending invite to this team`);
@@ -101,7 +101,7 @@ export async function inviteMember(ctx: Ctx, user: UserRow, teamId: string, rawE
 export async function revokeInvite(ctx: Ctx, user: UserRow, teamId: string, inviteId: string): Promise<void> {
   await requireOwner(ctx, user, teamId, 'revoke invites');
   const invite = await inviteStore.findPendingInviteOfTeam(ctx.db, teamId, inviteId, inviteCutoff(ctx));
-  if (!invite || !(await inviteStore.closeInvite(ctx.db, invite.id, 'revoked', Date.now()))) throw new AppError('not_found', 'pending invite not found');
+  if (!invite || !(await inviteStore.closeInvite(ctx.db, invite.id, 'revoked', ctx.clock.now()))) throw new AppError('not_found', 'pending invite not found');
 }
 
 /** Unexpired pending invites addressed to the caller's email. */
@@ -135,7 +135,7 @@ export async function acceptInvite(ctx: Ctx, user: UserRow, inviteId: string): P
     if (!team) throw new AppError('not_found', 'invite not found');
     const sub = await requireActiveSubscription(tx, team.id, 'joining a team');
     await requireFreeSeat(ctx, tx, team.id, sub.seats, false);
-    const now = Date.now();
+    const now = ctx.clock.now();
     await inviteStore.closeInvite(tx, invite.id, 'accepted', now);
     await memberStore.insertMember(tx, { teamId: team.id, userId: user.id, role: 'member', joinedAt: now });
     return team;
@@ -145,7 +145,7 @@ export async function acceptInvite(ctx: Ctx, user: UserRow, inviteId: string): P
 export async function declineInvite(ctx: Ctx, user: UserRow, inviteId: string): Promise<void> {
   await store.inTransaction(ctx.db, async (tx) => {
     const invite = await pendingInviteOf(ctx, tx, user, inviteId);
-    await inviteStore.closeInvite(tx, invite.id, 'declined', Date.now());
+    await inviteStore.closeInvite(tx, invite.id, 'declined', ctx.clock.now());
   });
 }
 

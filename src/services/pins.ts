@@ -12,7 +12,7 @@ import type { Ctx } from './context';
 import { getRequest } from './requests';
 
 /** Pins a capture the caller may read; pinning it again changes nothing. */
-export async function pin(ctx: Ctx, user: UserRow, id: string, now = Date.now()): Promise<Capture> {
+export async function pin(ctx: Ctx, user: UserRow, id: string, now = ctx.clock.now()): Promise<Capture> {
   const capture = await getRequest(ctx, user, id);
   const ep = await endpointStore.findEndpointById(ctx.db, capture.endpointId);
   if (!ep) throw new AppError('not_found', 'request not found');

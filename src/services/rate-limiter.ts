@@ -34,7 +34,7 @@ function sweepSometimes(ctx: Ctx, now: number): void {
  * is within `rule`. Requests over the limit are counted too: a client that keeps hammering stays
  * refused until the window ends.
  */
-export async function consume(ctx: Ctx, bucket: string, rule: RateRule, now = Date.now()): Promise<RateOutcome> {
+export async function consume(ctx: Ctx, bucket: string, rule: RateRule, now = ctx.clock.now()): Promise<RateOutcome> {
   sweepSometimes(ctx, now);
   const windowStart = Math.floor(now / rule.windowMs) * rule.windowMs;
   const hit = await hitWindow(ctx.db, bucket, windowStart, rule.windowMs);
@@ -59,7 +59,7 @@ export function rateLimitHeaders(o: RateOutcome): Record<string, string> {
  * The 429 for a refused request, carrying the headers and Retry-After. `code` is `rate_limited_api`
  * on the capture API (`{error: message}`) and `rate_limited` on the agent API (`{error: code}`).
  */
-export function rateLimitError(o: RateOutcome, code: 'rate_limited_api' | 'rate_limited' = 'rate_limited_api', now = Date.now()): AppError {
+export function rateLimitError(o: RateOutcome, code: 'rate_limited_api' | 'rate_limited', now: number): AppError {
   const wait = secondsUntil(o.resetAt, now);
   return new AppError(code, `too many requests: the limit is ${o.limit} per window; retry in ${wait} s`, {
     ...rateLimitHeaders(o),

@@ -51,5 +51,5 @@ export async function getRequest(ctx: Ctx, user: UserRow, id: string): Promise<C
  */
 export async function clearRequests(ctx: Ctx, user: UserRow, slug: string): Promise<void> {
   const ep = await getOwnEndpoint(ctx, user, slug);
-  await endpointStore.clearEndpoint(ctx.db, ep.id, Date.now());
+  await endpointStore.clearEndpoint(ctx.db, ep.id, ctx.clock.now());
 }

@@ -17,7 +17,7 @@ const kept = (rows: PinRow[]): KeptCapture[] => rows.map((p) => ({ id: p.capture
 export type SweepResult = ExpiryResult & { deadPins: number };
 
 /** One sweep. `now` is the clock plus RETENTION_CLOCK_OFFSET_MS. */
-export async function sweepRetention(ctx: Pick<Ctx, 'db' | 'config' | 'captures'>, now = Date.now() + ctx.config.retention.clockOffsetMs): Promise<SweepResult> {
+export async function sweepRetention(ctx: Pick<Ctx, 'db' | 'config' | 'captures' | 'clock'>, now = ctx.clock.now() + ctx.config.retention.clockOffsetMs): Promise<SweepResult> {
   const deadPins = await pinStore.dropDeadPins(ctx.db);
   const byDays = new Map<number, string[]>();
   for (const e of await pinStore.endpointPlans(ctx.db)) {

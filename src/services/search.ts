@@ -29,7 +29,7 @@ async function filterOf(ctx: Ctx, scopes: EndpointScope[], c: SearchCriteria): P
 }
 
 /** Matching request records, ordered by (receivedAt, id); `raw` is the query string as sent. */
-export async function searchRequests(ctx: Ctx, user: UserRow, raw: RawSearchQuery, now = Date.now()): Promise<Capture[]> {
+export async function searchRequests(ctx: Ctx, user: UserRow, raw: RawSearchQuery, now = ctx.clock.now()): Promise<Capture[]> {
   // Parameters are checked before any lookup, so a bad value is a 400 even for an unknown slug.
   const p = parseSearchPage(raw, ctx.config.search, now);
   const scopes = await scopesFor(ctx, user, p.slug);
@@ -40,7 +40,7 @@ export async function searchRequests(ctx: Ctx, user: UserRow, raw: RawSearchQuer
 }
 
 /** How many request records match; the same criteria as search, without paging. */
-export async function countRequests(ctx: Ctx, user: UserRow, raw: RawSearchQuery, now = Date.now()): Promise<{ count: number }> {
+export async function countRequests(ctx: Ctx, user: UserRow, raw: RawSearchQuery, now = ctx.clock.now()): Promise<{ count: number }> {
   const c = parseSearchCriteria(raw, now);
   const scopes = await scopesFor(ctx, user, c.slug);
   if (scopes.length === 0) return { count: 0 };

@@ -14,9 +14,9 @@ export interface ServerSecrets {
   pageCursor(): Promise<string>;
 }
 
-export function createServerSecrets(base: Pick<BaseCtx, 'config' | 'db'>): ServerSecrets {
+export function createServerSecrets(base: Pick<BaseCtx, 'config' | 'db' | 'clock'>): ServerSecrets {
   const fixed = base.config.serverSecret;
-  const stored = (name: string) => () => getOrCreateSecret(base.db, name, randomBytes(32).toString('base64url'), Date.now());
+  const stored = (name: string) => () => getOrCreateSecret(base.db, name, randomBytes(32).toString('base64url'), base.clock.now());
   return {
     codeHmac: remembered(fixed ? async () => fixed : stored('code-hmac')),
     pageCursor: remembered(fixed ? async () => createHmac('sha256', fixed).update('page-cursor').digest('base64url') : stored('page-cursor')),

@@ -3,7 +3,7 @@
  * Teams subscription needs, read through TypeBox schemas. Pure: no database, no network.
  *
  * @example
- * verifyStripeSignature({ secret, toleranceSeconds: 300 }, request.headers.get('stripe-signature'), raw, Date.now());
+ * verifyStripeSignature({ secret, toleranceSeconds: 300 }, request.headers.get('stripe-signature'), raw, ctx.clock.now());
  * const event = parseStripeEvent(raw); // → { id: 'evt_…', type, created, subscription: { teamId, seats, status, … } }
  */
 import { verifySignature } from '../engine/signing';

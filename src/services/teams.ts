@@ -16,7 +16,7 @@ import type { Ctx } from './context';
 import { announceTeamAccess } from './team-access';
 
 /** Invites made at or before this time (ms) have expired (INVITE_TTL_DAYS). */
-export const inviteCutoff = (ctx: Ctx, now = Date.now()) => now - ctx.config.inviteTtlMs;
+export const inviteCutoff = (ctx: Ctx, now = ctx.clock.now()) => now - ctx.config.inviteTtlMs;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -57,7 +57,7 @@ async function announceTeam(ctx: Ctx, teamId: string, endpointIds?: string[]): P
 
 export async function createTeam(ctx: Ctx, user: UserRow, rawName: string): Promise<TeamRow> {
   const name = validTeamName(rawName);
-  return store.insertTeamWithOwner(ctx.db, { id: randomId('team'), name, ownerId: user.id, createdAt: Date.now() });
+  return store.insertTeamWithOwner(ctx.db, { id: randomId('team'), name, ownerId: user.id, createdAt: ctx.clock.now() });
 }
 
 export const listTeams = (ctx: Ctx, user: UserRow): Promise<TeamRow[]> => store.listUserTeams(ctx.db, user.id);
@@ -145,7 +145,7 @@ export async function shareEndpoint(ctx: Ctx, user: UserRow, teamId: string, end
   await requireMember(ctx, user, teamId);
   const ep = await shareStore.findOwnEndpoint(ctx.db, endpointId, user.id);
   if (!ep) throw new AppError('not_found', "endpoint not found among your endpoints (only an endpoint's owner can share it)");
-  const now = Date.now();
+  const now = ctx.clock.now();
   // Under the team's lock, so a concurrent leave or subscription change cannot interleave.
   const { created, sharedAt } = await store.inTransaction(ctx.db, async (tx) => {
     await store.lockTeam(tx, teamId);

@@ -20,7 +20,7 @@ export interface Usage {
  * interval (USAGE_FLUSH_MS). It can pass `limit` by the small overshoot several nodes allow;
  * `remaining` never goes below 0.
  */
-export async function getUsage(ctx: Ctx, user: UserRow, now = Date.now()): Promise<Usage> {
+export async function getUsage(ctx: Ctx, user: UserRow, now = ctx.clock.now()): Promise<Usage> {
   const period = usagePeriod(now);
   const plan = resolvePlan(ctx.config.plans, user.plan);
   const used = await usedInPeriod(ctx.db, user.id, period.start);

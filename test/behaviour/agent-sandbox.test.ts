@@ -1,12 +1,13 @@
 import { expect, test } from 'bun:test';
 import { call, eventually, newAccount } from '../support/client';
-import { describeBackends } from '../support/suite';
+import { describeInProcess } from '../support/in-process';
 import { AGENT_ENV, registerAnonymous, signUp, type SandboxCaptures, type SandboxList } from './agent-support';
 
-const TTL_MS = 4000;
+// An hour, as a real sandbox might live: the expiry tests move the service's clock past it.
+const TTL_MS = 60 * 60 * 1000;
 const CAP = 2;
 
-describeBackends(
+describeInProcess(
   'agent sandbox',
   (h) => {
     const create = (key: string) => call(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: key });
@@ -15,7 +16,7 @@ describeBackends(
 
     test('create returns exactly url, slug and expiresAt; list shows this key’s endpoints', async () => {
       const reg = await registerAnonymous(h.url);
-      const before = Date.now();
+      const before = h.clock.now();
       const r = await create(reg.credential);
       expect(r.status).toBe(201);
       expect(Object.keys(r.body).sort()).toEqual(['expiresAt', 'slug', 'url']);
@@ -23,7 +24,7 @@ describeBackends(
       expect(r.body.url).toBe(`${h.url}/w/${r.body.slug}`);
       expect(Number.isInteger(r.body.expiresAt)).toBe(true);
       expect(r.body.expiresAt).toBeGreaterThanOrEqual(before + TTL_MS - 50);
-      expect(r.body.expiresAt).toBeLessThanOrEqual(Date.now() + TTL_MS + 50);
+      expect(r.body.expiresAt).toBeLessThanOrEqual(h.clock.now() + TTL_MS + 50);
       const l = await list(reg.credential);
       expect(l.status).toBe(200);
       expect(l.body).toEqual([r.body]);
@@ -81,7 +82,10 @@ describeBackends(
       const ep = (await create(reg.credential)).body;
       await create(reg.credential);
       expect((await create(reg.credential)).status).toBe(409);
-      await Bun.sleep(Math.max(0, ep.expiresAt - Date.now()) + 100);
+      // A second before expiry it still captures; just after, it is gone.
+      h.clock.advance(ep.expiresAt - h.clock.now() - 1000);
+      expect((await fetch(ep.url, { method: 'POST', body: 'in time' })).status).toBe(200);
+      h.clock.advance(1100);
       expect((await fetch(ep.url, { method: 'POST', body: 'late' })).status).toBe(404);
       expect((await requests(reg.credential, ep.slug)).status).toBe(404);
       expect((await list(reg.credential)).body.some((e: { slug: string }) => e.slug === ep.slug)).toBe(false);
@@ -99,8 +103,10 @@ describeBackends(
       const mine = await call(h.url, 'GET', '/api/endpoints', { token: reg.credential });
       expect(mine.body.map((e: { slug: string }) => e.slug)).toEqual([ep.slug]);
       await eventually(async () => (await call(h.url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: human.session })).body.length === 1);
-      await Bun.sleep(Math.max(0, ep.expiresAt - Date.now()) + 100);
+      h.clock.advance(ep.expiresAt - h.clock.now() + 100);
       expect((await fetch(ep.url, { method: 'POST', body: 'after expiry' })).status).toBe(200);
+      // Stamped an hour ahead of the wall clock, it is still shipped within the batch age.
+      await eventually(async () => (await call(h.url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: human.session })).body.length === 2);
       expect((await list(reg.credential)).status).toBe(403);
     });
   },

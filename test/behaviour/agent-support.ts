@@ -86,7 +86,7 @@ function sinkMessages(): MailRecord[] {
     .flatMap((m) => m.rcpt_tos.map((to) => ({ to, text: m.data.replace(/=\r?\n/g, '') })));
 }
 
-function outboxMessages(server: TestServer): MailRecord[] {
+function outboxMessages(server: Pick<TestServer, 'dataDir'>): MailRecord[] {
   const file = join(server.dataDir, 'outbox.jsonl');
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
@@ -96,13 +96,13 @@ function outboxMessages(server: TestServer): MailRecord[] {
 }
 
 /** Every message the server sent to `to`, in order, from the sink (SMTP) or its outbox. */
-export function mailTo(server: TestServer, to: string): MailRecord[] {
+export function mailTo(server: Pick<TestServer, 'dataDir'>, to: string): MailRecord[] {
   const all = USE_SMTP ? sinkMessages() : outboxMessages(server);
   return all.filter((m) => m.to.toLowerCase() === to.toLowerCase());
 }
 
 /** The one-time code of the newest message sent to `to`, waiting for it to arrive. */
-export async function otpFor(server: TestServer, to: string, count = 1): Promise<string> {
+export async function otpFor(server: Pick<TestServer, 'dataDir'>, to: string, count = 1): Promise<string> {
   return eventually(async () => {
     const messages = mailTo(server, to);
     if (messages.length < count) return null;

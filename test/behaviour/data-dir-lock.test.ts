@@ -4,12 +4,13 @@
  * (so the embedded PGlite and SQLite files and the capture log are never opened twice), and a
  * SIGKILLed holder's lock is gone with it. Nodes that keep nothing in DATA_DIR take no lock.
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { dataDirUses, lockDataDir, LOCK_FILE } from '../../src/data-dir-lock';
 import { BACKENDS, provision, type BackendEnv } from '../support/backends';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, json, newAccount } from '../support/client';
 import type { Health } from '../../src/health';
 import { freePort, runUntilExit, startServer, stopServer, type ExitedRun, type TestServer } from '../support/server';
@@ -26,10 +27,7 @@ function expectRefused(r: ExitedRun, dataDir: string, pid: number | undefined): 
 
 for (const backend of BACKENDS) {
   describe(`one process per data directory [${backend}]`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    afterAll(async () => {
-      for (const c of cleanups.reverse()) await c();
-    });
+    const cleanups = cleanupAfterAll();
 
     async function node(p: BackendEnv, opts: { dataDir?: string; port?: number } = {}): Promise<TestServer> {
       const s = await startServer({ env: { ...p.env }, ...opts });

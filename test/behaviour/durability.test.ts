@@ -1,14 +1,12 @@
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { BACKENDS, provision } from '../support/backends';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, json, newAccount } from '../support/client';
 import { startServer, stopServer } from '../support/server';
 
 for (const backend of BACKENDS) {
   describe(`durability [${backend}]`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    afterAll(async () => {
-      for (const c of cleanups) await c();
-    });
+    const cleanups = cleanupAfterAll();
 
     test('every acknowledged capture survives SIGKILL and is listed after restart', async () => {
       const p = await provision(backend);

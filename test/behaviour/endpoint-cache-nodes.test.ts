@@ -3,10 +3,10 @@
  * bus), not after the cache's one-minute refresh: updates, deletes, account deletion and a claimed
  * sandbox. Needs the server backend by nature: two processes share Postgres and NATS.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { BACKENDS, provision, type BackendEnv } from '../support/backends';
+import { describe, expect, test } from 'bun:test';
+import { BACKENDS } from '../support/backends';
 import { call, eventually, newAccount } from '../support/client';
-import { startServer, stopServer, type TestServer } from '../support/server';
+import { useNodes } from '../support/nodes';
 import { AGENT_ENV, registerAnonymous, signUp } from './agent-support';
 
 /** Far below the cache's own refresh (60 s): only an announcement explains a change seen this soon. */
@@ -15,27 +15,9 @@ const SOON_MS = 10_000;
 const SANDBOX_TTL_MS = 8_000;
 
 describe.skipIf(!BACKENDS.includes('server'))('endpoint changes reach other nodes [server]', () => {
-  let backend: BackendEnv | undefined;
-  const nodes: TestServer[] = [];
-  const node = (i: number): TestServer => {
-    const n = nodes[i];
-    if (!n) throw new Error('nodes not started');
-    return n;
-  };
+  const node = useNodes(['api', 'receiver'], { ...AGENT_ENV, SANDBOX_TTL_MS: String(SANDBOX_TTL_MS) });
   const api = () => node(0).url;
   const receiver = () => node(1).url;
-
-  beforeAll(async () => {
-    backend = await provision('server');
-    const env = { ...backend.env, ...AGENT_ENV, SANDBOX_TTL_MS: String(SANDBOX_TTL_MS) };
-    // One after another: each runs the migrations at start.
-    for (const roles of ['api', 'receiver']) nodes.push(await startServer({ env: { ...env, ROLES: roles } }));
-  });
-
-  afterAll(async () => {
-    for (const n of nodes) await stopServer(n);
-    await backend?.cleanup();
-  });
 
   const send = async (slug: string) => (await fetch(`${receiver()}/w/${slug}`, { method: 'POST', body: 'x' })).status;
 

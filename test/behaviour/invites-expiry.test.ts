@@ -1,15 +1,22 @@
 import { expect, test } from 'bun:test';
 import { call, newAccount } from '../support/client';
-import { describeBackends } from '../support/suite';
-import { mailTo, paidTeam, TEAMS_ENV, type Account, type Team } from './teams-support';
+import { describeInProcess } from '../support/in-process';
+import { mailTo, paidTeam as paidTeamAt, TEAMS_ENV, type Account, type Team } from './teams-support';
 
-/** INVITE_TTL_DAYS takes fractions; this suite runs with invites that live TTL_MS. */
-const TTL_MS = 2500;
-const waitForExpiry = () => Bun.sleep(TTL_MS + 300);
+/** Invites live INVITE_TTL_DAYS; the service runs in-process and its clock is moved past that. */
+const TTL_DAYS = 7;
+const TTL_MS = TTL_DAYS * 86_400_000;
 
-describeBackends(
+describeInProcess(
   'invites expire after INVITE_TTL_DAYS',
   (h) => {
+    // Five seconds short of its expiry an invite still counts; at its expiry it has expired.
+    // Counted from the invite's own expiresAt: the wall clock under the test clock runs on.
+    const almostExpire = (expiresAt: string) => h.clock.advance(Date.parse(expiresAt) - h.clock.now() - 5_000);
+    const expire = () => h.clock.advance(5_000);
+    const waitForExpiry = () => h.clock.advance(TTL_MS);
+    // The Stripe event that pays for a team is signed at the service's time.
+    const paidTeam = (base: string, owner: Account, seats: number, name: string) => paidTeamAt(base, owner, seats, name, h.clock.now());
     const invite = (owner: Account, team: Team, email: string) => call(h.url, 'POST', `/api/teams/${team.id}/invite`, { token: owner.key, body: { email } });
     const myInvites = async (a: Account) => (await call(h.url, 'GET', '/api/invites', { token: a.key })).body as { id: string; createdAt: string; expiresAt: string }[];
     const pendingOf = async (owner: Account, team: Team) =>
@@ -29,7 +36,12 @@ describeBackends(
       expect(await seatsHeld(owner, team)).toBe(1);
       expect(mailTo(h.server.dataDir, invitee.email)[0]?.text).toContain(`It expires at ${listed[0]!.expiresAt}.`);
 
-      await waitForExpiry();
+      // A second short of the TTL it still counts …
+      almostExpire(listed[0]!.expiresAt);
+      expect(await pendingOf(owner, team)).toEqual([inv.body.id]);
+      expect(await seatsHeld(owner, team)).toBe(1);
+      // … and at the TTL it is gone.
+      expire();
       expect(await myInvites(invitee)).toEqual([]);
       expect(await pendingOf(owner, team)).toEqual([]);
       expect(await seatsHeld(owner, team)).toBe(0);
@@ -55,7 +67,7 @@ describeBackends(
       // Not expired yet: still one pending invite per address.
       expect((await invite(owner, team, invitee.email)).status).toBe(409);
 
-      await waitForExpiry();
+      waitForExpiry();
       // In another case: addresses compare case-insensitively, the expired row included.
       const second = await invite(owner, team, invitee.email.toUpperCase());
       expect(second.status).toBe(201);
@@ -81,9 +93,9 @@ describeBackends(
       const full = await invite(owner, team, b);
       expect(full.status).toBe(402);
       expect(full.body.code).toBe('payment_required');
-      await waitForExpiry();
+      waitForExpiry();
       expect((await invite(owner, team, b)).status).toBe(201);
     });
   },
-  { ...TEAMS_ENV, INVITE_TTL_DAYS: String(TTL_MS / 86_400_000) },
+  { ...TEAMS_ENV, INVITE_TTL_DAYS: String(TTL_DAYS) },
 );

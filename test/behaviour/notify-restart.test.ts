@@ -8,6 +8,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BACKENDS, provision } from '../support/backends';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount, type ReceiverAnswer } from '../support/client';
 import { startHookReceiver, uniquePath } from '../support/hook-receiver';
 import { startServer, stopServer, type TestServer } from '../support/server';
@@ -39,10 +40,7 @@ const requestIdsAt = (path: string, since = 0) =>
 
 for (const backend of BACKENDS) {
   describe(`notifications across a restart [${backend}]`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    afterAll(async () => {
-      for (const c of cleanups.reverse()) await c();
-    });
+    const cleanups = cleanupAfterAll();
 
     test('SIGKILL with notifications pending (receiver down or hanging): all delivered after restart, retry counts kept', async () => {
       const p = await provision(backend);

@@ -1,7 +1,9 @@
-import { afterAll, beforeEach, describe, expect, test } from 'bun:test';
+import { beforeEach, describe, expect, test } from 'bun:test';
 import { BACKENDS, provision } from '../support/backends';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, type ErrorFields, type Reply } from '../support/client';
 import { startServer, stopServer, type TestServer } from '../support/server';
+import { describeInProcess } from '../support/in-process';
 import { describeBackends } from '../support/suite';
 
 // TRUST_PROXY lets each test speak from its own address (X-Forwarded-For), so per-address
@@ -143,25 +145,31 @@ describeBackends(
   ENV,
 );
 
-describeBackends(
+// In-process, on a TestClock: a minute-long window passes by moving the clock.
+describeInProcess(
   'rate-limit window',
   (h) => {
-    test('the window resets when X-RateLimit-Reset and Retry-After say', async () => {
+    test('the window resets when X-RateLimit-Reset and Retry-After say, not before', async () => {
       const { session } = await signup(h.url);
       // Start at the beginning of a window, so all three land in one.
-      await Bun.sleep(2000 - (Date.now() % 2000) + 20);
+      h.clock.advance(60_000 - (h.clock.now() % 60_000) + 20);
       expect((await call(h.url, 'GET', '/api/endpoints', { token: session })).status).toBe(200);
       expect((await call(h.url, 'GET', '/api/endpoints', { token: session })).status).toBe(200);
       const refused = await call(h.url, 'GET', '/api/endpoints', { token: session });
-      expectRefused(refused, '2', 2);
+      expectRefused(refused, '2', 60);
       const reset = Number(refused.headers.get('x-ratelimit-reset')) * 1000;
-      await Bun.sleep(Math.max(0, reset - Date.now()) + 20);
+      expect(Number(refused.headers.get('retry-after')) * 1000).toBeGreaterThanOrEqual(reset - h.clock.now() - 1_000);
+      // Five seconds before the reset the window is still spent …
+      h.clock.advance(reset - h.clock.now() - 5_000);
+      expect((await call(h.url, 'GET', '/api/endpoints', { token: session })).status).toBe(429);
+      // … and at the reset it is a new one.
+      h.clock.advance(reset - h.clock.now() + 20);
       const again = await call(h.url, 'GET', '/api/endpoints', { token: session });
       expect(again.status).toBe(200);
       expect(limits(again).remaining).toBe('1');
     });
   },
-  { RATE_LIMIT_API: '2/2', TRUST_PROXY: 'true' },
+  { RATE_LIMIT_API: '2/60', TRUST_PROXY: 'true' },
 );
 
 describe('rate limits configured off', () => {
@@ -184,10 +192,7 @@ describe('rate limits configured off', () => {
 /** Two processes on one Postgres: the count is the cluster's, not a node's. */
 for (const backend of BACKENDS.filter((b) => b === 'server')) {
   describe(`rate limits across nodes [${backend}]`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    afterAll(async () => {
-      for (const c of cleanups.reverse()) await c();
-    });
+    const cleanups = cleanupAfterAll();
 
     test('requests to two nodes draw on one count', async () => {
       const p = await provision(backend);

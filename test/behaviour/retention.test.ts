@@ -4,10 +4,11 @@
  * 7 days, a pro account's stay until 30, pinned ones stay; with ClickHouse a week with nothing
  * left to keep goes as a whole partition (no mutation), otherwise by mutation.
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createClient } from '@clickhouse/client';
 import { eq } from 'drizzle-orm';
 import { BACKENDS, CLICKHOUSE_URL, provision } from '../support/backends';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount, type ReceiverAnswer } from '../support/client';
 import { startServer, stopServer, type TestServer } from '../support/server';
 import { openPglite, openPostgres } from '../../src/stores/state/db';
@@ -32,10 +33,7 @@ const listed = async (url: string, key: string, slug: string): Promise<Rec[]> =>
 
 for (const backend of BACKENDS) {
   describe(`retention and pinning [${backend}]`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    afterAll(async () => {
-      for (const c of cleanups.reverse()) await c();
-    });
+    const cleanups = cleanupAfterAll();
 
     test('expired captures go by plan, pinned ones stay; pins are capped, marked and listable', async () => {
       const p = await provision(backend);

@@ -4,20 +4,18 @@
  * /healthz says `ok: false`, and a new worker starts from the checkpoint. Once the fault is gone,
  * shipping resumes; every acknowledged capture is stored exactly once, also after a restart.
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Health } from '../../src/health';
 import { BACKENDS, provision } from '../support/backends';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, json, newAccount } from '../support/client';
 import { startServer, stopServer, type TestServer } from '../support/server';
 
 for (const backend of BACKENDS) {
   describe(`shipper worker failure [${backend}]`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    afterAll(async () => {
-      for (const c of cleanups.reverse()) await c();
-    });
+    const cleanups = cleanupAfterAll();
 
     const health = async (s: TestServer) => (await call<Health>(s.url, 'GET', '/healthz')).body;
 

@@ -3,11 +3,12 @@
  * accepting, drains the capture log into the store as far as the deadline allows and exits by the
  * deadline; nothing acknowledged is lost (what the drain could not ship is replayed at the next start).
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CaptureLog } from '../../src/engine/capture-log';
 import { BACKENDS, provision } from '../support/backends';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, json, newAccount } from '../support/client';
 import { startServer, stopServer, type TestServer } from '../support/server';
 
@@ -30,10 +31,7 @@ async function sigterm(s: TestServer): Promise<{ code: number | null; ms: number
 
 for (const backend of BACKENDS) {
   describe(`shutdown [${backend}]`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    afterAll(async () => {
-      for (const c of cleanups.reverse()) await c();
-    });
+    const cleanups = cleanupAfterAll();
 
     async function setUp(env: Record<string, string>) {
       const p = await provision(backend);

@@ -3,11 +3,12 @@
  * (the endpoint or its account) or past its expiresAt. Reopening it is a 404.
  * The cross-node case (delete on an API node, stream on a stream-only node) is in stream-nodes.
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import postgres from 'postgres';
 import { BACKENDS, provision, type BackendName } from '../support/backends';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { startServer, stopServer, type TestServer } from '../support/server';
 import { SseClient } from '../support/sse';
@@ -127,10 +128,7 @@ async function expireAt(
 
 for (const backend of BACKENDS) {
   describe(`live stream, when its endpoint expires [${backend}]`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    afterAll(async () => {
-      for (const c of cleanups.reverse()) await c();
-    });
+    const cleanups = cleanupAfterAll();
 
     test('open streams end at expiresAt with `event: end` (endpoint_expired); reopening → 404', async () => {
       const p = await provision(backend);

@@ -3,35 +3,18 @@
  * share one Postgres, ClickHouse and NATS. A capture taken by one reaches an SSE client of the
  * other. Needs the server backend by nature: the embedded bus is in-process.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { BACKENDS, provision, type BackendEnv } from '../support/backends';
+import { describe, expect, test } from 'bun:test';
+import { BACKENDS } from '../support/backends';
 import { call, eventually, newAccount } from '../support/client';
-import { startServer, stopServer, type TestServer } from '../support/server';
+import { useNodes } from '../support/nodes';
 import { SseClient } from '../support/sse';
 import type { Health } from '../../src/health';
 
 describe.skipIf(!BACKENDS.includes('server'))('stream and receiver on separate nodes [server]', () => {
-  let backend: BackendEnv | undefined;
-  const nodes: TestServer[] = [];
-  const node = (i: number): TestServer => {
-    const n = nodes[i];
-    if (!n) throw new Error('nodes not started');
-    return n;
-  };
+  const node = useNodes(['api', 'receiver', 'stream']);
   const api = () => node(0);
   const receiver = () => node(1);
   const streamer = () => node(2);
-
-  beforeAll(async () => {
-    backend = await provision('server');
-    // One after another: each runs the migrations at start.
-    for (const roles of ['api', 'receiver', 'stream']) nodes.push(await startServer({ env: { ...backend.env, ROLES: roles } }));
-  });
-
-  afterAll(async () => {
-    for (const n of nodes) await stopServer(n);
-    await backend?.cleanup();
-  });
 
   async function endpoint() {
     const a = await newAccount(api().url);

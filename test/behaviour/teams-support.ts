@@ -72,10 +72,10 @@ export function postStripe(base: string, payload: string, signature: string | nu
   return call(base, 'POST', '/api/billing/stripe/webhook', { raw: payload, headers });
 }
 
-/** Activates (or changes) a team's subscription through a signed Stripe event. */
-export async function setStripeSubscription(base: string, o: SubscriptionEventOptions): Promise<void> {
+/** Activates (or changes) a team's subscription through a signed Stripe event, signed at `t` (seconds). */
+export async function setStripeSubscription(base: string, o: SubscriptionEventOptions, t = nowSeconds()): Promise<void> {
   const payload = subscriptionEvent(o);
-  const r = await postStripe(base, payload, stripeSignature(payload));
+  const r = await postStripe(base, payload, stripeSignature(payload, STRIPE_SECRET, t));
   if (r.status !== 200 || r.body.applied !== true) throw new Error(`stripe event not applied: ${r.status} ${r.text}`);
 }
 
@@ -85,10 +85,14 @@ export async function createTeam(base: string, token: string, name = 'Team'): Pr
   return r.body;
 }
 
-/** A team with an active subscription of `seats` seats. */
-export async function paidTeam(base: string, owner: Account, seats = 10, name = 'Paid team'): Promise<Team> {
+/**
+ * A team with an active subscription of `seats` seats. `nowMs` is the service's time (a test that
+ * moved a TestClock passes its reading, so the event is inside the signature tolerance).
+ */
+export async function paidTeam(base: string, owner: Account, seats = 10, name = 'Paid team', nowMs = Date.now()): Promise<Team> {
   const team = await createTeam(base, owner.key, name);
-  await setStripeSubscription(base, { teamId: team.id, seats, created: nowSeconds() - 60 });
+  const t = Math.floor(nowMs / 1000);
+  await setStripeSubscription(base, { teamId: team.id, seats, created: t - 60 }, t);
   return team;
 }
 

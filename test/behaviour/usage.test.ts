@@ -1,6 +1,7 @@
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import postgres from 'postgres';
 import { BACKENDS, provision } from '../support/backends';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { startServer, stopServer, type TestServer } from '../support/server';
 import { describeBackends } from '../support/suite';
@@ -106,10 +107,7 @@ describeBackends(
 /** A second node (or a restarted one) on the same state as a first. */
 for (const backend of BACKENDS) {
   describe(`usage across restarts and nodes [${backend}]`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    afterAll(async () => {
-      for (const c of cleanups.reverse()) await c();
-    });
+    const cleanups = cleanupAfterAll();
     const start = async (env: Record<string, string>, dataDir?: string): Promise<TestServer> => {
       const s = await startServer({ env, dataDir });
       cleanups.push(() => stopServer(s));

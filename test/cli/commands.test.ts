@@ -2,20 +2,18 @@
  * The rest of the CLI, run as a user runs it: login and where settings come from, endpoints,
  * tail, replay, export (small; export-100k.test.ts is the big one), send, usage errors and help.
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { statSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { har as validateHar } from 'har-validator';
 import type { Capture } from '../../src/model/capture';
 import { bodyBytes } from '../../src/model/render';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { describeBackends } from '../support/suite';
 import { CLI, cliEnv, runCli, RunningCli, startLocalApp, type CliEnv } from './support';
 
-const cleanups: (() => void)[] = [];
-afterAll(() => {
-  for (const c of cleanups.reverse()) c();
-});
+const cleanups = cleanupAfterAll();
 
 function env(vars: Record<string, string> = {}): CliEnv {
   const e = cliEnv(vars);

@@ -4,7 +4,7 @@
  * what was sent to the capture URL. The server ends streams every 3 s (STREAM_MAX_MS) here, so
  * every test also crosses reconnects.
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,16 +12,14 @@ import type { Capture } from '../../src/model/capture';
 import { NOT_FORWARDED } from '../../src/model/render';
 import { verifySignature } from '../../src/engine/signing';
 import { BACKENDS, provision } from '../support/backends';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { freePort, startServer, stopServer } from '../support/server';
 import { describeBackends } from '../support/suite';
 import { cliEnv, RunningCli, startLocalApp, type Arrived, type CliEnv, type LocalApp } from './support';
 
 const STRIPE_SECRET = 'whsec_cli_listen_test_secret';
-const cleanups: (() => void | Promise<void>)[] = [];
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c();
-});
+const cleanups = cleanupAfterAll();
 
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
 

@@ -44,6 +44,26 @@ test('appends made together share fsyncs and all come back on reopen', async () 
   await again.log.close();
 });
 
+test('text and bytes appended in one group come back byte for byte; appendText hands back the frame as written', async () => {
+  const dir = tmp();
+  const { log } = await CaptureLog.open(dir, 1 << 20);
+  const texts = ['{"a":1}', 'ünïcödé 🎉 中文', 'x'.repeat(5000), 'lone \ud800 surrogate', 'tab\tline\n'];
+  const results = await Promise.all(
+    texts.flatMap((t, i) => [log.appendText(t).then((r) => ({ kind: 'text' as const, i, frame: r.frame, at: r.at })), log.append(enc(`bytes-${i}`)).then((at) => ({ kind: 'bytes' as const, i, frame: null, at }))]),
+  );
+  expect(log.stats.groups).toBeLessThan(texts.length * 2);
+  for (const r of results) if (r.kind === 'text') expect([...(r.frame ?? [])]).toEqual([...enc(texts[r.i] ?? '')]);
+  // Positions are the frames' starts, in append order.
+  const starts = results.map((r) => r.at.offset);
+  expect([...starts].sort((a, b) => a - b)).toEqual(starts);
+  const end = log.end;
+  await log.close();
+  const again = await CaptureLog.open(dir, 1 << 20);
+  expect(again.unshipped).toBe(texts.length * 2);
+  expect(unshippedFrames(dir, end).map((f) => f.text)).toEqual(texts.flatMap((t, i) => [new TextDecoder().decode(enc(t)), `bytes-${i}`]));
+  await again.log.close();
+});
+
 test('the reader follows frames across segments; the checkpoint hides shipped ones and drops old segments', async () => {
   const dir = tmp();
   const { log } = await CaptureLog.open(dir, 4096);

@@ -4,9 +4,10 @@
  * with the backlog and its age, past SHIP_BACKLOG_LIMIT the receiver answers 503 + Retry-After,
  * and when ClickHouse returns the backlog ships: every acknowledged capture listed exactly once.
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type { Health } from '../../src/health';
 import { BACKENDS, provision } from '../support/backends';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { privateClickHouse, type PrivateService } from '../support/private-services';
 import { startServer, stopServer, type TestServer } from '../support/server';
@@ -20,10 +21,7 @@ const BACKLOG_LIMIT = 2_500;
 const health = async (s: TestServer) => (await call<Health>(s.url, 'GET', '/healthz')).body;
 
 describe.skipIf(!BACKENDS.includes('server'))('fault: ClickHouse down', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterAll(async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => {});
-  });
+  const cleanups = cleanupAfterAll({ ignoreErrors: true });
 
   test(`acks continue, /healthz degraded, 503 + Retry-After past the backlog limit, everything ships after (${RATE}/s, ${OUTAGE_MS / 1000} s outage)`, async () => {
     const ch: PrivateService = await privateClickHouse();

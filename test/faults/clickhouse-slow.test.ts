@@ -4,9 +4,10 @@
  * before and during the slowdown and printed, not asserted (timed targets are reported, and this
  * machine is shared); what is asserted is that acks continue and every one is listed once.
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type { Health } from '../../src/health';
 import { BACKENDS, provision } from '../support/backends';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { privateClickHouse, type PrivateService } from '../support/private-services';
 import { startServer, stopServer } from '../support/server';
@@ -16,10 +17,7 @@ const RATE = 250;
 const SLOW_MS = 10_000;
 
 describe.skipIf(!BACKENDS.includes('server'))('fault: ClickHouse slow', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterAll(async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => {});
-  });
+  const cleanups = cleanupAfterAll({ ignoreErrors: true });
 
   test(`inserts taking ~3 s do not reach the receiver's latency (${RATE}/s, ${SLOW_MS / 1000} s slow; latency reported)`, async () => {
     const ch: PrivateService = await privateClickHouse();

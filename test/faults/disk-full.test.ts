@@ -8,9 +8,10 @@
 import { mkdirSync, mkdtempSync, openSync, closeSync, rmSync, writeSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type { Health } from '../../src/health';
 import { BACKENDS, provision } from '../support/backends';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { startServer, stopServer, type TestServer } from '../support/server';
 import { countCheck, listAllIds, steadyLoad } from '../support/steady-load';
@@ -53,10 +54,7 @@ function fill(path: string): number {
 
 for (const backend of BACKENDS) {
   describe.skipIf(!MOUNTABLE)(`fault: disk full under the capture log [${backend}]`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    afterAll(async () => {
-      for (const c of cleanups.reverse()) await c().catch(() => {});
-    });
+    const cleanups = cleanupAfterAll({ ignoreErrors: true });
 
     test(`503 while full, recovers by itself, log intact (${RATE}/s, ${FULL_MS / 1000} s full)`, async () => {
       const p = await provision(backend);

@@ -4,8 +4,9 @@
  * Last-Event-ID once NATS is back gets every capture it missed (each once), and a config change
  * made while NATS was down reaches another node's cached snapshot after it returns.
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { BACKENDS, provision } from '../support/backends';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { privateNats, type PrivateService } from '../support/private-services';
 import { startServer, stopServer } from '../support/server';
@@ -16,10 +17,7 @@ const RATE = 200;
 const OUTAGE_MS = 8_000;
 
 describe.skipIf(!BACKENDS.includes('server'))('fault: NATS down', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterAll(async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => {});
-  });
+  const cleanups = cleanupAfterAll({ ignoreErrors: true });
 
   test(`captures continue, streams say so and resume without a gap, invalidations are not lost (${RATE}/s, ${OUTAGE_MS / 1000} s outage)`, async () => {
     const nats: PrivateService = await privateNats();

@@ -4,8 +4,9 @@
  * cached continue, API calls answer 503 JSON with Retry-After (never 500), and the usage counted
  * meanwhile reaches Postgres once it is back.
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { BACKENDS, provision } from '../support/backends';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount, type Reply } from '../support/client';
 import { privatePostgres, type PrivateService } from '../support/private-services';
 import { startServer, stopServer } from '../support/server';
@@ -15,10 +16,7 @@ const RATE = 250;
 const OUTAGE_MS = 10_000;
 
 describe.skipIf(!BACKENDS.includes('server'))('fault: Postgres down', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterAll(async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => {});
-  });
+  const cleanups = cleanupAfterAll({ ignoreErrors: true });
 
   test(`cached endpoints keep capturing, the API answers 503 + Retry-After, usage is flushed after (${RATE}/s, ${OUTAGE_MS / 1000} s outage)`, async () => {
     const pg: PrivateService = await privatePostgres();

@@ -7,8 +7,9 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { BACKENDS, provision } from '../support/backends';
+import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { startServer, stopServer, type TestServer } from '../support/server';
 import { countCheck, listAllIds, steadyLoad } from '../support/steady-load';
@@ -18,10 +19,7 @@ const KILLS = 10;
 
 for (const backend of BACKENDS) {
   describe(`fault: SIGKILL loop [${backend}]`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    afterAll(async () => {
-      for (const c of cleanups.reverse()) await c().catch(() => {});
-    });
+    const cleanups = cleanupAfterAll({ ignoreErrors: true });
 
     test(`${KILLS} kills during shipping and segment recycling under ${RATE}/s: zero lost, zero duplicated`, async () => {
       const p = await provision(backend);

@@ -48,6 +48,45 @@ async function kill(proc: Subprocess | null): Promise<void> {
   await proc.exited;
 }
 
+interface PrivateProcess {
+  /** Named in the error when it does not come up. */
+  name: string;
+  url: string;
+  port: number;
+  /** Its working directory, removed by `destroy`. */
+  dir: string;
+  cmd: string[];
+  /** True once it answers. */
+  ready: () => Promise<boolean>;
+  readyTimeoutMs?: number;
+  /** Ends it as an outage would; SIGKILL unless given. */
+  halt?: (proc: Subprocess) => Promise<void>;
+}
+
+/** Starts the process, waits until it answers, and returns it as a PrivateService. */
+async function startPrivate({ name, url, port, dir, cmd, ready, readyTimeoutMs = 30_000, halt = kill }: PrivateProcess): Promise<PrivateService> {
+  let running: { proc: Subprocess; output: () => string } | null = null;
+  const svc: PrivateService = {
+    url,
+    port,
+    async start() {
+      const r = spawnLogged(cmd, dir);
+      running = r;
+      await waitFor(name, ready, readyTimeoutMs, r.output);
+    },
+    async stop() {
+      if (running) await halt(running.proc);
+      running = null;
+    },
+    async destroy() {
+      await svc.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await svc.start();
+  return svc;
+}
+
 const CLICKHOUSE_BIN = ['/usr/bin/clickhouse-server', '/usr/sbin/clickhouse-server'].find((p) => existsSync(p));
 
 /** A clickhouse-server of its own: HTTP and native ports free, data under a temp directory. */
@@ -75,27 +114,16 @@ export async function privateClickHouse(): Promise<PrivateService> {
 <max_concurrent_queries>50</max_concurrent_queries><timezone>UTC</timezone>
 </yandex>`,
   );
-  let running: { proc: Subprocess; output: () => string } | null = null;
   const url = `http://127.0.0.1:${http}`;
-  const svc: PrivateService = {
+  return await startPrivate({
+    name: 'private clickhouse-server',
     url,
     port: http,
-    async start() {
-      running = spawnLogged([CLICKHOUSE_BIN, `--config-file=${config}`], dir);
-      const r = running;
-      await waitFor('private clickhouse-server', async () => (await fetch(`${url}/ping`)).ok, 60_000, r.output);
-    },
-    async stop() {
-      await kill(running?.proc ?? null);
-      running = null;
-    },
-    async destroy() {
-      await svc.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-  await svc.start();
-  return svc;
+    dir,
+    cmd: [CLICKHOUSE_BIN, `--config-file=${config}`],
+    ready: async () => (await fetch(`${url}/ping`)).ok,
+    readyTimeoutMs: 60_000,
+  });
 }
 
 const NATS_BIN = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) => existsSync(p)) ?? 'nats-server';
@@ -104,26 +132,14 @@ const NATS_BIN = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/b
 export async function privateNats(): Promise<PrivateService> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'hookcap-nats-'));
-  let running: { proc: Subprocess; output: () => string } | null = null;
-  const svc: PrivateService = {
+  return await startPrivate({
+    name: 'private nats-server',
     url: `nats://127.0.0.1:${port}`,
     port,
-    async start() {
-      running = spawnLogged([NATS_BIN, '-a', '127.0.0.1', '-p', String(port)], dir);
-      const r = running;
-      await waitFor('private nats-server', () => tcpBanner(port).then((l) => l.startsWith('INFO')), 30_000, r.output);
-    },
-    async stop() {
-      await kill(running?.proc ?? null);
-      running = null;
-    },
-    async destroy() {
-      await svc.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-  await svc.start();
-  return svc;
+    dir,
+    cmd: [NATS_BIN, '-a', '127.0.0.1', '-p', String(port)],
+    ready: () => tcpBanner(port).then((l) => l.startsWith('INFO')),
+  });
 }
 
 async function tcpBanner(port: number): Promise<string> {
@@ -174,37 +190,18 @@ export async function privatePostgres(): Promise<PrivateService> {
   chmodSync(sock, 0o777);
   const init = Bun.spawnSync(asPostgres([join(PG_BIN, 'initdb'), '-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']), { stdout: 'pipe', stderr: 'pipe' });
   if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`);
-  let running: { proc: Subprocess; output: () => string } | null = null;
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  const svc: PrivateService = {
-    url,
+  return await startPrivate({
+    name: 'private postgres',
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
-    async start() {
-      running = spawnLogged(
-        asPostgres([join(PG_BIN, 'postgres'), '-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', sock, '-c', 'fsync=off', '-c', 'max_connections=50']),
-        dir,
-      );
-      const r = running;
-      await waitFor(
-        'private postgres',
-        async () => Bun.spawnSync([join(PG_BIN, 'pg_isready'), '-h', '127.0.0.1', '-p', String(port), '-t', '1']).exitCode === 0,
-        30_000,
-        r.output,
-      );
+    dir,
+    cmd: asPostgres([join(PG_BIN, 'postgres'), '-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', sock, '-c', 'fsync=off', '-c', 'max_connections=50']),
+    ready: async () => Bun.spawnSync([join(PG_BIN, 'pg_isready'), '-h', '127.0.0.1', '-p', String(port), '-t', '1']).exitCode === 0,
+    // runuser forwards the signal poorly; stop the postmaster itself, immediately (an outage).
+    halt: async (proc) => {
+      if (proc.exitCode !== null) return;
+      Bun.spawnSync(asPostgres([join(PG_BIN, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop']), { stdout: 'ignore', stderr: 'ignore' });
+      await proc.exited;
     },
-    async stop() {
-      // runuser forwards the signal poorly; stop the postmaster itself, immediately (an outage).
-      if (running && running.proc.exitCode === null) {
-        Bun.spawnSync(asPostgres([join(PG_BIN, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop']), { stdout: 'ignore', stderr: 'ignore' });
-        await running.proc.exited;
-      }
-      running = null;
-    },
-    async destroy() {
-      await svc.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-  await svc.start();
-  return svc;
+  });
 }

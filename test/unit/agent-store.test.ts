@@ -2,51 +2,19 @@
  * The agent queries and the sweeper against the real state stores: PGlite, and Postgres when the
  * server backend is under test.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createLocalBus } from '../../src/bus/local';
-import { loadConfig } from '../../src/config';
+import { describe, expect, test } from 'bun:test';
 import { randomId, sha256Hex } from '../../src/ids';
 import { REGISTRATION_RETENTION_MS, sweepOnce } from '../../src/services/agent/sweeper';
-import { createServices, type Services } from '../../src/services/build';
-import type { Ctx } from '../../src/services/context';
 import { writeEndpoints } from '../../src/services/endpoint-writes';
-import { createSqliteCaptureStore } from '../../src/stores/captures/sqlite';
 import * as agent from '../../src/stores/state/agent';
 import { insertApiKey, insertUser } from '../../src/stores/state/accounts';
-import { openPglite, openPostgres, type StateDb } from '../../src/stores/state/db';
 import { findEndpointBySlug, insertEndpoint, listPendingPurges } from '../../src/stores/state/endpoints';
-import { BACKENDS, provision, type BackendEnv } from '../support/backends';
+import { BACKENDS } from '../support/backends';
+import { useServices } from '../support/services';
 
 for (const backend of BACKENDS) {
   describe(`agent state [${backend}]`, () => {
-    let dir = '';
-    let state: StateDb | null = null;
-    let provisioned: BackendEnv | null = null;
-    let services: Services | null = null;
-    const c = (): Ctx => {
-      if (!services) throw new Error('not set up');
-      return services.ctx;
-    };
-
-    beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'hookcap-agent-store-'));
-      provisioned = await provision(backend);
-      const url = provisioned.env.DATABASE_URL;
-      state = url ? await openPostgres(url) : await openPglite(dir);
-      const captures = createSqliteCaptureStore({ path: join(dir, 'captures.sqlite') });
-      await captures.migrate();
-      services = createServices({ config: loadConfig({ DATA_DIR: dir }), db: state.db, captures, bus: createLocalBus() });
-    });
-    afterAll(async () => {
-      await services?.close();
-      await services?.ctx.captures.close();
-      await state?.close();
-      await provisioned?.cleanup();
-      rmSync(dir, { recursive: true, force: true });
-    });
+    const c = useServices(backend, { tmpPrefix: 'hookcap-agent-store-' });
 
     const key = async (userId: string | null = null) =>
       insertApiKey(c().db, { id: randomId('key'), userId, keyHash: sha256Hex(randomId('raw')), prefix: 'svc_x', name: 'k', scopes: [], createdAt: Date.now() });

@@ -3,13 +3,8 @@
  * the change is committed: the real verbs against the real state store (PGlite, and Postgres when
  * the server backend is under test), the in-process bus in between.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createLocalBus } from '../../src/bus/local';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { decodeJson, subjects } from '../../src/bus/types';
-import { loadConfig } from '../../src/config';
 import { AppError } from '../../src/errors';
 import { randomId } from '../../src/ids';
 import { deleteAccount } from '../../src/services/accounts';
@@ -19,51 +14,27 @@ import { RateMeter } from '../../src/services/agent/rate-meter';
 import { registerAnonymous } from '../../src/services/agent/register';
 import { createSandboxEndpoint } from '../../src/services/agent/sandbox';
 import { sweepOnce } from '../../src/services/agent/sweeper';
-import { createServices, type Services } from '../../src/services/build';
-import type { Ctx } from '../../src/services/context';
 import { createEndpoint, deleteEndpoint, updateEndpoint } from '../../src/services/endpoints';
-import { createSqliteCaptureStore } from '../../src/stores/captures/sqlite';
 import { findLiveKey, insertUser } from '../../src/stores/state/accounts';
-import { openPglite, openPostgres, type StateDb } from '../../src/stores/state/db';
 import { findEndpointBySlug } from '../../src/stores/state/endpoints';
 import type { EndpointRow, UserRow } from '../../src/stores/state/schema';
 import { sha256Hex } from '../../src/ids';
-import { BACKENDS, provision, type BackendEnv } from '../support/backends';
+import { BACKENDS } from '../support/backends';
+import { useServices } from '../support/services';
 
 for (const backend of BACKENDS) {
   describe(`endpoint changes announce themselves [${backend}]`, () => {
-    let dir = '';
-    let state: StateDb | null = null;
-    let provisioned: BackendEnv | null = null;
-    let services: Services | null = null;
+    const c = useServices(backend, { tmpPrefix: 'hookcap-endpoint-writes-', env: { SANDBOX_TTL_MS: '60000' } });
     /** What each announcement said, and the endpoint's row as another node would read it then. */
     const heard: { slug: string; row: EndpointRow | null }[] = [];
     const pending: Promise<void>[] = [];
-    const c = (): Ctx => {
-      if (!services) throw new Error('not set up');
-      return services.ctx;
-    };
 
-    beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'hookcap-endpoint-writes-'));
-      provisioned = await provision(backend);
-      const url = provisioned.env.DATABASE_URL;
-      state = url ? await openPostgres(url) : await openPglite(dir);
-      const captures = createSqliteCaptureStore({ path: join(dir, 'captures.sqlite') });
-      await captures.migrate();
-      services = createServices({ config: loadConfig({ DATA_DIR: dir, SANDBOX_TTL_MS: '60000' }), db: state.db, captures, bus: createLocalBus() });
-      const db = state.db;
+    beforeAll(() => {
+      const { db } = c();
       c().bus.subscribe(subjects.endpointChanged, (data) => {
         const { slug } = decodeJson<{ slug: string }>(data);
         pending.push(findEndpointBySlug(db, slug).then((row) => void heard.push({ slug, row })));
       });
-    });
-    afterAll(async () => {
-      await services?.close();
-      await services?.ctx.captures.close();
-      await state?.close();
-      await provisioned?.cleanup();
-      rmSync(dir, { recursive: true, force: true });
     });
 
     /** Waits for announcements already sent to be heard (the bus delivers asynchronously). */

@@ -82,11 +82,11 @@ describe('payload', () => {
 
 describe('retry decisions', () => {
   test('2xx delivers; 429 and 5xx retry; other statuses do not', () => {
-    expect(outcomeOfStatus(200, null)).toEqual({ ok: true, status: 200 });
-    expect(outcomeOfStatus(204, null).ok).toBe(true);
-    for (const s of [429, 500, 502, 503, 504]) expect(outcomeOfStatus(s, null)).toMatchObject({ ok: false, retry: true });
-    for (const s of [301, 304, 400, 401, 403, 404, 410, 422]) expect(outcomeOfStatus(s, null)).toMatchObject({ ok: false, retry: false });
-    expect(outcomeOfStatus(503, '7')).toMatchObject({ retryAfterMs: 7000 });
+    expect(outcomeOfStatus(200, null, 0)).toEqual({ ok: true, status: 200 });
+    expect(outcomeOfStatus(204, null, 0).ok).toBe(true);
+    for (const s of [429, 500, 502, 503, 504]) expect(outcomeOfStatus(s, null, 0)).toMatchObject({ ok: false, retry: true });
+    for (const s of [301, 304, 400, 401, 403, 404, 410, 422]) expect(outcomeOfStatus(s, null, 0)).toMatchObject({ ok: false, retry: false });
+    expect(outcomeOfStatus(503, '7', 0)).toMatchObject({ retryAfterMs: 7000 });
   });
 
   test('Retry-After in seconds or as an HTTP date', () => {

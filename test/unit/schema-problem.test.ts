@@ -2,20 +2,10 @@
 import { describe, expect, test } from 'bun:test';
 import { t } from 'elysia';
 import { loadConfig } from '../../src/config';
-import { AppError } from '../../src/errors';
 import { schemaProblem } from '../../src/schema-problem';
 import { otpOf, parseRegisterJson } from '../../src/services/agent/input';
 import { parseStripeEvent } from '../../src/services/stripe-events';
-
-function refusal(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof AppError) return e;
-    throw e;
-  }
-  throw new Error('expected a refusal');
-}
+import { refusal } from '../support/refusal';
 
 const event = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 

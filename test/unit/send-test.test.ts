@@ -1,17 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { loadConfig } from '../../src/config';
-import { AppError } from '../../src/errors';
 import { prepareTestRequest, receiverTarget, SEND_TEST_DEFAULTS } from '../../src/services/send-test';
-
-function refused(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected an AppError');
-}
+import { refusal } from '../support/refusal';
 
 describe('send-test request', () => {
   test('defaults: POST, a JSON test body, its content type and our user agent', () => {
@@ -31,20 +21,20 @@ describe('send-test request', () => {
 
   test('GET and HEAD go without a body', () => {
     expect(prepareTestRequest({ slug: 's', method: 'GET' }, 1024).body).toBeUndefined();
-    expect(refused(() => prepareTestRequest({ slug: 's', method: 'HEAD', body: 'x' }, 1024)).code).toBe('validation');
+    expect(refusal(() => prepareTestRequest({ slug: 's', method: 'HEAD', body: 'x' }, 1024)).code).toBe('validation');
   });
 
   test('bad methods, headers and oversized bodies are refused', () => {
     for (const method of ['GE T', 'POST\r\n', 'CONNECT', 'trace', '']) {
-      expect(refused(() => prepareTestRequest({ slug: 's', method }, 1024)).code).toBe('validation');
+      expect(refusal(() => prepareTestRequest({ slug: 's', method }, 1024)).code).toBe('validation');
     }
     const badHeaders: Record<string, string>[] = [{ 'bad name': 'x' }, { 'x-a': 'line\r\nbreak' }, { 'x-a': 'nul\0' }, { Host: 'evil.example' }, { 'Content-Length': '1' }, { 'transfer-encoding': 'chunked' }];
     for (const headers of badHeaders) {
-      expect(refused(() => prepareTestRequest({ slug: 's', headers }, 1024)).code).toBe('validation');
+      expect(refusal(() => prepareTestRequest({ slug: 's', headers }, 1024)).code).toBe('validation');
     }
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`x-h${i}`, 'v']));
-    expect(refused(() => prepareTestRequest({ slug: 's', headers: many }, 1024)).code).toBe('validation');
-    expect(refused(() => prepareTestRequest({ slug: 's', body: 'é'.repeat(513) }, 1024)).code).toBe('payload_too_large');
+    expect(refusal(() => prepareTestRequest({ slug: 's', headers: many }, 1024)).code).toBe('validation');
+    expect(refusal(() => prepareTestRequest({ slug: 's', body: 'é'.repeat(513) }, 1024)).code).toBe('payload_too_large');
   });
 });
 

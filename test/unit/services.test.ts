@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalBus } from '../../src/bus/local';
 import { encodeJson, subjects } from '../../src/bus/types';
+import { systemClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
 import { createServices } from '../../src/services/build';
 import { StreamWatches } from '../../src/services/stream/watches';
@@ -48,7 +49,7 @@ describe('createServices', () => {
     const captures = createSqliteCaptureStore({ path: join(dir, 'captures.sqlite') });
     const bus = createLocalBus();
     const config = loadConfig({ DATA_DIR: dir, OUTBOUND_ALLOW: 'hooks.internal', AGENT_IDJAG_PROVIDERS: '[{"iss":"https://idp.example"}]' });
-    const services = createServices({ config, db: state.db, captures, bus });
+    const services = createServices({ config, db: state.db, captures, bus, clock: systemClock });
     const { ctx } = services;
     expect(ctx.agent.mailer).toBe(ctx.mailer);
     expect(ctx.agent.providers).toBe(config.agentIdjagProviders);

@@ -58,7 +58,7 @@ export interface ClaimPreview {
 export async function previewClaim(deps: AgentDeps, ref: ClaimRef, caller: { ip: string; meter: RateMeter }): Promise<ClaimPreview> {
   const { ctx } = deps;
   await caller.meter.consume(buckets.claimIp(caller.ip), ctx.config.agent.ratePerIp);
-  const now = Date.now();
+  const now = ctx.clock.now();
   const reg = await findByRef(ctx.db, ref, await deps.secret(), false);
   assertClaimable(reg, now);
   return {
@@ -79,7 +79,7 @@ export async function confirmClaim(deps: AgentDeps, user: UserRow, ref: ClaimRef
   const { ctx } = deps;
   await caller.meter.consume(buckets.claimIp(caller.ip), ctx.config.agent.ratePerIp);
   const secret = await deps.secret();
-  const now = Date.now();
+  const now = ctx.clock.now();
   // Receivers cache endpoint snapshots (owner, expiry): the adopted ones are announced after commit.
   const { reg, slugs } = await writeEndpoints(ctx, async (w) => {
     const found = await findByRef(w.tx, ref, secret, true);
@@ -112,7 +112,7 @@ export async function pollRegistration(deps: AgentDeps, claimToken: string) {
   if (reg.status === 'claimed') {
     return { ...base, status: 'claimed' as const, scopes: [...POST_CLAIM_SCOPES], claimed_at: isoTime(reg.claimedAt ?? reg.createdAt) };
   }
-  if (reg.expiresAt <= Date.now()) throw new AppError('claim_expired', 'the registration was not completed in time; register again');
+  if (reg.expiresAt <= deps.ctx.clock.now()) throw new AppError('claim_expired', 'the registration was not completed in time; register again');
   const pending = { ...base, status: 'pending' as const, claim_token_expires: isoTime(reg.expiresAt) };
   return reg.type === 'anonymous' ? { ...pending, user_code: userCodeForClaimToken(claimToken, await deps.secret()) } : pending;
 }

@@ -16,10 +16,10 @@ export const POST_CLAIM_SCOPES: readonly string[] = DEFAULT_SCOPES;
  * The account with this (verified) email, created without a password when there is none. Only
  * called after the address is proven: by OTP, or by an issuer's email_verified.
  */
-export async function findOrProvisionUser(tx: Tx, email: string): Promise<UserRow> {
+export async function findOrProvisionUser(tx: Tx, email: string, now: number): Promise<UserRow> {
   const found = await accounts.findUserByEmail(tx, email);
   if (found) return found;
-  const created = await accounts.insertUser(tx, { id: randomId('usr'), email, passwordHash: null, plan: 'free', createdAt: Date.now() });
+  const created = await accounts.insertUser(tx, { id: randomId('usr'), email, passwordHash: null, plan: 'free', createdAt: now });
   // A concurrent provision of the same address won the unique index: use that account.
   const user = created ?? (await accounts.findUserByEmail(tx, email));
   if (!user) throw new AppError('internal', 'could not provision the account');

@@ -31,15 +31,15 @@ export async function verifyOtp(deps: AgentDeps, input: { claimToken: string; ot
     if (!reg || reg.type !== 'verified_email' || !reg.email) throw new AppError('invalid_claim_token', 'no email registration has this claim token');
     if (reg.status === 'claimed') throw new AppError('previously_claimed', 'this code was already used; the key was issued then');
     if (reg.otpAttempts >= OTP_MAX_ATTEMPTS) throw new AppError('otp_expired', 'too many wrong codes; register again for a new one');
-    if (reg.expiresAt <= Date.now() || !reg.otpHash) throw new AppError('otp_expired', 'the code has expired; register again for a new one');
+    if (reg.expiresAt <= ctx.clock.now() || !reg.otpHash) throw new AppError('otp_expired', 'the code has expired; register again for a new one');
     if (!otpMatches(input.otp, reg.otpHash, secret, reg.id)) {
       // Committed with the transaction: the wrong guess counts even though the request fails.
       const used = await countOtpAttempt(tx, reg.id);
       return { ok: false, attemptsLeft: Math.max(0, OTP_MAX_ATTEMPTS - used) };
     }
-    const user = await findOrProvisionUser(tx, reg.email);
-    const key = await issueAccountKey(tx, user.id, agentKeyName(reg.clientName), POST_CLAIM_SCOPES);
-    await updateRegistration(tx, reg.id, { status: 'claimed', otpHash: null, keyId: key.row.id, claimedBy: user.id, claimedAt: Date.now() });
+    const user = await findOrProvisionUser(tx, reg.email, ctx.clock.now());
+    const key = await issueAccountKey(tx, user.id, agentKeyName(reg.clientName), ctx.clock.now(), POST_CLAIM_SCOPES);
+    await updateRegistration(tx, reg.id, { status: 'claimed', otpHash: null, keyId: key.row.id, claimedBy: user.id, claimedAt: ctx.clock.now() });
     return { ok: true, raw: key.raw, scopes: key.row.scopes };
   });
 

@@ -18,7 +18,7 @@ export class RateMeter {
     if (!rule) return;
     const outcome = await consume(this.ctx, `agent:${bucket}`, rule);
     this.outcomes.push(outcome);
-    if (!outcome.allowed) throw rateLimitError(outcome, 'rate_limited');
+    if (!outcome.allowed) throw rateLimitError(outcome, 'rate_limited', this.ctx.clock.now());
   }
 
   /** The X-RateLimit-* headers of the tightest window touched so far ({} when none). */

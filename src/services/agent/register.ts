@@ -30,7 +30,7 @@ const MAX_ATTEMPTS = 5;
 export async function registerAnonymous(deps: AgentDeps, input: { clientName: string }, caller: Caller) {
   const { ctx } = deps;
   await caller.meter.consume(buckets.registerIp(caller.ip), ctx.config.agent.ratePerIp);
-  const now = Date.now();
+  const now = ctx.clock.now();
   const secret = await deps.secret();
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const claim = generateClaimToken();
@@ -46,7 +46,7 @@ export async function registerAnonymous(deps: AgentDeps, input: { clientName: st
             'retry-after': '60',
           });
         }
-        const issued = await issueUnownedKey(tx, agentKeyName(input.clientName));
+        const issued = await issueUnownedKey(tx, agentKeyName(input.clientName), now);
         const row = await insertRegistration(tx, {
           id: registrationId,
           type: 'anonymous',
@@ -85,7 +85,7 @@ export async function registerVerifiedEmail(deps: AgentDeps, input: { clientName
   await caller.meter.consume(buckets.registerIp(caller.ip), ctx.config.agent.ratePerIp);
   await caller.meter.consume(buckets.registerEmail(input.email), ctx.config.agent.ratePerEmail);
   const secret = await deps.secret();
-  const now = Date.now();
+  const now = ctx.clock.now();
   const expiresAt = now + ctx.config.agent.otpTtlMs;
   const registrationId = crypto.randomUUID();
   const otp = generateOtp();
@@ -139,13 +139,13 @@ export async function registerVerifiedEmail(deps: AgentDeps, input: { clientName
 export async function registerWithAssertion(deps: AgentDeps, assertion: string, caller: Caller) {
   const { ctx } = deps;
   await caller.meter.consume(buckets.registerIp(caller.ip), ctx.config.agent.ratePerIp);
-  const who = await verifyIdJag(assertion, { providers: deps.providers, audience: deps.audience, keys: deps.keys });
+  const who = await verifyIdJag(assertion, { providers: deps.providers, audience: deps.audience, keys: deps.keys, now: () => ctx.clock.now() });
   await caller.meter.consume(buckets.registerEmail(who.email), ctx.config.agent.ratePerEmail);
   const key = await inTransaction(ctx.db, async (tx) => {
-    await assertFirstUse(pgJtiStore(tx), 'assertion', who);
-    const user = await findOrProvisionUser(tx, who.email);
-    const issued = await issueAccountKey(tx, user.id, agentKeyName(who.clientId ?? who.iss), POST_CLAIM_SCOPES);
-    await insertCredential(tx, { keyId: issued.row.id, iss: who.iss, sub: who.sub, clientId: who.clientId ?? null, createdAt: Date.now() });
+    await assertFirstUse(pgJtiStore(tx, ctx.clock), 'assertion', who);
+    const user = await findOrProvisionUser(tx, who.email, ctx.clock.now());
+    const issued = await issueAccountKey(tx, user.id, agentKeyName(who.clientId ?? who.iss), ctx.clock.now(), POST_CLAIM_SCOPES);
+    await insertCredential(tx, { keyId: issued.row.id, iss: who.iss, sub: who.sub, clientId: who.clientId ?? null, createdAt: ctx.clock.now() });
     return issued;
   });
   return { credential_type: 'api_key' as const, credential: key.raw, credential_expires: null, scopes: key.row.scopes };

@@ -10,10 +10,10 @@ import type { AgentDeps } from './deps';
 import { pgJtiStore } from './replay-store';
 
 export async function revokeBySubject(deps: AgentDeps, logoutToken: string): Promise<{ revoked: number }> {
-  const who = await verifyLogoutToken(logoutToken, { providers: deps.providers, audience: deps.audience, keys: deps.keys });
+  const who = await verifyLogoutToken(logoutToken, { providers: deps.providers, audience: deps.audience, keys: deps.keys, now: () => deps.ctx.clock.now() });
   const revoked = await inTransaction(deps.ctx.db, async (tx) => {
-    await assertFirstUse(pgJtiStore(tx), 'logout', who);
-    return revokeKeysOfSubject(tx, who.iss, who.sub, Date.now());
+    await assertFirstUse(pgJtiStore(tx, deps.ctx.clock), 'logout', who);
+    return revokeKeysOfSubject(tx, who.iss, who.sub, deps.ctx.clock.now());
   });
   return { revoked };
 }

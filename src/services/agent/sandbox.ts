@@ -32,7 +32,7 @@ export async function createSandboxEndpoint(ctx: Ctx, key: ApiKeyRow) {
   const row = await writeEndpoints(ctx, async (w) => {
     // The key's row lock serialises concurrent creates, so the cap cannot be overshot.
     if (!(await lockKey(w.tx, key.id))) throw new AppError('unauthorized', 'invalid or revoked API key');
-    const now = Date.now();
+    const now = ctx.clock.now();
     if ((await countLiveSandbox(w.tx, key.id, now)) >= sandboxMaxEndpoints) {
       throw new AppError('conflict', `this key already has ${sandboxMaxEndpoints} live sandbox endpoints; wait for one to expire or get the key claimed`);
     }
@@ -53,12 +53,12 @@ export async function createSandboxEndpoint(ctx: Ctx, key: ApiKeyRow) {
 }
 
 export async function listSandboxEndpoints(ctx: Ctx, key: ApiKeyRow) {
-  return (await listLiveSandbox(ctx.db, key.id, Date.now())).map((e) => publicSandboxEndpoint(ctx, e));
+  return (await listLiveSandbox(ctx.db, key.id, ctx.clock.now())).map((e) => publicSandboxEndpoint(ctx, e));
 }
 
 /** Captures of one of this key's live sandbox endpoints, newest first; 404 for any other slug. */
 export async function sandboxRequests(ctx: Ctx, key: ApiKeyRow, slug: string, limit?: number): Promise<Capture[]> {
-  const ep = await findLiveSandbox(ctx.db, key.id, slug, Date.now());
+  const ep = await findLiveSandbox(ctx.db, key.id, slug, ctx.clock.now());
   if (!ep) throw new AppError('not_found', 'sandbox endpoint not found');
   return ctx.captures.list(scopeOf(ep), clampLimit(ctx, limit));
 }

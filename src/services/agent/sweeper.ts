@@ -15,7 +15,7 @@ const DAY_MS = 24 * 3600_000;
 /** A registration stays pollable this long after its window closed. */
 export const REGISTRATION_RETENTION_MS = 7 * DAY_MS;
 
-export async function sweepOnce(ctx: Ctx, now = Date.now()): Promise<void> {
+export async function sweepOnce(ctx: Ctx, now = ctx.clock.now()): Promise<void> {
   const expired = await listExpiredSandbox(ctx.db, now, 500);
   await writeEndpoints(ctx, (w) =>
     deleteEndpoints(

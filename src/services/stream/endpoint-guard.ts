@@ -14,6 +14,7 @@
  * conn.onEnd(watch.cancel);
  */
 import { decodeJson, subjects } from '../../bus/types';
+import type { Clock } from '../../clock';
 import { log } from '../../log';
 import { findEndpointBySlug } from '../../stores/state/endpoints';
 import type { EndpointRow } from '../../stores/state/schema';
@@ -25,7 +26,7 @@ import { errorMessage } from '../../unknown';
 type Lifetime = Pick<EndpointRow, 'id' | 'expiresAt'>;
 
 /** Gone for every reader, as on the receiver: an endpoint at or past its expiresAt. */
-export const isExpired = (e: Pick<EndpointRow, 'expiresAt'>, now = Date.now()): boolean => e.expiresAt !== null && e.expiresAt <= now;
+export const isExpired = (e: Pick<EndpointRow, 'expiresAt'>, now: number): boolean => e.expiresAt !== null && e.expiresAt <= now;
 
 export interface EndpointWatch {
   /**
@@ -50,7 +51,10 @@ class Watch implements EndpointWatch {
   /** Unregisters the watch from the guard. */
   remove: () => void = () => {};
 
-  constructor(private readonly reread: () => void) {}
+  constructor(
+    private readonly reread: () => void,
+    private readonly clock: Clock,
+  ) {}
 
   get attached(): boolean {
     return this.endpoint !== null && !this.done;
@@ -69,7 +73,7 @@ class Watch implements EndpointWatch {
     const known = this.endpoint;
     if (known === null || this.done) return;
     // A slug is never reused in practice; a different id is a different endpoint all the same.
-    if (row === null || row.id !== known.id) this.finish(isExpired(known) ? 'endpoint_expired' : 'endpoint_deleted');
+    if (row === null || row.id !== known.id) this.finish(isExpired(known, this.clock.now()) ? 'endpoint_expired' : 'endpoint_deleted');
     else if (row.expiresAt !== known.expiresAt) {
       known.expiresAt = row.expiresAt;
       this.arm();
@@ -89,9 +93,9 @@ class Watch implements EndpointWatch {
     if (at === null) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      if (Date.now() >= at) this.finish('endpoint_expired');
+      if (this.clock.now() >= at) this.finish('endpoint_expired');
       else this.arm();
-    }, Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS));
+    }, Math.min(Math.max(0, at - this.clock.now()), MAX_TIMER_MS));
   }
 
   private disarm(): void {
@@ -116,7 +120,7 @@ export class EndpointStreamGuard {
   /** Slugs being re-read, each with whether another announcement came in meanwhile. */
   private readonly reading = new Map<string, boolean>();
 
-  constructor(private readonly ctx: Pick<BaseCtx, 'db' | 'bus'>) {
+  constructor(private readonly ctx: Pick<BaseCtx, 'db' | 'bus' | 'clock'>) {
     this.watches = new StreamWatches<Watch>(ctx.bus, subjects.endpointChanged, slugsOf, (slug, set) => {
       let attached = false;
       for (const w of set) {
@@ -132,7 +136,7 @@ export class EndpointStreamGuard {
    * a deletion committed after that read is then announced to a registered watch.
    */
   watch(slug: string): EndpointWatch {
-    const w = new Watch(() => void this.reread(slug));
+    const w = new Watch(() => void this.reread(slug), this.ctx.clock);
     w.remove = this.watches.add(slug, w);
     // Until the bus has confirmed the subscription, an announcement may pass this node unheard.
     w.dirty = !this.watches.listening;

@@ -12,7 +12,7 @@ export interface StreamGuards {
   close(): void;
 }
 
-export function createStreamGuards(base: Pick<BaseCtx, 'db' | 'bus'>): StreamGuards {
+export function createStreamGuards(base: Pick<BaseCtx, 'db' | 'bus' | 'clock'>): StreamGuards {
   const endpoints = new EndpointStreamGuard(base);
   const teams = new TeamStreamGuard(base);
   return {

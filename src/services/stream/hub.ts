@@ -8,6 +8,7 @@
 import { AppError } from '../../errors';
 import { refOf, splitBatch } from '../../bus/capture-batch';
 import { subjects, type Bus } from '../../bus/types';
+import { systemClock, type Clock } from '../../clock';
 import type { Capture } from '../../model/capture';
 import { frameFromCapture, frameFromJson, type EventFrame } from './frames';
 import { RecentFrames } from './recent';
@@ -39,6 +40,8 @@ export interface HubOptions {
    * as references and are delivered once shipped, after the captures published after them).
    */
   loadCapture?: (endpointId: string, id: string) => Promise<Capture | null>;
+  /** Where the time is read (the service's clock; the system clock if none). */
+  clock?: Clock;
 }
 
 /** How long a referenced capture is waited for in the store before it is given up on. */
@@ -67,11 +70,13 @@ export class StreamHub {
   private expiryTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
   private readonly unwatchBus: () => void;
+  private readonly clock: Clock;
 
   constructor(
     private readonly bus: Bus,
     private readonly opts: HubOptions,
   ) {
+    this.clock = opts.clock ?? systemClock;
     this.unwatchBus = bus.onConnectionChange((up) => {
       if (!up) this.busLost();
     });
@@ -88,7 +93,7 @@ export class StreamHub {
     if (topic.idleTimer !== null) clearTimeout(topic.idleTimer);
     topic.idleTimer = null;
     topic.clients.add(client);
-    this.deadlines.set(client, Date.now() + this.opts.maxMs);
+    this.deadlines.set(client, this.clock.now() + this.opts.maxMs);
     this.startTimers();
     let joined = true;
     const leave = () => {
@@ -113,7 +118,7 @@ export class StreamHub {
    * after `join` resolves: from then on new frames reach the client itself.
    */
   framesAfter(endpointId: string, lastEventId: string): EventFrame[] | null {
-    return this.topics.get(endpointId)?.recent.after(lastEventId, Date.now()) ?? null;
+    return this.topics.get(endpointId)?.recent.after(lastEventId, this.clock.now()) ?? null;
   }
 
   /** `topics`: endpoints watched by at least one client; `idle`: subscriptions kept for resumes. */
@@ -155,7 +160,7 @@ export class StreamHub {
     const clients = new Set<StreamClient>();
     const recent = new RecentFrames(this.opts.resumeMs ? (this.opts.clientBuffer ?? 1_000) : 0, this.opts.resumeMs ?? 0);
     const deliver = (frame: EventFrame) => {
-      recent.push(frame, Date.now());
+      recent.push(frame, this.clock.now());
       for (const c of clients) c.deliver(frame);
     };
     const unsubscribe = this.bus.subscribe(subjects.capture(endpointId), (data) => {
@@ -237,12 +242,12 @@ export class StreamHub {
     if (this.expiryTimer !== null) return;
     const next = this.deadlines.values().next();
     if (next.done) return;
-    this.expiryTimer = setTimeout(() => this.expire(), Math.max(0, next.value - Date.now()));
+    this.expiryTimer = setTimeout(() => this.expire(), Math.max(0, next.value - this.clock.now()));
   }
 
   private expire(): void {
     this.expiryTimer = null;
-    const now = Date.now();
+    const now = this.clock.now();
     for (const [client, deadline] of this.deadlines) {
       if (deadline > now) break;
       // end() leads to leave(), which deletes this entry; deleting the current entry of a Map

@@ -49,7 +49,7 @@ export async function openStream(ctx: Ctx, hub: StreamHub, input: OpenStreamInpu
 async function start(ctx: Ctx, hub: StreamHub, input: OpenStreamInput, lifecycle: EndpointWatch): Promise<ReadableStream<Uint8Array>> {
   const endpoint = await getReadableEndpoint(ctx, input.user, input.slug);
   // The receiver refuses an expired endpoint's captures; its stream is as gone.
-  if (isExpired(endpoint)) throw new AppError('not_found', 'endpoint not found');
+  if (isExpired(endpoint, ctx.clock.now())) throw new AppError('not_found', 'endpoint not found');
   const after = parseLastEventId(input.lastEventId);
   const scope = scopeOf(endpoint);
   const conn = new SseConnection({
@@ -60,7 +60,7 @@ async function start(ctx: Ctx, hub: StreamHub, input: OpenStreamInput, lifecycle
   });
   // Subscribe before reading the store, so nothing published meanwhile can fall between the two.
   const leave = await hub.join(endpoint.id, conn);
-  const subscribedAt = Date.now();
+  const subscribedAt = ctx.clock.now();
   conn.onEnd(leave);
   conn.onEnd(lifecycle.cancel);
   if (input.onEnd) conn.onEnd(input.onEnd);
@@ -117,7 +117,7 @@ async function resume(ctx: Ctx, conn: SseConnection, scope: EndpointScope, after
   for (let held = conn.takeHeld(); held.length > 0 && !conn.isEnded; held = conn.takeHeld()) await send(held);
   // Live events came faster than the client took these and some were forgotten: read them back
   // from the store, as a catch-up does.
-  if (conn.restartHolding()) return catchUp(ctx, conn, scope, last, Date.now() + settleMs, settleMs);
+  if (conn.restartHolding()) return catchUp(ctx, conn, scope, last, ctx.clock.now() + settleMs, settleMs);
   conn.goLive(null);
 }
 
@@ -130,7 +130,7 @@ async function catchUp(ctx: Ctx, conn: SseConnection, scope: EndpointScope, afte
   let cursor = after;
   let wakeAt = readAt;
   for (;;) {
-    const wait = wakeAt - Date.now();
+    const wait = wakeAt - ctx.clock.now();
     if (wait > 0) await Bun.sleep(wait);
     for (;;) {
       if (conn.isEnded) return;
@@ -145,7 +145,7 @@ async function catchUp(ctx: Ctx, conn: SseConnection, scope: EndpointScope, afte
     // Live events were forgotten while catching up (too many to hold): read them back from the
     // store once they have reached it.
     if (!conn.restartHolding()) break;
-    wakeAt = Date.now() + settleMs;
+    wakeAt = ctx.clock.now() + settleMs;
   }
   conn.goLive(after);
 }

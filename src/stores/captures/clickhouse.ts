@@ -3,7 +3,9 @@ import { createClient } from '@clickhouse/client';
 import { idTime } from '../../ids';
 import type { Capture } from '../../model/capture';
 import * as sql from './clickhouse-sql';
-import { captureToRow, metaSearchText, rowToCapture } from './row';
+import { Readable } from 'node:stream';
+import { tsvRows } from './clickhouse-tsv';
+import { captureToRow, metaSearchText, ROW_COLUMNS, rowToCapture } from './row';
 import { quoteIdentifier, quoteString } from './sql-quote';
 import type { CaptureStore, EndpointScope, PageCursor, SearchFilter, SearchPage } from './types';
 
@@ -156,8 +158,9 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
       if (rows.length === 0) return;
       await client.insert({
         table: sql.CAPTURES_TABLE,
-        values: rows.map((c) => captureToRow(c, metaSearchText(c))),
-        format: 'JSONEachRow',
+        columns: [...ROW_COLUMNS],
+        values: Readable.from([tsvRows(rows.map((c) => captureToRow(c, metaSearchText(c))))], { objectMode: false }),
+        format: 'TabSeparated',
       });
     },
 

@@ -66,6 +66,6 @@ export async function usedInPeriod(db: Db, userId: string, periodStart: number):
 
 /** The usage store the capture path's meter flushes to (engine/usage.ts `UsageStore`). */
 export const usageStoreOn = (db: Db) => ({
-  add: (periodStart: number, deltas: ReadonlyMap<string, number>) => addUsage(db, periodStart, deltas, Date.now()),
+  add: (periodStart: number, deltas: ReadonlyMap<string, number>, now: number) => addUsage(db, periodStart, deltas, now),
   read: (periodStart: number, userIds: readonly string[]) => readUsage(db, periodStart, userIds),
 });

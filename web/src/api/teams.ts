@@ -20,6 +20,12 @@ export const teamKeys = {
 /** Anything about teams may change who sees what: read it all again. */
 const refreshTeams = (qc: QueryClient) => qc.invalidateQueries({ queryKey: teamKeys.all });
 
+/** A change to a team after which everything about teams is read again. */
+function useTeamChange<TArg, TData>(mutationFn: (arg: TArg) => Promise<TData>) {
+  const qc = useQueryClient();
+  return useMutation({ mutationFn, onSuccess: () => refreshTeams(qc) });
+}
+
 export function useTeams() {
   return useQuery({ queryKey: teamKeys.list, queryFn: () => unwrap(api.teams.get()) });
 }
@@ -86,19 +92,11 @@ export function useSharedEndpoints(enabled = true) {
 }
 
 export function useCreateTeam() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (name: string) => unwrap(api.teams.post({ name })),
-    onSuccess: () => refreshTeams(qc),
-  });
+  return useTeamChange((name: string) => unwrap(api.teams.post({ name })));
 }
 
 export function useRenameTeam(id: string) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (name: string) => unwrap(api.teams({ teamId: id }).patch({ name })),
-    onSuccess: () => refreshTeams(qc),
-  });
+  return useTeamChange((name: string) => unwrap(api.teams({ teamId: id }).patch({ name })));
 }
 
 /**
@@ -128,43 +126,23 @@ export function useLeaveTeam(id: string) {
 }
 
 export function useRemoveMember(id: string) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (userId: string) => unwrap(api.teams({ teamId: id }).members({ userId }).delete()),
-    onSuccess: () => refreshTeams(qc),
-  });
+  return useTeamChange((userId: string) => unwrap(api.teams({ teamId: id }).members({ userId }).delete()));
 }
 
 export function useInvite(id: string) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (email: string) => unwrap(api.teams({ teamId: id }).invite.post({ email })),
-    onSuccess: () => refreshTeams(qc),
-  });
+  return useTeamChange((email: string) => unwrap(api.teams({ teamId: id }).invite.post({ email })));
 }
 
 export function useWithdrawInvite(id: string) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (inviteId: string) => unwrap(api.teams({ teamId: id }).invites({ inviteId }).delete()),
-    onSuccess: () => refreshTeams(qc),
-  });
+  return useTeamChange((inviteId: string) => unwrap(api.teams({ teamId: id }).invites({ inviteId }).delete()));
 }
 
 export function useShareEndpoint(id: string) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (endpointId: string) => unwrap(api.teams({ teamId: id }).endpoints.post({ endpointId })),
-    onSuccess: () => refreshTeams(qc),
-  });
+  return useTeamChange((endpointId: string) => unwrap(api.teams({ teamId: id }).endpoints.post({ endpointId })));
 }
 
 export function useUnshareEndpoint(id: string) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (endpointId: string) => unwrap(api.teams({ teamId: id }).endpoints({ endpointId }).delete()),
-    onSuccess: () => refreshTeams(qc),
-  });
+  return useTeamChange((endpointId: string) => unwrap(api.teams({ teamId: id }).endpoints({ endpointId }).delete()));
 }
 
 /** Invites addressed to me. */

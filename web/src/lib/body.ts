@@ -4,21 +4,10 @@
  */
 import type { Capture } from '../../../src/model/capture';
 
+// The server's own decoding: src/model/render.ts is free of server and Node imports for this.
+export { bodyBytes } from '../../../src/model/render';
+
 type BodyOf = Pick<Capture, 'body' | 'bodyEncoding'>;
-
-export function bodyBytes(c: BodyOf): Uint8Array {
-  if (c.bodyEncoding === 'utf8') return new TextEncoder().encode(c.body);
-  const bin = atob(c.body);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
-export function base64Of(bytes: Uint8Array): string {
-  let bin = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(bin);
-}
 
 /** The body's text when it is text (valid UTF-8), else null. */
 export function bodyText(c: BodyOf): string | null {

@@ -6,7 +6,7 @@
  * the original did not have them; Host, Content-Length and Transfer-Encoding are curl's to set.
  */
 import type { Capture } from '../../../src/model/capture';
-import { base64Of, bodyBytes } from './body';
+import { bodyBytes, toBase64 } from '../../../src/model/render';
 import { captureUrl } from './url';
 
 /** POSIX shell single quoting: safe for any text without NUL. */
@@ -41,7 +41,7 @@ export function curlCommand(c: Capture, endpointUrl: string): string {
     parts.push('--data-binary', shellQuote(c.body));
     return parts.join(' ');
   }
-  const b64 = c.bodyEncoding === 'base64' ? c.body : base64Of(bodyBytes(c));
+  const b64 = c.bodyEncoding === 'base64' ? c.body : toBase64(bodyBytes(c));
   parts.push('--data-binary', '@-');
   return `printf %s ${shellQuote(b64)} | base64 -d | ${parts.join(' ')}`;
 }

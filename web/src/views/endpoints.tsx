@@ -31,6 +31,18 @@ export function ReceiverUrl({ url, of }: { url: string; of?: string }) {
   );
 }
 
+/** An endpoint card's links: its requests and its settings (named for the endpoint). */
+export function EndpointCardLinks({ slug, name }: { slug: string; name: string }) {
+  return (
+    <div className="endpoint-card-links">
+      <Link href={paths.endpoint(slug)}>Requests</Link>
+      <Link href={paths.endpointSettings(slug)} aria-label={`Settings of ${name}`}>
+        Settings
+      </Link>
+    </div>
+  );
+}
+
 function EndpointCard({ endpoint }: { endpoint: Endpoint }) {
   return (
     <li className="endpoint-card">
@@ -43,12 +55,7 @@ function EndpointCard({ endpoint }: { endpoint: Endpoint }) {
         </span>
       </div>
       <ReceiverUrl url={endpoint.url} of={endpoint.name} />
-      <div className="endpoint-card-links">
-        <Link href={paths.endpoint(endpoint.slug)}>Requests</Link>
-        <Link href={paths.endpointSettings(endpoint.slug)} aria-label={`Settings of ${endpoint.name}`}>
-          Settings
-        </Link>
-      </div>
+      <EndpointCardLinks slug={endpoint.slug} name={endpoint.name} />
     </li>
   );
 }

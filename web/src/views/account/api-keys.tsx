@@ -2,13 +2,12 @@
  * API keys: create (the raw key is shown once, here, with a copy button), list, delete. The raw
  * key lives only in this component's state until it is dismissed; the server keeps its hash.
  */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useApiKeys, useCreateApiKey, useDeleteApiKey, type ApiKey } from '../../api/account';
-import { placeError } from '../../lib/field-error';
 import { ConfirmDialog } from '../../ui/confirm';
 import { CopyButton } from '../../ui/copy-button';
 import { ErrorMessage } from '../../ui/error';
-import { Field } from '../../ui/field';
+import { NameForm } from '../../ui/name-form';
 import { Actions, Section } from '../../ui/section';
 import { RelativeTime } from '../../ui/time';
 
@@ -59,31 +58,20 @@ export function ApiKeys() {
   const remove = useDeleteApiKey();
   const [name, setName] = useState('');
   const [deleting, setDeleting] = useState<ApiKey | null>(null);
-  const placed = create.error ? placeError(create.error, ['name']) : null;
-
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate(name, { onSuccess: () => setName('') });
-  };
 
   return (
     <Section title="API keys" intro={<p>Keys let scripts, the CLI and agents call the API as you (send them as <code>Authorization: Bearer svc_…</code>). Delete a key and it stops working at once.</p>}>
       {create.data ? <NewKey raw={create.data.key} name={create.data.name || create.data.prefix} onDone={() => create.reset()} /> : null}
-      <form onSubmit={submit} noValidate>
-        <Field
-          label="Key name"
-          hint="Optional: what the key is for, such as “CI” or “laptop”."
-          error={placed?.field ? placed.message : null}
-          action={
-            <button type="submit" className="primary" disabled={create.isPending}>
-              Create key
-            </button>
-          }
-        >
-          <input maxLength={100} autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
-        </Field>
-      </form>
-      {create.error && placed?.field === null ? <ErrorMessage error={create.error} /> : null}
+      <NameForm
+        label="Key name"
+        hint="Optional: what the key is for, such as “CI” or “laptop”."
+        value={name}
+        onChange={setName}
+        onSubmit={() => create.mutate(name, { onSuccess: () => setName('') })}
+        mutation={create}
+        submitLabel="Create key"
+        input={{ autoComplete: 'off' }}
+      />
       {list.error ? <ErrorMessage error={list.error} /> : null}
       {remove.error ? <ErrorMessage error={remove.error} /> : null}
       {list.data && list.data.length > 0 ? (

@@ -5,12 +5,10 @@
  */
 import { useState, type FormEvent } from 'react';
 import type { Endpoint } from '../../api/queries';
-import { useUpdateEndpoint } from '../../api/settings';
-import { placeError } from '../../lib/field-error';
 import { headerLines, parseHeaderLines } from '../../lib/header-lines';
-import { ErrorMessage } from '../../ui/error';
 import { Field } from '../../ui/field';
-import { Actions, SavedNote, Section } from '../../ui/section';
+import { Section } from '../../ui/section';
+import { EndpointFormFooter, useEndpointForm } from './endpoint-form';
 
 const FIELDS = ['mockResponse.status', 'mockResponse.headers', 'mockResponse.body', 'mockResponse'] as const;
 
@@ -19,26 +17,16 @@ export function MockResponseForm({ endpoint }: { endpoint: Endpoint }) {
   const [status, setStatus] = useState(String(mock?.status ?? 200));
   const [headers, setHeaders] = useState(headerLines(mock?.headers ?? { 'content-type': 'application/json' }));
   const [body, setBody] = useState(mock?.body ?? '{"received": true}');
-  const [local, setLocal] = useState<{ field: string; message: string } | null>(null);
-  const [savedAt, setSavedAt] = useState(0);
-  const update = useUpdateEndpoint(endpoint.slug);
-
-  const placed = update.error ? placeError(update.error, FIELDS) : null;
-  const errorAt = (field: string) => (local?.field === field ? local.message : placed?.field === field ? placed.message : null);
+  const form = useEndpointForm(endpoint.slug, FIELDS);
+  const { errorAt } = form;
 
   const save = (e: FormEvent) => {
     e.preventDefault();
-    setLocal(null);
-    update.reset();
     const code = Number(status);
-    if (!Number.isInteger(code) || code < 200 || code > 599) return setLocal({ field: 'mockResponse.status', message: 'Enter a status code from 200 to 599.' });
+    if (!Number.isInteger(code) || code < 200 || code > 599) return form.refuse({ field: 'mockResponse.status', message: 'Enter a status code from 200 to 599.' });
     const parsed = parseHeaderLines(headers);
-    if ('error' in parsed) return setLocal({ field: 'mockResponse.headers', message: parsed.error });
-    update.mutate({ mockResponse: { status: code, headers: parsed.headers, body } }, { onSuccess: () => setSavedAt(Date.now()) });
-  };
-  const clear = () => {
-    setLocal(null);
-    update.mutate({ mockResponse: null }, { onSuccess: () => setSavedAt(Date.now()) });
+    if ('error' in parsed) return form.refuse({ field: 'mockResponse.headers', message: parsed.error });
+    form.save({ mockResponse: { status: code, headers: parsed.headers, body } });
   };
 
   return (
@@ -73,18 +61,7 @@ export function MockResponseForm({ endpoint }: { endpoint: Endpoint }) {
         <Field label="Body" hint="Sent as text, exactly as written." error={errorAt('mockResponse.body') ?? errorAt('mockResponse')}>
           <textarea rows={5} spellCheck={false} className="mono" value={body} onChange={(e) => setBody(e.target.value)} />
         </Field>
-        {update.error && placed?.field === null ? <ErrorMessage error={update.error} /> : null}
-        <Actions>
-          <button type="submit" className="primary" disabled={update.isPending}>
-            Save
-          </button>
-          {mock ? (
-            <button type="button" onClick={clear} disabled={update.isPending}>
-              Use the default answer
-            </button>
-          ) : null}
-          <SavedNote at={savedAt} />
-        </Actions>
+        <EndpointFormFooter form={form} off={mock ? { label: 'Use the default answer', onClick: () => form.save({ mockResponse: null }) } : null} />
       </form>
     </Section>
   );

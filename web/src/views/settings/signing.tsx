@@ -7,11 +7,11 @@
 import { useState, type FormEvent } from 'react';
 import type { ProviderScheme } from '../../../../src/engine/signing/types';
 import type { Endpoint } from '../../api/queries';
-import { useUpdateEndpoint, type SigningConfig } from '../../api/settings';
-import { placeError } from '../../lib/field-error';
+import type { SigningConfig } from '../../api/settings';
 import { ErrorMessage } from '../../ui/error';
 import { Field } from '../../ui/field';
-import { Actions, SavedNote, Section } from '../../ui/section';
+import { Section } from '../../ui/section';
+import { EndpointFormFooter, useEndpointForm, type FieldProblem } from './endpoint-form';
 
 type Provider = ProviderScheme | 'hmac';
 
@@ -78,14 +78,10 @@ export function SigningForm({ endpoint }: { endpoint: Endpoint }) {
   const [algorithm, setAlgorithm] = useState<'sha256' | 'sha1' | 'sha512'>(current?.algorithm === 'sha1' || current?.algorithm === 'sha512' ? current.algorithm : 'sha256');
   const [encoding, setEncoding] = useState<'hex' | 'base64'>(current?.encoding === 'base64' ? 'base64' : 'hex');
   const [prefix, setPrefix] = useState(text(current?.prefix));
-  const [local, setLocal] = useState<{ field: string; message: string } | null>(null);
-  const [savedAt, setSavedAt] = useState(0);
-  const update = useUpdateEndpoint(endpoint.slug);
+  const form = useEndpointForm(endpoint.slug, FIELDS);
+  const { errorAt } = form;
 
-  const placed = update.error ? placeError(update.error, FIELDS) : null;
-  const errorAt = (field: string) => (local?.field === field ? local.message : placed?.field === field ? placed.message : null);
-
-  const config = (): SigningConfig | { field: string; message: string } => {
+  const config = (): SigningConfig | FieldProblem => {
     if (secret === '') return { field: 'signing.secret', message: current ? 'Enter the secret again to change these settings.' : 'Enter the signing secret.' };
     if (secret.length > MAX_SECRET) return { field: 'signing.secret', message: `The secret may be at most ${MAX_SECRET} characters.` };
     if (provider === 'hmac') {
@@ -108,23 +104,9 @@ export function SigningForm({ endpoint }: { endpoint: Endpoint }) {
 
   const save = (e: FormEvent) => {
     e.preventDefault();
-    setLocal(null);
-    update.reset();
     const signing = config();
-    if ('field' in signing) return setLocal(signing);
-    update.mutate(
-      { signing },
-      {
-        onSuccess: () => {
-          setSecret('');
-          setSavedAt(Date.now());
-        },
-      },
-    );
-  };
-  const turnOff = () => {
-    setLocal(null);
-    update.mutate({ signing: null }, { onSuccess: () => setSavedAt(Date.now()) });
+    if ('field' in signing) return form.refuse(signing);
+    form.save({ signing }, () => setSecret(''));
   };
 
   return (
@@ -186,19 +168,8 @@ export function SigningForm({ endpoint }: { endpoint: Endpoint }) {
             </Field>
           </div>
         ) : null}
-        {update.error && placed?.field === null ? <ErrorMessage error={update.error} /> : null}
         {errorAt('signing') ? <ErrorMessage error={new Error('The server did not accept these settings; check each field above.')} /> : null}
-        <Actions>
-          <button type="submit" className="primary" disabled={update.isPending}>
-            Save
-          </button>
-          {current ? (
-            <button type="button" onClick={turnOff} disabled={update.isPending}>
-              Turn off
-            </button>
-          ) : null}
-          <SavedNote at={savedAt} />
-        </Actions>
+        <EndpointFormFooter form={form} off={current ? { label: 'Turn off', onClick: () => form.save({ signing: null }) } : null} />
       </form>
     </Section>
   );

@@ -1,12 +1,11 @@
 /** /teams: the invites addressed to me, my teams, and a new team. */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useMe } from '../../api/queries';
 import { useAnswerInvite, useCreateTeam, useMyInvites, useTeams, type MyInvite } from '../../api/teams';
-import { placeError } from '../../lib/field-error';
 import { paths } from '../../paths';
 import { ErrorMessage } from '../../ui/error';
-import { Field } from '../../ui/field';
+import { NameForm } from '../../ui/name-form';
 import { Section } from '../../ui/section';
 import { useTitle } from '../../ui/title';
 import { RelativeTime } from '../../ui/time';
@@ -59,26 +58,16 @@ function CreateTeam() {
   const [name, setName] = useState('');
   const create = useCreateTeam();
   const [, navigate] = useLocation();
-  const placed = create.error ? placeError(create.error, ['name']) : null;
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate(name, { onSuccess: (team) => navigate(paths.team(team.id)) });
-  };
   return (
-    <form onSubmit={submit} noValidate>
-      <Field
-        label="New team name"
-        error={placed?.field ? placed.message : null}
-        action={
-          <button type="submit" className="primary" disabled={create.isPending}>
-            Create team
-          </button>
-        }
-      >
-        <input maxLength={100} autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
-      </Field>
-      {create.error && placed?.field === null ? <ErrorMessage error={create.error} /> : null}
-    </form>
+    <NameForm
+      label="New team name"
+      value={name}
+      onChange={setName}
+      onSubmit={() => create.mutate(name, { onSuccess: (team) => navigate(paths.team(team.id)) })}
+      mutation={create}
+      submitLabel="Create team"
+      input={{ autoComplete: 'off' }}
+    />
   );
 }
 

@@ -7,7 +7,7 @@ import { Link } from 'wouter';
 import { useSharedEndpoints, type SharedEndpoint } from '../../api/teams';
 import { paths } from '../../paths';
 import { ErrorMessage } from '../../ui/error';
-import { ReceiverUrl } from '../endpoints';
+import { EndpointCardLinks, ReceiverUrl } from '../endpoints';
 
 function SharedBadges() {
   return (
@@ -47,12 +47,7 @@ export function SharedEndpointsSection() {
             <p className="muted card-line">{via(e)}</p>
             <ReceiverUrl url={e.url} of={e.name} />
             {e.readable ? (
-              <div className="endpoint-card-links">
-                <Link href={paths.endpoint(e.slug)}>Requests</Link>
-                <Link href={paths.endpointSettings(e.slug)} aria-label={`Settings of ${e.name}`}>
-                  Settings
-                </Link>
-              </div>
+              <EndpointCardLinks slug={e.slug} name={e.name} />
             ) : (
               <Paused />
             )}

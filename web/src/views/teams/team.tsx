@@ -26,6 +26,7 @@ import { paths } from '../../paths';
 import { ConfirmDialog } from '../../ui/confirm';
 import { ErrorMessage } from '../../ui/error';
 import { Field } from '../../ui/field';
+import { NameForm } from '../../ui/name-form';
 import { Actions, Section } from '../../ui/section';
 import { RelativeTime } from '../../ui/time';
 import { useTitle } from '../../ui/title';
@@ -37,11 +38,6 @@ function TeamTitle({ team }: { team: TeamDetail }) {
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(team.name);
   const rename = useRenameTeam(team.id);
-  const placed = rename.error ? placeError(rename.error, ['name']) : null;
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    rename.mutate(name, { onSuccess: () => setEditing(false) });
-  };
   if (!editing) {
     return (
       <div className="page-head">
@@ -55,25 +51,16 @@ function TeamTitle({ team }: { team: TeamDetail }) {
     );
   }
   return (
-    <form onSubmit={submit} noValidate>
-      <Field
-        label="Team name"
-        error={placed?.field ? placed.message : null}
-        action={
-          <>
-            <button type="submit" className="primary" disabled={rename.isPending}>
-              Save
-            </button>
-            <button type="button" onClick={() => setEditing(false)}>
-              Cancel
-            </button>
-          </>
-        }
-      >
-        <input maxLength={100} autoFocus value={name} onChange={(e) => setName(e.target.value)} />
-      </Field>
-      {rename.error && placed?.field === null ? <ErrorMessage error={rename.error} /> : null}
-    </form>
+    <NameForm
+      label="Team name"
+      value={name}
+      onChange={setName}
+      onSubmit={() => rename.mutate(name, { onSuccess: () => setEditing(false) })}
+      mutation={rename}
+      submitLabel="Save"
+      onCancel={() => setEditing(false)}
+      input={{ autoFocus: true }}
+    />
   );
 }
 
