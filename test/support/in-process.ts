@@ -18,7 +18,7 @@ import { loadConfig } from '../../src/config';
 import { setLogLevel } from '../../src/log';
 import { BACKENDS, provision, type BackendEnv, type BackendName } from './backends';
 import { TestClock } from './clock';
-import { freePort } from './server';
+import { freePort, seedPglite } from './server';
 
 export interface InProcessServer {
   url: string;
@@ -33,6 +33,7 @@ export interface InProcessServer {
 export async function startInProcess(opts: { env?: Record<string, string>; clock?: TestClock } = {}): Promise<InProcessServer> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'hookcap-inproc-'));
+  if (!opts.env?.DATABASE_URL) await seedPglite(dataDir);
   const env: Record<string, string> = {
     PORT: String(port),
     HOST: '127.0.0.1',

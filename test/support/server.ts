@@ -119,13 +119,16 @@ async function pgliteTemplate(): Promise<string | null> {
   return join(dir, 'pglite');
 }
 
+/** Copies the migrated PGlite template into a fresh data directory (see `pgliteTemplate`). */
+export async function seedPglite(dataDir: string): Promise<void> {
+  const template = await pgliteTemplate();
+  if (template) cpSync(template, join(dataDir, 'pglite'), { recursive: true });
+}
+
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const port = opts.port ?? (await freePort());
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'hookcap-test-'));
-  if (!opts.dataDir && !opts.env?.DATABASE_URL) {
-    const template = await pgliteTemplate();
-    if (template) cpSync(template, join(dataDir, 'pglite'), { recursive: true });
-  }
+  if (!opts.dataDir && !opts.env?.DATABASE_URL) await seedPglite(dataDir);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',

@@ -21,6 +21,7 @@ import type { Ctx } from '../../src/services/context';
 import { createSqliteCaptureStore } from '../../src/stores/captures/sqlite';
 import { openPglite, openPostgres, type StateDb } from '../../src/stores/state/db';
 import { provision, type BackendEnv, type BackendName } from './backends';
+import { seedPglite } from './server';
 
 export interface UseServicesOptions {
   /** The temporary data directory's name prefix. */
@@ -45,6 +46,7 @@ export function useServices(backend: BackendName, { tmpPrefix, env = {}, clock =
     dir = mkdtempSync(join(tmpdir(), tmpPrefix));
     provisioned = await provision(backend);
     const url = provisioned.env.DATABASE_URL;
+    if (!url) await seedPglite(dir);
     state = url ? await openPostgres(url) : await openPglite(dir);
     const captures = createSqliteCaptureStore({ path: join(dir, 'captures.sqlite') });
     await captures.migrate();
