@@ -18,7 +18,7 @@ import { loadConfig } from '../../src/config';
 import { setLogLevel } from '../../src/log';
 import { BACKENDS, provision, type BackendEnv, type BackendName } from './backends';
 import { TestClock } from './clock';
-import { freePort, seedPglite } from './server';
+import { freePort, seedPglite, serviceEnv } from './server';
 
 export interface InProcessServer {
   url: string;
@@ -34,18 +34,7 @@ export async function startInProcess(opts: { env?: Record<string, string>; clock
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'hookcap-inproc-'));
   if (!opts.env?.DATABASE_URL) await seedPglite(dataDir);
-  const env: Record<string, string> = {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    BASE_URL: `http://127.0.0.1:${port}`,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    SHIP_MAX_AGE_MS: '50',
-    // As startServer: suites sign up many accounts from one address; a suite may set its own.
-    RATE_LIMIT_API: '100000/60',
-    RATE_LIMIT_AUTH: '100000/60',
-    ...opts.env,
-  };
+  const env: Record<string, string> = { ...serviceEnv(port, dataDir), ...opts.env };
   const config = loadConfig(env);
   setLogLevel(config.logLevel);
   const clock = opts.clock ?? new TestClock();

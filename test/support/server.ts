@@ -125,13 +125,9 @@ export async function seedPglite(dataDir: string): Promise<void> {
   if (template) cpSync(template, join(dataDir, 'pglite'), { recursive: true });
 }
 
-export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
-  const port = opts.port ?? (await freePort());
-  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'hookcap-test-'));
-  if (!opts.dataDir && !opts.env?.DATABASE_URL) await seedPglite(dataDir);
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '/tmp',
+/** The settings every test service runs with (subprocess or in-process); a suite adds its own. */
+export function serviceEnv(port: number, dataDir: string): Record<string, string> {
+  return {
     PORT: String(port),
     HOST: '127.0.0.1',
     BASE_URL: `http://127.0.0.1:${port}`,
@@ -141,6 +137,17 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     // Suites sign up many accounts from one address and poll hard; the rate-limit suite sets its own.
     RATE_LIMIT_API: '100000/60',
     RATE_LIMIT_AUTH: '100000/60',
+  };
+}
+
+export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
+  const port = opts.port ?? (await freePort());
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'hookcap-test-'));
+  if (!opts.dataDir && !opts.env?.DATABASE_URL) await seedPglite(dataDir);
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    ...serviceEnv(port, dataDir),
     ...opts.env,
   };
   let out = '';
