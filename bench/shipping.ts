@@ -3,8 +3,9 @@
  * store's (ClickHouse's process; SQLite runs inside the worker). The real capture log and the real
  * shipper worker: captures are appended as the receiver appends them (groups of 64, as many as
  * wrk's connections), the worker is told of them and ships them as it does in the service, and the
- * bench waits until all are stored. Only the worker thread and ClickHouse are counted; the
- * appends run on this thread and are not.
+ * bench waits until all are stored. Counted: this process's threads other than the main one
+ * (the worker, and the GC, allocator and HTTP-client threads working for it; JIT and Bun's file
+ * pool excluded) and ClickHouse's processes; the appends run on the main thread and are not.
  *
  *   node_modules/.bin/bun bench/shipping.ts   (BENCH_BACKEND=server|embedded, BENCH_CAPTURES, BENCH_ROUNDS)
  */
@@ -66,7 +67,7 @@ function capture(endpointId: string, i: number): Capture {
   };
 }
 
-/** CPU ticks of this process's worker threads, and of every process named like ClickHouse. */
+/** CPU ticks of this process's threads but the main, JIT and file-pool ones, and of every ClickHouse process. */
 function ticks(): { worker: number; clickhouse: number } {
   let worker = 0;
   for (const tid of readdirSync('/proc/self/task')) {

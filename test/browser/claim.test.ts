@@ -3,35 +3,17 @@
  * playwright-core): the claim link or the typed code, a detour through log-in or sign-up when not
  * signed in, the page naming the agent and what its key may do, and the confirm button.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { BACKENDS } from '../support/backends';
+import { expect, test } from 'bun:test';
+import type { Page } from 'playwright-core';
+import { CHROMIUM_SKIP, useChromium } from '../support/browser';
 import { call } from '../support/client';
 import { describeBackends } from '../support/suite';
 import { AGENT_ENV, registerAnonymous, signUp, uniqueEmail } from '../behaviour/agent-support';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-
-let browser: Browser | null = null;
-
-// `npm test` installs Chromium (scripts/services.sh), so there a missing one is a failure; a quick
-// `TEST_BACKENDS=embedded` run promises no services and skips these tests instead.
-const SKIP = !existsSync(CHROMIUM) && !BACKENDS.includes('server') ? `${CHROMIUM} is missing; scripts/services.sh installs it` : null;
-
-beforeAll(async () => {
-  if (SKIP !== null) return;
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/services.sh (it installs Debian's chromium)`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 async function newPage(): Promise<Page> {
-  if (!browser) throw new Error('browser not started');
-  const context = await browser.newContext();
+  const context = await browser().newContext();
   const page = await context.newPage();
   // Any script dialog would mean markup from client_name ran.
   page.on('dialog', (d) => {
@@ -155,5 +137,5 @@ describeBackends(
     });
   },
   AGENT_ENV,
-  SKIP,
+  CHROMIUM_SKIP,
 );

@@ -7,7 +7,7 @@
 import { expect, test } from 'bun:test';
 import { unnamedControls } from '../support/a11y';
 import { fitsNarrowScreen } from '../support/layout';
-import { openPage, signUpAccount, useChromium } from '../support/browser';
+import { openPage, signUpAccount, useChromium, CHROMIUM_SKIP } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
@@ -211,4 +211,4 @@ describeBackends('dashboard: account', (h) => {
       await context.close();
     }
   });
-});
+}, {}, CHROMIUM_SKIP);

@@ -4,22 +4,15 @@
  * (PerformanceObserver 'longtask', wall time) and the CPU time of the main thread's tasks (a
  * Chromium trace) are measured and reported, and the list stays virtualised.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { Browser } from 'playwright-core';
-import { launchChromium, openPage, signUpAccount } from '../support/browser';
+import { expect, test } from 'bun:test';
+import { CHROMIUM_SKIP, openPage, signUpAccount, useChromium } from '../support/browser';
 import { call } from '../support/client';
 import { describeBackends } from '../support/suite';
 
 const BURST = 2000;
 const CONCURRENCY = 64;
 
-let browser: Browser | null = null;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 /** Installed before the burst: the longest task, and how late a 50 ms timer ever fired. */
 const PROBE = `(() => {
@@ -51,8 +44,7 @@ function mainThreadCpu(trace: Buffer): { longest: number; total: number } {
 
 describeBackends('dashboard under a burst', (h) => {
   test(`${BURST} captures arrive complete and the page stays responsive`, async () => {
-    if (!browser) throw new Error('browser not started');
-    const chromiumBrowser = browser;
+    const chromiumBrowser = browser();
     const account = await signUpAccount(h.url);
     const ep = (await call(h.url, 'POST', '/api/endpoints', { token: account.session, body: { name: 'burst' } })).body as { slug: string; url: string };
     const { page, context, errors } = await openPage(chromiumBrowser, h.url, account);
@@ -121,4 +113,4 @@ describeBackends('dashboard under a burst', (h) => {
       await context.close();
     }
   });
-});
+}, {}, CHROMIUM_SKIP);

@@ -8,7 +8,7 @@
 import { expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { openPage, signUpAccount, useChromium, createEndpoint, type TestEndpoint } from '../support/browser';
+import { openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
@@ -217,4 +217,4 @@ describeBackends('dashboard: rows and detail', (h) => {
       await context.close();
     }
   });
-});
+}, {}, CHROMIUM_SKIP);

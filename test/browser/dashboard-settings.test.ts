@@ -6,7 +6,7 @@
  */
 import { expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
-import { openPage, signUpAccount, useChromium, createEndpoint, type TestEndpoint } from '../support/browser';
+import { openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { fieldState } from '../support/a11y';
 import { describeBackends } from '../support/suite';
@@ -213,4 +213,4 @@ describeBackends('dashboard: endpoint settings', (h) => {
       await context.close();
     }
   });
-});
+}, {}, CHROMIUM_SKIP);

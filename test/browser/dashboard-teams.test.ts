@@ -9,7 +9,7 @@ import { expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
 import { createTeam, nowSeconds, setStripeSubscription, TEAMS_ENV } from '../behaviour/teams-support';
 import { unnamedControls } from '../support/a11y';
-import { openPage, signUpAccount, type Account, useChromium, createEndpoint } from '../support/browser';
+import { openPage, signUpAccount, type Account, useChromium, CHROMIUM_SKIP, createEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
@@ -247,4 +247,5 @@ describeBackends(
     });
   },
   TEAMS_ENV,
+  CHROMIUM_SKIP,
 );

@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import type { Capture } from '../../src/model/capture';
 import { unnamedControls } from '../support/a11y';
 import { fitsNarrowScreen } from '../support/layout';
-import { openPage, signUpAccount, useChromium, createEndpoint, type TestEndpoint } from '../support/browser';
+import { openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
@@ -379,4 +379,4 @@ describeBackends('dashboard in a browser', (h) => {
       await context.close();
     }
   });
-});
+}, {}, CHROMIUM_SKIP);

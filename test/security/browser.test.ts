@@ -5,37 +5,30 @@
  * same site (where SameSite=Lax still sends the cookie) can neither log a visitor in nor act for them.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { CHROMIUM_SKIP, useChromium } from '../support/browser';
 import { call } from '../support/client';
 import { describeBackends } from '../support/suite';
 import { accountWithEndpoint, setMock } from './support';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-
-let browser: Browser | null = null;
+const browser = useChromium();
 /** Serves whatever page a test puts at a path: a site other than the service's origin. */
 let attacker: ReturnType<typeof Bun.serve> | null = null;
 const attackerPages = new Map<string, string>();
 
-beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/services.sh (it installs Debian's chromium)`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+beforeAll(() => {
   attacker = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
     fetch: (req) => new Response(attackerPages.get(new URL(req.url).pathname) ?? 'none', { headers: { 'content-type': 'text/html' } }),
   });
 });
-afterAll(async () => {
-  await browser?.close();
+afterAll(() => {
   void attacker?.stop(true);
 });
 
 async function signedInContext(base: string, token: string): Promise<BrowserContext> {
-  if (!browser) throw new Error('browser not started');
-  const context = await browser.newContext();
+  const context = await browser().newContext();
   const { hostname } = new URL(base);
   await context.addCookies([{ name: 'session', value: token, domain: hostname, path: '/', httpOnly: true, sameSite: 'Lax' }]);
   return context;
@@ -71,8 +64,7 @@ describeBackends('security: in a browser', (h) => {
   });
 
   test("the dashboard's way of calling the API works: same-origin fetch with JSON and credentials 'same-origin'", async () => {
-    if (!browser) throw new Error('browser not started');
-    const context = await browser.newContext();
+    const context = await browser().newContext();
     try {
       const page = await context.newPage();
       await page.goto(`${h.url}/healthz`);
@@ -135,4 +127,4 @@ describeBackends('security: in a browser', (h) => {
     expect((await call(h.url, 'GET', '/api/api-keys', { token: victim.account.session })).body.length).toBe(keysBefore);
     expect((await call(h.url, 'GET', '/api/endpoints', { token: victim.account.key })).body.length).toBe(1);
   });
-});
+}, {}, CHROMIUM_SKIP);

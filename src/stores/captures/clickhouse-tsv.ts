@@ -7,7 +7,8 @@
  * so most rows are copied as they are on both sides (bench/shipping: docs/benchmarks.md).
  *
  * Every backslash is escaped, so the sequences ClickHouse decodes (`\x41`, `\N`, `\'`) can only
- * come from here, and what is read back is exactly the string written (test/stores/tsv-roundtrip).
+ * come from here, and what is read back is exactly the string written (the property-based
+ * round trip in test/stores/captures.test.ts).
  */
 import { ROW_COLUMNS, type CaptureRow } from './row';
 
@@ -16,7 +17,7 @@ const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '
 const escapeOne = (ch: string): string => ESCAPES[ch] ?? ch;
 
 /** One field: a string escaped for TabSeparated, a number in decimal. */
-export function tsvField(value: string | number): string {
+function tsvField(value: string | number): string {
   if (typeof value === 'number') return String(value);
   // Five scans for characters that are rarely there cost less than one regular expression test.
   const special = value.includes('\\') || value.includes('\n') || value.includes('\t') || value.includes('\r') || value.includes('\0');

@@ -1,9 +1,9 @@
 import { readdir } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { createClient } from '@clickhouse/client';
 import { idTime } from '../../ids';
 import type { Capture } from '../../model/capture';
 import * as sql from './clickhouse-sql';
-import { Readable } from 'node:stream';
 import { tsvRows } from './clickhouse-tsv';
 import { captureToRow, metaSearchText, ROW_COLUMNS, rowToCapture } from './row';
 import { quoteIdentifier, quoteString } from './sql-quote';
