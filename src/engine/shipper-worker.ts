@@ -129,7 +129,8 @@ function init(m: Extract<ToWorker, { type: 'init' }>): void {
   durable = m.replayUntil;
   try {
     store = openCaptureStore(m.store);
-    reader = new LogReader(dir, readCheckpoint(dir));
+    // Each frame is parsed as soon as it is read, so the reader may reuse its buffer.
+    reader = new LogReader(dir, readCheckpoint(dir), { reuseBuffer: true });
   } catch (err) {
     broken = true;
     post({ type: 'failed', message: errorMessage(err) });

@@ -282,3 +282,34 @@ test('segments from before the header existed are replayed; new frames go to a n
   expect(all.map((f) => f.text)).toEqual(['legacy-a', 'legacy-b', 'new']);
   await opened.log.close();
 });
+
+test('a reader that reuses its buffer returns the same frames as one that does not, across segments and a frame larger than a chunk', async () => {
+  const dir = tmp();
+  // Small segments: one read() crosses several of them, so its frames come from several chunks.
+  const { log } = await CaptureLog.open(dir, 4096);
+  const texts = Array.from({ length: 300 }, (_, i) => `capture ${i} ${'x'.repeat(i % 97)}`);
+  texts.splice(150, 0, `big ${'y'.repeat(5 * 1024 * 1024)}`); // over the reader's 4 MiB chunk
+  for (const t of texts) await log.append(enc(t));
+  const end = log.end;
+  await log.close();
+  expect(segmentFiles(dir).length).toBeGreaterThan(3);
+
+  const fresh = new LogReader(dir, { segment: 0, offset: 0 });
+  const expected = fresh.read(end, Number.MAX_SAFE_INTEGER).map((f) => dec(f.payload));
+  fresh.close();
+  expect(expected).toEqual(texts);
+
+  // Read in small steps; decode each step's frames before the next read, as the shipper worker does.
+  const reusing = new LogReader(dir, { segment: 0, offset: 0 }, { reuseBuffer: true });
+  const got: string[] = [];
+  const views: Uint8Array[] = [];
+  for (let step = 0; step < 1000 && got.length < texts.length; step++) {
+    const frames = reusing.read(end, 7);
+    views.push(...frames.map((f) => f.payload));
+    got.push(...frames.map((f) => dec(f.payload)));
+  }
+  reusing.close();
+  expect(got).toEqual(texts);
+  // The buffer really is reused: payloads kept from an early read now hold other bytes.
+  expect(dec(views[0] as Uint8Array)).not.toBe(texts[0]);
+});
