@@ -11,6 +11,7 @@ import { readdirSync } from 'node:fs';
 import { provision, type BackendName } from '../test/support/backends';
 import { call, newAccount } from '../test/support/client';
 import { startServer, stopServer } from '../test/support/server';
+import { GC_MARKED_ENTRY, jscOptions, mainHeap, parseGcLog, type GcLog } from './lib/gc-log';
 import { statTicks as stat } from './lib/proc-stat';
 import { loadAverage, saveResults } from './lib/results';
 import { wrk } from './lib/wrk';
@@ -36,9 +37,16 @@ function snapshot(serverPid: number): Map<string, number> {
   return out;
 }
 
+/** The capture log's writes and frames so far (`/healthz` `captureLog`). */
+async function logStats(base: string): Promise<{ groups: number; frames: number }> {
+  const h = (await (await fetch(`${base}/healthz`)).json()) as { captureLog: { groups: number; frames: number } };
+  return h.captureLog;
+}
+
 const p = await provision(backend);
 const s = await startServer({
-  env: { ...p.env, LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: '250', PLANS: '{"free":{"limit":1000000000}}', ...(gcLog ? { BUN_JSC_logGC: '1' } : {}) },
+  ...(gcLog ? { entry: GC_MARKED_ENTRY } : {}),
+  env: { ...p.env, ...jscOptions(), LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: '250', PLANS: '{"free":{"limit":1000000000}}', ...(gcLog ? { BUN_JSC_logGC: '1' } : {}) },
 });
 try {
   const a = await newAccount(s.url);
@@ -47,11 +55,15 @@ try {
   await wrk(url, { connections: 64, seconds: 2 }); // warm-up
   await Bun.sleep(1500);
   const gcBefore = s.output().length;
+  const logBefore = await logStats(s.url);
   const before = snapshot(s.proc.pid);
   const r = await wrk(url, { connections: 64, seconds });
   const after = snapshot(s.proc.pid);
+  const logAfter = await logStats(s.url);
   const captures = r.requests - r.non2xx;
-  console.log(`bench/capture-cpu (${backend}): ${r.rps.toFixed(0)} captures/s over ${seconds}s, p50 ${r.p50} ms, p99 ${r.p99} ms\n`);
+  const groups = logAfter.groups - logBefore.groups;
+  const perWrite = groups > 0 ? (logAfter.frames - logBefore.frames) / groups : 0;
+  console.log(`bench/capture-cpu (${backend}): ${r.rps.toFixed(0)} captures/s over ${seconds}s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${perWrite.toFixed(1)} captures per log write (${groups} writes)\n`);
   console.log('| thread or process | CPU s | µs per capture |\n|---|---|---|');
   const rows = [...after].map(([k, v]) => [k, v - (before.get(k) ?? 0)] as const).filter(([, d]) => d > 0);
   rows.sort((x, y) => y[1] - x[1]);
@@ -60,18 +72,18 @@ try {
   // Clock ticks are 10 ms (USER_HZ 100).
   for (const [k, d] of rows.slice(0, 15)) console.log(`| ${k} | ${(d / 100).toFixed(2)} | ${((d * 10_000) / captures).toFixed(1)} |`);
   console.log(`| all | ${(total / 100).toFixed(2)} | ${((total * 10_000) / captures).toFixed(1)} |`);
-  let pauses: number[] = [];
-  let allocatedBytes = 0;
+  let gc: GcLog | null = null;
   if (gcLog) {
-    const gcOutput = s.output().slice(gcBefore);
-    pauses = [...gcOutput.matchAll(/ p=([\d.]+)ms \(max/g)].map((m) => Number(m[1]));
-    pauses.sort((x, y) => y - x);
+    gc = parseGcLog(s.output().slice(gcBefore), mainHeap(s.output()));
+    const all = [...gc.main, ...gc.others].sort((x, y) => y - x);
+    const top = (xs: number[]) => xs.slice(0, 5).map((x) => x.toFixed(1)).join(', ') || 'none';
+    console.log(`\nGC pauses during the run: ${all.length} (${(all.length / seconds).toFixed(1)}/s)`);
+    console.log(`  receiver (main) thread: ${gc.main.length}, longest ${top(gc.main)} ms`);
+    console.log(`  shipper worker: ${gc.others.length}, longest ${top(gc.others)} ms`);
     // JSC says why it starts each collection: "bytes allocated this cycle: N". Their sum is what
     // the JS heaps (main thread and worker together) allocated; a collection started for another
     // reason does not say, so this is a floor.
-    for (const m of gcOutput.matchAll(/bytes allocated this cycle: (\d+)/g)) allocatedBytes += Number(m[1]);
-    console.log(`\nGC during the run: ${pauses.length} collections (${(pauses.length / seconds).toFixed(1)}/s); longest pauses ${pauses.slice(0, 5).map((x) => x.toFixed(1)).join(', ')} ms`);
-    console.log(`JS heap allocation: ${((allocatedBytes / captures) / 1024).toFixed(1)} KiB per capture, ${((allocatedBytes / captures) * 10_000 / 1024 / 1024).toFixed(1)} MiB per 10k captures (at least)`);
+    console.log(`JS heap allocation: ${((gc.allocatedBytes / captures) / 1024).toFixed(1)} KiB per capture, ${((gc.allocatedBytes / captures) * 10_000 / 1024 / 1024).toFixed(1)} MiB per 10k captures (at least)`);
   }
   saveResults(`capture-cpu-${backend}`, {
     bench: 'capture-cpu',
@@ -85,7 +97,14 @@ try {
     // µs of CPU per capture by thread of the service ("service: …") and by process for the rest.
     cpuUsPerCapture: rows.map(([name, d]) => ({ name, us: (d * 10_000) / captures })),
     totalUsPerCapture: (total * 10_000) / captures,
-    gc: gcLog ? { collections: pauses.length, perSecond: pauses.length / seconds, pausesMs: pauses, allocatedBytesPerCapture: allocatedBytes / captures } : null,
+    capturesPerLogWrite: perWrite,
+    // pausesMs: every thread's, longest first; mainPausesMs: the receiver thread's (they delay acks).
+    gc: gc
+      ? (() => {
+          const pausesMs = [...gc.main, ...gc.others].sort((x, y) => y - x);
+          return { collections: pausesMs.length, perSecond: pausesMs.length / seconds, pausesMs, mainPausesMs: gc.main, workerPausesMs: gc.others, allocatedBytesPerCapture: gc.allocatedBytes / captures };
+        })()
+      : null,
   });
 } finally {
   await stopServer(s);

@@ -22,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import { detectProvider, type DetectInput } from '../src/engine/providers';
 import { Rng } from './lib/random';
 import { webhookCapture } from './lib/webhooks';
+import { GC_MARKED_ENTRY, jscOptions, mainHeap, parseGcLog } from './lib/gc-log';
 import { constantRate } from './lib/rate';
 import { loadAverage, saveResults } from './lib/results';
 import { wrk, type WrkResult } from './lib/wrk';
@@ -37,7 +38,11 @@ interface Row {
   name: string;
   peak: WrkResult;
   half?: { rps: number; ok: number; sent: number; p50: number; p99: number };
+  /** Longest GC pauses (ms, longest first) of the service's receiver thread and its shipper worker, at peak and at half peak. */
+  gc?: { peak: { main: number[]; worker: number[] }; half: { main: number[]; worker: number[] } };
 }
+/** BENCH_GC=0 runs the services without JSC's GC log. */
+const gcLog = process.env.BENCH_GC !== '0';
 const rows: Row[] = [];
 
 async function raw(): Promise<Row> {
@@ -56,17 +61,28 @@ async function raw(): Promise<Row> {
 async function service(backend: BackendName): Promise<Row> {
   const p = await provision(backend);
   // The bench sends millions of captures: lift the free plan's monthly quota for its account.
-  const s = await startServer({ env: { ...p.env, LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: '250', PLANS: '{"free":{"limit":1000000000}}' } });
+  const s = await startServer({
+    ...(gcLog ? { entry: GC_MARKED_ENTRY } : {}),
+    env: { ...p.env, ...jscOptions(), LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: '250', PLANS: '{"free":{"limit":1000000000}}', ...(gcLog ? { BUN_JSC_logGC: '1' } : {}) },
+  });
   try {
     const a = await newAccount(s.url);
     const ep = (await call(s.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'bench' } })).body;
     const url = `${s.url}/w/${ep.slug}`;
     await wrk(url, { connections, seconds: 2 }); // warm-up
+    const gcPeak = s.output().length;
     const peak = await wrk(url, { connections, seconds });
+    const gcPeakEnd = s.output().length;
     await Bun.sleep(1000);
     const target = Math.max(1, Math.floor(peak.rps / 2));
+    const gcHalf = s.output().length;
     const half = await constantRate(url, body, target, Math.min(seconds, 10));
-    return { name: backend === 'server' ? 'hookcap, Postgres + ClickHouse + NATS' : 'hookcap, embedded (PGlite + SQLite)', peak, half: { rps: target, ...half } };
+    const pauses = (from: number, to: number) => {
+      const g = parseGcLog(s.output().slice(from, to), mainHeap(s.output()));
+      return { main: g.main.slice(0, 10), worker: g.others.slice(0, 10) };
+    };
+    const gc = gcLog ? { peak: pauses(gcPeak, gcPeakEnd), half: pauses(gcHalf, s.output().length) } : undefined;
+    return { name: backend === 'server' ? 'hookcap, Postgres + ClickHouse + NATS' : 'hookcap, embedded (PGlite + SQLite)', peak, half: { rps: target, ...half }, gc };
   } finally {
     await stopServer(s);
     await p.cleanup();
@@ -188,6 +204,13 @@ for (const r of rows) {
   );
 }
 
+if (gcLog) {
+  const ms = (xs: number[] | undefined) => (xs?.length ? xs.slice(0, 3).map((x) => x.toFixed(1)).join(', ') : 'none');
+  console.log('\nlongest GC pauses (ms, BUN_JSC_logGC), receiver thread | shipper worker:\n');
+  console.log('| target | at peak | at half peak |\n|---|---|---|');
+  for (const r of rows) if (r.gc) console.log(`| ${r.name} | ${ms(r.gc.peak.main)} \\| ${ms(r.gc.peak.worker)} | ${ms(r.gc.half.main)} \\| ${ms(r.gc.half.worker)} |`);
+}
+
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const spread = (xs: number[]) => ((Math.max(...xs) - Math.min(...xs)) / median(xs)) * 100;
 console.log(
@@ -218,6 +241,6 @@ saveResults('capture', {
   loadAverage: { start: loadStart, end: loadAverage() },
   config: { seconds, connections, cores: navigator.hardwareConcurrency },
   ceiling: ceiling.peak.rps,
-  rows: rows.map((r) => ({ name: r.name, peak: r.peak, half: r.half ?? null, ofCeiling: r.peak.rps / ceiling.peak.rps })),
+  rows: rows.map((r) => ({ name: r.name, peak: r.peak, half: r.half ?? null, gc: r.gc ?? null, ofCeiling: r.peak.rps / ceiling.peak.rps })),
   detection: { nsPerCall: detect, ab: abOut },
 });

@@ -23,4 +23,6 @@ export interface Health {
   unknownSlugs: { entries: number; bytes: number } | null;
   /** Receiver nodes: endpoint snapshots cached (ENDPOINT_CACHE_MAX), their estimated bytes, and load queries sent. */
   endpointCache: EndpointCacheStats | null;
+  /** Receiver nodes: synchronous log writes since start and the frames they carried (captures per write is the group-commit batch). */
+  captureLog: { groups: number; frames: number; recycled: number } | null;
 }

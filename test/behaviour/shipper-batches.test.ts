@@ -3,6 +3,7 @@
  * (SHIP_MAX_AGE_MS) says: here the age is a minute, so only the size can make captures listable.
  */
 import { expect, test } from 'bun:test';
+import type { Health } from '../../src/health';
 import { call, eventually, newAccount } from '../support/client';
 import { describeBackends } from '../support/suite';
 
@@ -22,6 +23,21 @@ describeBackends(
       }, 10_000);
       expect(listed).toBeGreaterThanOrEqual(20);
       expect(listed).toBeLessThan(25);
+    });
+
+    test('/healthz counts the capture log writes and the captures they carried', async () => {
+      const a = await newAccount(h.url);
+      const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'log stats' } })).body;
+      const before = (await call<Health>(h.url, 'GET', '/healthz')).body.captureLog;
+      if (!before) throw new Error('a receiver node reports captureLog');
+      const statuses = await Promise.all(Array.from({ length: 40 }, (_, i) => fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', body: `c=${i}` }).then((r) => r.status)));
+      expect(statuses.every((s) => s === 200)).toBe(true);
+      const after = (await call<Health>(h.url, 'GET', '/healthz')).body.captureLog;
+      if (!after) throw new Error('a receiver node reports captureLog');
+      expect(after.frames - before.frames).toBe(40);
+      const writes = after.groups - before.groups;
+      expect(writes).toBeGreaterThanOrEqual(1);
+      expect(writes).toBeLessThanOrEqual(40);
     });
   },
   { SHIP_BATCH_ROWS: '10', SHIP_MAX_AGE_MS: '60000' },
