@@ -30,6 +30,9 @@ export function errorResponse(err: unknown, code?: string | number): Response {
     case 'INVALID_COOKIE_SIGNATURE':
       return json(401, { error: 'invalid session cookie', code: 'unauthorized' });
   }
+  if (isValidationMessageCrash(err)) {
+    return json(400, { error: 'a field has the wrong type (an object where text or a number is expected)', code: 'validation' });
+  }
   if (isStoreUnreachable(err)) {
     // Postgres or ClickHouse is down or restarting: the caller may retry; it is not our bug.
     log.warn('data store unreachable', { error: describeError(err) });
@@ -89,6 +92,16 @@ function isUnstorableText(err: unknown): boolean {
     e = 'cause' in e ? e.cause : undefined;
   }
   return false;
+}
+
+/**
+ * Elysia 1.4 fails while wording its own validation error when the wrong value is an object whose
+ * `toString` or `valueOf` is data, not a function (`{"method": {"toString": "x"}}` where text is
+ * expected): turning it into text throws a TypeError inside `mapValueError`, before our handler
+ * sees a ValidationError. The request was refused by validation all the same, so it is a 400.
+ */
+function isValidationMessageCrash(err: unknown): boolean {
+  return err instanceof TypeError && typeof err.stack === 'string' && err.stack.includes('mapValueError');
 }
 
 function validationMessage(err: unknown): string {
