@@ -31,6 +31,7 @@ import { openPostgres } from '../src/stores/state/db';
 import { CLICKHOUSE_URL, NATS_URL, PG_ADMIN_URL } from '../test/support/backends';
 import { seedBase, seedEndpoints, seedSlug } from '../test/support/seed-endpoints';
 import { startServer, stopServer, type TestServer } from '../test/support/server';
+import { GC_MARKED_ENTRY, mainHeap, parseGcLog } from './lib/gc-log';
 import { statTicks } from './lib/proc-stat';
 import { loadAverage, progress, saveResults } from './lib/results';
 import { constantRate, type RateResult } from './lib/rate';
@@ -111,7 +112,8 @@ async function prepare(): Promise<Dataset> {
 interface Sample extends WrkResult {
   /** µs of CPU per capture: the service process, and its Postgres connections. */
   cpuUs: { service: number; postgres: number };
-  gc: { collections: number; longestMs: number };
+  /** Pauses of every JS thread; the longest of the receiver (main) thread and of the shipper worker. */
+  gc: { collections: number; longestMs: number; mainLongestMs: number; workerLongestMs: number };
 }
 
 const ticksOf = (pids: number[]) => pids.reduce((sum, pid) => sum + (statTicks(`/proc/${pid}/stat`)?.ticks ?? 0), 0);
@@ -125,11 +127,11 @@ async function measured(s: TestServer, pgPids: () => Promise<number[]>, args: st
   const r = await wrk(`${s.url}/w/`, { connections, seconds: secs, script, args });
   const captures = Math.max(1, r.requests - r.non2xx);
   const perCapture = (ticks: number) => (ticks * 10_000) / captures; // a tick is 10 ms
-  const pauses = [...s.output().slice(out0).matchAll(/ p=([\d.]+)ms \(max/g)].map((m) => Number(m[1]));
+  const g = parseGcLog(s.output().slice(out0), mainHeap(s.output()));
   return {
     ...r,
     cpuUs: { service: perCapture(ticksOf([s.proc.pid]) - service0), postgres: perCapture(ticksOf(pids) - pg0) },
-    gc: { collections: pauses.length, longestMs: pauses.length ? Math.max(...pauses) : 0 },
+    gc: { collections: g.main.length + g.others.length, longestMs: Math.max(g.main[0] ?? 0, g.others[0] ?? 0), mainLongestMs: g.main[0] ?? 0, workerLongestMs: g.others[0] ?? 0 },
   };
 }
 
@@ -165,6 +167,7 @@ async function main() {
   // Captures go to a fresh ClickHouse database each run; only the endpoints are worth reusing.
   await fetch(`${CLICKHOUSE_URL}/?query=${encodeURIComponent(`DROP DATABASE IF EXISTS ${dbName}`)}`, { method: 'POST' });
   const s = await startServer({
+    entry: GC_MARKED_ENTRY,
     env: {
       DATABASE_URL: pgUrl.toString(),
       CLICKHOUSE_URL: `${CLICKHOUSE_URL.replace(/\/+$/, '')}/${dbName}`,
@@ -251,7 +254,12 @@ async function main() {
       p50Ms: median(xs.map((x) => x.p50)),
       p99Ms: median(xs.map((x) => x.p99)),
       cpuUsPerCapture: { service: median(xs.map((x) => x.cpuUs.service)), postgres: median(xs.map((x) => x.cpuUs.postgres)) },
-      gc: { collections: median(xs.map((x) => x.gc.collections)), longestMs: Math.max(...xs.map((x) => x.gc.longestMs)) },
+      gc: {
+        collections: median(xs.map((x) => x.gc.collections)),
+        longestMs: Math.max(...xs.map((x) => x.gc.longestMs)),
+        mainLongestMs: Math.max(...xs.map((x) => x.gc.mainLongestMs)),
+        workerLongestMs: Math.max(...xs.map((x) => x.gc.workerLongestMs)),
+      },
       errors: xs.reduce((a, x) => a + x.errors + x.non2xx, 0),
     });
     const result = {
@@ -271,10 +279,10 @@ async function main() {
 
     const f = (n: number, d = 0) => n.toLocaleString('en', { maximumFractionDigits: d, minimumFractionDigits: d });
     console.log(`\nbench/tenants — ${f(data.endpoints)} endpoints in Postgres; medians of ${rounds} alternated round(s) of ${seconds} s, wrk -t1 -c${connections}; load average ${loadStart} → ${result.loadAverage.end}\n`);
-    console.log('| captures to | captures/s | p50 / p99 ms | µs CPU per capture: service / its Postgres | GCs, longest pause |');
+    console.log('| captures to | captures/s | p50 / p99 ms | µs CPU per capture: service / its Postgres | GC pauses, longest: receiver / worker |');
     console.log('|---|---|---|---|---|');
     for (const [name, x] of [['one endpoint', result.one], [`${f(spread)} endpoints (uniform)`, result.spread]] as const) {
-      console.log(`| ${name} | ${f(x.capturesPerSecond)} | ${f(x.p50Ms, 2)} / ${f(x.p99Ms, 2)} | ${f(x.cpuUsPerCapture.service, 1)} / ${f(x.cpuUsPerCapture.postgres, 1)} | ${x.gc.collections}, ${f(x.gc.longestMs, 1)} ms |`);
+      console.log(`| ${name} | ${f(x.capturesPerSecond)} | ${f(x.p50Ms, 2)} / ${f(x.p99Ms, 2)} | ${f(x.cpuUsPerCapture.service, 1)} / ${f(x.cpuUsPerCapture.postgres, 1)} | ${x.gc.collections}, ${f(x.gc.mainLongestMs, 1)} / ${f(x.gc.workerLongestMs, 1)} ms |`);
     }
     console.log(`\nspread / one: ${f(result.ratio * 100, 1)}% (target ≥ 90%)`);
     for (const [name, x] of [['one endpoint', result.atRate.one], [`${f(spread)} endpoints`, result.atRate.spread]] as const) {
