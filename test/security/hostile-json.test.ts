@@ -13,7 +13,11 @@ describeBackends('security: objects that cannot be turned into text', (h) => {
   test('every such value is a 400 JSON validation error, and nothing is written', async () => {
     const { account, endpoint } = await accountWithEndpoint(h.url);
     const slug = endpoint.slug;
-    const evil = [{ toString: '__proto__' }, { valueOf: 'x', toString: 'y' }, { toString: {} }];
+    type Listed = { slug: string; name: string; mockResponse: unknown };
+    const listed = async () => (await call<Listed[]>(h.url, 'GET', '/api/endpoints', { token: account.key })).body.map((e) => [e.slug, e.name, e.mockResponse]);
+    const before = await listed();
+    expect(before.map((e) => e[0])).toEqual([slug]);
+    const evil: unknown[] = [{ toString: '__proto__' }, { valueOf: 'x', toString: 'y' }, { toString: {} }];
     for (const value of evil) {
       const writes: [Method, string, unknown][] = [
         ['POST', '/api/send-test', { slug: 'hasOwnProperty', method: value, headers: { prototype: '__defineGetter__' }, body: {} }],
@@ -28,8 +32,7 @@ describeBackends('security: objects that cannot be turned into text', (h) => {
         expect(typeof r.body.error).toBe('string');
       }
     }
-    const list = await call<{ slug: string; name: string; mockResponse: unknown }[]>(h.url, 'GET', '/api/endpoints', { token: account.key });
-    expect(list.body.map((e) => [e.slug, e.name, e.mockResponse])).toEqual([[slug, endpoint.name, endpoint.mockResponse ?? null]]);
+    expect(await listed()).toEqual(before);
     const captures = await call<unknown[]>(h.url, 'GET', `/api/endpoints/${slug}/requests`, { token: account.key });
     expect(captures.body).toEqual([]);
   });
