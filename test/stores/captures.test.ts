@@ -231,6 +231,16 @@ export function runCaptureStoreConformance(
       expect(await store().count({ scopes: [all(ep)] })).toBe(6);
     });
 
+    test('a batch of 75 (the SQLite store binds 32 rows per statement, then one by one) reads back whole, a duplicate inside one statement stored once', async () => {
+      const ep = newEndpoint();
+      const rows = Array.from({ length: 74 }, (_, i) => ({ ...capture(ep, T0 + i * 10), body: `row ${i} ${'é'.repeat(i)}`, size: i }));
+      const batch = [...rows.slice(0, 5), rows[2] as Capture, ...rows.slice(5)];
+      await insert(batch, { dedupe: true });
+      const stored = await listAll(all(ep), 1000);
+      expect(stored).toEqual(newestFirst(rows));
+      expect(await store().count({ scopes: [all(ep)] })).toBe(74);
+    });
+
     test('dedupe works for a batch larger than one lookup query', async () => {
       const ep = newEndpoint();
       const rows = Array.from({ length: 2500 }, (_, i) => capture(ep, T0 + i));

@@ -46,9 +46,24 @@ const SCHEMA = [
 const ADDED_COLUMNS: readonly (readonly [string, string])[] = [['response_status', 'response_status INTEGER NOT NULL DEFAULT 0']];
 
 const SELECT_COLUMNS = CAPTURE_COLUMNS.join(', ');
-const INSERT_SQL =
-  `INSERT OR IGNORE INTO captures (${ROW_COLUMNS.join(', ')})` +
-  ` VALUES (${ROW_COLUMNS.map(() => '?').join(', ')})`;
+/**
+ * Rows per INSERT statement when a batch has that many: one statement per row cost ~6 µs of
+ * JavaScript-to-SQLite work per row, one per 32 rows ~3.5 (bench/shipping, embedded). 32 × 17
+ * bound values stays far below SQLite's limit on variables.
+ */
+const ROWS_PER_INSERT = 32;
+const insertSql = (rows: number) =>
+  `INSERT OR IGNORE INTO captures (${ROW_COLUMNS.join(', ')}) VALUES ` +
+  Array.from({ length: rows }, () => `(${ROW_COLUMNS.map(() => '?').join(', ')})`).join(', ');
+const INSERT_ONE_SQL = insertSql(1);
+const INSERT_MANY_SQL = insertSql(ROWS_PER_INSERT);
+/**
+ * Page size of a new database file. 16 KiB pages instead of SQLite's 4 KiB: rows are a captured
+ * request each (~1–3 KB, body and its lower-cased copy), and bigger pages cut the write syscalls
+ * and the B-tree splits per row (the SQLite part of shipping went from ~11 to ~6.5 µs of CPU per
+ * row with 32-row statements, in isolation). A file created before keeps its page size.
+ */
+const PAGE_SIZE = 16_384;
 
 /**
  * SQLite has no Unicode case folding (LIKE and lower() fold ASCII only), so the body is lower-cased
@@ -99,6 +114,8 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 export function createSqliteCaptureStore(opts: SqliteCaptureStoreOptions): CaptureStore {
   if (opts.path !== ':memory:') mkdirSync(dirname(opts.path), { recursive: true });
   const db = new Database(opts.path, { create: true, strict: true });
+  // Takes effect only while the file is still empty (before WAL mode and the first table).
+  db.run(`PRAGMA page_size = ${PAGE_SIZE}`);
   db.run('PRAGMA journal_mode = WAL');
   // WAL + NORMAL survives a process crash; durability across power loss is the capture log's job.
   db.run('PRAGMA synchronous = NORMAL');
@@ -128,12 +145,26 @@ export function createSqliteCaptureStore(opts: SqliteCaptureStoreOptions): Captu
     },
 
     async insert(batch) {
-      // INSERT OR IGNORE on the id primary key: a replayed capture is skipped, dedupe or not.
-      const statement = db.query<Row, Binding[]>(INSERT_SQL);
+      // INSERT OR IGNORE on the id primary key: a replayed capture is skipped, dedupe or not
+      // (within one statement too).
+      const one = db.query<Row, Binding[]>(INSERT_ONE_SQL);
+      const many = db.query<Row, Binding[]>(INSERT_MANY_SQL);
+      const values: Binding[] = [];
+      const bind = (c: Capture) => {
+        const row = captureToRow(c, searchText(c));
+        for (const column of ROW_COLUMNS) values.push(row[column]);
+      };
       db.transaction((captures: readonly Capture[]) => {
-        for (const c of captures) {
-          const row = captureToRow(c, searchText(c));
-          statement.run(...ROW_COLUMNS.map((column) => row[column]));
+        let i = 0;
+        for (; i + ROWS_PER_INSERT <= captures.length; i += ROWS_PER_INSERT) {
+          values.length = 0;
+          for (let j = i; j < i + ROWS_PER_INSERT; j++) bind(captures[j] as Capture);
+          many.run(...values);
+        }
+        for (; i < captures.length; i++) {
+          values.length = 0;
+          bind(captures[i] as Capture);
+          one.run(...values);
         }
       })(batch);
     },
