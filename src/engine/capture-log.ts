@@ -16,7 +16,8 @@
  * fail validation and the log ends where the new frames end.
  *
  * Segments are opened O_DSYNC: a write returns once its data is durable, one syscall per group
- * instead of write + fdatasync.
+ * instead of write + fdatasync. The syscall runs on the log's write thread (log-writer.ts), so the
+ * receiver thread goes on serving requests while the device flushes.
  *
  * Segments written before the header existed ("legacy": frames from offset 0, unseeded checksums)
  * are still read and replayed; new frames never go into them.
@@ -38,6 +39,7 @@ import {
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError, log } from '../log';
+import { LogWriter } from './log-writer';
 
 export interface LogPosition {
   segment: number;
@@ -242,6 +244,8 @@ export class CaptureLog {
   private idle: (() => void)[] = [];
   /** The last group could not be written (disk full): logged once, until a write succeeds. */
   private failing = false;
+  /** Group writes happen on this thread, off the receiver's (log-writer.ts); started once open() succeeded. */
+  private writer: LogWriter | null = null;
 
   /** False while appends fail (disk full, I/O error): captures are refused with 503 meanwhile. */
   get writable(): boolean {
@@ -289,6 +293,7 @@ export class CaptureLog {
     // New frames go into a segment with this format's header only.
     else if (lastLayout === null || lastLayout.start === 0 || !lastLayout.valid) await log.startSegment(last + 1);
     else await log.reopenSegment(last);
+    log.writer = LogWriter.start();
     return { log, end: { segment: log.segment, offset: log.size }, unshipped };
   }
 
@@ -328,6 +333,7 @@ export class CaptureLog {
   async close(): Promise<void> {
     if (this.writing || this.group.length > 0) await new Promise<void>((r) => this.idle.push(r));
     this.closed = true;
+    this.writer?.stop();
     await this.file?.close();
     this.file = null;
   }
@@ -358,7 +364,9 @@ export class CaptureLog {
           view.setUint32(at + 4, frameChecksum(frame, seed), true);
           at += FRAME_HEADER + p.length;
         }
-        await writeAll(file, buf, this.size); // O_DSYNC: durable on return
+        // O_DSYNC: durable once the write returns.
+        if (this.writer?.fits(bytes)) await this.writer.write(file.fd, buf, this.size);
+        else await writeAll(file, buf, this.size);
         const base = this.size;
         this.size += bytes;
         this.stats.groups++;

@@ -313,3 +313,14 @@ test('a reader that reuses its buffer returns the same frames as one that does n
   // The buffer really is reused: payloads kept from an early read now hold other bytes.
   expect(dec(views[0] as Uint8Array)).not.toBe(texts[0]);
 });
+
+test("a group larger than the write thread's staging area is written all the same, and frames around it too", async () => {
+  const dir = tmp();
+  const { log } = await CaptureLog.open(dir, 64 * 1024 * 1024);
+  const big = `big ${'z'.repeat(9 * 1024 * 1024)}`; // over log-writer.ts' 8 MiB staging area
+  await Promise.all([log.append(enc('before')), log.append(enc(big)), log.append(enc('after'))]);
+  await log.append(enc('last'));
+  const end = log.end;
+  await log.close();
+  expect(unshippedFrames(dir, end).map((f) => (f.text.length > 100 ? f.text.length : f.text))).toEqual(['before', big.length, 'after', 'last']);
+});
