@@ -26,9 +26,13 @@ test('a failed re-read keeps serving the snapshot it had (the state store is dow
   expect(await endpointCache.get('abc')).toEqual(snapshot('abc', 1));
   down = true;
   await Bun.sleep(30);
-  // Expired: re-read fails, the old snapshot answers, and is served without retrying every call.
-  expect(await endpointCache.get('abc')).toEqual(snapshot('abc', 1));
+  // Expired: the old snapshot answers at once while the re-read runs; the re-read fails, and the
+  // snapshot is served on without retrying every call.
   expect(endpointCache.get('abc')).toEqual(snapshot('abc', 1));
+  await Bun.sleep(10);
+  expect(loads).toBe(2);
+  expect(endpointCache.get('abc')).toEqual(snapshot('abc', 1));
+  await Bun.sleep(10);
   expect(loads).toBe(2);
   // An unknown slug still fails: there is nothing to serve.
   expect(Promise.resolve(endpointCache.get('other'))).rejects.toThrow('ECONNREFUSED');
@@ -49,4 +53,44 @@ test('revalidateAll makes every snapshot re-read on its next use', async () => {
   await Bun.sleep(2);
   expect((await endpointCache.get('abc'))?.id).toBe('ep_2');
   expect((await endpointCache.get('abc'))?.id).toBe('ep_2');
+});
+
+test('an expired snapshot answers at once while it is re-read in the background; the next use gets the new one', async () => {
+  let n = 0;
+  let release: (() => void) | null = null;
+  const endpointCache = new EndpointCache({
+    maxAgeMs: 20,
+    loadMany: async (slugs) => {
+      n++;
+      // The re-read is held until the test lets it go, to show nobody waits for it.
+      if (n > 1) await new Promise<void>((r) => (release = r));
+      return new Map(slugs.map((slug) => [slug, snapshot(slug, n)]));
+    },
+  });
+  expect((await endpointCache.get('abc'))?.id).toBe('ep_1');
+  await Bun.sleep(30);
+  // Every use during the re-read is answered synchronously with the snapshot held.
+  for (let i = 0; i < 5; i++) expect(endpointCache.get('abc')).toEqual(snapshot('abc', 1));
+  await Bun.sleep(5);
+  expect(n).toBe(2); // one re-read for all of them
+  expect(release).not.toBeNull();
+  (release as unknown as () => void)();
+  await Bun.sleep(5);
+  expect(endpointCache.get('abc')).toEqual(snapshot('abc', 2));
+});
+
+test('after revalidateAll the re-read is waited for, not answered from the old snapshot', async () => {
+  let n = 0;
+  const endpointCache = new EndpointCache({
+    loadMany: async (slugs) => {
+      n++;
+      return new Map(slugs.map((slug) => [slug, snapshot(slug, n)]));
+    },
+  });
+  expect((await endpointCache.get('abc'))?.id).toBe('ep_1');
+  await Bun.sleep(2);
+  endpointCache.revalidateAll();
+  const next = endpointCache.get('abc');
+  expect(next).toBeInstanceOf(Promise);
+  expect((await next)?.id).toBe('ep_2');
 });
