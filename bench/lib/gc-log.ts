@@ -5,9 +5,9 @@
  *
  * The main heap is the first one the log names when the service was started through
  * `GC_MARKED_ENTRY` (bench/lib/gc-marked-main.ts collects once on the main thread before anything
- * else runs). Two threads' lines can interleave mid-line; a
- * pause is counted for the heap whose line it appears in, so an interleaved one may be
- * misattributed (rare: lines are short and written whole).
+ * else runs). Two threads' lines can interleave mid-line; a pause is counted for the heap whose
+ * line it appears in, so an interleaved one may be misattributed (rare: lines are short and
+ * written whole).
  */
 
 export interface GcLog {

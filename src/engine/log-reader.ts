@@ -22,8 +22,9 @@ export interface LogReaderOptions {
   /**
    * Read into one buffer kept for the reader's life instead of a new one per read: the frames a
    * read returns are then valid only until the next read. For a reader that decodes each frame
-   * at once (the shipper worker): a fresh buffer per read was about a third of what that thread
-   * allocated, each one an oversized allocation that brings the next collection closer.
+   * at once (the shipper worker): a fresh buffer per read was about a quarter of what the whole
+   * service allocated per capture, each one an oversized allocation that brings the worker's next
+   * collection closer.
    */
   reuseBuffer?: boolean;
 }

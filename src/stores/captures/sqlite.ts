@@ -47,9 +47,9 @@ const ADDED_COLUMNS: readonly (readonly [string, string])[] = [['response_status
 
 const SELECT_COLUMNS = CAPTURE_COLUMNS.join(', ');
 /**
- * Rows per INSERT statement when a batch has that many: one statement per row cost ~6 µs of
- * JavaScript-to-SQLite work per row, one per 32 rows ~3.5 (bench/shipping, embedded). 32 × 17
- * bound values stays far below SQLite's limit on variables.
+ * Rows per INSERT statement when a batch has that many: one statement per row cost ~6.3 µs of
+ * user CPU per row, one per 32 rows 3.4–4.5 (100,000 rows through bun:sqlite in isolation;
+ * docs/benchmarks.md). 32 × 17 bound values stays far below SQLite's limit on variables.
  */
 const ROWS_PER_INSERT = 32;
 const insertSql = (rows: number) =>
