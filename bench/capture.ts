@@ -22,17 +22,18 @@ import { readFileSync } from 'node:fs';
 import { detectProvider, type DetectInput } from '../src/engine/providers';
 import { Rng } from './lib/random';
 import { webhookCapture } from './lib/webhooks';
-import { GC_MARKED_ENTRY, jscOptions, mainHeap, parseGcLog } from './lib/gc-log';
+import { GC_MARKED_ENTRY, mainHeap, parseGcLog } from './lib/gc-log';
+import { jscOptions } from './lib/jsc-options';
 import { constantRate } from './lib/rate';
 import { loadAverage, saveResults } from './lib/results';
-import { wrk, type WrkResult } from './lib/wrk';
+import { postBody, wrk, type WrkResult } from './lib/wrk';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const backends = (process.env.BENCH_BACKENDS ?? 'embedded,server').split(',').filter(Boolean) as BackendName[];
 /** Rounds of the detection on/off comparison (0 skips it), at BENCH_AB_RATE captures/s (10,000). */
 const abRounds = Number(process.env.BENCH_AB_ROUNDS ?? 3);
-const body = (await Bun.file(join(import.meta.dir, 'lib', 'post.lua')).text()).match(/wrk\.body = '(.*)'/)?.[1] ?? '{}';
+const body = await postBody();
 
 interface Row {
   name: string;

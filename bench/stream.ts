@@ -23,13 +23,14 @@ import { call, newAccount } from '../test/support/client';
 import { freePort, startServer, stopServer } from '../test/support/server';
 import type { Health } from '../src/health';
 import { loadAverage, saveResults } from './lib/results';
+import { postBody } from './lib/wrk';
 
 const clients = Number(process.env.BENCH_CLIENTS ?? 5000);
 const messages = Number(process.env.BENCH_MESSAGES ?? 40);
 const intervalMs = Number(process.env.BENCH_INTERVAL_MS ?? 250);
 const procs = Number(process.env.BENCH_CLIENT_PROCS ?? 2);
 const backends = (process.env.BENCH_BACKENDS ?? 'embedded,server').split(',') as BackendName[];
-const body = (await Bun.file(join(import.meta.dir, 'lib', 'post.lua')).text()).match(/wrk\.body = '(.*)'/)?.[1] ?? '{}';
+const body = await postBody();
 const now = () => performance.timeOrigin + performance.now();
 
 /** A client process and a way to talk to it one line at a time. */

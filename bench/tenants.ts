@@ -36,7 +36,7 @@ import { statTicks } from './lib/proc-stat';
 import { loadAverage, progress, saveResults } from './lib/results';
 import { constantRate, type RateResult } from './lib/rate';
 import { Rng } from './lib/random';
-import { wrk, type WrkResult } from './lib/wrk';
+import { postBody, wrk, type WrkResult } from './lib/wrk';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
@@ -233,7 +233,7 @@ async function main() {
     // The same offered rate both ways, open loop (bench/lib/rate.ts): half the one-endpoint peak
     // unless BENCH_RATE says otherwise; latency from each request's scheduled send.
     const rate = num('BENCH_RATE', Math.max(1, Math.floor(median(samples.one.map((x) => x.rps)) / 2)));
-    const body = (await Bun.file(join(import.meta.dir, 'lib', 'post.lua')).text()).match(/wrk\.body = '(.*)'/)?.[1] ?? '{}';
+    const body = await postBody();
     const rng = new Rng(15);
     const atRate: { one: RateResult[]; spread: RateResult[] } = { one: [], spread: [] };
     for (let r = 0; r < rounds; r++) {

@@ -46,8 +46,3 @@ export function parseGcLog(slice: string, main: string | null): GcLog {
   out.others.sort((a, b) => b - a);
   return out;
 }
-
-/** JSC's own options (BUN_JSC_*) set for a bench, to pass on to the service it starts: GC settings can be tried without a code change. */
-export function jscOptions(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('BUN_JSC_') && e[1] !== undefined));
-}

@@ -15,6 +15,11 @@ export interface WrkResult {
   percentiles: { p: number; ms: number }[];
 }
 
+/** The body wrk's post.lua sends, for the benches' own generators to send the same request. */
+export async function postBody(): Promise<string> {
+  return (await Bun.file(join(import.meta.dir, 'post.lua')).text()).match(/wrk\.body = '(.*)'/)?.[1] ?? '{}';
+}
+
 function ms(v: string, unit: string): number {
   const n = Number(v);
   return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : n;

@@ -38,14 +38,19 @@ test('a failed re-read keeps serving the snapshot it had (the state store is dow
   expect(Promise.resolve(endpointCache.get('other'))).rejects.toThrow('ECONNREFUSED');
 });
 
-test('revalidateAll makes every snapshot re-read on its next use', async () => {
+/** A cache whose every load returns the next version of each snapshot (ep_1, ep_2, …). */
+function versionedCache(): EndpointCache {
   let n = 0;
-  const endpointCache = new EndpointCache({
+  return new EndpointCache({
     loadMany: async (slugs) => {
       n++;
       return new Map(slugs.map((slug) => [slug, snapshot(slug, n)]));
     },
   });
+}
+
+test('revalidateAll makes every snapshot re-read on its next use', async () => {
+  const endpointCache = versionedCache();
   expect((await endpointCache.get('abc'))?.id).toBe('ep_1');
   expect((await endpointCache.get('abc'))?.id).toBe('ep_1');
   await Bun.sleep(2);
@@ -80,13 +85,7 @@ test('an expired snapshot answers at once while it is re-read in the background;
 });
 
 test('after revalidateAll the re-read is waited for, not answered from the old snapshot', async () => {
-  let n = 0;
-  const endpointCache = new EndpointCache({
-    loadMany: async (slugs) => {
-      n++;
-      return new Map(slugs.map((slug) => [slug, snapshot(slug, n)]));
-    },
-  });
+  const endpointCache = versionedCache();
   expect((await endpointCache.get('abc'))?.id).toBe('ep_1');
   await Bun.sleep(2);
   endpointCache.revalidateAll();
