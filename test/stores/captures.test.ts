@@ -590,3 +590,41 @@ function skipConformance(name: string): void {
     },
   };
 });
+
+// What only the ClickHouse store does: its inserts are a POST of TabSeparated bytes of its own
+// (src/stores/captures/clickhouse.ts), with a buffer kept from one batch to the next.
+(BACKENDS.includes('server') ? describe : describe.skip)('ClickHouse inserts', () => {
+  const database = `hookcap_test_${randomId('x', 6).slice(2).replace(/[^A-Za-z0-9]/g, '')}`;
+  const good = createClickHouseCaptureStore({ url: CLICKHOUSE_URL, database });
+  beforeAll(() => good.migrate());
+  afterAll(async () => {
+    await good.close();
+    await fetch(CLICKHOUSE_URL, { method: 'POST', body: `DROP DATABASE IF EXISTS ${quoteIdentifier(database)}` });
+  });
+
+  test('a refused insert fails with the answer of ClickHouse, stores nothing, and does not repeat the password', async () => {
+    const password = 'not-the-password-5b1f';
+    const bad = createClickHouseCaptureStore({ url: CLICKHOUSE_URL, database, username: 'default', password });
+    const ep = newEndpoint();
+    const row = capture(ep, T0 + 1);
+    const err = await bad.insert([row]).then(() => null, (e: unknown) => e);
+    await bad.close();
+    expect(err).toBeInstanceOf(Error);
+    expect(String(err)).toMatch(/clickhouse insert: \d{3} /);
+    expect(String(err)).not.toContain(password);
+    expect(await good.list(all(ep), 10)).toEqual([]);
+  });
+
+  test('batches that grow the kept buffer, then smaller ones written over it, read back exactly', async () => {
+    const ep = newEndpoint();
+    const big = Array.from({ length: 3 }, (_, i) => capture(ep, T0 + 10 + i, { body: `${'é\t\\'.repeat(40_000)}${i}`, size: 0 }));
+    const small = Array.from({ length: 5 }, (_, i) => capture(ep, T0 + 20 + i, { body: `{"n":${i}}` }));
+    for (const c of big) c.size = Buffer.byteLength(c.body);
+    await good.insert(big);
+    await good.insert(small);
+    await good.insert(small.slice(0, 2).map((c, i) => ({ ...c, id: captureId(T0 + 30 + i), receivedAt: T0 + 30 + i })));
+    const stored = await good.list(all(ep), 100);
+    expect(stored.length).toBe(10);
+    for (const c of [...big, ...small]) expect(await good.get(c.id, [all(ep)])).toEqual(c);
+  });
+});

@@ -1,10 +1,9 @@
 import { readdir } from 'node:fs/promises';
-import { Readable } from 'node:stream';
 import { createClient } from '@clickhouse/client';
 import { idTime } from '../../ids';
 import type { Capture } from '../../model/capture';
 import * as sql from './clickhouse-sql';
-import { tsvRows } from './clickhouse-tsv';
+import { tsvBytes } from './clickhouse-tsv';
 import { captureToRow, metaSearchText, ROW_COLUMNS, rowToCapture } from './row';
 import { quoteIdentifier, quoteString } from './sql-quote';
 import type { CaptureStore, EndpointScope, PageCursor, SearchFilter, SearchPage } from './types';
@@ -27,6 +26,12 @@ const KEYS_PER_QUERY = 1000;
 // A search names every endpoint the caller can read; past ~11,000 of them the IN list alone
 // outgrows the server's default max_query_size (256 KiB) and the query would fail.
 const MAX_QUERY_BYTES = String(16 * 1024 * 1024);
+
+// As long as the client's requests may take (its default).
+const INSERT_TIMEOUT_MS = 30_000;
+
+// The largest insert buffer kept for the next batch; see insert().
+const KEEP_BUFFER_BYTES = 64 * 1024 * 1024;
 
 // Extra keys read per page; see page().
 const SPARE_KEYS = 8;
@@ -85,11 +90,20 @@ function captureKey(c: Capture): sql.RowKey {
 /**
  * Captures in ClickHouse through @clickhouse/client, written to run on 18.16 (no query
  * parameters: values are rendered by sql-quote) and on current releases.
+ *
+ * Inserts alone go through Bun's `fetch`, one POST of the batch's bytes: the client sends a body
+ * through Node's stream machinery, which copied each ~20 MB batch once more in the socket's
+ * writev, and cost the shipper worker 0.6–1.5 µs more per capture (docs/benchmarks.md).
  */
 export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions): CaptureStore {
   const database = quoteIdentifier(opts.database);
   const auth = { username: opts.username ?? 'default', password: opts.password ?? '' };
   const client = createClient({ url: opts.url, database: opts.database, ...auth });
+  let spare: Buffer | null = null;
+  const insertUrl = new URL(opts.url);
+  insertUrl.searchParams.set('database', opts.database);
+  insertUrl.searchParams.set('query', `INSERT INTO ${sql.CAPTURES_TABLE} (${ROW_COLUMNS.join(', ')}) FORMAT TabSeparated`);
+  const insertHeaders = { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` };
 
   async function select(query: string): Promise<Row[]> {
     const result = await client.query({ query, format: 'JSONEachRow', clickhouse_settings: { max_query_size: MAX_QUERY_BYTES } });
@@ -156,12 +170,15 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
         rows = rows.filter((c) => !stored.has(c.id));
       }
       if (rows.length === 0) return;
-      await client.insert({
-        table: sql.CAPTURES_TABLE,
-        columns: [...ROW_COLUMNS],
-        values: Readable.from([tsvRows(rows.map((c) => captureToRow(c, metaSearchText(c))))], { objectMode: false }),
-        format: 'TabSeparated',
-      });
+      // One buffer kept between batches (a batch of 10,000 Stripe events is ~20 MB), unless a
+      // batch of large bodies grew it past KEEP_BUFFER_BYTES. A concurrent insert, or one after a
+      // failed insert whose request may still hold the old buffer, writes into a new one.
+      const { bytes, buffer } = tsvBytes(rows.map((c) => captureToRow(c, metaSearchText(c))), spare ?? undefined);
+      spare = null;
+      const res = await fetch(insertUrl, { method: 'POST', body: bytes, headers: insertHeaders, signal: AbortSignal.timeout(INSERT_TIMEOUT_MS) });
+      if (!res.ok) throw new Error(`clickhouse insert: ${res.status} ${(await res.text()).slice(0, 1000)}`);
+      await res.arrayBuffer();
+      if (buffer.length <= KEEP_BUFFER_BYTES) spare = buffer;
     },
 
     async list(scope: EndpointScope, limit: number, before?: PageCursor) {
