@@ -21,19 +21,34 @@ const backend = (process.env.BENCH_BACKEND ?? 'server') as BackendName;
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const gcLog = process.env.BENCH_GC === '1';
 
-function snapshot(serverPid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  const add = (key: string, ticks: number) => out.set(key, (out.get(key) ?? 0) + ticks);
+/**
+ * CPU ticks so far of every thread of the service and every other process, keyed by thread or
+ * process id: a kernel worker's name says what it is doing right now (kworker/u8:0-writeback), so
+ * keyed by name, one renamed during the run counted its whole lifetime as the run's.
+ */
+function snapshot(serverPid: number): Map<string, { name: string; ticks: number }> {
+  const out = new Map<string, { name: string; ticks: number }>();
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     if (Number(pid) === serverPid) {
       for (const tid of readdirSync(`/proc/${pid}/task`)) {
         const t = stat(`/proc/${pid}/task/${tid}/stat`);
-        if (t) add(`service: ${t.name}`, t.ticks);
+        if (t) out.set(`task ${tid}`, { name: `service: ${t.name}`, ticks: t.ticks });
       }
     } else {
       const p = stat(`/proc/${pid}/stat`);
-      if (p) add(p.name, p.ticks);
+      // Kernel workers are summed as one row: their suffix is the work item of the moment.
+      if (p) out.set(pid, { name: p.name.startsWith('kworker/') ? 'kernel workers (kworker)' : p.name, ticks: p.ticks });
     }
+  }
+  return out;
+}
+
+/** Ticks used between two snapshots, summed by name (a process started meanwhile counts whole). */
+function used(before: ReturnType<typeof snapshot>, after: ReturnType<typeof snapshot>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [id, a] of after) {
+    const d = a.ticks - (before.get(id)?.ticks ?? 0);
+    if (d > 0) out.set(a.name, (out.get(a.name) ?? 0) + d);
   }
   return out;
 }
@@ -66,7 +81,7 @@ try {
   const perWrite = groups > 0 ? (logAfter.frames - logBefore.frames) / groups : 0;
   console.log(`bench/capture-cpu (${backend}): ${r.rps.toFixed(0)} captures/s over ${seconds}s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${perWrite.toFixed(1)} captures per log write (${groups} writes)\n`);
   console.log('| thread or process | CPU s | µs per capture |\n|---|---|---|');
-  const rows = [...after].map(([k, v]) => [k, v - (before.get(k) ?? 0)] as const).filter(([, d]) => d > 0);
+  const rows = [...used(before, after)];
   rows.sort((x, y) => y[1] - x[1]);
   let total = 0;
   for (const [, d] of rows) total += d;
