@@ -13,7 +13,7 @@
  *   BENCH_QUICK=1 …                                 100,000 endpoints, 10,000 spread, one 3 s round
  *   BENCH_ENDPOINTS, BENCH_SPREAD, BENCH_SECONDS (5), BENCH_ROUNDS (3, alternated; medians),
  *   BENCH_CONNECTIONS (64), BENCH_RATE (the open-loop rate; half the one-endpoint peak),
- *   BENCH_DB (hookcap_bench_tenants), ENDPOINT_CACHE_MAX (the service's)
+ *   BENCH_DB (hookcap_bench_tenants), ENDPOINT_CACHE_MAX and ENDPOINT_CACHE_MAX_AGE_MS (the service's)
  *
  * Needs scripts/services.sh (Postgres, ClickHouse, NATS) and wrk. The endpoints are made by
  * Postgres itself (INSERT … SELECT generate_series, test/support/seed-endpoints.ts); their slugs
@@ -178,6 +178,7 @@ async function main() {
       PLANS: '{"free":{"limit":1000000000}}',
       BUN_JSC_logGC: '1',
       ...(env.ENDPOINT_CACHE_MAX ? { ENDPOINT_CACHE_MAX: env.ENDPOINT_CACHE_MAX } : {}),
+      ...(env.ENDPOINT_CACHE_MAX_AGE_MS ? { ENDPOINT_CACHE_MAX_AGE_MS: env.ENDPOINT_CACHE_MAX_AGE_MS } : {}),
     },
   });
   const admin = postgres(PG_ADMIN_URL, { max: 1, onnotice: () => {} });
@@ -242,6 +243,10 @@ async function main() {
       atRate.one.push(await constantRate(`${s.url}/w/`, body, rate, seconds, 128, {}, () => `/w/${seedSlug(data.base, Math.floor(rng.next() * 0))}`));
       atRate.spread.push(await constantRate(`${s.url}/w/`, body, rate, seconds, 128, {}, () => `/w/${seedSlug(data.base, Math.floor(rng.next() * spread))}`));
     }
+    // Every load after the cold pass is a background re-read of a snapshot past its age
+    // (ENDPOINT_CACHE_MAX_AGE_MS): nothing is evicted or invalidated during the rounds.
+    const cacheEnd = (await health()).endpointCache;
+    const rereads = { slugs: (cacheEnd?.slugsLoaded ?? 0) - cacheAfter.slugsLoaded, queries: (cacheEnd?.queries ?? 0) - cacheAfter.queries };
     const rateSummary = (xs: RateResult[]) => ({
       rate,
       ok: xs.reduce((a, x) => a + x.ok, 0),
@@ -273,6 +278,7 @@ async function main() {
       atRate: { one: rateSummary(atRate.one), spread: rateSummary(atRate.spread) },
       cold,
       cache,
+      rereads,
       samples,
     };
     saveResults('tenants', result);
@@ -289,6 +295,7 @@ async function main() {
       console.log(`at ${f(rate)} captures/s offered (open loop), ${name}: ${f(x.ok)}/${f(x.sent)} acknowledged, p50 ${f(x.p50Ms, 2)} ms, p99 ${f(x.p99Ms, 2)} ms`);
     }
     console.log(`cold pass: ${f(spread)} cold endpoints covered by ${f(cold.captures)} captures (its last 1 s wrk run wraps onto warm ones) at ${f(cold.capturesPerSecond)}/s, ${f(cold.queries)} load queries (${f(cold.slugsLoaded / Math.max(1, cold.queries), 1)} slugs per query)`);
+    console.log(`re-reads of snapshots past their age after the cold pass (ENDPOINT_CACHE_MAX_AGE_MS): ${f(rereads.slugs)} slugs in ${f(rereads.queries)} queries`);
     console.log(`endpoint cache: ${f(cache.entries)} entries (max ${f(cache.max)}), estimated ${f(cache.estimatedBytes / 2 ** 20, 1)} MiB (${f(cache.estimatedBytesPerEntry)} B/entry, /healthz); the same ${f(spread)} snapshots measured on the heap in this process: ${f(cache.measuredBytesPerEntry)} B/entry`);
   } finally {
     await admin.end();

@@ -58,6 +58,8 @@ export interface Config {
   unknownSlugCacheBytes: number;
   /** Endpoint snapshots the receiver keeps in memory at most (least recently used dropped first). */
   endpointCacheMax: number;
+  /** A cached endpoint snapshot is re-read after at most this long (a backstop for a missed invalidation). */
+  endpointCacheMaxAgeMs: number;
   /** Trust X-Forwarded-For for the sender ip (behind a proxy you control). */
   trustProxy: boolean;
   /** Default and max `limit` of the two request list calls. */
@@ -338,6 +340,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100),
     unknownSlugCacheBytes: int(env, 'UNKNOWN_SLUG_CACHE_BYTES', 4 * 1024 * 1024, 0),
     endpointCacheMax: int(env, 'ENDPOINT_CACHE_MAX', 100_000, 1),
+    endpointCacheMaxAgeMs: int(env, 'ENDPOINT_CACHE_MAX_AGE_MS', 300_000, 1_000),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     listDefaultLimit: Math.min(int(env, 'LIST_DEFAULT_LIMIT', 50, 1), listMaxLimit),
     listMaxLimit,

@@ -15,8 +15,13 @@
  * query, and a slug already being loaded is waited for, not loaded again. A flood of distinct
  * slugs therefore costs a few queries per round trip to Postgres, not one per capture.
  *
- * A snapshot older than `maxAgeMs` is re-read in the background while it keeps answering (stale
- * while revalidate); only one loaded before `revalidateAll` waits for its re-read.
+ * A snapshot is re-read in the background, while it keeps answering, once it is older than a
+ * random age between 80% and all of `maxAgeMs` (stale while revalidate); only one loaded before
+ * `revalidateAll` waits for its re-read. The age is a backstop for an invalidation that never
+ * came, so it is long (ENDPOINT_CACHE_MAX_AGE_MS, 5 minutes): every re-read is receiver-thread
+ * CPU, and at the earlier 60 s, 100,000 endpoints meant ~1,700 re-reads a second. It is random so
+ * that snapshots loaded together (a node's first minutes, a flood of new slugs) do not stay in step
+ * and go stale together, cycle after cycle, as a storm of re-reads (docs/benchmarks.md, tenants).
  */
 import type { MockResponse } from '../stores/state/schema';
 import { systemClock, type Clock } from '../clock';
@@ -36,6 +41,8 @@ export interface EndpointSnapshot {
 interface Entry {
   snapshot: EndpointSnapshot | null;
   loadedAt: number;
+  /** When the snapshot goes stale: loadedAt plus a random age between 80% and all of maxAgeMs. */
+  staleAt: number;
   /** After a failed re-read: the kept snapshot is served until then without trying again. */
   retryAt: number;
   loading: Promise<EndpointSnapshot | null> | null;
@@ -48,7 +55,10 @@ interface Entry {
 export interface EndpointCacheOptions {
   /** Loads the snapshots of many slugs from the state store in one query; absent = no such endpoint. */
   loadMany: (slugs: readonly string[]) => Promise<Map<string, EndpointSnapshot>>;
-  /** A known slug is re-read at least this often, in case an invalidation was missed. */
+  /**
+   * A known slug is re-read at least this often (ENDPOINT_CACHE_MAX_AGE_MS), in case an
+   * invalidation was missed; each snapshot after a random age between 80% and all of it.
+   */
   maxAgeMs?: number;
   /** An unknown slug is remembered this long, so a 404 flood does not reach Postgres. */
   missingTtlMs?: number;
@@ -79,6 +89,9 @@ export interface EndpointCacheStats {
   /** Entries dropped to stay within `max`. */
   evictions: number;
 }
+
+/** The share of maxAgeMs by which a snapshot's age limit is shortened at random (see above). */
+const AGE_JITTER = 0.2;
 
 /** How soon a snapshot kept after a failed re-read is tried again. */
 const STALE_RETRY_MS = 5_000;
@@ -126,7 +139,7 @@ export class EndpointCache {
 
   constructor(private readonly opts: EndpointCacheOptions) {
     this.clock = opts.clock ?? systemClock;
-    this.maxAgeMs = opts.maxAgeMs ?? 60_000;
+    this.maxAgeMs = opts.maxAgeMs ?? 300_000;
     this.missingTtlMs = opts.missingTtlMs ?? 1_000;
     this.maxEntries = Math.max(1, opts.maxEntries ?? 100_000);
     this.maxMissingBytes = opts.maxMissingBytes ?? 4 * 1024 * 1024;
@@ -142,12 +155,12 @@ export class EndpointCache {
       // Trusted: loaded since the last revalidateAll, so every invalidation since was applied to it.
       const trusted = entry.snapshot !== null && entry.loadedAt > this.validAfter;
       if (entry.loading) return trusted ? entry.snapshot : entry.loading;
-      if ((trusted && now - entry.loadedAt < this.maxAgeMs) || now < entry.retryAt) return entry.snapshot;
+      if ((trusted && now < entry.staleAt) || now < entry.retryAt) return entry.snapshot;
       // Past its age: re-read in the background and answer with the snapshot held meanwhile. The
       // age is a backstop for an invalidation that never came, and a few milliseconds more of it
       // change nothing; waiting instead put a Postgres round trip on every endpoint's capture
-      // once a minute (a quarter of all captures, spread over 100,000 endpoints). After
-      // revalidateAll (the bus was lost, invalidations may be missing) the re-read is waited for.
+      // once per age (with a 60 s age, a quarter of all captures spread over 100,000 endpoints).
+      // After revalidateAll (the bus was lost, invalidations may be missing) the re-read is waited for.
       const loading = this.load(slug, entry);
       if (!trusted) return loading;
       loading.catch(() => {}); // a failed re-read keeps the snapshot (load's own handler)
@@ -238,7 +251,7 @@ export class EndpointCache {
   }
 
   private load(slug: string, existing: Entry | undefined): Promise<EndpointSnapshot | null> {
-    const entry: Entry = existing ?? { snapshot: null, loadedAt: 0, retryAt: 0, loading: null, used: false, bytes: 0 };
+    const entry: Entry = existing ?? { snapshot: null, loadedAt: 0, staleAt: 0, retryAt: 0, loading: null, used: false, bytes: 0 };
     const loading = this.enqueue(slug).then(
       (snapshot) => {
         // An invalidation (or eviction) during the load wins: only store if this load is still current.
@@ -246,6 +259,7 @@ export class EndpointCache {
           if (snapshot) {
             entry.snapshot = snapshot;
             entry.loadedAt = this.clock.now();
+            entry.staleAt = entry.loadedAt + this.maxAgeMs * (1 - AGE_JITTER * Math.random());
             entry.retryAt = 0;
             entry.loading = null;
             this.setBytes(entry, snapshotBytes(snapshot));

@@ -93,3 +93,34 @@ test('after revalidateAll the re-read is waited for, not answered from the old s
   expect(next).toBeInstanceOf(Promise);
   expect((await next)?.id).toBe('ep_2');
 });
+
+test('snapshots loaded together go stale at different ages, between 80% and all of the max age', async () => {
+  let now = 1_000_000;
+  const reread = new Set<string>();
+  let first = true;
+  const endpointCache = new EndpointCache({
+    maxAgeMs: 1_000,
+    clock: { now: () => now },
+    loadMany: async (slugs) => {
+      if (!first) for (const slug of slugs) reread.add(slug);
+      return new Map(slugs.map((slug) => [slug, snapshot(slug, 1)]));
+    },
+  });
+  const slugs = Array.from({ length: 200 }, (_, i) => `slug${i}`);
+  await Promise.all(slugs.map((slug) => endpointCache.get(slug)));
+  first = false;
+  const touchAll = async () => {
+    for (const slug of slugs) endpointCache.get(slug);
+    await Bun.sleep(5); // the background re-reads' batch
+  };
+  now += 799;
+  await touchAll();
+  expect(reread.size).toBe(0);
+  now += 101; // 900 ms: some are stale, not all
+  await touchAll();
+  expect(reread.size).toBeGreaterThan(0);
+  expect(reread.size).toBeLessThan(slugs.length);
+  now += 101; // past the max age: every one has been re-read
+  await touchAll();
+  expect(reread.size).toBe(slugs.length);
+});
