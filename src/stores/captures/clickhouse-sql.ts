@@ -160,6 +160,18 @@ export function expiredEndpointsQuery(endpointIds: readonly string[], before: nu
   return `SELECT DISTINCT endpoint_id FROM ${CAPTURES_TABLE} PREWHERE endpoint_id IN ${quoteStringList(endpointIds)} AND received_at < ${quoteInt(before)}`;
 }
 
+/** Whether any capture, of any endpoint, received before `before` and not kept is still stored. */
+export function anyOlderQuery(before: number, keepIds: readonly string[]): string {
+  const keep = keepIds.length > 0 ? ` WHERE id NOT IN ${quoteStringList(keepIds)}` : '';
+  return `SELECT count() AS n FROM ${CAPTURES_TABLE} PREWHERE received_at < ${quoteInt(before)}${keep}`;
+}
+
+/** A mutation removing every capture received before `before` but the kept ones, whatever its endpoint. */
+export function expireOlderQuery(before: number, keepIds: readonly string[]): string {
+  const keep = keepIds.length > 0 ? ` AND id NOT IN ${quoteStringList(keepIds)}` : '';
+  return `ALTER TABLE ${CAPTURES_TABLE} DELETE WHERE received_at < ${quoteInt(before)}${keep}`;
+}
+
 /** A mutation: rewrites every part holding a matching row (docs/retention.md: the cost). */
 export function expireQuery(endpointIds: readonly string[], before: number, keepIds: readonly string[]): string {
   const keep = keepIds.length > 0 ? ` AND id NOT IN ${quoteStringList(keepIds)}` : '';

@@ -212,15 +212,15 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
 
     async expire(input) {
       const result = { partitionsDropped: 0, mutations: 0, rowsDeleted: 0, mutationsPending: false };
-      if (input.rules.length === 0) return result;
+      // Endpoints no rule names expire at the floor (the longest retention, or deleted ones, whose
+      // captures the purger removes anyway).
       const cutoffOf = new Map<string, number>();
       for (const rule of input.rules) for (const id of rule.endpointIds) cutoffOf.set(id, rule.before);
-      // Endpoints no rule names are deleted ones (the purger removes their captures): expired at
-      // the latest cutoff, so they never keep a partition alive.
-      const latest = Math.max(...input.rules.map((r) => r.before));
+      const latest = Math.max(input.floor, ...input.rules.map((r) => r.before));
 
       // Whole weeks first: a partition whose every capture has expired, and that holds no kept
-      // one, goes with DROP PARTITION (metadata only, immediate).
+      // one, goes with DROP PARTITION (metadata only, immediate). A week that ended by the floor
+      // has expired for every endpoint; a later one only if every endpoint in it has a later cutoff.
       const weeks = (await select(sql.partitionsQuery(opts.database)))
         .map((r) => Number(r.partition))
         .filter((w) => Number.isSafeInteger(w))
@@ -229,8 +229,10 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
         const from = week * sql.PARTITION_MS;
         const to = from + sql.PARTITION_MS;
         if (to > latest) break;
-        const present = (await select(sql.endpointsBetweenQuery(from, to))).map((r) => String(r.endpoint_id));
-        if (present.some((id) => (cutoffOf.get(id) ?? latest) < to)) continue;
+        if (to > input.floor) {
+          const present = (await select(sql.endpointsBetweenQuery(from, to))).map((r) => String(r.endpoint_id));
+          if (present.some((id) => (cutoffOf.get(id) ?? input.floor) < to)) continue;
+        }
         if ((await input.keptBetween(from, to)).length > 0) continue;
         await client.command({ query: sql.dropPartitionQuery(week) });
         result.partitionsDropped++;
@@ -240,6 +242,13 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
       // while earlier ones run would only queue rewrites of the same parts.
       const [pending] = await select(sql.pendingMutationsQuery(opts.database));
       if (Number(pending?.n ?? 0) > 0) return { ...result, mutationsPending: true };
+      // Below the floor, one mutation for all endpoints, and only when something is left to remove.
+      const keepFloor = (await input.keptBetween(0, input.floor)).map((k) => k.id);
+      const [older] = await select(sql.anyOlderQuery(input.floor, keepFloor));
+      if (Number(older?.n ?? 0) > 0) {
+        await client.command({ query: sql.expireOlderQuery(input.floor, keepFloor), clickhouse_settings: { max_query_size: MAX_QUERY_BYTES } });
+        result.mutations++;
+      }
       for (const rule of input.rules) {
         for (const ids of chunks(rule.endpointIds, KEYS_PER_QUERY)) {
           const expired = (await select(sql.expiredEndpointsQuery(ids, rule.before))).map((r) => String(r.endpoint_id));

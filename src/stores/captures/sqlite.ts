@@ -201,29 +201,43 @@ export function createSqliteCaptureStore(opts: SqliteCaptureStoreOptions): Captu
     },
 
     async expire(input) {
-      // Each endpoint's expired rows are a range of the (endpoint_id, received_at, id) index; a
-      // batch is one short write transaction, and the loop yields between batches, so neither the
-      // shipper's inserts nor this thread's requests wait behind a large deletion.
+      // Walks the endpoints that have captures, by seeks on the (endpoint_id, received_at, id)
+      // index, so the sweep never needs the list of every endpoint in the state database. Each
+      // endpoint's expired rows are a range of that index; a batch is one short write transaction,
+      // and the loop yields between batches, so neither the shipper's inserts nor this thread's
+      // requests wait behind a large deletion. An endpoint no rule names expires at the floor.
+      const cutoffOf = new Map<string, number>();
+      for (const rule of input.rules) for (const id of rule.endpointIds) cutoffOf.set(id, rule.before);
+      const next = db.query<{ e: string }, Binding[]>('SELECT endpoint_id AS e FROM captures WHERE endpoint_id > ? ORDER BY endpoint_id LIMIT 1');
       const probe = db.query<{ x: number }, Binding[]>('SELECT 1 AS x FROM captures WHERE endpoint_id = ? AND received_at < ? LIMIT 1');
       const remove = db.query<Row, Binding[]>(
         'DELETE FROM captures WHERE rowid IN (SELECT rowid FROM captures WHERE endpoint_id = ? AND received_at < ?' +
           ' AND id NOT IN (SELECT value FROM json_each(?)) LIMIT ?)',
       );
       let rowsDeleted = 0;
-      for (const rule of input.rules) {
-        for (let i = 0; i < rule.endpointIds.length; i += EXPIRY_PROBES) {
-          const expired = rule.endpointIds.slice(i, i + EXPIRY_PROBES).filter((id) => probe.get(id, rule.before) !== null);
-          await yieldToLoop();
-          if (expired.length === 0) continue;
-          const kept = await input.keptOf(expired);
-          for (const endpointId of expired) {
-            const keep = JSON.stringify(kept.filter((k) => k.endpointId === endpointId).map((k) => k.id));
-            for (;;) {
-              const n = remove.run(endpointId, rule.before, keep, input.batchRows).changes;
-              rowsDeleted += n;
-              await yieldToLoop();
-              if (n < input.batchRows) break;
-            }
+      let last = '';
+      for (let done = false; !done; ) {
+        const expired: { endpointId: string; before: number }[] = [];
+        for (let i = 0; i < EXPIRY_PROBES; i++) {
+          const row = next.get(last);
+          if (!row) {
+            done = true;
+            break;
+          }
+          last = row.e;
+          const before = cutoffOf.get(last) ?? input.floor;
+          if (probe.get(last, before) !== null) expired.push({ endpointId: last, before });
+        }
+        await yieldToLoop();
+        if (expired.length === 0) continue;
+        const kept = await input.keptOf(expired.map((x) => x.endpointId));
+        for (const { endpointId, before } of expired) {
+          const keep = JSON.stringify(kept.filter((k) => k.endpointId === endpointId).map((k) => k.id));
+          for (;;) {
+            const n = remove.run(endpointId, before, keep, input.batchRows).changes;
+            rowsDeleted += n;
+            await yieldToLoop();
+            if (n < input.batchRows) break;
           }
         }
       }

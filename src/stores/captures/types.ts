@@ -37,7 +37,10 @@ export interface SearchPage extends SearchFilter {
   cursor?: PageCursor;
 }
 
-/** Captures of these endpoints received before `before` (ms) have expired (docs/retention.md). */
+/**
+ * Captures of these endpoints received before `before` (ms) have expired (docs/retention.md): the
+ * endpoints whose retention is shorter than the longest in use.
+ */
 export interface ExpiryRule {
   before: number;
   endpointIds: string[];
@@ -51,7 +54,13 @@ export interface KeptCapture {
 }
 
 export interface ExpiryInput {
-  /** One per retention period in use; an endpoint is in at most one. */
+  /**
+   * Every capture received before this (ms) has expired, whatever its endpoint: the cutoff of the
+   * longest retention in use. An endpoint no rule names (on the longest retention, or deleted)
+   * expires here, so a sweep never needs the list of every endpoint.
+   */
+  floor: number;
+  /** One per shorter retention period in use; an endpoint is in at most one. Each `before` > floor. */
   rules: ExpiryRule[];
   /** Kept captures of these endpoints. */
   keptOf(endpointIds: string[]): Promise<KeptCapture[]>;

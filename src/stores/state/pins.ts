@@ -1,5 +1,5 @@
 /** Pinned captures: the few kept past retention (sql/006_pins.sql, docs/retention.md). */
-import { and, count, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, count, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { inTransaction, type Db } from './db';
 import { endpoints, pinnedCaptures, users, type PinRow } from './schema';
 
@@ -60,7 +60,24 @@ export async function dropDeadPins(db: Db): Promise<number> {
   return gone.length;
 }
 
-/** Every endpoint with the plan of its owning account (null: no account, an agent's sandbox). */
-export async function endpointPlans(db: Db): Promise<{ id: string; plan: string | null }[]> {
-  return db.select({ id: endpoints.id, plan: users.plan }).from(endpoints).leftJoin(users, eq(users.id, endpoints.userId));
+/**
+ * The plans of the accounts that own endpoints, each once; null for endpoints no account owns (an
+ * agent's sandbox). Postgres does the grouping, so a sweep does not read every endpoint's row.
+ */
+export async function plansInUse(db: Db): Promise<(string | null)[]> {
+  const rows = await db.selectDistinct({ plan: users.plan }).from(endpoints).leftJoin(users, eq(users.id, endpoints.userId));
+  return rows.map((r) => r.plan);
+}
+
+/** Ids of the endpoints whose owning account is on one of `plans` (null: no owning account). */
+export async function endpointsOnPlans(db: Db, plans: readonly (string | null)[]): Promise<string[]> {
+  const names = plans.filter((p): p is string => p !== null);
+  const conditions = [...(names.length > 0 ? [inArray(users.plan, names)] : []), ...(plans.includes(null) ? [isNull(users.plan)] : [])];
+  if (conditions.length === 0) return [];
+  const rows = await db
+    .select({ id: endpoints.id })
+    .from(endpoints)
+    .leftJoin(users, eq(users.id, endpoints.userId))
+    .where(or(...conditions));
+  return rows.map((r) => r.id);
 }
