@@ -412,8 +412,8 @@ export function runCaptureStoreConformance(
       if (!pinned) throw new Error('fixture');
       const input = {
         // Cutoffs inside T0's week, so no partition is whole-week expired (the suite shares it);
-        // the floor is before every capture of the suite, so `other` (no rule) keeps all of its.
-        floor: T0,
+        // othersBefore is before every capture of the suite, so `other` (no rule) keeps all of its.
+        othersBefore: T0,
         rules: [
           { before: T0 + 3, endpointIds: [short] },
           { before: T0 + 1, endpointIds: [long] },
@@ -435,36 +435,41 @@ export function runCaptureStoreConformance(
       expect(again.rowsDeleted).toBe(0);
     });
 
-    test('expire: below the floor every endpoint loses its captures but kept ones; a rule names endpoints that go from their own later cutoff', async () => {
-      // The floor applies to every endpoint, so this runs on a store of its own.
+    test('expire: endpoints no rule names go from othersBefore but kept captures, a rule names endpoints with earlier or later cutoffs', async () => {
+      // othersBefore applies to every endpoint no rule names, so this runs on a store of its own.
       const own = await factory();
       try {
         const s = own.store;
         await s.migrate();
-        const [shorter, longer, deleted] = [newEndpoint(), newEndpoint(), newEndpoint()];
-        // Two weeks apart: with ClickHouse the older week is dropped whole, the rest goes by mutation.
+        const [shorter, pinnedOne, deleted, longest] = [newEndpoint(), newEndpoint(), newEndpoint(), newEndpoint()];
+        // Weeks apart: with ClickHouse the oldest week is dropped whole, the rest goes by mutation.
         const WEEK = 7 * 86_400_000;
         const times = [T0 - 2 * WEEK, T0, T0 + 1, T0 + 2, T0 + 3];
-        const rows = [shorter, longer, deleted].flatMap((ep) => times.map((t) => capture(ep, t)));
+        const rows = [shorter, pinnedOne, deleted, longest].flatMap((ep) => times.map((t) => capture(ep, t)));
         await s.insert(rows);
         await flush(s);
-        const pinned = rows.find((r) => r.endpointId === longer && r.receivedAt === T0);
+        const pinned = rows.find((r) => r.endpointId === pinnedOne && r.receivedAt === T0);
         if (!pinned) throw new Error('fixture');
-        const keep = { id: pinned.id, endpointId: longer, receivedAt: pinned.receivedAt };
+        const keep = { id: pinned.id, endpointId: pinnedOne, receivedAt: pinned.receivedAt };
         const input = {
-          floor: T0 + 1,
-          rules: [{ before: T0 + 3, endpointIds: [shorter] }],
-          keptOf: async (ids: string[]) => (ids.includes(longer) ? [keep] : []),
+          othersBefore: T0 + 1,
+          rules: [
+            { before: T0 + 3, endpointIds: [shorter] },
+            { before: T0 - WEEK, endpointIds: [longest] },
+          ],
+          keptOf: async (ids: string[]) => (ids.includes(pinnedOne) ? [keep] : []),
           keptBetween: async (from: number, to: number) => (from <= keep.receivedAt && keep.receivedAt < to ? [keep] : []),
           batchRows: 2,
         };
-        const times_ = async (ep: string) => (await s.list(all(ep), 10)).map((c) => c.receivedAt).sort((a, b) => a - b);
+        const timesOf = async (ep: string) => (await s.list(all(ep), 10)).map((c) => c.receivedAt).sort((x, y) => x - y);
         await eventually(async () => {
           await s.expire(input);
           await flush(s);
-          expect(await times_(shorter)).toEqual([T0 + 3]);
-          expect(await times_(longer)).toEqual([T0, T0 + 1, T0 + 2, T0 + 3]);
-          expect(await times_(deleted)).toEqual([T0 + 1, T0 + 2, T0 + 3]);
+          expect(await timesOf(shorter)).toEqual([T0 + 3]);
+          expect(await timesOf(pinnedOne)).toEqual([T0, T0 + 1, T0 + 2, T0 + 3]);
+          expect(await timesOf(deleted)).toEqual([T0 + 1, T0 + 2, T0 + 3]);
+          // A longer retention than the others': only what is older than its own cutoff goes.
+          expect(await timesOf(longest)).toEqual([T0, T0 + 1, T0 + 2, T0 + 3]);
         });
         // Nothing left to remove: a second sweep deletes nothing and issues no mutation.
         const again = await s.expire(input);

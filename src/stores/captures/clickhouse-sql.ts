@@ -160,16 +160,21 @@ export function expiredEndpointsQuery(endpointIds: readonly string[], before: nu
   return `SELECT DISTINCT endpoint_id FROM ${CAPTURES_TABLE} PREWHERE endpoint_id IN ${quoteStringList(endpointIds)} AND received_at < ${quoteInt(before)}`;
 }
 
-/** Whether any capture, of any endpoint, received before `before` and not kept is still stored. */
-export function anyOlderQuery(before: number, keepIds: readonly string[]): string {
-  const keep = keepIds.length > 0 ? ` WHERE id NOT IN ${quoteStringList(keepIds)}` : '';
-  return `SELECT count() AS n FROM ${CAPTURES_TABLE} PREWHERE received_at < ${quoteInt(before)}${keep}`;
+/** Captures received before `before`, but those of `exceptEndpoints` and the kept ones. */
+function olderCondition(before: number, exceptEndpoints: readonly string[], keepIds: readonly string[]): string {
+  const except = exceptEndpoints.length > 0 ? ` AND endpoint_id NOT IN ${quoteStringList(exceptEndpoints)}` : '';
+  const keep = keepIds.length > 0 ? ` AND id NOT IN ${quoteStringList(keepIds)}` : '';
+  return `received_at < ${quoteInt(before)}${except}${keep}`;
 }
 
-/** A mutation removing every capture received before `before` but the kept ones, whatever its endpoint. */
-export function expireOlderQuery(before: number, keepIds: readonly string[]): string {
-  const keep = keepIds.length > 0 ? ` AND id NOT IN ${quoteStringList(keepIds)}` : '';
-  return `ALTER TABLE ${CAPTURES_TABLE} DELETE WHERE received_at < ${quoteInt(before)}${keep}`;
+/** How many captures olderCondition matches. */
+export function countOlderQuery(before: number, exceptEndpoints: readonly string[], keepIds: readonly string[]): string {
+  return `SELECT count() AS n FROM ${CAPTURES_TABLE} WHERE ${olderCondition(before, exceptEndpoints, keepIds)}`;
+}
+
+/** A mutation removing what olderCondition matches, whatever the endpoint. */
+export function expireOlderQuery(before: number, exceptEndpoints: readonly string[], keepIds: readonly string[]): string {
+  return `ALTER TABLE ${CAPTURES_TABLE} DELETE WHERE ${olderCondition(before, exceptEndpoints, keepIds)}`;
 }
 
 /** A mutation: rewrites every part holding a matching row (docs/retention.md: the cost). */

@@ -212,15 +212,17 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
 
     async expire(input) {
       const result = { partitionsDropped: 0, mutations: 0, rowsDeleted: 0, mutationsPending: false };
-      // Endpoints no rule names expire at the floor (the longest retention, or deleted ones, whose
-      // captures the purger removes anyway).
+      const others = input.othersBefore;
       const cutoffOf = new Map<string, number>();
       for (const rule of input.rules) for (const id of rule.endpointIds) cutoffOf.set(id, rule.before);
-      const latest = Math.max(input.floor, ...input.rules.map((r) => r.before));
+      const cutoffs = [others, ...input.rules.map((r) => r.before)];
+      // Before `floor` every capture has expired, whatever its endpoint; before `latest` some have.
+      const floor = Math.min(...cutoffs);
+      const latest = Math.max(...cutoffs);
 
       // Whole weeks first: a partition whose every capture has expired, and that holds no kept
       // one, goes with DROP PARTITION (metadata only, immediate). A week that ended by the floor
-      // has expired for every endpoint; a later one only if every endpoint in it has a later cutoff.
+      // has expired for every endpoint; a later one if every endpoint in it has a later cutoff.
       const weeks = (await select(sql.partitionsQuery(opts.database)))
         .map((r) => Number(r.partition))
         .filter((w) => Number.isSafeInteger(w))
@@ -229,9 +231,9 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
         const from = week * sql.PARTITION_MS;
         const to = from + sql.PARTITION_MS;
         if (to > latest) break;
-        if (to > input.floor) {
+        if (to > floor) {
           const present = (await select(sql.endpointsBetweenQuery(from, to))).map((r) => String(r.endpoint_id));
-          if (present.some((id) => (cutoffOf.get(id) ?? input.floor) < to)) continue;
+          if (present.some((id) => (cutoffOf.get(id) ?? others) < to)) continue;
         }
         if ((await input.keptBetween(from, to)).length > 0) continue;
         await client.command({ query: sql.dropPartitionQuery(week) });
@@ -242,11 +244,14 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
       // while earlier ones run would only queue rewrites of the same parts.
       const [pending] = await select(sql.pendingMutationsQuery(opts.database));
       if (Number(pending?.n ?? 0) > 0) return { ...result, mutationsPending: true };
-      // Below the floor, one mutation for all endpoints, and only when something is left to remove.
-      const keepFloor = (await input.keptBetween(0, input.floor)).map((k) => k.id);
-      const [older] = await select(sql.anyOlderQuery(input.floor, keepFloor));
+      // Every endpoint no rule names, in one mutation: all captures before `others` but those of
+      // the endpoints with an earlier cutoff (a longer retention) and the kept ones. Issued only
+      // when such a row is still stored.
+      const longer = input.rules.filter((r) => r.before < others).flatMap((r) => r.endpointIds);
+      const keepOthers = (await input.keptBetween(0, others)).map((k) => k.id);
+      const [older] = await select(sql.countOlderQuery(others, longer, keepOthers));
       if (Number(older?.n ?? 0) > 0) {
-        await client.command({ query: sql.expireOlderQuery(input.floor, keepFloor), clickhouse_settings: { max_query_size: MAX_QUERY_BYTES } });
+        await client.command({ query: sql.expireOlderQuery(others, longer, keepOthers), clickhouse_settings: { max_query_size: MAX_QUERY_BYTES } });
         result.mutations++;
       }
       for (const rule of input.rules) {

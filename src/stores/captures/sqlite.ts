@@ -205,7 +205,7 @@ export function createSqliteCaptureStore(opts: SqliteCaptureStoreOptions): Captu
       // index, so the sweep never needs the list of every endpoint in the state database. Each
       // endpoint's expired rows are a range of that index; a batch is one short write transaction,
       // and the loop yields between batches, so neither the shipper's inserts nor this thread's
-      // requests wait behind a large deletion. An endpoint no rule names expires at the floor.
+      // requests wait behind a large deletion. An endpoint no rule names expires at `othersBefore`.
       const cutoffOf = new Map<string, number>();
       for (const rule of input.rules) for (const id of rule.endpointIds) cutoffOf.set(id, rule.before);
       const next = db.query<{ e: string }, Binding[]>('SELECT endpoint_id AS e FROM captures WHERE endpoint_id > ? ORDER BY endpoint_id LIMIT 1');
@@ -225,7 +225,7 @@ export function createSqliteCaptureStore(opts: SqliteCaptureStoreOptions): Captu
             break;
           }
           last = row.e;
-          const before = cutoffOf.get(last) ?? input.floor;
+          const before = cutoffOf.get(last) ?? input.othersBefore;
           if (probe.get(last, before) !== null) expired.push({ endpointId: last, before });
         }
         await yieldToLoop();

@@ -39,7 +39,7 @@ export interface SearchPage extends SearchFilter {
 
 /**
  * Captures of these endpoints received before `before` (ms) have expired (docs/retention.md): the
- * endpoints whose retention is shorter than the longest in use.
+ * endpoints whose retention differs from the one most endpoints are on.
  */
 export interface ExpiryRule {
   before: number;
@@ -55,12 +55,14 @@ export interface KeptCapture {
 
 export interface ExpiryInput {
   /**
-   * Every capture received before this (ms) has expired, whatever its endpoint: the cutoff of the
-   * longest retention in use. An endpoint no rule names (on the longest retention, or deleted)
-   * expires here, so a sweep never needs the list of every endpoint.
+   * The cutoff (ms) of every endpoint no rule names: the retention most endpoints are on, and
+   * deleted endpoints. So a sweep lists only the endpoints on other retentions, never all of them.
    */
-  floor: number;
-  /** One per shorter retention period in use; an endpoint is in at most one. Each `before` > floor. */
+  othersBefore: number;
+  /**
+   * Endpoints with a cutoff of their own, earlier (a longer retention) or later (a shorter one)
+   * than `othersBefore`; an endpoint is in at most one.
+   */
   rules: ExpiryRule[];
   /** Kept captures of these endpoints. */
   keptOf(endpointIds: string[]): Promise<KeptCapture[]>;

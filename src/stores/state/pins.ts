@@ -61,12 +61,16 @@ export async function dropDeadPins(db: Db): Promise<number> {
 }
 
 /**
- * The plans of the accounts that own endpoints, each once; null for endpoints no account owns (an
- * agent's sandbox). Postgres does the grouping, so a sweep does not read every endpoint's row.
+ * How many endpoints each plan's accounts own; plan null for endpoints no account owns (an agent's
+ * sandbox). Postgres does the grouping, so a sweep does not read every endpoint's row.
  */
-export async function plansInUse(db: Db): Promise<(string | null)[]> {
-  const rows = await db.selectDistinct({ plan: users.plan }).from(endpoints).leftJoin(users, eq(users.id, endpoints.userId));
-  return rows.map((r) => r.plan);
+export async function endpointCountsByPlan(db: Db): Promise<{ plan: string | null; endpoints: number }[]> {
+  const rows = await db
+    .select({ plan: users.plan, endpoints: count() })
+    .from(endpoints)
+    .leftJoin(users, eq(users.id, endpoints.userId))
+    .groupBy(users.plan);
+  return rows.map((r) => ({ plan: r.plan, endpoints: Number(r.endpoints) }));
 }
 
 /** Ids of the endpoints whose owning account is on one of `plans` (null: no owning account). */
