@@ -22,6 +22,20 @@ export type SweepResult = ExpiryResult & { deadPins: number };
  */
 const MAX_LONGER_LISTED = 100_000;
 
+/**
+ * The retention period (days) whose cutoff a sweep gives every endpoint it does not list: the one
+ * with the most endpoints (on a tie, the longer), among those with at most `maxLonger` endpoints on
+ * longer periods (those are listed by name to be kept out of its removal). The longest period
+ * always qualifies. `endpointsByDays` must not be empty.
+ */
+export function unlistedPeriod(endpointsByDays: ReadonlyMap<number, number>, maxLonger = MAX_LONGER_LISTED): number {
+  const periods = [...endpointsByDays];
+  const longerThan = (days: number) => periods.filter(([d]) => d > days).reduce((n, [, count]) => n + count, 0);
+  const best = periods.filter(([days]) => longerThan(days) <= maxLonger).sort((a, b) => b[1] - a[1] || b[0] - a[0])[0];
+  if (!best) throw new Error('unlistedPeriod: no retention period');
+  return best[0];
+}
+
 /** One sweep. `now` is the clock plus RETENTION_CLOCK_OFFSET_MS. */
 export async function sweepRetention(ctx: Pick<Ctx, 'db' | 'config' | 'captures' | 'clock'>, now = ctx.clock.now() + ctx.config.retention.clockOffsetMs): Promise<SweepResult> {
   const deadPins = await pinStore.dropDeadPins(ctx.db);
@@ -40,10 +54,7 @@ export async function sweepRetention(ctx: Pick<Ctx, 'db' | 'config' | 'captures'
     byDays.set(days, group);
   }
   if (byDays.size === 0) return { partitionsDropped: 0, mutations: 0, rowsDeleted: 0, mutationsPending: false, deadPins };
-  const longerThan = (days: number) => [...byDays].filter(([d]) => d > days).reduce((n, [, g]) => n + g.endpoints, 0);
-  const restDays = [...byDays]
-    .filter(([days]) => longerThan(days) <= MAX_LONGER_LISTED)
-    .sort((a, b) => b[1].endpoints - a[1].endpoints || b[0] - a[0])[0]?.[0] ?? Math.max(...byDays.keys());
+  const restDays = unlistedPeriod(new Map([...byDays].map(([days, g]) => [days, g.endpoints])));
   const rules: ExpiryRule[] = [];
   for (const [days, group] of byDays) {
     if (days === restDays) continue;
