@@ -21,6 +21,7 @@
  * reported, never asserted. Progress goes to stderr, the table to stdout.
  */
 import { heapStats } from 'bun:jsc';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { EndpointCache } from '../src/engine/endpoint-cache';
@@ -110,19 +111,29 @@ async function prepare(): Promise<Dataset> {
 }
 
 interface Sample extends WrkResult {
-  /** µs of CPU per capture: the service process, and its Postgres connections. */
-  cpuUs: { service: number; postgres: number };
+  /** µs of CPU per capture: the service process, its Postgres connections, NATS and ClickHouse. */
+  cpuUs: { service: number; postgres: number; nats: number; clickhouse: number };
   /** Pauses of every JS thread; the longest of the receiver (main) thread and of the shipper worker. */
   gc: { collections: number; longestMs: number; mainLongestMs: number; workerLongestMs: number };
 }
 
 const ticksOf = (pids: number[]) => pids.reduce((sum, pid) => sum + (statTicks(`/proc/${pid}/stat`)?.ticks ?? 0), 0);
 
+/** Processes on this machine whose name starts with `prefix` (nats-server, clickhouse-serv…). */
+const pidsNamed = (prefix: string) =>
+  readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d) && statTicks(`/proc/${d}/stat`)?.name.startsWith(prefix))
+    .map(Number);
+
 /** One wrk run, with the CPU the service and its Postgres backends spent and the GCs it logged. */
 async function measured(s: TestServer, pgPids: () => Promise<number[]>, args: string[], secs: number): Promise<Sample> {
   const pids = await pgPids();
+  const nats = pidsNamed('nats-server');
+  const clickhouse = pidsNamed('clickhouse');
   const service0 = ticksOf([s.proc.pid]);
   const pg0 = ticksOf(pids);
+  const nats0 = ticksOf(nats);
+  const ch0 = ticksOf(clickhouse);
   const out0 = s.output().length;
   const r = await wrk(`${s.url}/w/`, { connections, seconds: secs, script, args });
   const captures = Math.max(1, r.requests - r.non2xx);
@@ -130,7 +141,12 @@ async function measured(s: TestServer, pgPids: () => Promise<number[]>, args: st
   const g = parseGcLog(s.output().slice(out0), mainHeap(s.output()));
   return {
     ...r,
-    cpuUs: { service: perCapture(ticksOf([s.proc.pid]) - service0), postgres: perCapture(ticksOf(pids) - pg0) },
+    cpuUs: {
+      service: perCapture(ticksOf([s.proc.pid]) - service0),
+      postgres: perCapture(ticksOf(pids) - pg0),
+      nats: perCapture(ticksOf(nats) - nats0),
+      clickhouse: perCapture(ticksOf(clickhouse) - ch0),
+    },
     gc: { collections: g.main.length + g.others.length, longestMs: Math.max(g.main[0] ?? 0, g.others[0] ?? 0), mainLongestMs: g.main[0] ?? 0, workerLongestMs: g.others[0] ?? 0 },
   };
 }
@@ -258,7 +274,12 @@ async function main() {
       capturesPerSecond: median(xs.map((x) => x.rps)),
       p50Ms: median(xs.map((x) => x.p50)),
       p99Ms: median(xs.map((x) => x.p99)),
-      cpuUsPerCapture: { service: median(xs.map((x) => x.cpuUs.service)), postgres: median(xs.map((x) => x.cpuUs.postgres)) },
+      cpuUsPerCapture: {
+        service: median(xs.map((x) => x.cpuUs.service)),
+        postgres: median(xs.map((x) => x.cpuUs.postgres)),
+        nats: median(xs.map((x) => x.cpuUs.nats)),
+        clickhouse: median(xs.map((x) => x.cpuUs.clickhouse)),
+      },
       gc: {
         collections: median(xs.map((x) => x.gc.collections)),
         longestMs: Math.max(...xs.map((x) => x.gc.longestMs)),
@@ -285,10 +306,10 @@ async function main() {
 
     const f = (n: number, d = 0) => n.toLocaleString('en', { maximumFractionDigits: d, minimumFractionDigits: d });
     console.log(`\nbench/tenants — ${f(data.endpoints)} endpoints in Postgres; medians of ${rounds} alternated round(s) of ${seconds} s, wrk -t1 -c${connections}; load average ${loadStart} → ${result.loadAverage.end}\n`);
-    console.log('| captures to | captures/s | p50 / p99 ms | µs CPU per capture: service / its Postgres | GC pauses, longest: receiver / worker |');
+    console.log('| captures to | captures/s | p50 / p99 ms | µs CPU per capture: service / its Postgres / NATS / ClickHouse | GC pauses, longest: receiver / worker |');
     console.log('|---|---|---|---|---|');
     for (const [name, x] of [['one endpoint', result.one], [`${f(spread)} endpoints (uniform)`, result.spread]] as const) {
-      console.log(`| ${name} | ${f(x.capturesPerSecond)} | ${f(x.p50Ms, 2)} / ${f(x.p99Ms, 2)} | ${f(x.cpuUsPerCapture.service, 1)} / ${f(x.cpuUsPerCapture.postgres, 1)} | ${x.gc.collections}, ${f(x.gc.mainLongestMs, 1)} / ${f(x.gc.workerLongestMs, 1)} ms |`);
+      console.log(`| ${name} | ${f(x.capturesPerSecond)} | ${f(x.p50Ms, 2)} / ${f(x.p99Ms, 2)} | ${f(x.cpuUsPerCapture.service, 1)} / ${f(x.cpuUsPerCapture.postgres, 1)} / ${f(x.cpuUsPerCapture.nats, 1)} / ${f(x.cpuUsPerCapture.clickhouse, 1)} | ${x.gc.collections}, ${f(x.gc.mainLongestMs, 1)} / ${f(x.gc.workerLongestMs, 1)} ms |`);
     }
     console.log(`\nspread / one: ${f(result.ratio * 100, 1)}% (target ≥ 90%)`);
     for (const [name, x] of [['one endpoint', result.atRate.one], [`${f(spread)} endpoints`, result.atRate.spread]] as const) {
