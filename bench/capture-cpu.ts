@@ -13,7 +13,7 @@ import { call, newAccount } from '../test/support/client';
 import { startServer, stopServer } from '../test/support/server';
 import { GC_MARKED_ENTRY, mainHeap, parseGcLog, type GcLog } from './lib/gc-log';
 import { jscOptions } from './lib/jsc-options';
-import { statTicks as stat } from './lib/proc-stat';
+import { allProcesses, statTicks as stat } from './lib/proc-stat';
 import { loadAverage, saveResults } from './lib/results';
 import { wrk } from './lib/wrk';
 
@@ -28,17 +28,13 @@ const gcLog = process.env.BENCH_GC === '1';
  */
 function snapshot(serverPid: number): Map<string, { name: string; ticks: number }> {
   const out = new Map<string, { name: string; ticks: number }>();
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    if (Number(pid) === serverPid) {
-      for (const tid of readdirSync(`/proc/${pid}/task`)) {
-        const t = stat(`/proc/${pid}/task/${tid}/stat`);
-        if (t) out.set(`task ${tid}`, { name: `service: ${t.name}`, ticks: t.ticks });
-      }
-    } else {
-      const p = stat(`/proc/${pid}/stat`);
-      // Kernel workers are summed as one row: their suffix is the work item of the moment.
-      if (p) out.set(pid, { name: p.name.startsWith('kworker/') ? 'kernel workers (kworker)' : p.name, ticks: p.ticks });
-    }
+  for (const tid of readdirSync(`/proc/${serverPid}/task`)) {
+    const t = stat(`/proc/${serverPid}/task/${tid}/stat`);
+    if (t) out.set(`task ${tid}`, { name: `service: ${t.name}`, ticks: t.ticks });
+  }
+  for (const [pid, p] of allProcesses()) {
+    // Kernel workers are summed as one row: their suffix is the work item of the moment.
+    if (pid !== serverPid) out.set(String(pid), { name: p.name.startsWith('kworker/') ? 'kernel workers (kworker)' : p.name, ticks: p.ticks });
   }
   return out;
 }

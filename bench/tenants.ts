@@ -21,7 +21,6 @@
  * reported, never asserted. Progress goes to stderr, the table to stdout.
  */
 import { heapStats } from 'bun:jsc';
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { EndpointCache } from '../src/engine/endpoint-cache';
@@ -33,7 +32,7 @@ import { CLICKHOUSE_URL, NATS_URL, PG_ADMIN_URL } from '../test/support/backends
 import { seedBase, seedEndpoints, seedSlug } from '../test/support/seed-endpoints';
 import { startServer, stopServer, type TestServer } from '../test/support/server';
 import { GC_MARKED_ENTRY, mainHeap, parseGcLog } from './lib/gc-log';
-import { statTicks } from './lib/proc-stat';
+import { allProcesses, statTicks } from './lib/proc-stat';
 import { loadAverage, progress, saveResults } from './lib/results';
 import { constantRate, type RateResult } from './lib/rate';
 import { Rng } from './lib/random';
@@ -120,10 +119,7 @@ interface Sample extends WrkResult {
 const ticksOf = (pids: number[]) => pids.reduce((sum, pid) => sum + (statTicks(`/proc/${pid}/stat`)?.ticks ?? 0), 0);
 
 /** Processes on this machine whose name starts with `prefix` (nats-server, clickhouse-serv…). */
-const pidsNamed = (prefix: string) =>
-  readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d) && statTicks(`/proc/${d}/stat`)?.name.startsWith(prefix))
-    .map(Number);
+const pidsNamed = (prefix: string) => [...allProcesses()].filter(([, p]) => p.name.startsWith(prefix)).map(([pid]) => pid);
 
 /** One wrk run, with the CPU the service and its Postgres backends spent and the GCs it logged. */
 async function measured(s: TestServer, pgPids: () => Promise<number[]>, args: string[], secs: number): Promise<Sample> {
