@@ -2,9 +2,10 @@
  * The shipper, in a worker thread: tails the capture log from the checkpoint up to the durable
  * end the main thread reports, and inserts large batches into the capture store (one insert per
  * `batchRows` rows or per `maxAgeMs` of age). After each successful insert the checkpoint moves.
- * Parsing, row building and the insert never touch the main thread's event loop.
+ * Row building and the insert never touch the main thread's event loop; the frames go to the store
+ * as the JSON text they are (ClickHouse writes its rows from it without parsing it: record-tsv.ts).
  */
-import type { Capture } from '../model/capture';
+import { JsonRecordBatch } from '../stores/captures/json-records';
 import { openCaptureStore } from '../stores/captures/open';
 import type { CaptureStore } from '../stores/captures/types';
 import { readCheckpoint, writeCheckpoint, type LogPosition } from './capture-log';
@@ -22,7 +23,10 @@ let batchRows = 10_000;
 let maxAgeMs = 250;
 let replayUntil: LogPosition = { segment: 0, offset: 0 };
 let durable: LogPosition = { segment: 0, offset: 0 };
-let pending: Capture[] = [];
+/** The frames read and not shipped yet: capture records as JSON, inserted without parsing them here. */
+const pending = new JsonRecordBatch();
+/** The oldest pending capture's receivedAt (parsed from its frame alone). */
+let pendingReceivedAt = 0;
 let pendingEnd: LogPosition | null = null;
 let pendingReplayed = false;
 /** performance.now() when the oldest pending frame was read: the batch's age if the wall clock stepped back. */
@@ -42,10 +46,14 @@ function fill(): void {
   while (pending.length < batchRows && before(reader.pos, durable)) {
     const frames = reader.read(durable, batchRows - pending.length);
     if (frames.length === 0) break;
-    if (pending.length === 0) pendingSince = performance.now();
+    if (pending.length === 0) {
+      pendingSince = performance.now();
+      pendingReceivedAt = receivedAtOf(frames[0]!.payload);
+    }
     for (const f of frames) {
       if (!before(replayUntil, f.end)) pendingReplayed = true;
-      pending.push(JSON.parse(decoder.decode(f.payload)) as Capture);
+      // Copied: the reader reuses its buffer on the next read.
+      pending.push(f.payload);
       pendingEnd = f.end;
     }
   }
@@ -68,18 +76,17 @@ async function ship(): Promise<void> {
   try {
     for (;;) {
       fill();
-      const oldest = pending[0];
-      if (!oldest || !pendingEnd) break;
+      if (pending.length === 0 || !pendingEnd) break;
       // Age from the capture's own time, or from when it was read if that is longer: a receivedAt
       // ahead of this thread's wall clock (the clock stepped back, or a test's clock was moved
       // forward) must not hold the batch back until the wall clock catches up.
-      const age = Math.max(Date.now() - oldest.receivedAt, performance.now() - pendingSince);
+      const age = Math.max(Date.now() - pendingReceivedAt, performance.now() - pendingSince);
       if (pending.length < batchRows && age < maxAgeMs && !draining) {
         schedule(maxAgeMs - age);
         break;
       }
       try {
-        await store.insert(pending, { dedupe: pendingReplayed });
+        await store.insertRecords(pending, { dedupe: pendingReplayed });
       } catch (err) {
         failures++;
         post({ type: 'warn', message: errorMessage(err), rows: pending.length });
@@ -98,7 +105,7 @@ async function ship(): Promise<void> {
         post({ type: 'checkpoint_failed', message: errorMessage(err) });
       }
       post({ type: 'shipped', frames: pending.length });
-      pending = [];
+      pending.clear();
       pendingEnd = null;
       pendingReplayed = false;
     }
@@ -111,6 +118,17 @@ async function ship(): Promise<void> {
     post({ type: 'caught-up' });
   }
   if (draining && idle) post({ type: 'drained' });
+}
+
+/** A frame's receivedAt; now when it has none (the batch's age then counts from its reading). */
+function receivedAtOf(frame: Uint8Array): number {
+  try {
+    const receivedAt = (JSON.parse(decoder.decode(frame)) as { receivedAt?: unknown }).receivedAt;
+    if (typeof receivedAt === 'number') return receivedAt;
+  } catch {
+    // The insert reports a record it cannot read.
+  }
+  return Date.now();
 }
 
 function schedule(ms: number): void {
@@ -129,7 +147,7 @@ function init(m: Extract<ToWorker, { type: 'init' }>): void {
   durable = m.replayUntil;
   try {
     store = openCaptureStore(m.store);
-    // Each frame is parsed as soon as it is read, so the reader may reuse its buffer.
+    // Each frame is copied as soon as it is read, so the reader may reuse its buffer.
     reader = new LogReader(dir, readCheckpoint(dir), { reuseBuffer: true });
   } catch (err) {
     broken = true;

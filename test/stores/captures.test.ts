@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { captureId, randomId } from '../../src/ids';
 import type { Capture } from '../../src/model/capture';
 import { createClickHouseCaptureStore } from '../../src/stores/captures/clickhouse';
+import { JsonRecordBatch } from '../../src/stores/captures/json-records';
 import { quoteIdentifier } from '../../src/stores/captures/sql-quote';
 import { createSqliteCaptureStore } from '../../src/stores/captures/sqlite';
 import { BACKENDS } from '../support/backends';
@@ -565,6 +566,46 @@ export function runCaptureStoreConformance(
       );
       await insert(rows);
       for (const row of rows) expect(await store().get(row.id, [all(ep)])).toEqual(row);
+    });
+
+    test('records inserted as their JSON text (the shipper\'s path) read back as inserted, and are found by search (property-based)', async () => {
+      const tricky = fc.constantFrom('\\', '\t', '\n', '\r', '\0', '\\N', '\\x41', '"', '\u2028', '🎉', 'é', 'İ', 'ΑΣ', 'Ab');
+      const text = fc.array(fc.oneof(fc.string({ unit: 'binary', maxLength: 12 }), fc.string({ maxLength: 12 }), tricky), { maxLength: 8 }).map((parts) => parts.join(''));
+      const ep = newEndpoint();
+      const rows = fc.sample(fc.tuple(text, text, text, text, fc.boolean()), { numRuns: 60, seed: 20261125 }).map(([body, path, header, query, signed], i) => {
+        const row = capture(ep, T0 + 700 + i, {
+          path: `/${path}`,
+          headers: { 'x-text': header, 'content-type': 'text/plain' },
+          queryParams: { [query || 'q']: [query, body], n: `${i}` },
+          body,
+          size: Buffer.byteLength(body),
+          detectedEvent: header,
+          ...(i % 3 === 0 ? {} : { responseStatus: 200 + i }),
+        });
+        if (signed) Object.assign(row, { signatureVerified: i % 2 === 0, signatureError: i % 2 === 0 ? null : header, signingProvider: 'stripe' });
+        return row;
+      });
+      const plain = capture(ep, T0 + 699, { path: '/Orders/ABC', headers: { 'x-trace': 'Needle-7Q' }, queryParams: { Tag: ['X', 'y'] } });
+      const batch = new JsonRecordBatch();
+      for (const row of [plain, ...rows]) batch.push(Buffer.from(JSON.stringify(row)));
+      await store().insertRecords(batch);
+      await flush(store());
+      for (const row of [plain, ...rows]) expect(await store().get(row.id, [all(ep)])).toEqual(row);
+      for (const q of ['orders/abc', 'tag=x&tag=y', 'needle-7q']) {
+        expect(ids(await store().search({ scopes: [all(ep)], q, limit: 10, offset: 0, order: 'desc' }))).toEqual([plain.id]);
+      }
+    });
+
+    test('records inserted again as JSON text with dedupe are not stored twice', async () => {
+      const ep = newEndpoint();
+      const rows = [capture(ep, T0 + 801), capture(ep, T0 + 802)];
+      const batch = new JsonRecordBatch();
+      for (const row of rows) batch.push(Buffer.from(JSON.stringify(row)));
+      await store().insertRecords(batch);
+      await flush(store());
+      await store().insertRecords(batch, { dedupe: true });
+      await flush(store());
+      expect(await listAll(all(ep), 10)).toEqual(newestFirst(rows));
     });
 
     test('responseStatus round-trips; a capture without one reads back without one', async () => {

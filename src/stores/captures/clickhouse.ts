@@ -3,7 +3,9 @@ import { createClient } from '@clickhouse/client';
 import { idTime } from '../../ids';
 import type { Capture } from '../../model/capture';
 import * as sql from './clickhouse-sql';
-import { tsvBytes } from './clickhouse-tsv';
+import { TsvWriter } from './clickhouse-tsv';
+import { parseRecords, recordText } from './json-records';
+import { writeRecordRow } from './record-tsv';
 import { captureToRow, metaSearchText, ROW_COLUMNS, rowToCapture } from './row';
 import { quoteIdentifier, quoteString } from './sql-quote';
 import type { CaptureStore, EndpointScope, PageCursor, SearchFilter, SearchPage } from './types';
@@ -144,6 +146,24 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
     return new Set(found.flat().map((r) => String(r.id)));
   }
 
+  /**
+   * One buffer is kept between batches (a batch of 10,000 Stripe events is ~20 MB), unless a batch
+   * of large bodies grew it past KEEP_BUFFER_BYTES. A concurrent insert, or one after a failed
+   * insert whose request may still hold the old buffer, writes into a new one.
+   */
+  function takeSpare(): Buffer | undefined {
+    const kept = spare ?? undefined;
+    spare = null;
+    return kept;
+  }
+
+  async function send(w: TsvWriter): Promise<void> {
+    const res = await fetch(insertUrl, { method: 'POST', body: w.bytes(), headers: insertHeaders, signal: AbortSignal.timeout(INSERT_TIMEOUT_MS) });
+    if (!res.ok) throw new Error(`clickhouse insert: ${res.status} ${(await res.text()).slice(0, 1000)}`);
+    await res.arrayBuffer();
+    if (w.buf.length <= KEEP_BUFFER_BYTES) spare = w.buf;
+  }
+
   return {
     kind: 'clickhouse',
 
@@ -170,15 +190,25 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
         rows = rows.filter((c) => !stored.has(c.id));
       }
       if (rows.length === 0) return;
-      // One buffer kept between batches (a batch of 10,000 Stripe events is ~20 MB), unless a
-      // batch of large bodies grew it past KEEP_BUFFER_BYTES. A concurrent insert, or one after a
-      // failed insert whose request may still hold the old buffer, writes into a new one.
-      const { bytes, buffer } = tsvBytes(rows.map((c) => captureToRow(c, metaSearchText(c))), spare ?? undefined);
-      spare = null;
-      const res = await fetch(insertUrl, { method: 'POST', body: bytes, headers: insertHeaders, signal: AbortSignal.timeout(INSERT_TIMEOUT_MS) });
-      if (!res.ok) throw new Error(`clickhouse insert: ${res.status} ${(await res.text()).slice(0, 1000)}`);
-      await res.arrayBuffer();
-      if (buffer.length <= KEEP_BUFFER_BYTES) spare = buffer;
+      const w = new TsvWriter(takeSpare());
+      for (const c of rows) w.row(captureToRow(c, metaSearchText(c)));
+      await send(w);
+    },
+
+    async insertRecords(records, insertOpts) {
+      // A replay is rare and must skip what is stored already: through the parsed path.
+      if (insertOpts?.dedupe) return this.insert(parseRecords(records), insertOpts);
+      if (records.ends.length === 0) return;
+      // Not made unique by id, as insert() does: each record is in the log once (every append is
+      // a new capture with a new id), and a batch that is not a replay reads each frame once.
+      const w = new TsvWriter(takeSpare());
+      const { bytes, ends } = records;
+      for (let i = 0, start = 0; i < ends.length; start = ends[i++] as number) {
+        if (writeRecordRow(w, bytes, start, ends[i] as number)) continue;
+        const c = JSON.parse(recordText(records, i)) as Capture;
+        w.row(captureToRow(c, metaSearchText(c)));
+      }
+      await send(w);
     },
 
     async list(scope: EndpointScope, limit: number, before?: PageCursor) {

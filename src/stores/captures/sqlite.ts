@@ -5,6 +5,7 @@ import type { Capture } from '../../model/capture';
 import { CAPTURE_COLUMNS, ROW_COLUMNS, captureToRow, metaSearchText, rowToCapture, searchNeedle } from './row';
 import { groupScopesBySince } from './scopes';
 import type { CaptureStore, EndpointScope, PageCursor, SearchFilter, SearchPage } from './types';
+import { parseRecords } from './json-records';
 
 export interface SqliteCaptureStoreOptions {
   /** Database file (its folder is created), or ":memory:". */
@@ -167,6 +168,10 @@ export function createSqliteCaptureStore(opts: SqliteCaptureStoreOptions): Captu
           one.run(...values);
         }
       })(batch);
+    },
+
+    async insertRecords(records, insertOpts) {
+      await this.insert(parseRecords(records), insertOpts);
     },
 
     async list(scope: EndpointScope, limit: number, before?: PageCursor) {

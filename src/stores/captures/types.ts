@@ -84,6 +84,15 @@ export interface ExpiryResult {
 }
 
 /**
+ * Capture records as JSON text (`JSON.stringify` of a Capture), end to end in one buffer: record i
+ * is `bytes[i === 0 ? 0 : ends[i - 1], ends[i])`.
+ */
+export interface JsonRecords {
+  readonly bytes: Uint8Array;
+  readonly ends: readonly number[];
+}
+
+/**
  * Where captured requests live: ClickHouse in production, bun:sqlite embedded. Both pass the one
  * conformance suite in test/stores/captures.test.ts.
  */
@@ -96,6 +105,12 @@ export interface CaptureStore {
    * id is already stored are skipped, so a replay never duplicates.
    */
   insert(batch: Capture[], opts?: { dedupe?: boolean }): Promise<void>;
+  /**
+   * Inserts one batch given as the records' JSON text (the capture log's frames), as `insert` would
+   * insert them parsed. The shipper's path: ClickHouse writes its rows from the text without
+   * parsing it (record-tsv.ts).
+   */
+  insertRecords(records: JsonRecords, opts?: { dedupe?: boolean }): Promise<void>;
   /** Newest first, strictly older than `before` in (receivedAt, id) order. */
   list(scope: EndpointScope, limit: number, before?: PageCursor): Promise<Capture[]>;
   /** Oldest first, strictly newer than `after`: SSE catch-up after Last-Event-ID. */

@@ -1,0 +1,463 @@
+/**
+ * A capture's record as the capture log holds it (the JSON text of a Capture, as
+ * `JSON.stringify` wrote it on the receiver) written as one TabSeparated row, without parsing it
+ * into objects.
+ *
+ * Why: the shipper worker used to decode and `JSON.parse` every record, `JSON.stringify` its
+ * headers and query parameters again for their columns, then escape every field for
+ * TabSeparated. The decode and the parse alone were a third of the worker's samples
+ * (docs/benchmarks.md, "Shipping"). Here one pass over the bytes finds each field; strings are
+ * unescaped from JSON and escaped for TabSeparated byte by byte, the two maps are copied as the
+ * JSON text they already are, and UTF-8 passes through as it is.
+ *
+ * The row is byte for byte what captureToRow and TsvWriter.row write for the parsed record (a
+ * property-based test holds the two together). What this pass does not handle makes it return
+ * false, and the caller writes that record the slow way: non-ASCII text in the search column
+ * (lower-cased by Unicode's rules there), a lone surrogate, a key the receiver does not write, a
+ * value of another type.
+ */
+import type { TsvWriter } from './clickhouse-tsv';
+
+const TAB = 0x09;
+const LINE_FEED = 0x0a;
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/** Set by stringEnd: the string held an escape sequence / a byte of a multi-byte UTF-8 character. */
+const ESCAPED = 1;
+const NON_ASCII = 2;
+
+// The record's keys (model/capture.ts), with the kind of value each must have.
+const STRING = 0;
+const NUMBER = 1;
+const BOOLEAN = 2;
+const STRING_OR_NULL = 3;
+const HEADERS = 4;
+const QUERY = 5;
+
+const KEYS: readonly [string, number][] = [
+  ['id', STRING],
+  ['endpointId', STRING],
+  ['method', STRING],
+  ['path', STRING],
+  ['headers', HEADERS],
+  ['body', STRING],
+  ['bodyEncoding', STRING],
+  ['queryParams', QUERY],
+  ['contentType', STRING],
+  ['ip', STRING],
+  ['size', NUMBER],
+  ['receivedAt', NUMBER],
+  ['detectedProvider', STRING],
+  ['detectedEvent', STRING],
+  ['responseStatus', NUMBER],
+  ['signatureVerified', BOOLEAN],
+  ['signatureError', STRING_OR_NULL],
+  ['signingProvider', STRING],
+];
+const [ID, ENDPOINT_ID, METHOD, PATH, HEADERS_KEY, BODY, BODY_ENCODING, QUERY_KEY, CONTENT_TYPE, IP, SIZE, RECEIVED_AT, DETECTED_PROVIDER, DETECTED_EVENT, RESPONSE_STATUS, SIGNATURE_VERIFIED, SIGNATURE_ERROR, SIGNING_PROVIDER] =
+  KEYS.map((_, i) => i) as number[] as [number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number];
+/** Every key but the optional ones (responseStatus and the signature's). */
+const REQUIRED = 14;
+const KEY_BYTES = KEYS.map(([name]) => Buffer.from(name, 'latin1'));
+const KIND = KEYS.map(([, kind]) => kind);
+const SIGNATURE_PREFIX = KEYS.slice(SIGNATURE_VERIFIED).map(([name], i) => Buffer.from(`${i === 0 ? '' : ','}"${name}":`, 'latin1'));
+
+/**
+ * Where each key's value lies: for strings the bytes between the quotes, for the rest the value's
+ * whole JSON text; -1 when the key is absent. Reused from record to record (one record at a time).
+ */
+const starts = new Int32Array(KEYS.length);
+const ends = new Int32Array(KEYS.length);
+const flags = new Int32Array(KEYS.length);
+/** The string inside map values: [start, end, flags] per header value, and per query name and value. */
+let headerValues = new Int32Array(3 * 64);
+let headerCount = 0;
+let queryPairs = new Int32Array(6 * 16);
+let queryCount = 0;
+let lastFlags = 0;
+
+/** Index of the quote closing the string whose first byte is at `i`; -1 if none (or a raw control byte). */
+function stringEnd(b: Uint8Array, i: number, end: number): number {
+  let f = 0;
+  while (i < end) {
+    const c = b[i]!;
+    if (c === QUOTE) {
+      lastFlags = f;
+      return i;
+    }
+    if (c === BACKSLASH) {
+      f |= ESCAPED;
+      i += 2;
+      continue;
+    }
+    if (c >= 0x80) f |= NON_ASCII;
+    else if (c < 0x20) return -1;
+    i++;
+  }
+  return -1;
+}
+
+function numberEnd(b: Uint8Array, i: number, end: number): number {
+  while (i < end) {
+    const c = b[i]!;
+    // Digits, '+', '-', '.', 'e', 'E'.
+    if ((c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e || c === 0x65 || c === 0x45) i++;
+    else break;
+  }
+  return i;
+}
+
+function literalAt(b: Uint8Array, i: number, word: string): boolean {
+  for (let k = 0; k < word.length; k++) if (b[i + k] !== word.charCodeAt(k)) return false;
+  return true;
+}
+
+function keyIndex(b: Uint8Array, start: number, end: number): number {
+  const length = end - start;
+  outer: for (let k = 0; k < KEY_BYTES.length; k++) {
+    const name = KEY_BYTES[k]!;
+    if (name.length !== length) continue;
+    for (let j = 0; j < length; j++) if (b[start + j] !== name[j]) continue outer;
+    return k;
+  }
+  return -1;
+}
+
+function pushHeader(s: number, e: number, f: number): void {
+  if (3 * (headerCount + 1) > headerValues.length) {
+    const grown = new Int32Array(headerValues.length * 2);
+    grown.set(headerValues);
+    headerValues = grown;
+  }
+  const at = 3 * headerCount++;
+  headerValues[at] = s;
+  headerValues[at + 1] = e;
+  headerValues[at + 2] = f;
+}
+
+function pushQuery(ks: number, ke: number, kf: number, vs: number, ve: number, vf: number): void {
+  if (6 * (queryCount + 1) > queryPairs.length) {
+    const grown = new Int32Array(queryPairs.length * 2);
+    grown.set(queryPairs);
+    queryPairs = grown;
+  }
+  const at = 6 * queryCount++;
+  queryPairs[at] = ks;
+  queryPairs[at + 1] = ke;
+  queryPairs[at + 2] = kf;
+  queryPairs[at + 3] = vs;
+  queryPairs[at + 4] = ve;
+  queryPairs[at + 5] = vf;
+}
+
+/**
+ * Scans the map whose `{` is at `i` (headers: string values; query: string or array-of-string
+ * values), recording the strings the search column needs. Returns the index past its `}`, or -1.
+ */
+function scanMap(b: Uint8Array, i: number, end: number, query: boolean): number {
+  if (b[i] !== OPEN_BRACE) return -1;
+  i++;
+  if (b[i] === CLOSE_BRACE) return i + 1;
+  for (;;) {
+    if (b[i] !== QUOTE) return -1;
+    const ks = i + 1;
+    const ke = stringEnd(b, ks, end);
+    if (ke < 0) return -1;
+    const kf = lastFlags;
+    i = ke + 1;
+    if (b[i] !== COLON) return -1;
+    i++;
+    if (b[i] === QUOTE) {
+      const vs = i + 1;
+      const ve = stringEnd(b, vs, end);
+      if (ve < 0) return -1;
+      if (query) pushQuery(ks, ke, kf, vs, ve, lastFlags);
+      else pushHeader(vs, ve, lastFlags);
+      i = ve + 1;
+    } else if (query && b[i] === OPEN_BRACKET) {
+      i++;
+      if (b[i] === CLOSE_BRACKET) i++;
+      else {
+        for (;;) {
+          if (b[i] !== QUOTE) return -1;
+          const vs = i + 1;
+          const ve = stringEnd(b, vs, end);
+          if (ve < 0) return -1;
+          pushQuery(ks, ke, kf, vs, ve, lastFlags);
+          i = ve + 1;
+          if (b[i] === COMMA) i++;
+          else if (b[i] === CLOSE_BRACKET) {
+            i++;
+            break;
+          } else return -1;
+        }
+      }
+    } else return -1;
+    if (b[i] === COMMA) i++;
+    else if (b[i] === CLOSE_BRACE) return i + 1;
+    else return -1;
+  }
+}
+
+/** Finds every field of the record in b[start, end); false if it is not a record this pass handles. */
+function scanRecord(b: Uint8Array, start: number, end: number): boolean {
+  starts.fill(-1);
+  headerCount = 0;
+  queryCount = 0;
+  let i = start;
+  if (b[i] !== OPEN_BRACE) return false;
+  i++;
+  for (;;) {
+    if (b[i] !== QUOTE) return false;
+    const keyEnd = stringEnd(b, i + 1, end);
+    if (keyEnd < 0) return false;
+    const k = keyIndex(b, i + 1, keyEnd);
+    if (k < 0 || starts[k] !== -1 || b[keyEnd + 1] !== COLON) return false;
+    i = keyEnd + 2;
+    const kind = KIND[k];
+    const c = b[i];
+    let valueEnd: number;
+    if (c === QUOTE && (kind === STRING || kind === STRING_OR_NULL)) {
+      valueEnd = stringEnd(b, i + 1, end);
+      if (valueEnd < 0) return false;
+      starts[k] = i + 1;
+      ends[k] = valueEnd;
+      flags[k] = lastFlags;
+      i = valueEnd + 1;
+    } else {
+      if (kind === NUMBER) valueEnd = numberEnd(b, i, end);
+      else if (kind === BOOLEAN) valueEnd = literalAt(b, i, 'true') ? i + 4 : literalAt(b, i, 'false') ? i + 5 : -1;
+      else if (kind === STRING_OR_NULL) valueEnd = literalAt(b, i, 'null') ? i + 4 : -1;
+      else if (kind === HEADERS || kind === QUERY) valueEnd = scanMap(b, i, end, kind === QUERY);
+      else valueEnd = -1;
+      if (valueEnd <= i) return false;
+      starts[k] = i;
+      ends[k] = valueEnd;
+      flags[k] = 0;
+      i = valueEnd;
+    }
+    if (b[i] === COMMA) i++;
+    else if (b[i] === CLOSE_BRACE && i === end - 1) break;
+    else return false;
+  }
+  for (let k = 0; k < REQUIRED; k++) if (starts[k] === -1) return false;
+  return true;
+}
+
+/**
+ * Writes the JSON string b[s, e) (between its quotes) unescaped, then escaped for TabSeparated;
+ * with `lower`, ASCII letters lower-cased, and false for any other letter (Unicode's lower-casing
+ * is left to the slow path) and for a lone surrogate.
+ */
+function writeString(w: TsvWriter, b: Uint8Array, s: number, e: number, f: number, lower: boolean): boolean {
+  const out = w.buf;
+  let pos = w.pos;
+  if (f === 0 && !lower) {
+    out.set(b.subarray(s, e), pos);
+    w.pos = pos + e - s;
+    return true;
+  }
+  if (lower && (f & NON_ASCII) !== 0) return false;
+  for (let i = s; i < e; i++) {
+    let c = b[i]!;
+    if (c !== BACKSLASH) {
+      out[pos++] = lower && c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
+      continue;
+    }
+    c = b[++i]!;
+    switch (c) {
+      case 0x22: // \"
+      case 0x2f: // \/
+        out[pos++] = c;
+        break;
+      case BACKSLASH:
+        out[pos++] = BACKSLASH;
+        out[pos++] = BACKSLASH;
+        break;
+      case 0x62: // \b
+        out[pos++] = 0x08;
+        break;
+      case 0x66: // \f
+        out[pos++] = 0x0c;
+        break;
+      case 0x6e: // \n
+      case 0x72: // \r
+      case 0x74: // \t
+        out[pos++] = BACKSLASH;
+        out[pos++] = c;
+        break;
+      case 0x75: {
+        // \uXXXX
+        const cp = hex(b, i + 1);
+        if (cp < 0 || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+        i += 4;
+        if (cp === 0) {
+          out[pos++] = BACKSLASH;
+          out[pos++] = 0x30;
+        } else if (cp === TAB || cp === LINE_FEED || cp === 0x0d || cp === BACKSLASH) {
+          out[pos++] = BACKSLASH;
+          out[pos++] = cp === TAB ? 0x74 : cp === LINE_FEED ? 0x6e : cp === 0x0d ? 0x72 : BACKSLASH;
+        } else if (cp < 0x80) {
+          out[pos++] = lower && cp >= 0x41 && cp <= 0x5a ? cp | 0x20 : cp;
+        } else if (lower) {
+          return false;
+        } else if (cp < 0x800) {
+          out[pos++] = 0xc0 | (cp >> 6);
+          out[pos++] = 0x80 | (cp & 0x3f);
+        } else {
+          out[pos++] = 0xe0 | (cp >> 12);
+          out[pos++] = 0x80 | ((cp >> 6) & 0x3f);
+          out[pos++] = 0x80 | (cp & 0x3f);
+        }
+        break;
+      }
+      default:
+        return false;
+    }
+  }
+  w.pos = pos;
+  return true;
+}
+
+function hex(b: Uint8Array, i: number): number {
+  let v = 0;
+  for (let k = 0; k < 4; k++) {
+    const c = b[i + k]!;
+    const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/** JSON text copied as it is, its backslashes escaped for TabSeparated (it holds no raw control byte). */
+function writeJson(w: TsvWriter, b: Uint8Array, s: number, e: number): void {
+  const out = w.buf;
+  let pos = w.pos;
+  for (let i = s; i < e; i++) {
+    const c = b[i]!;
+    out[pos++] = c;
+    if (c === BACKSLASH) out[pos++] = BACKSLASH;
+  }
+  w.pos = pos;
+}
+
+function writeBytes(w: TsvWriter, bytes: Uint8Array): void {
+  w.buf.set(bytes, w.pos);
+  w.pos += bytes.length;
+}
+
+function field(w: TsvWriter, b: Uint8Array, k: number): boolean {
+  return writeString(w, b, starts[k]!, ends[k]!, flags[k]!, false);
+}
+
+function separator(w: TsvWriter, byte: number): void {
+  w.buf[w.pos++] = byte;
+}
+
+/**
+ * Writes the record b[start, end) as one row (columns in ROW_COLUMNS order, ended by a line feed).
+ * Returns false, having written nothing, for a record to be written the slow way.
+ */
+export function writeRecordRow(w: TsvWriter, b: Uint8Array, start: number, end: number): boolean {
+  if (!scanRecord(b, start, end)) return false;
+  // Each byte of the record is written at most twice in a column, and at most twice more in the
+  // search column; the rest is separators, the signature's keys and a default status.
+  w.reserve(4 * (end - start) + 256);
+  const rowStart = w.pos;
+  if (!writeColumns(w, b)) {
+    w.pos = rowStart;
+    return false;
+  }
+  return true;
+}
+
+function writeColumns(w: TsvWriter, b: Uint8Array): boolean {
+  // id, endpoint_id, received_at, method, path, headers, body, body_encoding, query_params,
+  // content_type, ip, size, detected_provider, detected_event, signature, response_status,
+  // search_text (row.ts ROW_COLUMNS; the property test fails if the order drifts).
+  if (!field(w, b, ID)) return false;
+  separator(w, TAB);
+  if (!field(w, b, ENDPOINT_ID)) return false;
+  separator(w, TAB);
+  writeBytes(w, b.subarray(starts[RECEIVED_AT]!, ends[RECEIVED_AT]!));
+  separator(w, TAB);
+  if (!field(w, b, METHOD)) return false;
+  separator(w, TAB);
+  if (!field(w, b, PATH)) return false;
+  separator(w, TAB);
+  writeJson(w, b, starts[HEADERS_KEY]!, ends[HEADERS_KEY]!);
+  separator(w, TAB);
+  if (!field(w, b, BODY)) return false;
+  separator(w, TAB);
+  if (!field(w, b, BODY_ENCODING)) return false;
+  separator(w, TAB);
+  writeJson(w, b, starts[QUERY_KEY]!, ends[QUERY_KEY]!);
+  separator(w, TAB);
+  if (!field(w, b, CONTENT_TYPE)) return false;
+  separator(w, TAB);
+  if (!field(w, b, IP)) return false;
+  separator(w, TAB);
+  writeBytes(w, b.subarray(starts[SIZE]!, ends[SIZE]!));
+  separator(w, TAB);
+  if (!field(w, b, DETECTED_PROVIDER)) return false;
+  separator(w, TAB);
+  if (!field(w, b, DETECTED_EVENT)) return false;
+  separator(w, TAB);
+  writeSignature(w, b);
+  separator(w, TAB);
+  if (starts[RESPONSE_STATUS] === -1) separator(w, 0x30);
+  else writeBytes(w, b.subarray(starts[RESPONSE_STATUS]!, ends[RESPONSE_STATUS]!));
+  separator(w, TAB);
+  if (!writeSearchText(w, b)) return false;
+  separator(w, LINE_FEED);
+  return true;
+}
+
+/** `{"signatureVerified":…,"signatureError":…,"signingProvider":…}` with the fields present, '' when none. */
+function writeSignature(w: TsvWriter, b: Uint8Array): void {
+  let written = 0;
+  for (let k = SIGNATURE_VERIFIED; k <= SIGNING_PROVIDER; k++) {
+    const s = starts[k]!;
+    if (s === -1) continue;
+    if (written === 0) separator(w, OPEN_BRACE);
+    const prefix = SIGNATURE_PREFIX[k - SIGNATURE_VERIFIED]!;
+    // The first field present has no comma before it.
+    writeBytes(w, written === 0 && prefix[0] === COMMA ? prefix.subarray(1) : prefix);
+    // A string's span is inside its quotes: copy them too.
+    if (KIND[k] !== BOOLEAN && b[s - 1] === QUOTE) writeJson(w, b, s - 1, ends[k]! + 1);
+    else writeJson(w, b, s, ends[k]!);
+    written++;
+  }
+  if (written > 0) separator(w, CLOSE_BRACE);
+}
+
+/**
+ * What row.ts metaSearchText gives, escaped: path, the query string (`a=1&a=2&b=x`) and each
+ * header value, joined by line feeds and lower-cased.
+ */
+function writeSearchText(w: TsvWriter, b: Uint8Array): boolean {
+  if (!writeString(w, b, starts[PATH]!, ends[PATH]!, flags[PATH]!, true)) return false;
+  separator(w, BACKSLASH);
+  separator(w, 0x6e);
+  for (let p = 0; p < queryCount; p++) {
+    const at = 6 * p;
+    if (p > 0) separator(w, 0x26); // &
+    if (!writeString(w, b, queryPairs[at]!, queryPairs[at + 1]!, queryPairs[at + 2]!, true)) return false;
+    separator(w, 0x3d); // =
+    if (!writeString(w, b, queryPairs[at + 3]!, queryPairs[at + 4]!, queryPairs[at + 5]!, true)) return false;
+  }
+  for (let h = 0; h < headerCount; h++) {
+    separator(w, BACKSLASH);
+    separator(w, 0x6e);
+    if (!writeString(w, b, headerValues[3 * h]!, headerValues[3 * h + 1]!, headerValues[3 * h + 2]!, true)) return false;
+  }
+  return true;
+}
