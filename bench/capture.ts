@@ -27,6 +27,8 @@ import { jscOptions } from './lib/jsc-options';
 import { constantRate } from './lib/rate';
 import { loadAverage, saveResults } from './lib/results';
 import { postBody, wrk, type WrkResult } from './lib/wrk';
+import type { WriteLatency } from '../src/engine/capture-log';
+import type { Health } from '../src/health';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -41,6 +43,8 @@ interface Row {
   half?: { rps: number; ok: number; sent: number; p50: number; p99: number };
   /** Longest GC pauses (ms, longest first) of the service's receiver thread and its shipper worker, at peak and at half peak. */
   gc?: { peak: { main: number[]; worker: number[] }; half: { main: number[]; worker: number[] } };
+  /** The capture log's last group writes after the half-peak run (`/healthz` captureLog.writeMs): the disk's share of the p99. */
+  logWriteMs?: WriteLatency | null;
 }
 /** BENCH_GC=0 runs the services without JSC's GC log. */
 const gcLog = process.env.BENCH_GC !== '0';
@@ -78,12 +82,13 @@ async function service(backend: BackendName): Promise<Row> {
     const target = Math.max(1, Math.floor(peak.rps / 2));
     const gcHalf = s.output().length;
     const half = await constantRate(url, body, target, Math.min(seconds, 10));
+    const logWriteMs = ((await call<Health>(s.url, 'GET', '/healthz')).body.captureLog?.writeMs ?? null);
     const pauses = (from: number, to: number) => {
       const g = parseGcLog(s.output().slice(from, to), mainHeap(s.output()));
       return { main: g.main.slice(0, 10), worker: g.others.slice(0, 10) };
     };
     const gc = gcLog ? { peak: pauses(gcPeak, gcPeakEnd), half: pauses(gcHalf, s.output().length) } : undefined;
-    return { name: backend === 'server' ? 'hookcap, Postgres + ClickHouse + NATS' : 'hookcap, embedded (PGlite + SQLite)', peak, half: { rps: target, ...half }, gc };
+    return { name: backend === 'server' ? 'hookcap, Postgres + ClickHouse + NATS' : 'hookcap, embedded (PGlite + SQLite)', peak, half: { rps: target, ...half }, gc, logWriteMs };
   } finally {
     await stopServer(s);
     await p.cleanup();
@@ -212,6 +217,10 @@ if (gcLog) {
   for (const r of rows) if (r.gc) console.log(`| ${r.name} | ${ms(r.gc.peak.main)} \\| ${ms(r.gc.peak.worker)} | ${ms(r.gc.half.main)} \\| ${ms(r.gc.half.worker)} |`);
 }
 
+console.log('\ncapture log group writes at half peak (the last 1,024; /healthz captureLog.writeMs), ms:\n');
+console.log('| target | p50 | p99 | max |\n|---|---|---|---|');
+for (const r of rows) if (r.logWriteMs) console.log(`| ${r.name} | ${f(r.logWriteMs.p50, 2)} | ${f(r.logWriteMs.p99, 2)} | ${f(r.logWriteMs.max, 2)} |`);
+
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const spread = (xs: number[]) => ((Math.max(...xs) - Math.min(...xs)) / median(xs)) * 100;
 console.log(
@@ -242,6 +251,6 @@ saveResults('capture', {
   loadAverage: { start: loadStart, end: loadAverage() },
   config: { seconds, connections, cores: navigator.hardwareConcurrency },
   ceiling: ceiling.peak.rps,
-  rows: rows.map((r) => ({ name: r.name, peak: r.peak, half: r.half ?? null, gc: r.gc ?? null, ofCeiling: r.peak.rps / ceiling.peak.rps })),
+  rows: rows.map((r) => ({ name: r.name, peak: r.peak, half: r.half ?? null, gc: r.gc ?? null, logWriteMs: r.logWriteMs ?? null, ofCeiling: r.peak.rps / ceiling.peak.rps })),
   detection: { nsPerCall: detect, ab: abOut },
 });

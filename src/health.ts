@@ -1,5 +1,6 @@
 /** The `/healthz` report: what this node runs on and how its background parts are doing. */
 import type { Role } from './config';
+import type { WriteLatency } from './engine/capture-log';
 import type { EndpointCacheStats } from './engine/endpoint-cache';
 import type { NotifierStats } from './engine/notifier';
 import type { ShipperHealth } from './engine/shipper';
@@ -23,6 +24,10 @@ export interface Health {
   unknownSlugs: { entries: number; bytes: number } | null;
   /** Receiver nodes: endpoint snapshots cached (ENDPOINT_CACHE_MAX), their estimated bytes, and load queries sent. */
   endpointCache: EndpointCacheStats | null;
-  /** Receiver nodes: synchronous log writes since start and the frames they carried (captures per write is the group-commit batch). */
-  captureLog: { groups: number; frames: number; recycled: number } | null;
+  /**
+   * Receiver nodes: synchronous log writes since start and the frames they carried (captures per
+   * write is the group-commit batch), and how long the recent writes took (`writeMs`, the device's
+   * flush that acknowledgements wait for; null before the first).
+   */
+  captureLog: { groups: number; frames: number; recycled: number; writeMs: WriteLatency | null } | null;
 }

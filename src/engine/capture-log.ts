@@ -233,6 +233,16 @@ function syncDir(dir: string): void {
   }
 }
 
+export interface WriteLatency {
+  /** Writes the figures are over. */
+  writes: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+const round3 = (ms: number): number => Math.round(ms * 1000) / 1000;
+
 export class CaptureLog {
   private file: FileHandle | null = null;
   private segment = 0;
@@ -260,6 +270,19 @@ export class CaptureLog {
     readonly dir: string,
     private readonly segmentBytes: number,
   ) {}
+
+  /**
+   * How long the recent group writes took on the write thread (ms, the last 1,024 at most): the
+   * device's flush, which every capture of a group waits for before its acknowledgement. Null
+   * before the first write. Groups too large for the write thread are not counted.
+   */
+  writeLatency(): WriteLatency | null {
+    const times = this.writer?.recentWriteMs() ?? [];
+    if (times.length === 0) return null;
+    times.sort((a, b) => a - b);
+    const at = (q: number) => round3(times[Math.min(times.length - 1, Math.floor(q * times.length))] as number);
+    return { writes: times.length, p50: at(0.5), p99: at(0.99), max: round3(times[times.length - 1] as number) };
+  }
 
   /**
    * Opens (or creates) the log. A torn tail (crash mid-write: never acknowledged) and anything

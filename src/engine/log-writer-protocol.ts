@@ -7,9 +7,13 @@ export const LOG_WRITE = {
   FD: 2,
   LENGTH: 3,
   ERROR: 4,
+  /** Writes timed so far (wraps with the requests); write k's time is in slot k % TIMES of the times array. */
+  TIMED: 5,
   /** Byte offset of the Float64 write position (after the Int32 slots, 8-aligned). */
   POSITION_BYTE: 24,
   CONTROL_BYTES: 32,
+  /** Write times kept (ms, Float64), the most recent ones. */
+  TIMES: 1024,
   /** A request value that ends the thread. Requests count 1, 2, … and wrap before reaching 2^31. */
   STOP: -1,
 } as const;

@@ -31,16 +31,19 @@ export class LogWriter {
   private readonly ctrl: Int32Array;
   private readonly position: Float64Array;
   private readonly staging: Uint8Array;
+  private readonly times: Float64Array;
   private request = 0;
   private stopped = false;
 
   private constructor(private readonly worker: Worker) {
     const ctrl = new SharedArrayBuffer(LOG_WRITE.CONTROL_BYTES);
     const staging = new SharedArrayBuffer(STAGING_BYTES);
+    const times = new SharedArrayBuffer(LOG_WRITE.TIMES * Float64Array.BYTES_PER_ELEMENT);
     this.ctrl = new Int32Array(ctrl);
     this.position = new Float64Array(ctrl, LOG_WRITE.POSITION_BYTE, 1);
     this.staging = new Uint8Array(staging);
-    worker.postMessage({ ctrl, staging });
+    this.times = new Float64Array(times);
+    worker.postMessage({ ctrl, staging, times });
     // Kept alive only while a write is in flight (write() refs it): an idle log holds no process open.
     worker.unref();
   }
@@ -79,6 +82,15 @@ export class LogWriter {
     }
     const error = this.ctrl[LOG_WRITE.ERROR] as number;
     if (error !== 0) throw new LogWriteError(WRITE_ERRORS[error] ?? 'EUNKNOWN');
+  }
+
+  /**
+   * How long the most recent writes took on the write thread (ms; up to LOG_WRITE.TIMES of them, in
+   * no particular order). A slot being written meanwhile may show its previous write's time.
+   */
+  recentWriteMs(): number[] {
+    const timed = Atomics.load(this.ctrl, LOG_WRITE.TIMED);
+    return Array.from(this.times.subarray(0, Math.min(timed, LOG_WRITE.TIMES)));
   }
 
   /** Ends the thread; call when no write is in flight. */

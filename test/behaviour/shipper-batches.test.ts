@@ -25,7 +25,7 @@ describeBackends(
       expect(listed).toBeLessThan(25);
     });
 
-    test('/healthz counts the capture log writes and the captures they carried', async () => {
+    test('/healthz counts the capture log writes, the captures they carried, and how long the writes took', async () => {
       const a = await newAccount(h.url);
       const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'log stats' } })).body;
       const before = (await call<Health>(h.url, 'GET', '/healthz')).body.captureLog;
@@ -38,6 +38,15 @@ describeBackends(
       const writes = after.groups - before.groups;
       expect(writes).toBeGreaterThanOrEqual(1);
       expect(writes).toBeLessThanOrEqual(40);
+      // The recent writes' flush times: real durations, in order.
+      const ms = after.writeMs;
+      if (!ms) throw new Error('writes were timed');
+      expect(ms.writes).toBeGreaterThanOrEqual(writes);
+      expect(ms.max).toBeGreaterThan(0);
+      expect(ms.p50).toBeGreaterThanOrEqual(0);
+      expect(ms.p50).toBeLessThanOrEqual(ms.p99);
+      expect(ms.p99).toBeLessThanOrEqual(ms.max);
+      expect(ms.max).toBeLessThan(10_000);
     });
   },
   { SHIP_BATCH_ROWS: '10', SHIP_MAX_AGE_MS: '60000' },

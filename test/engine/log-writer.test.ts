@@ -67,3 +67,18 @@ test('a group larger than the staging area does not fit; after stop nothing does
   writer.stop();
   expect(writer.fits(1)).toBe(false);
 });
+
+test('each write is timed on the write thread; the most recent 1,024 times are kept', async () => {
+  const { writer, fd } = setup();
+  expect(writer.recentWriteMs()).toEqual([]);
+  const started = performance.now();
+  for (let i = 0; i < 10; i++) await writer.write(fd, new Uint8Array(4096).fill(i), i * 4096);
+  const elapsed = performance.now() - started;
+  const times = writer.recentWriteMs();
+  expect(times.length).toBe(10);
+  // Each is a real duration: above zero, and together no longer than the writes took end to end.
+  for (const t of times) expect(t).toBeGreaterThan(0);
+  expect(times.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(elapsed);
+  for (let i = 0; i < 1030; i++) await writer.write(fd, new Uint8Array([i & 0xff]), i);
+  expect(writer.recentWriteMs().length).toBe(1024);
+});
