@@ -16,6 +16,7 @@ import { jscOptions } from './lib/jsc-options';
 import { allProcesses, statTicks as stat } from './lib/proc-stat';
 import { loadAverage, saveResults } from './lib/results';
 import { wrk } from './lib/wrk';
+import { defaultShipMaxAgeMs } from '../src/config';
 
 const backend = (process.env.BENCH_BACKEND ?? 'server') as BackendName;
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
@@ -58,7 +59,7 @@ async function logStats(base: string): Promise<{ groups: number; frames: number 
 const p = await provision(backend);
 const s = await startServer({
   ...(gcLog ? { entry: GC_MARKED_ENTRY } : {}),
-  env: { ...p.env, ...jscOptions(), LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: '250', PLANS: '{"free":{"limit":1000000000}}', ...(gcLog ? { BUN_JSC_logGC: '1' } : {}) },
+  env: { ...p.env, ...jscOptions(), LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: String(defaultShipMaxAgeMs(p.env.CLICKHOUSE_URL !== undefined)), PLANS: '{"free":{"limit":1000000000}}', ...(gcLog ? { BUN_JSC_logGC: '1' } : {}) },
 });
 try {
   const a = await newAccount(s.url);

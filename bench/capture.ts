@@ -29,6 +29,7 @@ import { loadAverage, saveResults } from './lib/results';
 import { postBody, wrk, type WrkResult } from './lib/wrk';
 import type { WriteLatency } from '../src/engine/capture-log';
 import type { Health } from '../src/health';
+import { defaultShipMaxAgeMs } from '../src/config';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -68,7 +69,7 @@ async function service(backend: BackendName): Promise<Row> {
   // The bench sends millions of captures: lift the free plan's monthly quota for its account.
   const s = await startServer({
     ...(gcLog ? { entry: GC_MARKED_ENTRY } : {}),
-    env: { ...p.env, ...jscOptions(), LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: '250', PLANS: '{"free":{"limit":1000000000}}', ...(gcLog ? { BUN_JSC_logGC: '1' } : {}) },
+    env: { ...p.env, ...jscOptions(), LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: String(defaultShipMaxAgeMs(p.env.CLICKHOUSE_URL !== undefined)), PLANS: '{"free":{"limit":1000000000}}', ...(gcLog ? { BUN_JSC_logGC: '1' } : {}) },
   });
   try {
     const a = await newAccount(s.url);
@@ -169,7 +170,7 @@ async function detectionAB(rounds: number, rate: number): Promise<AbResult[]> {
       const m = modes[(r + k) % modes.length] as AbResult;
       const p = await provision('embedded');
       const env = { DETECT_PROVIDERS: m.mode === 'detection off' ? 'false' : 'true' };
-      const s = await startServer({ env: { ...p.env, ...env, LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: '250', PLANS: '{"free":{"limit":1000000000}}' } });
+      const s = await startServer({ env: { ...p.env, ...env, LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: String(defaultShipMaxAgeMs(p.env.CLICKHOUSE_URL !== undefined)), PLANS: '{"free":{"limit":1000000000}}' } });
       try {
         const a = await newAccount(s.url);
         const ep = (await call(s.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'bench' } })).body;

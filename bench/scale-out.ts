@@ -18,6 +18,7 @@ import type { Health } from '../src/health';
 import { freePort, startServer, stopServer, type TestServer } from '../test/support/server';
 import { allProcesses, machineTicks, reapedChildrenTicks, TICKS_PER_SECOND } from './lib/proc-stat';
 import { wrk, type WrkResult } from './lib/wrk';
+import { defaultShipMaxAgeMs } from '../src/config';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -50,7 +51,7 @@ async function measure(processes: number): Promise<Run> {
   const p = await provision('server');
   const receiverPort = await freePort();
   // Each node has its own API port (to ask it alone) and shares the receiver port.
-  const env = { ...p.env, LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: '250', PLANS: '{"free":{"limit":1000000000}}', REUSE_PORT: 'true', RECEIVER_PORT: String(receiverPort) };
+  const env = { ...p.env, LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: String(defaultShipMaxAgeMs(p.env.CLICKHOUSE_URL !== undefined)), PLANS: '{"free":{"limit":1000000000}}', REUSE_PORT: 'true', RECEIVER_PORT: String(receiverPort) };
   const nodes: TestServer[] = [];
   try {
     // One after another: each runs the migrations at start.

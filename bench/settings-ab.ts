@@ -1,29 +1,33 @@
 /**
  * bench/settings-ab — does a service setting change latency at a fixed offered rate? Alternates
  * the settings (a fresh service per run, rounds rotated) and reports medians of p50/p99 from the
- * open-loop generator (bench/lib/rate.ts) and the receiver thread's longest GC pause (JSC's GC log,
- * bench/lib/gc-log.ts). Meant for settings that do not need a code change: JSC's own (BUN_JSC_*)
- * and the service's environment.
+ * open-loop generator (bench/lib/rate.ts), the receiver thread's longest GC pause (JSC's GC log,
+ * bench/lib/gc-log.ts) and the capture log's group-write p99 (`/healthz` captureLog.writeMs, the
+ * disk's flush). A setting's environment overrides the bench's own (SHIP_MAX_AGE_MS: the service's
+ * default for the backend, which the test harness would otherwise set to 50). Meant for settings
+ * that do not need a code change: JSC's own (BUN_JSC_*) and the service's environment.
  *
  *   SETTINGS='{"default":{},"growth":{"BUN_JSC_smallHeapGrowthFactor":"1.25"}}' node_modules/.bin/bun bench/settings-ab.ts
  *   RATE (6000 captures/s), SECS (8), ROUNDS (3), B (server|embedded)
  */
+import type { Health } from '../src/health';
 import { provision } from '../test/support/backends';
 import { call, newAccount } from '../test/support/client';
 import { startServer, stopServer } from '../test/support/server';
 import { GC_MARKED_ENTRY, mainHeap, parseGcLog } from './lib/gc-log';
 import { constantRate } from './lib/rate';
 import { postBody, wrk } from './lib/wrk';
+import { defaultShipMaxAgeMs } from '../src/config';
 const body = await postBody();
 const settings: Record<string, Record<string, string>> = JSON.parse(process.env.SETTINGS ?? '{"default":{}}');
 const rate = Number(process.env.RATE ?? 6000);
 const rounds = Number(process.env.ROUNDS ?? 3);
 const backend = (process.env.B ?? 'server') as 'server';
-const res: Record<string, { p99: number[]; gc: number[]; p50: number[] }> = {};
+const res: Record<string, { p99: number[]; gc: number[]; p50: number[]; write99: number[] }> = {};
 for (let r = 0; r < rounds; r++) {
   for (const [name, env] of Object.entries(settings)) {
     const p = await provision(backend);
-    const s = await startServer({ entry: GC_MARKED_ENTRY, env: { ...p.env, ...env, LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: '250', PLANS: '{"free":{"limit":1000000000}}', BUN_JSC_logGC: '1' } });
+    const s = await startServer({ entry: GC_MARKED_ENTRY, env: { ...p.env, LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: String(defaultShipMaxAgeMs(p.env.CLICKHOUSE_URL !== undefined)), PLANS: '{"free":{"limit":1000000000}}', BUN_JSC_logGC: '1', ...env } });
     try {
       const a = await newAccount(s.url);
       const ep = (await call(s.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'ab' } })).body;
@@ -33,10 +37,12 @@ for (let r = 0; r < rounds; r++) {
       const from = s.output().length;
       const h = await constantRate(url, body, rate, Number(process.env.SECS ?? 8));
       const g = parseGcLog(s.output().slice(from), mainHeap(s.output()));
-      (res[name] ??= { p99: [], gc: [], p50: [] }).p99.push(h.p99);
+      const write99 = (await call<Health>(s.url, 'GET', '/healthz')).body.captureLog?.writeMs?.p99 ?? Number.NaN;
+      (res[name] ??= { p99: [], gc: [], p50: [], write99: [] }).p99.push(h.p99);
+      res[name].write99.push(write99);
       res[name].p50.push(h.p50);
       res[name].gc.push(g.main[0] ?? 0);
-      console.error(`round ${r + 1} ${name}: p50 ${h.p50.toFixed(2)} p99 ${h.p99.toFixed(2)} ms, main GC longest ${(g.main[0] ?? 0).toFixed(1)} (${g.main.length} pauses), ok ${h.ok}/${h.sent}`);
+      console.error(`round ${r + 1} ${name}: p50 ${h.p50.toFixed(2)} p99 ${h.p99.toFixed(2)} ms, main GC longest ${(g.main[0] ?? 0).toFixed(1)} (${g.main.length} pauses), log write p99 ${write99.toFixed(2)} ms, ok ${h.ok}/${h.sent}`);
     } finally {
       await stopServer(s);
       await p.cleanup();
@@ -44,4 +50,4 @@ for (let r = 0; r < rounds; r++) {
   }
 }
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-for (const [name, x] of Object.entries(res)) console.log(`${name}: median p50 ${med(x.p50).toFixed(2)} p99 ${med(x.p99).toFixed(2)} ms, main GC longest ${med(x.gc).toFixed(1)} ms`);
+for (const [name, x] of Object.entries(res)) console.log(`${name}: median p50 ${med(x.p50).toFixed(2)} p99 ${med(x.p99).toFixed(2)} ms, main GC longest ${med(x.gc).toFixed(1)} ms, log write p99 ${med(x.write99).toFixed(2)} ms`);

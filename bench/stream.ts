@@ -24,6 +24,7 @@ import { freePort, startServer, stopServer } from '../test/support/server';
 import type { Health } from '../src/health';
 import { loadAverage, saveResults } from './lib/results';
 import { postBody } from './lib/wrk';
+import { defaultShipMaxAgeMs } from '../src/config';
 
 const clients = Number(process.env.BENCH_CLIENTS ?? 5000);
 const messages = Number(process.env.BENCH_MESSAGES ?? 40);
@@ -92,7 +93,7 @@ async function start(target: Target, control: number): Promise<Started> {
   const s = await startServer({
     entry: join(import.meta.dir, 'lib', 'stream-server.ts'),
     // Every client streams with the one bench key: lift the per-key and per-account stream caps.
-    env: { ...p.env, LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: '250', BENCH_CONTROL_PORT: String(control), STREAM_MAX_PER_KEY: '1000000', STREAM_MAX_PER_ACCOUNT: '1000000' },
+    env: { ...p.env, LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: String(defaultShipMaxAgeMs(p.env.CLICKHOUSE_URL !== undefined)), BENCH_CONTROL_PORT: String(control), STREAM_MAX_PER_KEY: '1000000', STREAM_MAX_PER_ACCOUNT: '1000000' },
   });
   const a = await newAccount(s.url);
   const ep = (await call(s.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'bench' } })).body;

@@ -37,6 +37,7 @@ import { loadAverage, progress, saveResults } from './lib/results';
 import { constantRate, type RateResult } from './lib/rate';
 import { Rng } from './lib/random';
 import { postBody, wrk, type WrkResult } from './lib/wrk';
+import { defaultShipMaxAgeMs } from '../src/config';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
@@ -186,7 +187,7 @@ async function main() {
       NATS_URL,
       NATS_PREFIX: dbName,
       LOG_LEVEL: 'warn',
-      SHIP_MAX_AGE_MS: '250',
+      SHIP_MAX_AGE_MS: String(defaultShipMaxAgeMs(true)),
       PLANS: '{"free":{"limit":1000000000}}',
       BUN_JSC_logGC: '1',
       ...(env.ENDPOINT_CACHE_MAX ? { ENDPOINT_CACHE_MAX: env.ENDPOINT_CACHE_MAX } : {}),

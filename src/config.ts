@@ -298,6 +298,16 @@ function adminToken(env: Env): string | null {
 
 const ROLES: readonly Role[] = ['receiver', 'api', 'stream'];
 
+/**
+ * SHIP_MAX_AGE_MS when unset. ClickHouse: about one insert a second per node, as its MergeTree
+ * guidance asks; each insert is a part written to disk and merged later (docs/benchmarks.md: on one
+ * disk with the capture log, four a second raised the ack p99 by half). SQLite takes small inserts
+ * cheaply, and search sees captures sooner.
+ */
+export function defaultShipMaxAgeMs(clickhouse: boolean): number {
+  return clickhouse ? 1000 : 250;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000);
   const receiverPortRaw = env.RECEIVER_PORT;
@@ -314,6 +324,7 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be debug, info, warn or error`);
   const listMaxLimit = int(env, 'LIST_MAX_LIMIT', 1000, 1);
+  const clickhouseUrl = url(env, 'CLICKHOUSE_URL', null);
   return Object.freeze({
     port,
     receiverPort,
@@ -324,7 +335,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: resolve(env.DATA_DIR || './data'),
     databaseUrl: url(env, 'DATABASE_URL', null),
     databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1),
-    clickhouseUrl: url(env, 'CLICKHOUSE_URL', null),
+    clickhouseUrl,
     natsUrl: urlList(env, 'NATS_URL'),
     natsPrefix: env.NATS_PREFIX || 'hookcap',
     smtpUrl: url(env, 'SMTP_URL', null),
@@ -334,7 +345,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1024 * 1024, 1),
     detectProviders: bool(env, 'DETECT_PROVIDERS', true),
     shipBatchRows: int(env, 'SHIP_BATCH_ROWS', 10_000, 1),
-    shipMaxAgeMs: int(env, 'SHIP_MAX_AGE_MS', 250, 1),
+    shipMaxAgeMs: int(env, 'SHIP_MAX_AGE_MS', defaultShipMaxAgeMs(clickhouseUrl !== null), 1),
     shipBacklogLimit: int(env, 'SHIP_BACKLOG_LIMIT', 200_000, 1),
     logSegmentBytes: int(env, 'LOG_SEGMENT_BYTES', 64 * 1024 * 1024, 4096),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100),

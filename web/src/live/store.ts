@@ -30,7 +30,7 @@ export interface LiveState {
 }
 
 const PAGE_SIZE = 100;
-/** Longer than the capture store lags the log (SHIP_MAX_AGE_MS, 250 ms by default), with margin. */
+/** Longer than the capture store lags the log (SHIP_MAX_AGE_MS: 1 s with ClickHouse, 250 ms embedded), with margin. */
 const RECONCILE_MS = 1500;
 const GAP_PAGES = 20;
 

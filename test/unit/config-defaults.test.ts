@@ -1,0 +1,9 @@
+import { expect, test } from 'bun:test';
+import { loadConfig } from '../../src/config';
+
+test('the shipper batches for a second with ClickHouse, a quarter second with SQLite; SHIP_MAX_AGE_MS wins over both', () => {
+  expect(loadConfig({ DATA_DIR: '/tmp/hookcap-config-test' }).shipMaxAgeMs).toBe(250);
+  expect(loadConfig({ DATA_DIR: '/tmp/hookcap-config-test', CLICKHOUSE_URL: 'http://127.0.0.1:8123' }).shipMaxAgeMs).toBe(1000);
+  expect(loadConfig({ DATA_DIR: '/tmp/hookcap-config-test', CLICKHOUSE_URL: 'http://127.0.0.1:8123', SHIP_MAX_AGE_MS: '250' }).shipMaxAgeMs).toBe(250);
+  expect(loadConfig({ DATA_DIR: '/tmp/hookcap-config-test', SHIP_MAX_AGE_MS: '40' }).shipMaxAgeMs).toBe(40);
+});
