@@ -5,7 +5,8 @@
  * wrk itself is not counted: it has exited when the second reading is taken. With BENCH_GC=1 the server runs with BUN_JSC_logGC=1 and the run ends with the number
  * of garbage collections and their longest pauses (all of the process's JS threads).
  *
- *   node_modules/.bin/bun bench/capture-cpu.ts        (BENCH_BACKEND=embedded|server, BENCH_SECONDS, BENCH_GC=1)
+ *   node_modules/.bin/bun bench/capture-cpu.ts        (BENCH_BACKEND=embedded|server, BENCH_SECONDS, BENCH_GC=1,
+ *                                                       BENCH_ENV='{"SHIP_BATCH_ROWS":"50000"}': service settings)
  */
 import { readdirSync } from 'node:fs';
 import { provision, type BackendName } from '../test/support/backends';
@@ -59,7 +60,7 @@ async function logStats(base: string): Promise<{ groups: number; frames: number 
 const p = await provision(backend);
 const s = await startServer({
   ...(gcLog ? { entry: GC_MARKED_ENTRY } : {}),
-  env: { ...p.env, ...jscOptions(), LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: String(defaultShipMaxAgeMs(p.env.CLICKHOUSE_URL !== undefined)), PLANS: '{"free":{"limit":1000000000}}', ...(gcLog ? { BUN_JSC_logGC: '1' } : {}) },
+  env: { ...p.env, ...jscOptions(), LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: String(defaultShipMaxAgeMs(p.env.CLICKHOUSE_URL !== undefined)), PLANS: '{"free":{"limit":1000000000}}', ...(gcLog ? { BUN_JSC_logGC: '1' } : {}), ...(JSON.parse(process.env.BENCH_ENV ?? '{}') as Record<string, string>) },
 });
 try {
   const a = await newAccount(s.url);

@@ -7,11 +7,13 @@
  * (the worker, and the GC, allocator and HTTP-client threads working for it; JIT and Bun's file
  * pool excluded) and ClickHouse's processes; the appends run on the main thread and are not.
  *
- *   node_modules/.bin/bun bench/shipping.ts   (BENCH_BACKEND=server|embedded, BENCH_CAPTURES, BENCH_ROUNDS)
+ *   node_modules/.bin/bun bench/shipping.ts   (BENCH_BACKEND=server|embedded, BENCH_CAPTURES, BENCH_ROUNDS;
+ *   SHIP_BATCH_ROWS and SHIP_MAX_AGE_MS: the service's defaults for the backend unless set)
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defaultShipMaxAgeMs, loadConfig } from '../src/config';
 import { CaptureLog } from '../src/engine/capture-log';
 import { Shipper } from '../src/engine/shipper';
 import type { Capture } from '../src/model/capture';
@@ -25,6 +27,9 @@ const backend = (process.env.BENCH_BACKEND ?? 'server') as BackendName;
 const total = Number(process.env.BENCH_CAPTURES ?? 100_000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const GROUP = 64;
+// The service's defaults for the backend, unless set here.
+const batchRows = Number(process.env.SHIP_BATCH_ROWS ?? loadConfig({ DATA_DIR: tmpdir() }).shipBatchRows);
+const maxAgeMs = Number(process.env.SHIP_MAX_AGE_MS ?? defaultShipMaxAgeMs(backend === 'server'));
 
 /** A signed Stripe delivery as the receiver records it (~1.3 KB of JSON). */
 function capture(endpointId: string, i: number): Capture {
@@ -93,7 +98,7 @@ try {
     await store.migrate();
     await store.close();
     const opened = await CaptureLog.open(join(dir, 'log'), 64 * 1024 * 1024);
-    const shipper = new Shipper(opened.log, opened.end, opened.unshipped, { store: spec, batchRows: 10_000, maxAgeMs: 250 });
+    const shipper = new Shipper(opened.log, opened.end, opened.unshipped, { store: spec, batchRows, maxAgeMs });
     await Bun.sleep(500); // the worker's start and the store's connection are not shipping
     const before = ticks();
     const started = performance.now();
@@ -103,7 +108,7 @@ try {
       for (let j = i; j < Math.min(total, i + GROUP); j++) group.push(opened.log.append(encoder.encode(JSON.stringify(capture(endpointId, j)))));
       await Promise.all(group);
       // Let the backlog stay near what a loaded receiver leaves (the shipper's batch size).
-      while (shipper.backlog > 20_000) await Bun.sleep(5);
+      while (shipper.backlog > 2 * batchRows) await Bun.sleep(5);
     }
     while (shipper.backlog > 0) await Bun.sleep(5);
     const seconds = (performance.now() - started) / 1000;

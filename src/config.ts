@@ -344,7 +344,10 @@ export function loadConfig(env: Env = process.env): Config {
     roles: new Set(roleNames as Role[]),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1024 * 1024, 1),
     detectProviders: bool(env, 'DETECT_PROVIDERS', true),
-    shipBatchRows: int(env, 'SHIP_BATCH_ROWS', 10_000, 1),
+    // Large enough that one node at its peak (~30,000/s here) still inserts about once a second:
+    // ClickHouse's CPU per capture was 6.1-6.8 µs with 10,000-row batches, 3.6-4.1 with 30,000
+    // (docs/benchmarks.md). The worker holds one batch (~35 MB of records at ~1.2 KB each).
+    shipBatchRows: int(env, 'SHIP_BATCH_ROWS', 30_000, 1),
     shipMaxAgeMs: int(env, 'SHIP_MAX_AGE_MS', defaultShipMaxAgeMs(clickhouseUrl !== null), 1),
     shipBacklogLimit: int(env, 'SHIP_BACKLOG_LIMIT', 200_000, 1),
     logSegmentBytes: int(env, 'LOG_SEGMENT_BYTES', 64 * 1024 * 1024, 4096),

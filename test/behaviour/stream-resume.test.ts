@@ -48,7 +48,7 @@ describeBackends(
       const last = await watchedOnce(h, ep.slug, a.key);
       const missed = [await capture(h, ep.slug, 'missed 1'), await capture(h, ep.slug, 'missed 2')];
       const back = await SseClient.live(`${h.url}/api/stream/${ep.slug}`, { token: a.key, lastEventId: last });
-      // Well before a store catch-up would even start reading (SHIP_MAX_AGE_MS + 250 ms).
+      // Well before a store catch-up would even start reading (SHIP_MAX_AGE_MS + 500 ms).
       await back.until(() => back.events.length === 2, 5_000);
       const live = await capture(h, ep.slug, 'live');
       await back.until(() => back.events.length === 3);

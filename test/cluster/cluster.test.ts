@@ -50,8 +50,9 @@ describe.skipIf(skipWhy !== null)('a cluster behind HAProxy: receiver SIGKILLed 
 
   beforeAll(async () => {
     backend = await provision('server');
-    // The shipper's production flush age (test/support/server.ts sets 50 ms for quick listing):
-    // a stream's resume reads the store SHIP_MAX_AGE_MS + 250 ms after it subscribed.
+    // A flush age of production's order (1 s with ClickHouse by default; test/support/server.ts sets
+    // 50 ms for quick listing): a stream's resume reads the store SHIP_MAX_AGE_MS + 500 ms after it
+    // subscribed.
     const env = { ...backend.env, SHIP_MAX_AGE_MS: '250' };
     // One after another: each runs the migrations at start. The receiver on a listener of its own.
     nodes.set('app1', await startServer({ env: { ...env, ROLES: 'receiver,api', RECEIVER_PORT: String(await freePort()) } }));

@@ -7,3 +7,8 @@ test('the shipper batches for a second with ClickHouse, a quarter second with SQ
   expect(loadConfig({ DATA_DIR: '/tmp/hookcap-config-test', CLICKHOUSE_URL: 'http://127.0.0.1:8123', SHIP_MAX_AGE_MS: '250' }).shipMaxAgeMs).toBe(250);
   expect(loadConfig({ DATA_DIR: '/tmp/hookcap-config-test', SHIP_MAX_AGE_MS: '40' }).shipMaxAgeMs).toBe(40);
 });
+
+test('the shipper inserts at most 30,000 captures at a time unless SHIP_BATCH_ROWS says otherwise', () => {
+  expect(loadConfig({ DATA_DIR: '/tmp/hookcap-config-test' }).shipBatchRows).toBe(30_000);
+  expect(loadConfig({ DATA_DIR: '/tmp/hookcap-config-test', SHIP_BATCH_ROWS: '500' }).shipBatchRows).toBe(500);
+});

@@ -30,8 +30,11 @@ export interface LiveState {
 }
 
 const PAGE_SIZE = 100;
-/** Longer than the capture store lags the log (SHIP_MAX_AGE_MS: 1 s with ClickHouse, 250 ms embedded), with margin. */
-const RECONCILE_MS = 1500;
+/**
+ * Longer than the capture store lags the log (SHIP_MAX_AGE_MS: 1 s with ClickHouse, 250 ms
+ * embedded; then the insert), with margin.
+ */
+const RECONCILE_MS = 2500;
 const GAP_PAGES = 20;
 
 /** Newest first; capture ids are `req_` + a ULID whose time part is receivedAt, so ids sort by time. */
