@@ -91,7 +91,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const opened = isReceiver ? await CaptureLog.open(join(config.dataDir, 'log'), config.logSegmentBytes) : null;
   // The shipper worker tails the log from its checkpoint, so a replay after a crash is just shipping.
   const shipper = opened
-    ? new Shipper(opened.log, opened.end, opened.unshipped, { store: storeSpec, batchRows: config.shipBatchRows, maxAgeMs: config.shipMaxAgeMs })
+    ? new Shipper(opened.log, opened.end, opened.unshipped, { store: storeSpec, batchRows: config.shipBatchRows, batchBytes: config.shipBatchBytes, maxAgeMs: config.shipMaxAgeMs })
     : null;
   // Features layered on the capture path register here (quota, usage, notifications).
   const captureHooks: CaptureHooks[] = [];

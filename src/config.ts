@@ -43,6 +43,8 @@ export interface Config {
   detectProviders: boolean;
   /** Shipper: flush a batch at this many rows … */
   shipBatchRows: number;
+  /** … or at this many bytes of records (the records' JSON; bounds the worker's memory for large captures) … */
+  shipBatchBytes: number;
   /** … or when the oldest unshipped capture is this old (ms). */
   shipMaxAgeMs: number;
   /** Unshipped captures held in memory before the receiver answers 503 (backpressure). */
@@ -348,6 +350,7 @@ export function loadConfig(env: Env = process.env): Config {
     // ClickHouse's CPU per capture was 6.1-6.8 µs with 10,000-row batches, 3.6-4.1 with 30,000
     // (docs/benchmarks.md). The worker holds one batch (~35 MB of records at ~1.2 KB each).
     shipBatchRows: int(env, 'SHIP_BATCH_ROWS', 30_000, 1),
+    shipBatchBytes: int(env, 'SHIP_BATCH_BYTES', 32 * 1024 * 1024, 1),
     shipMaxAgeMs: int(env, 'SHIP_MAX_AGE_MS', defaultShipMaxAgeMs(clickhouseUrl !== null), 1),
     shipBacklogLimit: int(env, 'SHIP_BACKLOG_LIMIT', 200_000, 1),
     logSegmentBytes: int(env, 'LOG_SEGMENT_BYTES', 64 * 1024 * 1024, 4096),

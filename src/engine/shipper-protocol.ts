@@ -8,6 +8,7 @@ export type ToWorker =
       dir: string;
       store: CaptureStoreSpec;
       batchRows: number;
+      batchBytes: number;
       maxAgeMs: number;
       /** End of the log at start: frames before it may already be stored (replay: dedupe). */
       replayUntil: LogPosition;

@@ -20,6 +20,7 @@ let store: CaptureStore | null = null;
 let reader: LogReader | null = null;
 let dir = '';
 let batchRows = 10_000;
+let batchBytes = 32 * 1024 * 1024;
 let maxAgeMs = 250;
 let replayUntil: LogPosition = { segment: 0, offset: 0 };
 let durable: LogPosition = { segment: 0, offset: 0 };
@@ -43,7 +44,7 @@ const post = (m: FromWorker) => self.postMessage(m);
 
 function fill(): void {
   if (!reader) return;
-  while (pending.length < batchRows && before(reader.pos, durable)) {
+  while (pending.length < batchRows && pending.byteLength < batchBytes && before(reader.pos, durable)) {
     const frames = reader.read(durable, batchRows - pending.length);
     if (frames.length === 0) break;
     if (pending.length === 0) {
@@ -81,7 +82,8 @@ async function ship(): Promise<void> {
       // ahead of this thread's wall clock (the clock stepped back, or a test's clock was moved
       // forward) must not hold the batch back until the wall clock catches up.
       const age = Math.max(Date.now() - pendingReceivedAt, performance.now() - pendingSince);
-      if (pending.length < batchRows && age < maxAgeMs && !draining) {
+      const full = pending.length >= batchRows || pending.byteLength >= batchBytes;
+      if (!full && age < maxAgeMs && !draining) {
         schedule(maxAgeMs - age);
         break;
       }
@@ -142,6 +144,7 @@ function schedule(ms: number): void {
 function init(m: Extract<ToWorker, { type: 'init' }>): void {
   dir = m.dir;
   batchRows = m.batchRows;
+  batchBytes = m.batchBytes;
   maxAgeMs = m.maxAgeMs;
   replayUntil = m.replayUntil;
   durable = m.replayUntil;

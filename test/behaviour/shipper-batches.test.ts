@@ -51,3 +51,22 @@ describeBackends(
   },
   { SHIP_BATCH_ROWS: '10', SHIP_MAX_AGE_MS: '60000' },
 );
+
+describeBackends(
+  'shipper batches by bytes',
+  (h) => {
+    test('a batch holding SHIP_BATCH_BYTES of records is stored without waiting for the age timer or the row count', async () => {
+      const a = await newAccount(h.url);
+      const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'batch bytes' } })).body;
+      // Each record is well over 1 KiB (its body alone), so a batch fills at a few captures.
+      const body = 'x'.repeat(1500);
+      for (let i = 0; i < 12; i++) expect((await fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', body: `${i}:${body}` })).status).toBe(200);
+      const listed = await eventually(async () => {
+        const r = await call<unknown[]>(h.url, 'GET', `/api/endpoints/${ep.slug}/requests?limit=100`, { token: a.key });
+        return r.body.length >= 8 ? r.body.length : null;
+      }, 10_000);
+      expect(listed).toBeGreaterThanOrEqual(8);
+    });
+  },
+  { SHIP_BATCH_ROWS: '100000', SHIP_BATCH_BYTES: '4096', SHIP_MAX_AGE_MS: '60000' },
+);

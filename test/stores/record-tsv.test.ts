@@ -120,6 +120,40 @@ describe('writeRecordRow', () => {
     expect(row?.toString()).toContain('/hooks/stripe\\na=1&a=2&b=x\\n127.0.0.1:3000');
   });
 
+  test('a query name repeated for many values (written once per value in the search column) fits its row', () => {
+    const base = { id: 'req_1', endpointId: 'ep', method: 'POST', path: '/', headers: { 'x-a': 'b' }, body: '', bodyEncoding: 'utf8', queryParams: {}, contentType: '', ip: '', size: 0, receivedAt: 1, detectedProvider: '', detectedEvent: '' };
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 200 }), fc.array(fc.constantFrom('', 'v', 'X\\y'), { minLength: 1, maxLength: 400 }), fc.integer({ min: 4, max: 4096 }), (name, values, initial) => {
+        const json = JSON.stringify({ ...base, queryParams: { [name]: values } });
+        const row = fastRow(json, initial);
+        if (row) expect(row.equals(parsedRow(json))).toBe(true);
+      }),
+      { numRuns: 200, seed: 20261124 },
+    );
+    const json = JSON.stringify({ ...base, queryParams: { ['k'.repeat(60)]: Array.from({ length: 200 }, () => '') } });
+    const row = fastRow(json);
+    expect(row).not.toBeNull();
+    expect(row?.equals(parsedRow(json))).toBe(true);
+  });
+
+  test('maps and signatures with escapes JSON.stringify would not write take the slow path', () => {
+    const head = '{"id":"req_1","endpointId":"ep","method":"POST","path":"/","body":"","bodyEncoding":"utf8","contentType":"","ip":"","size":0,"receivedAt":1,"detectedProvider":"","detectedEvent":""';
+    for (const extra of [
+      ',"headers":{"a":"\\/x\\u0041"},"queryParams":{}',
+      ',"headers":{"\\u0041":"b"},"queryParams":{}',
+      ',"headers":{},"queryParams":{"a":["\\u00e9"]}',
+      ',"headers":{},"queryParams":{},"signingProvider":"str\\/ipe"',
+      ',"headers":{"a":"\\u0008"},"queryParams":{}',
+    ]) {
+      const json = `${head}${extra}}`;
+      expect(fastRow(json)).toBeNull();
+      expect(parsedRow(json).length).toBeGreaterThan(0);
+    }
+    // The escapes it does write are copied as they are.
+    const plain = `${head},"headers":{"a":"q\\"\\\\\\n\\u0001"},"queryParams":{}}`;
+    expect(fastRow(plain)?.equals(parsedRow(plain))).toBe(true);
+  });
+
   test('declines what it does not handle, writing nothing', () => {
     const base = { id: 'req_1', endpointId: 'ep', method: 'POST', path: '/', headers: {}, body: '', bodyEncoding: 'utf8', queryParams: {}, contentType: '', ip: '', size: 0, receivedAt: 1, detectedProvider: '', detectedEvent: '' };
     const declined = [

@@ -147,7 +147,7 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
   }
 
   /**
-   * One buffer is kept between batches (a batch of 10,000 Stripe events is ~20 MB), unless a batch
+   * One buffer is kept between batches (a batch is at most SHIP_BATCH_BYTES, 32 MiB, of records), unless a batch
    * of large bodies grew it past KEEP_BUFFER_BYTES. A concurrent insert, or one after a failed
    * insert whose request may still hold the old buffer, writes into a new one.
    */

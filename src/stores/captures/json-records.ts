@@ -5,7 +5,7 @@
 import type { Capture } from '../../model/capture';
 import type { JsonRecords } from './types';
 
-// The largest buffer kept for the next batch (a batch of 10,000 Stripe events is ~11 MB).
+// The largest buffer kept for the next batch (a batch stops at SHIP_BATCH_BYTES, 32 MiB by default).
 const KEEP_BYTES = 64 * 1024 * 1024;
 
 /** Records appended one by one into a buffer kept between batches (cleared, not reallocated). */
@@ -15,6 +15,11 @@ export class JsonRecordBatch implements JsonRecords {
 
   get length(): number {
     return this.ends.length;
+  }
+
+  /** Bytes of records held. */
+  get byteLength(): number {
+    return this.ends.length === 0 ? 0 : (this.ends[this.ends.length - 1] as number);
   }
 
   /** Copies the record: `json` may be overwritten once this returns (the log reader's kept buffer). */

@@ -82,6 +82,11 @@ let headerCount = 0;
 let queryPairs = new Int32Array(6 * 16);
 let queryCount = 0;
 let lastFlags = 0;
+/**
+ * Bytes the search column's map parts may take: a query name is written once per value, so the
+ * record's length does not bound them (`?k=&k=&k=…` stores `k` once).
+ */
+let searchBytes = 0;
 
 /** Index of the quote closing the string whose first byte is at `i`; -1 if none (or a raw control byte). */
 function stringEnd(b: Uint8Array, i: number, end: number): number {
@@ -102,6 +107,29 @@ function stringEnd(b: Uint8Array, i: number, end: number): number {
     i++;
   }
   return -1;
+}
+
+/**
+ * True when every escape in the JSON string b[s, e) is one `JSON.stringify` writes: the text is
+ * then what stringifying its parse gives, so a map or signature copied as text equals the slow
+ * path's. Escapes of characters from U+0020 on (`\/`, `\u0041`, a surrogate) are declined.
+ */
+function canonicalEscapes(b: Uint8Array, s: number, e: number): boolean {
+  for (let i = s; i < e; i++) {
+    if (b[i] !== BACKSLASH) continue;
+    const c = b[++i];
+    if (c === QUOTE || c === BACKSLASH || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74) continue;
+    if (c !== 0x75) return false;
+    // \u00XX below U+0020, lower-case hex, and not one of the five with a short form.
+    if (b[i + 1] !== 0x30 || b[i + 2] !== 0x30 || (b[i + 3] !== 0x30 && b[i + 3] !== 0x31)) return false;
+    const last = b[i + 4]!;
+    const low = last >= 0x30 && last <= 0x39 ? last - 0x30 : last >= 0x61 && last <= 0x66 ? last - 0x57 : -1;
+    if (low < 0) return false;
+    const cp = (b[i + 3] === 0x31 ? 16 : 0) + low;
+    if (cp === 0x08 || cp === 0x09 || cp === 0x0a || cp === 0x0c || cp === 0x0d) return false;
+    i += 4;
+  }
+  return true;
 }
 
 function numberEnd(b: Uint8Array, i: number, end: number): number {
@@ -136,6 +164,7 @@ function pushHeader(s: number, e: number, f: number): void {
     grown.set(headerValues);
     headerValues = grown;
   }
+  searchBytes += e - s + 2;
   const at = 3 * headerCount++;
   headerValues[at] = s;
   headerValues[at + 1] = e;
@@ -148,6 +177,7 @@ function pushQuery(ks: number, ke: number, kf: number, vs: number, ve: number, v
     grown.set(queryPairs);
     queryPairs = grown;
   }
+  searchBytes += ke - ks + (ve - vs) + 2;
   const at = 6 * queryCount++;
   queryPairs[at] = ks;
   queryPairs[at + 1] = ke;
@@ -171,13 +201,14 @@ function scanMap(b: Uint8Array, i: number, end: number, query: boolean): number 
     const ke = stringEnd(b, ks, end);
     if (ke < 0) return -1;
     const kf = lastFlags;
+    if ((kf & ESCAPED) !== 0 && !canonicalEscapes(b, ks, ke)) return -1;
     i = ke + 1;
     if (b[i] !== COLON) return -1;
     i++;
     if (b[i] === QUOTE) {
       const vs = i + 1;
       const ve = stringEnd(b, vs, end);
-      if (ve < 0) return -1;
+      if (ve < 0 || ((lastFlags & ESCAPED) !== 0 && !canonicalEscapes(b, vs, ve))) return -1;
       if (query) pushQuery(ks, ke, kf, vs, ve, lastFlags);
       else pushHeader(vs, ve, lastFlags);
       i = ve + 1;
@@ -189,7 +220,7 @@ function scanMap(b: Uint8Array, i: number, end: number, query: boolean): number 
           if (b[i] !== QUOTE) return -1;
           const vs = i + 1;
           const ve = stringEnd(b, vs, end);
-          if (ve < 0) return -1;
+          if (ve < 0 || ((lastFlags & ESCAPED) !== 0 && !canonicalEscapes(b, vs, ve))) return -1;
           pushQuery(ks, ke, kf, vs, ve, lastFlags);
           i = ve + 1;
           if (b[i] === COMMA) i++;
@@ -211,6 +242,7 @@ function scanRecord(b: Uint8Array, start: number, end: number): boolean {
   for (let k = 0; k < starts.length; k++) starts[k] = -1;
   headerCount = 0;
   queryCount = 0;
+  searchBytes = 0;
   let i = start;
   if (b[i] !== OPEN_BRACE) return false;
   i++;
@@ -227,6 +259,8 @@ function scanRecord(b: Uint8Array, start: number, end: number): boolean {
     if (c === QUOTE && (kind === STRING || kind === STRING_OR_NULL)) {
       valueEnd = stringEnd(b, i + 1, end);
       if (valueEnd < 0) return false;
+      // The signature's strings are copied as JSON text.
+      if (k >= SIGNATURE_VERIFIED && (lastFlags & ESCAPED) !== 0 && !canonicalEscapes(b, i + 1, valueEnd)) return false;
       starts[k] = i + 1;
       ends[k] = valueEnd;
       flags[k] = lastFlags;
@@ -379,14 +413,18 @@ function separator(w: TsvWriter, byte: number): void {
  */
 export function writeRecordRow(w: TsvWriter, b: Uint8Array, start: number, end: number): boolean {
   if (!scanRecord(b, start, end)) return false;
-  // Each byte of the record is written at most twice in a column, and at most twice more in the
-  // search column; the rest is separators, the signature's keys and a default status.
-  w.reserve(4 * (end - start) + 256);
+  // A string is written in at most as many bytes as its JSON text (an escape is never longer
+  // unescaped and re-escaped), a map's JSON in at most twice (backslashes doubled): a record's
+  // columns take at most twice its length. The search column takes the path, the maps' parts
+  // (searchBytes) and its separators; the rest is separators, the signature's keys and a status.
+  w.reserve(2 * (end - start) + (ends[PATH]! - starts[PATH]!) + searchBytes + 256);
   const rowStart = w.pos;
   if (!writeColumns(w, b)) {
     w.pos = rowStart;
     return false;
   }
+  // A typed array drops writes past its end without a word: a bound above that is wrong must fail loudly.
+  if (w.pos > w.buf.length) throw new Error('record-tsv: a row outgrew the room reserved for it');
   return true;
 }
 
