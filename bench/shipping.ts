@@ -8,7 +8,7 @@
  * pool excluded) and ClickHouse's processes; the appends run on the main thread and are not.
  *
  *   node_modules/.bin/bun bench/shipping.ts   (BENCH_BACKEND=server|embedded, BENCH_CAPTURES, BENCH_ROUNDS;
- *   SHIP_BATCH_ROWS and SHIP_MAX_AGE_MS: the service's defaults for the backend unless set)
+ *   SHIP_BATCH_ROWS, SHIP_BATCH_BYTES and SHIP_MAX_AGE_MS: the service's defaults for the backend unless set)
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +28,9 @@ const total = Number(process.env.BENCH_CAPTURES ?? 100_000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const GROUP = 64;
 // The service's defaults for the backend, unless set here.
-const batchRows = Number(process.env.SHIP_BATCH_ROWS ?? loadConfig({ DATA_DIR: tmpdir() }).shipBatchRows);
+const defaults = loadConfig({ DATA_DIR: tmpdir() });
+const batchRows = Number(process.env.SHIP_BATCH_ROWS ?? defaults.shipBatchRows);
+const batchBytes = Number(process.env.SHIP_BATCH_BYTES ?? defaults.shipBatchBytes);
 const maxAgeMs = Number(process.env.SHIP_MAX_AGE_MS ?? defaultShipMaxAgeMs(backend === 'server'));
 
 /** A signed Stripe delivery as the receiver records it (~1.3 KB of JSON). */
@@ -98,7 +100,7 @@ try {
     await store.migrate();
     await store.close();
     const opened = await CaptureLog.open(join(dir, 'log'), 64 * 1024 * 1024);
-    const shipper = new Shipper(opened.log, opened.end, opened.unshipped, { store: spec, batchRows, maxAgeMs });
+    const shipper = new Shipper(opened.log, opened.end, opened.unshipped, { store: spec, batchRows, batchBytes, maxAgeMs });
     await Bun.sleep(500); // the worker's start and the store's connection are not shipping
     const before = ticks();
     const started = performance.now();

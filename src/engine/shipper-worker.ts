@@ -1,7 +1,7 @@
 /**
  * The shipper, in a worker thread: tails the capture log from the checkpoint up to the durable
  * end the main thread reports, and inserts large batches into the capture store (one insert per
- * `batchRows` rows or per `maxAgeMs` of age). After each successful insert the checkpoint moves.
+ * `batchRows` rows, `batchBytes` of records or `maxAgeMs` of age, whichever first). After each successful insert the checkpoint moves.
  * Row building and the insert never touch the main thread's event loop; the frames go to the store
  * as the JSON text they are (ClickHouse writes its rows from it without parsing it: record-tsv.ts).
  */
@@ -19,8 +19,9 @@ const decoder = new TextDecoder();
 let store: CaptureStore | null = null;
 let reader: LogReader | null = null;
 let dir = '';
-let batchRows = 10_000;
-let batchBytes = 32 * 1024 * 1024;
+// Set by init.
+let batchRows = 0;
+let batchBytes = 0;
 let maxAgeMs = 250;
 let replayUntil: LogPosition = { segment: 0, offset: 0 };
 let durable: LogPosition = { segment: 0, offset: 0 };

@@ -16,8 +16,8 @@ import type { FromWorker, ToWorker } from './shipper-protocol';
 export interface ShipperOptions {
   store: CaptureStoreSpec;
   batchRows: number;
-  /** A batch also ships at this many bytes of records (default 32 MiB). */
-  batchBytes?: number;
+  /** A batch also ships at this many bytes of records. */
+  batchBytes: number;
   maxAgeMs: number;
   /** First pause before a failed worker is replaced; doubles per failure in a row (default 1 s). */
   restartMs?: number;
@@ -210,7 +210,7 @@ export class Shipper {
       dir: this.dir,
       store: this.opts.store,
       batchRows: this.opts.batchRows,
-      batchBytes: this.opts.batchBytes ?? 32 * 1024 * 1024,
+      batchBytes: this.opts.batchBytes,
       maxAgeMs: this.opts.maxAgeMs,
       replayUntil: this.durable,
     };

@@ -24,7 +24,7 @@ export class JsonRecordBatch implements JsonRecords {
 
   /** Copies the record: `json` may be overwritten once this returns (the log reader's kept buffer). */
   push(json: Uint8Array): void {
-    const at = this.ends.length === 0 ? 0 : (this.ends[this.ends.length - 1] as number);
+    const at = this.byteLength;
     const need = at + json.length;
     if (need > this.bytes.length) {
       const grown = new Uint8Array(Math.max(need, this.bytes.length * 2));

@@ -17,6 +17,7 @@
  * value of another type.
  */
 import type { TsvWriter } from './clickhouse-tsv';
+import { ROW_COLUMNS } from './row';
 
 const TAB = 0x09;
 const LINE_FEED = 0x0a;
@@ -61,13 +62,39 @@ const KEYS: readonly [string, number][] = [
   ['signatureError', STRING_OR_NULL],
   ['signingProvider', STRING],
 ];
-const [ID, ENDPOINT_ID, METHOD, PATH, HEADERS_KEY, BODY, BODY_ENCODING, QUERY_KEY, CONTENT_TYPE, IP, SIZE, RECEIVED_AT, DETECTED_PROVIDER, DETECTED_EVENT, RESPONSE_STATUS, SIGNATURE_VERIFIED, SIGNATURE_ERROR, SIGNING_PROVIDER] =
+const [ID, ENDPOINT_ID, METHOD, PATH, HEADERS_KEY, BODY, BODY_ENCODING, QUERY_KEY, CONTENT_TYPE, IP, SIZE, RECEIVED_AT, DETECTED_PROVIDER, DETECTED_EVENT, RESPONSE_STATUS, SIGNATURE_VERIFIED, , SIGNING_PROVIDER] =
   KEYS.map((_, i) => i) as number[] as [number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number];
 /** Every key but the optional ones (responseStatus and the signature's). */
 const REQUIRED = 14;
 const KEY_BYTES = KEYS.map(([name]) => Buffer.from(name, 'latin1'));
 const KIND = KEYS.map(([, kind]) => kind);
 const SIGNATURE_PREFIX = KEYS.slice(SIGNATURE_VERIFIED).map(([name], i) => Buffer.from(`${i === 0 ? '' : ','}"${name}":`, 'latin1'));
+
+/** Columns built from several keys rather than copied from one. */
+const SIGNATURE_COLUMN = -1;
+const SEARCH_COLUMN = -2;
+/** Where each column of the row comes from: a record key, or one of the two built columns. */
+const COLUMN_SOURCES: Record<(typeof ROW_COLUMNS)[number], number> = {
+  id: ID,
+  endpoint_id: ENDPOINT_ID,
+  received_at: RECEIVED_AT,
+  method: METHOD,
+  path: PATH,
+  headers: HEADERS_KEY,
+  body: BODY,
+  body_encoding: BODY_ENCODING,
+  query_params: QUERY_KEY,
+  content_type: CONTENT_TYPE,
+  ip: IP,
+  size: SIZE,
+  detected_provider: DETECTED_PROVIDER,
+  detected_event: DETECTED_EVENT,
+  signature: SIGNATURE_COLUMN,
+  response_status: RESPONSE_STATUS,
+  search_text: SEARCH_COLUMN,
+};
+/** The row's sources in ROW_COLUMNS order, the one column order both paths share. */
+const COLUMNS = ROW_COLUMNS.map((column) => COLUMN_SOURCES[column]);
 
 /**
  * Where each key's value lies: for strings the bytes between the quotes, for the rest the value's
@@ -399,10 +426,6 @@ function writeBytes(w: TsvWriter, b: Uint8Array, s: number, e: number): void {
   w.pos = copyBytes(w.buf, w.pos, b, s, e);
 }
 
-function field(w: TsvWriter, b: Uint8Array, k: number): boolean {
-  return writeString(w, b, starts[k]!, ends[k]!, flags[k]!, false);
-}
-
 function separator(w: TsvWriter, byte: number): void {
   w.buf[w.pos++] = byte;
 }
@@ -429,44 +452,18 @@ export function writeRecordRow(w: TsvWriter, b: Uint8Array, start: number, end: 
 }
 
 function writeColumns(w: TsvWriter, b: Uint8Array): boolean {
-  // id, endpoint_id, received_at, method, path, headers, body, body_encoding, query_params,
-  // content_type, ip, size, detected_provider, detected_event, signature, response_status,
-  // search_text (row.ts ROW_COLUMNS; the property test fails if the order drifts).
-  if (!field(w, b, ID)) return false;
-  separator(w, TAB);
-  if (!field(w, b, ENDPOINT_ID)) return false;
-  separator(w, TAB);
-  writeBytes(w, b, starts[RECEIVED_AT]!, ends[RECEIVED_AT]!);
-  separator(w, TAB);
-  if (!field(w, b, METHOD)) return false;
-  separator(w, TAB);
-  if (!field(w, b, PATH)) return false;
-  separator(w, TAB);
-  writeJson(w, b, starts[HEADERS_KEY]!, ends[HEADERS_KEY]!);
-  separator(w, TAB);
-  if (!field(w, b, BODY)) return false;
-  separator(w, TAB);
-  if (!field(w, b, BODY_ENCODING)) return false;
-  separator(w, TAB);
-  writeJson(w, b, starts[QUERY_KEY]!, ends[QUERY_KEY]!);
-  separator(w, TAB);
-  if (!field(w, b, CONTENT_TYPE)) return false;
-  separator(w, TAB);
-  if (!field(w, b, IP)) return false;
-  separator(w, TAB);
-  writeBytes(w, b, starts[SIZE]!, ends[SIZE]!);
-  separator(w, TAB);
-  if (!field(w, b, DETECTED_PROVIDER)) return false;
-  separator(w, TAB);
-  if (!field(w, b, DETECTED_EVENT)) return false;
-  separator(w, TAB);
-  writeSignature(w, b);
-  separator(w, TAB);
-  if (starts[RESPONSE_STATUS] === -1) separator(w, 0x30);
-  else writeBytes(w, b, starts[RESPONSE_STATUS]!, ends[RESPONSE_STATUS]!);
-  separator(w, TAB);
-  if (!writeSearchText(w, b)) return false;
-  separator(w, LINE_FEED);
+  for (let c = 0; c < COLUMNS.length; c++) {
+    const k = COLUMNS[c]!;
+    if (k === SIGNATURE_COLUMN) writeSignature(w, b);
+    else if (k === SEARCH_COLUMN) {
+      if (!writeSearchText(w, b)) return false;
+    } else if (k === RESPONSE_STATUS && starts[k] === -1) separator(w, 0x30); // absent: 0, as captureToRow writes
+    else if (KIND[k] === STRING) {
+      if (!writeString(w, b, starts[k]!, ends[k]!, flags[k]!, false)) return false;
+    } else if (KIND[k] === NUMBER) writeBytes(w, b, starts[k]!, ends[k]!);
+    else writeJson(w, b, starts[k]!, ends[k]!); // the maps, copied as their JSON text
+    separator(w, c === COLUMNS.length - 1 ? LINE_FEED : TAB);
+  }
   return true;
 }
 
