@@ -2,7 +2,8 @@
 # Makes sure the real services the server-mode tests use are up on this machine:
 #   PostgreSQL 127.0.0.1:5432 (user postgres, password postgres), ClickHouse HTTP 127.0.0.1:8123,
 #   NATS with JetStream 127.0.0.1:4222, and an SMTP sink 127.0.0.1:2525 (scripts/smtp-sink.py);
-#   plus Debian's chromium for the browser tests, HAProxy for the cluster test (test/cluster) and wrk for bench/.
+#   plus Debian's chromium for the browser tests, HAProxy for the cluster test (test/cluster), wrk for bench/
+#   and strace for test/stores/sqlite-durability.test.ts.
 # Idempotent: a service that answers is left alone; a missing one is apt-installed, a stopped one
 # started in the background (there is no systemd here). Prints one line per service and exits
 # non-zero, naming what failed, if any service cannot be brought up.
@@ -236,6 +237,17 @@ ensure_wrk() {
   say wrk "ok  $(command -v wrk) ($how)"
 }
 
+# --- strace (test/stores/sqlite-durability.test.ts counts the captures store's WAL syncs) -------
+
+ensure_strace() {
+  local how='already installed'
+  if ! command -v strace >/dev/null 2>&1; then
+    apt_install strace || { fail strace 'apt-get install strace failed'; return; }
+    how='installed'
+  fi
+  say strace "ok  $(command -v strace) ($how)"
+}
+
 ensure_postgres
 ensure_clickhouse
 ensure_nats
@@ -243,6 +255,7 @@ ensure_smtp_sink
 ensure_chromium
 ensure_haproxy
 ensure_wrk
+ensure_strace
 
 if [ "${#FAILED[@]}" -gt 0 ]; then
   echo "services.sh: could not bring up: ${FAILED[*]}" >&2
