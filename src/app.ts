@@ -109,7 +109,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   notifyLog?.start(opened?.end ?? { segment: 0, offset: 0 });
   const engine =
     opened && shipper
-      ? new CaptureEngine({ endpointCache, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, detectProviders: config.detectProviders, hooks: combineHooks(captureHooks), clock })
+      ? new CaptureEngine({ endpointCache, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, liveFlushMs: config.liveFlushMs, detectProviders: config.detectProviders, hooks: combineHooks(captureHooks), clock })
       : null;
   const purger = config.roles.has('api') ? startPurger(ctx) : null;
   const agentSweeper = config.roles.has('api') ? startAgentSweeper(ctx) : null;
@@ -212,6 +212,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       unwatchBus();
       if (opened && shipper) {
         await drain('capture log', opened.log.close());
+        // Captures made durable in the last flush window still go to live streams elsewhere.
+        engine?.flushLive();
         if (!(await shipper.stop(drainBy))) late.push('shipper');
       }
       // Stops the notifier, then keeps its checkpoint for the next start.

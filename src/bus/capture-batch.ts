@@ -1,7 +1,8 @@
 /**
- * The bus message for live captures: the records of one group commit for one endpoint, as JSON
- * lines. One message per endpoint per commit instead of one per capture keeps the bus off the
- * capture path's CPU (NATS client framing and the server's routing are per message).
+ * The bus message for live captures: the records of one endpoint made durable since the last flush
+ * (src/engine/live-publisher.ts), as JSON lines. One message per endpoint per flush instead of one
+ * per capture keeps the bus off the capture path's CPU (NATS client framing and the server's
+ * routing are per message).
  *
  * A record too large for one bus message (NATS' max_payload, 1 MiB by default; a 1 MiB binary body
  * is ~1.4 MiB as base64) travels as a reference line `{"ref":"<id>"}`; stream nodes read such a

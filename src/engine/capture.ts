@@ -74,6 +74,8 @@ export interface CaptureEngineDeps {
   shipper: Shipper;
   bus: Bus;
   backlogLimit: number;
+  /** Live captures: bus flushes at least this far apart (ms; src/engine/live-publisher.ts). */
+  liveFlushMs?: number;
   /** False skips provider detection (captures get "" for both fields). */
   detectProviders?: boolean;
   hooks?: CaptureHooks;
@@ -143,8 +145,13 @@ export class CaptureEngine {
 
   constructor(private readonly deps: CaptureEngineDeps) {
     this.clock = deps.clock ?? systemClock;
-    this.live = new LivePublisher(deps.bus);
+    this.live = new LivePublisher(deps.bus, deps.liveFlushMs ?? 0);
     this.detect = deps.detectProviders === false ? () => UNDETECTED : detectProvider;
+  }
+
+  /** Publishes the live captures still waiting for their flush (shutdown, before the bus closes). */
+  flushLive(): void {
+    this.live.flush(true);
   }
 
   async capture(req: IncomingRequest): Promise<CaptureResponse> {

@@ -55,3 +55,47 @@ describe('live capture batches', () => {
     expect(got.b?.map((m) => m.map((l) => JSON.parse(l).id))).toEqual([[id(2), id(4)]]);
   });
 });
+
+describe('live publisher flush spacing', () => {
+  const flushes = () => {
+    const bus = createLocalBus();
+    const got: { at: number; ids: string[] }[] = [];
+    bus.subscribe(subjects.capture('a'), (d) => got.push({ at: performance.now(), ids: lines(d).map((l) => JSON.parse(l).id) }));
+    return { bus, got };
+  };
+
+  test('the first group after a quiet spell goes out at once; later ones wait for the spacing and travel together', async () => {
+    const { bus, got } = flushes();
+    // Wide enough that a stalled CI machine still adds the next two within the window.
+    const live = new LivePublisher(bus, 400);
+    const t0 = performance.now();
+    live.add('a', id(1), record(1).json);
+    await Bun.sleep(1);
+    expect(got.map((g) => g.ids)).toEqual([[id(1)]]);
+    // Two more "group commits" within the window: held, then one message with both.
+    live.add('a', id(2), record(2).json);
+    await Bun.sleep(5);
+    live.add('a', id(3), record(3).json);
+    expect(got).toHaveLength(1);
+    await Bun.sleep(500);
+    expect(got.map((g) => g.ids)).toEqual([[id(1)], [id(2), id(3)]]);
+    expect((got[1]?.at as number) - t0).toBeGreaterThanOrEqual(395);
+  });
+
+  test('the shutdown flush sends what is held at once, and nothing is held after it', async () => {
+    const { bus, got } = flushes();
+    const live = new LivePublisher(bus, 10_000);
+    live.add('a', id(1), record(1).json);
+    await Bun.sleep(1);
+    live.add('a', id(2), record(2).json);
+    await Bun.sleep(1);
+    expect(got).toHaveLength(1);
+    live.flush(true);
+    await Bun.sleep(1);
+    expect(got.map((g) => g.ids)).toEqual([[id(1)], [id(2)]]);
+    // A capture made durable after the shutdown flush (a drain past its deadline) is not held.
+    live.add('a', id(3), record(3).json);
+    await Bun.sleep(1);
+    expect(got.map((g) => g.ids)).toEqual([[id(1)], [id(2)], [id(3)]]);
+  });
+});

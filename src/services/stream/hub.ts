@@ -164,8 +164,9 @@ export class StreamHub {
       for (const c of clients) c.deliver(frame);
     };
     const unsubscribe = this.bus.subscribe(subjects.capture(endpointId), (data) => {
-      // One message holds the captures of one group commit (src/bus/capture-batch.ts); each
-      // becomes one frame shared by every client: no per-client parse or encode.
+      // One message holds the captures of one flush, one or more group commits
+      // (src/bus/capture-batch.ts); each becomes one frame shared by every client: no per-client
+      // parse or encode.
       for (const line of splitBatch(data)) {
         const ref = refOf(line);
         if (ref !== null) {
