@@ -9,19 +9,30 @@
  *   full            + detection + log append (no shipping, no bus)
  *
  *   node_modules/.bin/bun bench/capture-stages.ts      (BENCH_SECONDS, BENCH_CONNECTIONS)
+ *
+ * With BENCH_RATE (captures/s) each stage, and raw Bun.serve before them, is driven at that fixed
+ * rate instead (the open-loop generator of bench/capture) with JSC's GC log on, and the table gives
+ * p50/p99 and the receiver thread's GC pauses: what the pipeline costs in pauses without the rest
+ * of the service (BENCH_ROUNDS, 2 by default; BENCH_STAGES picks stages, comma-separated).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test/support/server';
-import { wrk } from './lib/wrk';
+import { mainHeap, parseGcLog } from './lib/gc-log';
+import { constantRate } from './lib/rate';
+import { postBody, wrk } from './lib/wrk';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const STAGES = ['elysia', 'record', 'record+detect', 'record+log', 'full'] as const;
 
 if (process.env.STAGE) {
+  // First, so that the GC log's first heap is this (main) thread's (bench/lib/gc-log.ts).
+  Bun.gc(true);
   await serveStage(process.env.STAGE, Number(process.env.PORT));
+} else if (process.env.BENCH_RATE) {
+  await atRate(Number(process.env.BENCH_RATE));
 } else {
   console.log(`bench/capture-stages: ${seconds}s per stage, ${connections} connections, ~1 KB JSON POST\n`);
   console.log('| stage | requests/s (2xx) |\n|---|---|');
@@ -34,6 +45,40 @@ if (process.env.STAGE) {
     proc.kill();
     await proc.exited;
     console.log(`| ${stage} | ${r.rps.toFixed(0)} |`);
+  }
+}
+
+async function atRate(rate: number): Promise<void> {
+  const body = await postBody();
+  const stages = process.env.BENCH_STAGES?.split(',') ?? ['raw', ...STAGES];
+  const unknown = stages.filter((s) => s !== 'raw' && !(STAGES as readonly string[]).includes(s));
+  if (unknown.length > 0) throw new Error(`unknown stage(s) ${unknown.join(', ')}: raw, ${STAGES.join(', ')}`);
+  console.log(`bench/capture-stages at ${rate}/s: 6 s per stage and round, ~1 KB JSON POST\n`);
+  console.log('| round | stage | p50 / p99 ms | receiver GC pauses: count, median, longest ms |\n|---|---|---|---|');
+  for (let round = 1; round <= Number(process.env.BENCH_ROUNDS ?? 2); round++) {
+    for (const stage of stages) {
+      const port = await freePort();
+      // raw: the ceiling server bench/capture measures (one thread, so its heap is the GC log's only one).
+      const entry = stage === 'raw' ? new URL('./lib/raw-server.ts', import.meta.url).pathname : import.meta.path;
+      const proc = Bun.spawn([process.execPath, entry], {
+        env: { ...process.env, BENCH_RATE: '', STAGE: stage, PORT: String(port), BUN_JSC_logGC: '1' },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
+      let log = '';
+      const dec = new TextDecoder();
+      for (const s of [proc.stdout, proc.stderr]) void (async () => { for await (const c of s) log += dec.decode(c); })();
+      await Bun.sleep(1000);
+      const url = `http://127.0.0.1:${port}/w/x`;
+      await constantRate(url, body, rate, 2);
+      const from = log.length;
+      const r = await constantRate(url, body, rate, 6);
+      const pauses = parseGcLog(log.slice(from), mainHeap(log)).main;
+      proc.kill();
+      await proc.exited;
+      const median = pauses[Math.floor(pauses.length / 2)] ?? 0;
+      console.log(`| ${round} | ${stage} | ${r.p50.toFixed(2)} / ${r.p99.toFixed(2)} | ${pauses.length}, ${median.toFixed(1)}, ${(pauses[0] ?? 0).toFixed(1)} |`);
+    }
   }
 }
 

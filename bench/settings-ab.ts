@@ -9,6 +9,9 @@
  *
  *   SETTINGS='{"default":{},"growth":{"BUN_JSC_smallHeapGrowthFactor":"1.25"}}' node_modules/.bin/bun bench/settings-ab.ts
  *   RATE (6000 captures/s), SECS (8), ROUNDS (3), B (server|embedded)
+ *
+ * A setting's `BENCH_SIDE` (`cpu:<ms>` or `disk:<MiB>`, bench/lib/side-load.ts) runs a burst beside
+ * the service once a second during its run: e.g. shipping paused plus a burst like shipping's.
  */
 import type { Health } from '../src/health';
 import { provision } from '../test/support/backends';
@@ -17,6 +20,7 @@ import { startServer, stopServer } from '../test/support/server';
 import { GC_MARKED_ENTRY, mainHeap, parseGcLog } from './lib/gc-log';
 import { constantRate } from './lib/rate';
 import { postBody, wrk } from './lib/wrk';
+import { tmpdir } from 'node:os';
 import { defaultShipMaxAgeMs } from '../src/config';
 const body = await postBody();
 const settings: Record<string, Record<string, string>> = JSON.parse(process.env.SETTINGS ?? '{"default":{}}');
@@ -28,7 +32,14 @@ for (let r = 0; r < rounds; r++) {
   for (const [name, env] of Object.entries(settings)) {
     const p = await provision(backend);
     const s = await startServer({ entry: GC_MARKED_ENTRY, env: { ...p.env, LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: String(defaultShipMaxAgeMs(p.env.CLICKHOUSE_URL !== undefined)), PLANS: '{"free":{"limit":1000000000}}', BUN_JSC_logGC: '1', ...env } });
+    let side: ReturnType<typeof Bun.spawn> | null = null;
     try {
+      if (env.BENCH_SIDE) {
+        // Beside the service's data directory (tmpdir), on the same disk.
+        side = Bun.spawn([process.execPath, new URL('./lib/side-load.ts', import.meta.url).pathname], { env: { ...process.env, BENCH_SIDE: env.BENCH_SIDE, DIR: tmpdir() }, stdout: 'ignore', stderr: 'inherit' });
+        await Bun.sleep(200);
+        if (side.exitCode !== null) throw new Error(`BENCH_SIDE=${env.BENCH_SIDE}: the side load exited (${side.exitCode})`);
+      }
       const a = await newAccount(s.url);
       const ep = (await call(s.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'ab' } })).body;
       const url = `${s.url}/w/${ep.slug}`;
@@ -44,6 +55,8 @@ for (let r = 0; r < rounds; r++) {
       res[name].gc.push(g.main[0] ?? 0);
       console.error(`round ${r + 1} ${name}: p50 ${h.p50.toFixed(2)} p99 ${h.p99.toFixed(2)} ms, main GC longest ${(g.main[0] ?? 0).toFixed(1)} (${g.main.length} pauses), log write p99 ${write99.toFixed(2)} ms, ok ${h.ok}/${h.sent}`);
     } finally {
+      side?.kill();
+      await side?.exited;
       await stopServer(s);
       await p.cleanup();
     }

@@ -22,7 +22,7 @@ let dir = '';
 // Set by init.
 let batchRows = 0;
 let batchBytes = 0;
-let maxAgeMs = 250;
+let maxAgeMs = 0;
 let replayUntil: LogPosition = { segment: 0, offset: 0 };
 let durable: LogPosition = { segment: 0, offset: 0 };
 /** The frames read and not shipped yet: capture records as JSON, inserted without parsing them here. */
