@@ -46,6 +46,8 @@ interface Row {
   gc?: { peak: { main: number[]; worker: number[] }; half: { main: number[]; worker: number[] } };
   /** The capture log's last group writes after the half-peak run (`/healthz` captureLog.writeMs): the disk's share of the p99. */
   logWriteMs?: WriteLatency | null;
+  /** Captures not yet shipped when the half-peak run started: the peak's shipping still under way. */
+  backlogAtHalf?: number | null;
 }
 /** BENCH_GC=0 runs the services without JSC's GC log. */
 const gcLog = process.env.BENCH_GC !== '0';
@@ -80,6 +82,7 @@ async function service(backend: BackendName): Promise<Row> {
     const peak = await wrk(url, { connections, seconds });
     const gcPeakEnd = s.output().length;
     await Bun.sleep(1000);
+    const backlogAtHalf = (await call<Health>(s.url, 'GET', '/healthz')).body.shipper?.backlog ?? null;
     const target = Math.max(1, Math.floor(peak.rps / 2));
     const gcHalf = s.output().length;
     const half = await constantRate(url, body, target, Math.min(seconds, 10));
@@ -89,7 +92,7 @@ async function service(backend: BackendName): Promise<Row> {
       return { main: g.main.slice(0, 10), worker: g.others.slice(0, 10) };
     };
     const gc = gcLog ? { peak: pauses(gcPeak, gcPeakEnd), half: pauses(gcHalf, s.output().length) } : undefined;
-    return { name: backend === 'server' ? 'hookcap, Postgres + ClickHouse + NATS' : 'hookcap, embedded (PGlite + SQLite)', peak, half: { rps: target, ...half }, gc, logWriteMs };
+    return { name: backend === 'server' ? 'hookcap, Postgres + ClickHouse + NATS' : 'hookcap, embedded (PGlite + SQLite)', peak, half: { rps: target, ...half }, gc, logWriteMs, backlogAtHalf };
   } finally {
     await stopServer(s);
     await p.cleanup();
@@ -221,6 +224,7 @@ if (gcLog) {
 console.log('\ncapture log group writes at half peak (the last 1,024; /healthz captureLog.writeMs), ms:\n');
 console.log('| target | p50 | p99 | max |\n|---|---|---|---|');
 for (const r of rows) if (r.logWriteMs) console.log(`| ${r.name} | ${f(r.logWriteMs.p50, 2)} | ${f(r.logWriteMs.p99, 2)} | ${f(r.logWriteMs.max, 2)} |`);
+for (const r of rows) if (r.backlogAtHalf != null) console.log(`\n${r.name}: ${f(r.backlogAtHalf)} captures of the peak run not yet shipped when the half-peak run started`);
 
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const spread = (xs: number[]) => ((Math.max(...xs) - Math.min(...xs)) / median(xs)) * 100;
@@ -252,6 +256,6 @@ saveResults('capture', {
   loadAverage: { start: loadStart, end: loadAverage() },
   config: { seconds, connections, cores: navigator.hardwareConcurrency },
   ceiling: ceiling.peak.rps,
-  rows: rows.map((r) => ({ name: r.name, peak: r.peak, half: r.half ?? null, gc: r.gc ?? null, logWriteMs: r.logWriteMs ?? null, ofCeiling: r.peak.rps / ceiling.peak.rps })),
+  rows: rows.map((r) => ({ name: r.name, peak: r.peak, half: r.half ?? null, gc: r.gc ?? null, logWriteMs: r.logWriteMs ?? null, backlogAtHalf: r.backlogAtHalf ?? null, ofCeiling: r.peak.rps / ceiling.peak.rps })),
   detection: { nsPerCall: detect, ab: abOut },
 });
