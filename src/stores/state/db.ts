@@ -10,6 +10,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { PgliteClient } from './pglite-client';
 import * as schema from './schema';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -87,25 +88,27 @@ export async function openPostgres(url: string, max = 10): Promise<StateDb> {
 export async function openPglite(dataDir: string): Promise<StateDb> {
   const dir = join(dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
-  const pg = new PGlite(dir);
-  await pg.waitReady;
-  await migrate({
-    exec: async (text) => {
-      await pg.exec(text);
-    },
-    applied: async () =>
-      new Set((await pg.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name)),
-  });
+  // On a thread of its own: its heap off the receiver's thread (pglite-client.ts).
+  const pg = await PgliteClient.open(dir);
+  try {
+    await migrate({
+      exec: async (text) => {
+        await pg.exec(text);
+      },
+      applied: async () =>
+        new Set((await pg.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name)),
+    });
+  } catch (err) {
+    await pg.close();
+    throw err;
+  }
   return {
     kind: 'pglite',
-    db: drizzlePglite(pg, { schema }) as unknown as Db,
-    copyDataDir: async (to) => {
-      // A checkpoint first, so the copy needs little WAL replay when it is opened.
-      await pg.exec('CHECKPOINT');
-      // PGlite's dumpDataDir reads the files synchronously, holding the event loop (and so the
-      // receiver) for 0.3–0.7 s per 40 MB (bench/backup.ts); this copy is asynchronous.
-      await pg.runExclusive(() => cp(dir, to, { recursive: true }));
-    },
+    // drizzle's PGlite driver calls only query() and transaction() on its client.
+    db: drizzlePglite({ client: pg as unknown as PGlite, schema }) as unknown as Db,
+    // PGlite's dumpDataDir reads the files synchronously; the worker's copy is asynchronous and
+    // runs with no query in flight (bench/backup.ts).
+    copyDataDir: (to) => pg.copyDataDir(to),
     close: () => pg.close(),
   };
 }
@@ -125,3 +128,4 @@ export async function restorePglite(dataDir: string, from: string): Promise<void
     await pg.close();
   }
 }
+
