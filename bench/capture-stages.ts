@@ -14,6 +14,8 @@
  * rate instead (the open-loop generator of bench/capture) with JSC's GC log on, and the table gives
  * p50/p99 and the receiver thread's GC pauses: what the pipeline costs in pauses without the rest
  * of the service (BENCH_ROUNDS, 2 by default; BENCH_STAGES picks stages, comma-separated).
+ * With BENCH_RATE, PGLITE_BALLAST=1 loads an idle PGlite into each stage's process: what PGlite's heap on the
+ * receiver's thread costs its collections.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,7 +70,7 @@ async function atRate(rate: number): Promise<void> {
       let log = '';
       const dec = new TextDecoder();
       for (const s of [proc.stdout, proc.stderr]) void (async () => { for await (const c of s) log += dec.decode(c); })();
-      await Bun.sleep(1000);
+      await Bun.sleep(process.env.PGLITE_BALLAST ? 4000 : 1000);
       const url = `http://127.0.0.1:${port}/w/x`;
       await constantRate(url, body, rate, 2);
       const from = log.length;
@@ -94,6 +96,13 @@ async function serveStage(stage: string, port: number): Promise<void> {
     process.exit(0);
   });
   const { log } = await CaptureLog.open(dir, 64 << 20);
+  if (process.env.PGLITE_BALLAST) {
+    // An idle PGlite on this thread, as the embedded service had before it got a thread of its own.
+    const { PGlite } = await import('@electric-sql/pglite');
+    const pg = new PGlite();
+    await pg.query('SELECT 1');
+    (globalThis as { ballast?: unknown }).ballast = pg;
+  }
   const detect = stage === 'record+detect' || stage === 'full';
   const append = stage === 'record+log' || stage === 'full';
   const enc = new TextEncoder();
