@@ -132,3 +132,21 @@ test("openPglite keeps PGlite's memory off this thread's heap", async () => {
     await state.close();
   }
 });
+
+test('close with a transaction left open ends the thread after its bound instead of waiting forever', async () => {
+  const pg = await opened('stuck');
+  let opened_ = false;
+  // A transaction whose callback never finishes (a request cut off at shutdown, say).
+  void pg.transaction(async (tx) => {
+    await tx.query('INSERT INTO t (id) VALUES (1)');
+    opened_ = true;
+    await new Promise(() => {});
+  });
+  while (!opened_) await Bun.sleep(10);
+  const started = performance.now();
+  await pg.close();
+  const took = performance.now() - started;
+  expect(took).toBeGreaterThan(4_000);
+  expect(took).toBeLessThan(15_000);
+  await expect(pg.query('SELECT 1')).rejects.toThrow('closed');
+});

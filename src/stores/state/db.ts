@@ -99,7 +99,7 @@ export async function openPglite(dataDir: string): Promise<StateDb> {
         new Set((await pg.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name)),
     });
   } catch (err) {
-    await pg.close();
+    await pg.close().catch(() => {});
     throw err;
   }
   return {

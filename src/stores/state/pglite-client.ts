@@ -49,6 +49,9 @@ class PgliteQueries {
   }
 }
 
+/** How long close waits for PGlite (an open transaction holds it) before ending the thread. */
+const CLOSE_WAIT_MS = 5_000;
+
 /** Bun's Worker (the dashboard's type check sees this file with the DOM's Worker, which has no ref). */
 type BunWorker = Worker & { ref(): void; unref(): void };
 
@@ -69,7 +72,9 @@ class PgliteRemote {
     };
     worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
+      // Ended, not left running: it holds PGlite's memory and its data directory.
       this.fail(new Error(`PGlite thread failed: ${event.message || 'error'}`));
+      worker.terminate();
     };
     worker.addEventListener('close', () => this.fail(new Error('PGlite thread exited')));
     // Kept alive only while a call is in flight: an idle database holds no process open.
@@ -151,10 +156,16 @@ export class PgliteClient extends PgliteQueries {
     await this.remote.call({ op: 'copy', to });
   }
 
+  /**
+   * Closes the database and ends the thread. PGlite's close waits for an open transaction; after
+   * CLOSE_WAIT_MS the thread is ended anyway (what was not committed is not in the database).
+   */
   async close(): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      await this.remote.call({ op: 'close' });
+      await Promise.race([this.remote.call({ op: 'close' }), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
     } finally {
+      clearTimeout(timer);
       this.remote.terminate();
     }
   }

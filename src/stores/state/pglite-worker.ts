@@ -126,7 +126,14 @@ async function handle(m: ToPglite): Promise<unknown> {
 self.onmessage = (event: MessageEvent<ToPglite>) => {
   const m = event.data;
   void handle(m).then(
-    (value) => self.postMessage({ id: m.id, ok: true, value } satisfies FromPglite),
+    (value) => {
+      try {
+        self.postMessage({ id: m.id, ok: true, value } satisfies FromPglite);
+      } catch (err) {
+        // An answer that cannot be copied back still answers: the call fails instead of waiting forever.
+        self.postMessage({ id: m.id, ok: false, error: errorData(err) } satisfies FromPglite);
+      }
+    },
     (err: unknown) => self.postMessage({ id: m.id, ok: false, error: errorData(err) } satisfies FromPglite),
   );
 };
