@@ -48,7 +48,8 @@ test('a transaction commits what its callback did; one that throws leaves nothin
     });
     expect(value).toBe(1);
     const boom = new Error('changed my mind');
-    // Caught by hand: bun:test's `rejects` waited forever here for an answer from the other thread.
+    // Caught by hand: bun:test's `expect(p).rejects` never settles when p is settled by a worker's
+    // message (tried: a plain failing query too, with the worker kept referenced; a timer's works).
     const failed = await pg
       .transaction(async (tx) => {
         await tx.query('INSERT INTO t (id) VALUES (2)');
