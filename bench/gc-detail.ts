@@ -5,31 +5,20 @@
  *
  *   B=server RATE=15000 SECS=6 node_modules/.bin/bun bench/gc-detail.ts    (OUT: where the log goes)
  */
-import { defaultShipMaxAgeMs } from '../src/config';
-import { provision } from '../test/support/backends';
-import { call, newAccount } from '../test/support/client';
-import { startServer, stopServer } from '../test/support/server';
-import { GC_MARKED_ENTRY, mainHeap } from './lib/gc-log';
+import { mainHeap } from './lib/gc-log';
 import { constantRate } from './lib/rate';
-import { postBody, wrk } from './lib/wrk';
+import { startRateService } from './lib/rate-service';
+import { postBody } from './lib/wrk';
 
 const body = await postBody();
 const backend = (process.env.B ?? 'server') as 'server';
 const rate = Number(process.env.RATE ?? 15000);
 const out = process.env.OUT ?? '/tmp/hookcap-gc-detail.log';
-const p = await provision(backend);
-const s = await startServer({
-  entry: GC_MARKED_ENTRY,
-  env: { ...p.env, LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: String(defaultShipMaxAgeMs(p.env.CLICKHOUSE_URL !== undefined)), PLANS: '{"free":{"limit":1000000000}}', BUN_JSC_logGC: '2' },
-});
+const svc = await startRateService(backend, { BUN_JSC_logGC: '2' });
+const s = svc.server;
 try {
-  const a = await newAccount(s.url);
-  const ep = (await call(s.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'gc' } })).body;
-  const url = `${s.url}/w/${ep.slug}`;
-  await wrk(url, { connections: 64, seconds: 2 });
-  await Bun.sleep(500);
   const from = s.output().length;
-  const h = await constantRate(url, body, rate, Number(process.env.SECS ?? 6));
+  const h = await constantRate(svc.url, body, rate, Number(process.env.SECS ?? 6));
   const log = s.output().slice(from);
   await Bun.write(out, log);
   const main = mainHeap(s.output());
@@ -50,6 +39,5 @@ try {
   console.log('\nover 4 ms:');
   for (const r of rows.filter((x) => x.ms > 4).sort((x, y) => y.ms - x.ms)) console.log(`  ${r.ms.toFixed(2)} ms ${r.kind}, visited ${r.visitedKb} KB`);
 } finally {
-  await stopServer(s);
-  await p.cleanup();
+  await svc.stop();
 }

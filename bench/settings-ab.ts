@@ -13,15 +13,13 @@
  * A setting's `BENCH_SIDE` (`cpu:<ms>` or `disk:<MiB>`, bench/lib/side-load.ts) runs a burst beside
  * the service once a second during its run: e.g. shipping paused plus a burst like shipping's.
  */
-import type { Health } from '../src/health';
-import { provision } from '../test/support/backends';
-import { call, newAccount } from '../test/support/client';
-import { startServer, stopServer } from '../test/support/server';
-import { GC_MARKED_ENTRY, mainHeap, parseGcLog } from './lib/gc-log';
-import { constantRate } from './lib/rate';
-import { postBody, wrk } from './lib/wrk';
 import { tmpdir } from 'node:os';
-import { defaultShipMaxAgeMs } from '../src/config';
+import type { Health } from '../src/health';
+import { call } from '../test/support/client';
+import { mainHeap, parseGcLog } from './lib/gc-log';
+import { constantRate } from './lib/rate';
+import { startRateService } from './lib/rate-service';
+import { postBody } from './lib/wrk';
 const body = await postBody();
 const settings: Record<string, Record<string, string>> = JSON.parse(process.env.SETTINGS ?? '{"default":{}}');
 const rate = Number(process.env.RATE ?? 6000);
@@ -30,8 +28,8 @@ const backend = (process.env.B ?? 'server') as 'server';
 const res: Record<string, { p99: number[]; gc: number[]; p50: number[]; write99: number[] }> = {};
 for (let r = 0; r < rounds; r++) {
   for (const [name, env] of Object.entries(settings)) {
-    const p = await provision(backend);
-    const s = await startServer({ entry: GC_MARKED_ENTRY, env: { ...p.env, LOG_LEVEL: 'warn', SHIP_MAX_AGE_MS: String(defaultShipMaxAgeMs(p.env.CLICKHOUSE_URL !== undefined)), PLANS: '{"free":{"limit":1000000000}}', BUN_JSC_logGC: '1', ...env } });
+    const svc = await startRateService(backend, env);
+    const s = svc.server;
     let side: ReturnType<typeof Bun.spawn> | null = null;
     try {
       if (env.BENCH_SIDE) {
@@ -40,13 +38,8 @@ for (let r = 0; r < rounds; r++) {
         await Bun.sleep(200);
         if (side.exitCode !== null) throw new Error(`BENCH_SIDE=${env.BENCH_SIDE}: the side load exited (${side.exitCode})`);
       }
-      const a = await newAccount(s.url);
-      const ep = (await call(s.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'ab' } })).body;
-      const url = `${s.url}/w/${ep.slug}`;
-      await wrk(url, { connections: 64, seconds: 2 });
-      await Bun.sleep(500);
       const from = s.output().length;
-      const h = await constantRate(url, body, rate, Number(process.env.SECS ?? 8));
+      const h = await constantRate(svc.url, body, rate, Number(process.env.SECS ?? 8));
       const g = parseGcLog(s.output().slice(from), mainHeap(s.output()));
       const write99 = (await call<Health>(s.url, 'GET', '/healthz')).body.captureLog?.writeMs?.p99 ?? Number.NaN;
       (res[name] ??= { p99: [], gc: [], p50: [], write99: [] }).p99.push(h.p99);
@@ -57,8 +50,7 @@ for (let r = 0; r < rounds; r++) {
     } finally {
       side?.kill();
       await side?.exited;
-      await stopServer(s);
-      await p.cleanup();
+      await svc.stop();
     }
   }
 }

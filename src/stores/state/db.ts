@@ -128,4 +128,3 @@ export async function restorePglite(dataDir: string, from: string): Promise<void
     await pg.close();
   }
 }
-

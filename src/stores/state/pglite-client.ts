@@ -7,7 +7,8 @@
  * PGlite instance loaded beside the capture pipeline took the receiver's GC pauses from a median of
  * 1.0–1.2 ms to 2.4–2.7 ms, the longest from 2.6–4.1 to 5.4–5.7 ms, and the p99 from 3.2–3.5 to
  * 5.3–5.6 ms (docs/benchmarks.md). A worker has a heap and a collector of its own. Each call now
- * crosses threads (a message each way), which costs the API tens of microseconds per query.
+ * crosses threads (a message each way): API calls on a fresh embedded server were 0.3–0.6 ms slower
+at the median (docs/benchmarks.md).
  *
  * Errors come back as Errors with Postgres' fields (`code`, `detail`, `constraint` …) copied on.
  */
@@ -117,9 +118,6 @@ class PgliteRemote {
   }
 }
 
-/** One open transaction, as drizzle's driver and db.ts see it. */
-class PgliteTransaction extends PgliteQueries {}
-
 export class PgliteClient extends PgliteQueries {
   private constructor(remote: PgliteRemote) {
     super(remote, null);
@@ -138,11 +136,11 @@ export class PgliteClient extends PgliteQueries {
   }
 
   /** Runs `fn` in one transaction: committed if it resolves, rolled back if it throws. */
-  async transaction<T>(fn: (tx: PgliteTransaction) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: PgliteQueries) => Promise<T>): Promise<T> {
     const tx = (await this.remote.call({ op: 'begin' })) as number;
     let value: T;
     try {
-      value = await fn(new PgliteTransaction(this.remote, tx));
+      value = await fn(new PgliteQueries(this.remote, tx));
     } catch (err) {
       await this.remote.call({ op: 'end', tx, commit: false }).catch(() => {});
       throw err;
