@@ -62,6 +62,46 @@ describeBackends(
         await context.close();
       }
     });
+
+    test('at 360 px the focus moves to the request opened from the keyboard, and back to its row', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'narrow');
+      for (let i = 1; i <= 40; i++) await fetch(`${ep.url}/n${i}`, { method: 'POST', body: String(i) });
+      const { page, context, errors } = await openPage(chromium(), h.url, account, { viewport: { width: 360, height: 740 } });
+      try {
+        await openEndpoint(page, h.url, ep);
+        const list = page.getByRole('list', { name: 'Requests' });
+        const row = list.getByRole('link', { name: /^POST \/n33 / });
+        await row.focus();
+        await page.keyboard.press('Enter');
+        const heading = page.getByRole('heading', { name: /\/w\/[a-z2-9]{12}\/n33$/ });
+        await heading.waitFor();
+        expect(await list.isVisible()).toBe(false);
+        // Not dropped to the page: on the heading of what just opened, and Tab goes on from there.
+        expect(await isFocused(heading)).toBe(true);
+        await page.keyboard.press('Tab');
+        expect(await isFocused(page.getByRole('button', { name: 'Copy as cURL' }))).toBe(true);
+        // Back by keyboard: the focus is on the row that was open, in view, not at the top of the page.
+        await page.keyboard.press('Shift+Tab');
+        expect(await isFocused(page.getByRole('link', { name: '← All requests' }))).toBe(true);
+        await page.keyboard.press('Enter');
+        await list.waitFor();
+        // The list draws its rows again a frame or two after it is shown (it is virtualised).
+        expect(await eventually(() => isFocused(row), 2_000)).toBe(true);
+        expect(await row.isVisible()).toBe(true);
+        // The browser's Back button does the same.
+        await page.keyboard.press('Enter');
+        await heading.waitFor();
+        expect(await isFocused(heading)).toBe(true);
+        await page.goBack();
+        await list.waitFor();
+        // The list draws its rows again a frame or two after it is shown (it is virtualised).
+        expect(await eventually(() => isFocused(row), 2_000)).toBe(true);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
   },
   {},
   CHROMIUM_SKIP,

@@ -3,7 +3,7 @@
  * arriving live beside the one that is open. On a narrow screen the list and the open request take
  * turns.
  */
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useLayoutEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useClearCaptures, useDeleteEndpoint, useEndpoints, useRenameEndpoint, useRequest, type Endpoint } from '../api/queries';
 import { shellQuote } from '../lib/curl';
@@ -177,11 +177,53 @@ function Toolbar({ state, onPause, onResume }: { state: LiveState; onPause: () =
   );
 }
 
-export function SplitPane({ list, detail, hasDetail }: { list: ReactNode; detail: ReactNode; hasDetail: boolean }) {
+/**
+ * The list beside the open request. On a narrow screen they take turns, so opening a request
+ * hides the row that had the focus, and going back hides the link that had it; the browser then
+ * drops the focus to the page, and a keyboard or screen reader user starts over from the top.
+ * So when the pane holding the focus is hidden, the focus moves on: to the open request's heading
+ * (or its back link while it loads), and back to the row of the request that was open.
+ */
+export function SplitPane({ list, detail, openId }: { list: ReactNode; detail: ReactNode; openId: string | null }) {
+  const listPane = useRef<HTMLDivElement>(null);
+  const detailPane = useRef<HTMLDivElement>(null);
+  const previous = useRef(openId);
+  /** The pane the focus was last in (an element removed while focused sends no blur). */
+  const focusedPane = useRef<HTMLDivElement | null>(null);
+  useLayoutEffect(() => {
+    const before = previous.current;
+    previous.current = openId;
+    if (before === openId) return;
+    const [from, to] = openId !== null ? [listPane.current, detailPane.current] : [detailPane.current, listPane.current];
+    const active = document.activeElement;
+    const wasInFrom = active && active !== document.body ? from?.contains(active) : focusedPane.current === from;
+    // Wide screens show both panes: nothing was hidden, the focus stays where it is.
+    if (!from || !to || !wasInFrom || from.getClientRects().length > 0) return;
+    if (openId !== null) {
+      (to.querySelector<HTMLElement>('.detail-title') ?? to.querySelector<HTMLElement>('.back-link'))?.focus();
+      return;
+    }
+    // The list drew no rows while hidden (it is virtualised): hold the focus on it until its rows are back.
+    const scroller = to.querySelector<HTMLElement>('.request-scroller');
+    scroller?.focus({ preventScroll: true });
+    const rowOf = () => to.querySelector<HTMLElement>(`a[data-id="${CSS.escape(before ?? '')}"]`);
+    const toRow = (frames: number) => {
+      const row = rowOf();
+      if (row) row.focus();
+      else if (frames > 0 && document.activeElement === scroller) requestAnimationFrame(() => toRow(frames - 1));
+    };
+    toRow(30);
+  }, [openId]);
   return (
-    <div className={hasDetail ? 'split has-detail' : 'split'}>
-      <div className="split-list">{list}</div>
-      <div className="split-detail">{detail}</div>
+    <div className={openId !== null ? 'split has-detail' : 'split'} onBlur={(e) => {
+      if (!e.currentTarget.contains(e.relatedTarget)) focusedPane.current = null;
+    }}>
+      <div className="split-list" ref={listPane} onFocus={() => (focusedPane.current = listPane.current)}>
+        {list}
+      </div>
+      <div className="split-detail" ref={detailPane} onFocus={() => (focusedPane.current = detailPane.current)}>
+        {detail}
+      </div>
     </div>
   );
 }
@@ -257,7 +299,7 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
       {own ? <EndpointHeader endpoint={own} onCleared={() => store?.clear()} /> : theirs ? <SharedEndpointHeader endpoint={theirs} /> : null}
       {children ?? (
         <SplitPane
-          hasDetail={requestId !== null}
+          openId={requestId}
           list={listArea}
           detail={requestId ? <OpenRequest id={requestId} state={state} endpoint={endpoint} backHref={paths.endpoint(slug)} /> : <p className="muted panel-pad select-hint">Select a request to see it in full. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>c</kbd> copies it as cURL, <kbd>/</kbd> searches.</p>}
         />

@@ -178,7 +178,7 @@ export function RequestDetail({ capture, endpointUrl, endpointName }: { capture:
   return (
     <article className="detail" aria-labelledby="detail-title">
       <header className="detail-head">
-        <h2 id="detail-title" className="detail-title">
+        <h2 id="detail-title" className="detail-title" tabIndex={-1}>
           <MethodBadge method={capture.method} /> <span className="detail-url">{url}</span>
         </h2>
         <div className="detail-actions">

@@ -123,7 +123,7 @@ export function SearchView({ requestId }: { requestId: string | null }) {
         {count.error ? <ErrorMessage error={count.error} /> : null}
       </header>
       <SplitPane
-        hasDetail={requestId !== null}
+        openId={requestId}
         list={
           results.error ? (
             <ErrorMessage error={results.error} />
