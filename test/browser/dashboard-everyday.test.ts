@@ -102,6 +102,33 @@ describeBackends(
         await context.close();
       }
     });
+
+    test('a session ended elsewhere takes the page watching an endpoint to sign-in, and back after signing in', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'watched');
+      await fetch(`${ep.url}/before`, { method: 'POST', body: 'x' });
+      const { page, context, errors } = await openPage(chromium(), h.url, account);
+      try {
+        await openEndpoint(page, h.url, ep);
+        await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /^POST \/before / }).waitFor();
+        // Logged out on another device: the session is gone.
+        expect((await call(h.url, 'POST', '/api/auth/logout', { token: account.session, body: {} })).status).toBeLessThan(300);
+        // Without touching the page, it says so the way every other view does: the sign-in screen.
+        await page.getByRole('heading', { name: 'Sign in' }).waitFor({ timeout: 10_000 });
+        expect(await page.getByRole('button', { name: 'Log out' }).count()).toBe(0);
+        await page.getByLabel('Email').fill(account.email);
+        await page.getByLabel('Password').fill('correct horse battery');
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        // Back on the endpoint it was watching, live again.
+        await page.getByRole('heading', { name: 'watched' }).waitFor();
+        await page.getByRole('status', { name: 'Stream status' }).filter({ hasText: 'Live' }).waitFor();
+        await fetch(`${ep.url}/after`, { method: 'POST', body: 'y' });
+        await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /^POST \/after / }).waitFor();
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
   },
   {},
   CHROMIUM_SKIP,
