@@ -6,7 +6,8 @@
  */
 import { expect, test } from 'bun:test';
 import type { Locator, Page } from 'playwright-core';
-import { openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
+import { chromium as playwright } from 'playwright-core';
+import { openPage, signUpAccount, useChromium, CHROMIUM, CHROMIUM_ARGS, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
@@ -127,6 +128,40 @@ describeBackends(
         expect(errors).toEqual([]);
       } finally {
         await context.close();
+      }
+    });
+    test('on a plain-http address (a LAN name) Copy buttons and key c keep the focus where it was', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'on the lan');
+      await fetch(`${ep.url}/lan?x=1`, { method: 'POST', body: 'hello' });
+      // A name that is not loopback: no secure context, so the page copies the old way (execCommand).
+      const browser = await playwright.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP hookcap-lan.test 127.0.0.1'] });
+      try {
+        const base = `http://hookcap-lan.test:${h.server.port}`;
+        const { page, errors } = await openPage(browser, base, account);
+        await openEndpoint(page, base, ep);
+        expect(await page.evaluate('isSecureContext')).toBe(false);
+        const toast = page.getByRole('status').filter({ hasText: /^Copied/ });
+        const copyUrl = page.getByRole('button', { name: 'Copy URL' });
+        await copyUrl.focus();
+        await page.keyboard.press('Enter');
+        await toast.filter({ hasText: 'Copied the receiver URL' }).waitFor();
+        expect(await isFocused(copyUrl)).toBe(true);
+        // What was copied is the URL: paste it into the search box.
+        await page.keyboard.press('/');
+        await page.keyboard.press('Control+V');
+        expect(await page.getByRole('searchbox', { name: 'Search' }).inputValue()).toBe(ep.url);
+        // Key c on the open request's row: the row keeps the focus, so j/k and Tab go on from it.
+        const row = page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /^POST \/lan\?x=1 / });
+        await row.click();
+        await page.getByRole('article', { name: /\/lan\?x=1$/ }).waitFor();
+        await row.focus();
+        await page.keyboard.press('c');
+        await toast.filter({ hasText: 'Copied as cURL' }).waitFor();
+        expect(await isFocused(row)).toBe(true);
+        expect(errors).toEqual([]);
+      } finally {
+        await browser.close();
       }
     });
   },
