@@ -164,6 +164,41 @@ describeBackends(
         await browser.close();
       }
     });
+    test('the body views are tabs a keyboard can use: one Tab stop, arrows, Home and End choose', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'tabs');
+      await fetch(`${ep.url}/tabs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+      const { page, context, errors } = await openPage(chromium(), h.url, account);
+      try {
+        await openEndpoint(page, h.url, ep);
+        await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /^POST \/tabs / }).click();
+        const detail = page.getByRole('article', { name: /\/tabs$/ });
+        const tabs = detail.getByRole('tablist', { name: 'Body view' });
+        const tab = (name: string) => tabs.getByRole('tab', { name });
+        const selected = async () => (await tabs.getByRole('tab', { selected: true }).textContent()) ?? '';
+        await tab('Pretty').focus();
+        await page.keyboard.press('ArrowRight');
+        expect(await selected()).toBe('Raw');
+        expect(await isFocused(tab('Raw'))).toBe(true);
+        expect(await detail.getByRole('tabpanel', { name: 'Raw' }).textContent()).toBe('{"a":1}');
+        await page.keyboard.press('End');
+        expect(await selected()).toBe('Hex');
+        await detail.getByRole('region', { name: 'Hex view' }).waitFor();
+        await page.keyboard.press('ArrowRight');
+        expect(await selected()).toBe('Pretty');
+        await page.keyboard.press('ArrowLeft');
+        expect(await selected()).toBe('Hex');
+        await page.keyboard.press('Home');
+        expect(await selected()).toBe('Pretty');
+        expect(await isFocused(tab('Pretty'))).toBe(true);
+        // One stop in the Tab order: Tab leaves the tabs for the view itself.
+        await page.keyboard.press('Tab');
+        expect(await tab('Raw').evaluate((el) => el === el.ownerDocument.activeElement || el.parentElement?.contains(el.ownerDocument.activeElement))).toBe(false);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
   },
   {},
   CHROMIUM_SKIP,

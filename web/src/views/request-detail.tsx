@@ -4,7 +4,7 @@
  * away. Everything captured is shown as text: React escapes it; nothing is parsed as HTML.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { JsonView, collapseAllNested, defaultStyles } from 'react-json-view-lite';
 import { errorText, type Capture } from '../api/client';
 import { bodyBytes, bodyKind, formRows, HEX_ROW, hexLine, parseJson, type BodyKind } from '../lib/body';
@@ -141,13 +141,24 @@ function BodyView({ capture }: { capture: Capture }) {
   const tabs = tabsFor(kind);
   const bytes = useMemo(() => bodyBytes(capture), [capture]);
   const [chosen, setChosen] = useState<Tab | null>(null);
+  const tablist = useRef<HTMLDivElement>(null);
   const tab = chosen && tabs.includes(chosen) ? chosen : tabs[0];
   if (!tab) return <p className="muted">No body.</p>;
+  // The tabs pattern: one stop in the Tab order (the chosen view); arrows, Home and End choose another.
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const at = tabs.indexOf(tab);
+    const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    const next = tabs[(to + tabs.length) % tabs.length] ?? tab;
+    setChosen(next);
+    tablist.current?.querySelector<HTMLElement>(`#body-tab-${next}`)?.focus();
+  };
   return (
     <div className="body-view">
-      <div role="tablist" aria-label="Body view" className="tabs">
+      <div role="tablist" aria-label="Body view" className="tabs" ref={tablist} onKeyDown={onKeyDown}>
         {tabs.map((t) => (
-          <button key={t} type="button" role="tab" id={`body-tab-${t}`} aria-selected={t === tab} aria-controls="body-panel" onClick={() => setChosen(t)}>
+          <button key={t} type="button" role="tab" id={`body-tab-${t}`} aria-selected={t === tab} aria-controls="body-panel" tabIndex={t === tab ? 0 : -1} onClick={() => setChosen(t)}>
             {TAB_NAMES[t]}
           </button>
         ))}
