@@ -199,6 +199,43 @@ describeBackends(
         await context.close();
       }
     });
+    test('Save, Create key and Refresh pressed from the keyboard keep the focus on the button', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'keyboard saves');
+      const { page, context, errors } = await openPage(chromium(), h.url, account);
+      try {
+        await page.goto(`${h.url}/endpoints/${ep.slug}/settings`);
+        const mock = page.getByRole('region', { name: 'Mock response' });
+        await mock.getByRole('textbox', { name: 'Status' }).fill('202');
+        const save = mock.getByRole('button', { name: 'Save' });
+        await save.focus();
+        await page.keyboard.press('Enter');
+        await mock.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+        expect(await isFocused(save)).toBe(true);
+        expect((await fetch(ep.url, { method: 'POST' })).status).toBe(202);
+        const off = mock.getByRole('button', { name: 'Use the default answer' });
+        await off.focus();
+        await page.keyboard.press('Enter');
+        await mock.getByText('the default answer', { exact: true }).waitFor();
+        expect(await isFocused(save)).toBe(true);
+
+        await page.getByRole('link', { name: 'Account' }).click();
+        const create = page.getByRole('button', { name: 'Create key' });
+        await create.focus();
+        await page.keyboard.press('Enter');
+        await page.getByRole('region', { name: 'New API key' }).waitFor();
+        expect(await isFocused(create)).toBe(true);
+        const refresh = page.getByRole('region', { name: 'Usage' }).getByRole('button', { name: 'Refresh' });
+        await refresh.focus();
+        const asked = page.waitForResponse((r) => r.url().endsWith('/api/usage'));
+        await page.keyboard.press('Enter');
+        await asked;
+        expect(await isFocused(refresh)).toBe(true);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
   },
   {},
   CHROMIUM_SKIP,

@@ -20,6 +20,7 @@ import { ReceiverUrl } from './endpoints';
 import { SharedEndpointHeader } from './teams/shared-endpoints';
 import { RequestDetail } from './request-detail';
 import { useTitle } from '../ui/title';
+import { BusyButton } from '../ui/busy-button';
 
 function RenameForm({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => void }) {
   const [name, setName] = useState(endpoint.name);
@@ -33,9 +34,9 @@ function RenameForm({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => vo
       <label htmlFor="rename-input">Name</label>
       <div className="inline">
         <input id="rename-input" value={name} maxLength={200} autoFocus onChange={(e) => setName(e.target.value)} />
-        <button type="submit" className="primary" disabled={rename.isPending}>
+        <BusyButton type="submit" className="primary" busy={rename.isPending}>
           Save
-        </button>
+        </BusyButton>
         <button type="button" onClick={onDone}>
           Cancel
         </button>
