@@ -236,6 +236,55 @@ describeBackends(
         await context.close();
       }
     });
+    test('a control that goes away hands the focus on: Rename (Save, Escape), N new requests, I have copied it', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'focus handed on');
+      await fetch(`${ep.url}/first`, { method: 'POST', body: '1' });
+      const { page, context, errors } = await openPage(chromium(), h.url, account);
+      try {
+        await openEndpoint(page, h.url, ep);
+        const rename = page.getByRole('button', { name: 'Rename' });
+        await rename.focus();
+        await page.keyboard.press('Enter');
+        const name = page.getByRole('textbox', { name: 'Name' });
+        expect(await isFocused(name)).toBe(true);
+        await page.keyboard.press('Control+A');
+        await page.keyboard.type('renamed by keyboard');
+        await page.keyboard.press('Tab');
+        expect(await isFocused(page.getByRole('button', { name: 'Save' }))).toBe(true);
+        await page.keyboard.press('Enter');
+        await page.getByRole('heading', { name: 'renamed by keyboard' }).waitFor();
+        expect(await isFocused(rename)).toBe(true);
+        // Escape leaves the form unchanged, and the focus on Rename.
+        await page.keyboard.press('Enter');
+        await page.keyboard.type(' and not this');
+        await page.keyboard.press('Escape');
+        await page.getByRole('heading', { name: 'renamed by keyboard' }).waitFor();
+        expect(await name.count()).toBe(0);
+        expect(await isFocused(rename)).toBe(true);
+
+        // Paused, two captures held: "2 new requests" merges them and goes; the focus goes to Pause.
+        await page.getByRole('button', { name: 'Pause' }).click();
+        await fetch(`${ep.url}/held-1`, { method: 'POST', body: '2' });
+        await fetch(`${ep.url}/held-2`, { method: 'POST', body: '3' });
+        const held = page.getByRole('button', { name: '2 new requests' });
+        await held.focus();
+        await page.keyboard.press('Enter');
+        await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /^POST \/held-2 / }).waitFor();
+        expect(await isFocused(page.getByRole('button', { name: 'Pause' }))).toBe(true);
+
+        await page.getByRole('link', { name: 'Account' }).click();
+        await page.getByRole('button', { name: 'Create key' }).click();
+        await page.getByRole('region', { name: 'New API key' }).waitFor();
+        await page.getByRole('button', { name: 'I have copied it' }).focus();
+        await page.keyboard.press('Enter');
+        await page.getByRole('region', { name: 'New API key' }).waitFor({ state: 'detached' });
+        expect(await isFocused(page.getByRole('textbox', { name: 'Key name' }))).toBe(true);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
   },
   {},
   CHROMIUM_SKIP,

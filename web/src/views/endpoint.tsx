@@ -20,6 +20,7 @@ import { ReceiverUrl } from './endpoints';
 import { SharedEndpointHeader } from './teams/shared-endpoints';
 import { RequestDetail } from './request-detail';
 import { useTitle } from '../ui/title';
+import { useFocusWhenGone } from '../ui/focus';
 import { BusyButton } from '../ui/busy-button';
 
 function RenameForm({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => void }) {
@@ -30,7 +31,13 @@ function RenameForm({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => vo
     rename.mutate({ slug: endpoint.slug, name }, { onSuccess: onDone });
   };
   return (
-    <form className="rename" onSubmit={submit}>
+    <form
+      className="rename"
+      onSubmit={submit}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') onDone();
+      }}
+    >
       <label htmlFor="rename-input">Name</label>
       <div className="inline">
         <input id="rename-input" value={name} maxLength={200} autoFocus onChange={(e) => setName(e.target.value)} />
@@ -49,6 +56,9 @@ function RenameForm({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => vo
 function EndpointHeader({ endpoint, onCleared }: { endpoint: Endpoint; onCleared: () => void }) {
   const [renaming, setRenaming] = useState(false);
   const [confirming, setConfirming] = useState<'delete' | 'clear' | null>(null);
+  const renameButton = useRef<HTMLButtonElement>(null);
+  // Saved, cancelled or Escape: the form is gone; the focus goes back to Rename.
+  useFocusWhenGone(renaming, () => renameButton.current);
   const remove = useDeleteEndpoint();
   const clear = useClearCaptures();
   const [, navigate] = useLocation();
@@ -66,7 +76,7 @@ function EndpointHeader({ endpoint, onCleared }: { endpoint: Endpoint; onCleared
       <ReceiverUrl url={endpoint.url} />
       <div className="endpoint-actions">
         {!renaming ? (
-          <button type="button" onClick={() => setRenaming(true)}>
+          <button type="button" ref={renameButton} onClick={() => setRenaming(true)}>
             Rename
           </button>
         ) : null}
@@ -148,6 +158,9 @@ function FirstRequestHint({ url }: { url: string }) {
 }
 
 function Toolbar({ state, onPause, onResume }: { state: LiveState; onPause: () => void; onResume: () => void }) {
+  const toggle = useRef<HTMLButtonElement>(null);
+  // "N new requests" merged them and went away: the focus goes to Pause (which Resume became).
+  useFocusWhenGone(state.paused && state.held > 0, () => toggle.current);
   return (
     <div className="list-toolbar">
       <span className={`live-status s-${state.status}`} role="status" aria-label="Stream status">
@@ -165,11 +178,11 @@ function Toolbar({ state, onPause, onResume }: { state: LiveState; onPause: () =
           </button>
         ) : null}
         {state.paused ? (
-          <button type="button" className="small" onClick={onResume}>
+          <button type="button" className="small" ref={toggle} onClick={onResume}>
             Resume
           </button>
         ) : (
-          <button type="button" className="small" onClick={onPause} disabled={state.status === 'ended'}>
+          <button type="button" className="small" ref={toggle} onClick={onPause} disabled={state.status === 'ended'}>
             Pause
           </button>
         )}
