@@ -223,8 +223,9 @@ describeBackends(
         const create = page.getByRole('button', { name: 'Create key' });
         await create.focus();
         await page.keyboard.press('Enter');
+        // The key, shown once, takes the focus: its Copy key button, inside the region named for it.
         await page.getByRole('region', { name: 'New API key' }).waitFor();
-        expect(await isFocused(create)).toBe(true);
+        expect(await isFocused(page.getByRole('region', { name: 'New API key' }).getByRole('button', { name: 'Copy key' }))).toBe(true);
         const refresh = page.getByRole('region', { name: 'Usage' }).getByRole('button', { name: 'Refresh' });
         await refresh.focus();
         const asked = page.waitForResponse((r) => r.url().endsWith('/api/usage'));
@@ -276,7 +277,9 @@ describeBackends(
         await page.getByRole('link', { name: 'Account' }).click();
         await page.getByRole('button', { name: 'Create key' }).click();
         await page.getByRole('region', { name: 'New API key' }).waitFor();
-        await page.getByRole('button', { name: 'I have copied it' }).focus();
+        expect(await isFocused(page.getByRole('button', { name: 'Copy key' }))).toBe(true);
+        await page.keyboard.press('Tab');
+        expect(await isFocused(page.getByRole('button', { name: 'I have copied it' }))).toBe(true);
         await page.keyboard.press('Enter');
         await page.getByRole('region', { name: 'New API key' }).waitFor({ state: 'detached' });
         expect(await isFocused(page.getByRole('textbox', { name: 'Key name' }))).toBe(true);

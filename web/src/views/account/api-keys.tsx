@@ -2,7 +2,7 @@
  * API keys: create (the raw key is shown once, here, with a copy button), list, delete. The raw
  * key lives only in this component's state until it is dismissed; the server keeps its hash.
  */
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useApiKeys, useCreateApiKey, useDeleteApiKey, type ApiKey } from '../../api/account';
 import { ConfirmDialog } from '../../ui/confirm';
 import { CopyButton } from '../../ui/copy-button';
@@ -13,6 +13,10 @@ import { RelativeTime } from '../../ui/time';
 import { useFocusWhenGone } from '../../ui/focus';
 
 function NewKey({ raw, name, onDone }: { raw: string; name: string; onDone: () => void }) {
+  // It is shown once, above the form: take the focus there, so a keyboard or screen reader user
+  // lands on it (inside the region named "New API key") instead of staying on Create key.
+  const copy = useRef<HTMLButtonElement>(null);
+  useEffect(() => copy.current?.focus(), []);
   return (
     <div className="new-key" role="region" aria-label="New API key">
       <p className="new-key-warning">
@@ -24,7 +28,7 @@ function NewKey({ raw, name, onDone }: { raw: string; name: string; onDone: () =
         </code>
       </p>
       <Actions>
-        <CopyButton text={raw} label="Copy key" done="Copied the API key" className="primary" />
+        <CopyButton text={raw} label="Copy key" done="Copied the API key" className="primary" ref={copy} />
         <button type="button" onClick={onDone}>
           I have copied it
         </button>
