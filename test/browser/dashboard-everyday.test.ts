@@ -288,6 +288,30 @@ describeBackends(
         await context.close();
       }
     });
+    test('clearing captures with a request open closes it, instead of "request not found" beside the empty list', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'cleared');
+      await fetch(`${ep.url}/one`, { method: 'POST', body: '1' });
+      const { page, context, errors } = await openPage(chromium(), h.url, account);
+      try {
+        await openEndpoint(page, h.url, ep);
+        await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /^POST \/one / }).click();
+        await page.getByRole('article', { name: /\/one$/ }).waitFor();
+        await page.getByRole('button', { name: 'Clear captures' }).click();
+        await page.getByRole('dialog', { name: 'Clear all captured requests?' }).getByRole('button', { name: 'Clear' }).click();
+        await page.getByRole('heading', { name: 'Waiting for the first request' }).waitFor();
+        await page.waitForURL(`${h.url}/endpoints/${ep.slug}`);
+        expect(await page.getByRole('article').count()).toBe(0);
+        expect(await page.getByRole('alert').count()).toBe(0);
+        // The next capture lists as usual, nothing open.
+        await fetch(`${ep.url}/two`, { method: 'POST', body: '2' });
+        await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /^POST \/two / }).waitFor();
+        expect(await page.getByRole('alert').count()).toBe(0);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
   },
   {},
   CHROMIUM_SKIP,

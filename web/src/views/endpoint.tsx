@@ -287,6 +287,12 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
     );
   }
 
+  // The open request was cleared with the rest: close it rather than leave "request not found" beside the empty list.
+  const onCleared = () => {
+    store?.clear();
+    if (requestId !== null) navigate(paths.endpoint(slug), { replace: true });
+  };
+
   const listArea = (
     <section className="live" aria-label="Captured requests">
       <Toolbar state={state} onPause={() => store?.pause()} onResume={() => store?.resume()} />
@@ -310,7 +316,7 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
 
   return (
     <div className="endpoint-view">
-      {own ? <EndpointHeader endpoint={own} onCleared={() => store?.clear()} /> : theirs ? <SharedEndpointHeader endpoint={theirs} /> : null}
+      {own ? <EndpointHeader endpoint={own} onCleared={onCleared} /> : theirs ? <SharedEndpointHeader endpoint={theirs} /> : null}
       {children ?? (
         <SplitPane
           openId={requestId}
