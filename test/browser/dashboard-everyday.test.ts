@@ -312,6 +312,44 @@ describeBackends(
         await context.close();
       }
     });
+    test('typing in Search keeps the results on screen until the new ones arrive (no "Searching…" at each key)', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'typed search');
+      for (let i = 0; i < 12; i++) await fetch(`${ep.url}/order-${i}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ order: `ord-${i}` }) });
+      const { page, context, errors } = await openPage(chromium(), h.url, account);
+      try {
+        const list = page.getByRole('list', { name: 'Search results' });
+        // Search reads the capture store, which trails the live list by up to SHIP_MAX_AGE_MS.
+        await eventually(async () => {
+          await page.goto(`${h.url}/search?q=ord`);
+          await list.waitFor({ timeout: 3_000 });
+          return (await list.getByRole('link').count()) === 12;
+        }, 15_000);
+        // Watch the page while typing: what the list area shows, at every change.
+        await page.evaluate(`(() => {
+          window.__shown = [];
+          new MutationObserver(() => {
+            const text = document.querySelector('.split-list')?.textContent ?? '';
+            for (const w of ['Searching…', 'No request matches']) if (text.includes(w)) window.__shown.push(w);
+          }).observe(document.body, { subtree: true, childList: true, characterData: true });
+        })()`);
+        const box = page.getByRole('searchbox', { name: 'Search' });
+        await box.focus();
+        await page.keyboard.press('End');
+        await page.keyboard.type('-1', { delay: 80 });
+        await page.getByRole('status').filter({ hasText: /^3 matching requests for “ord-1”$/ }).waitFor();
+        await eventually(async () => (await list.getByRole('link').count()) === 3);
+        await page.keyboard.press('Backspace', { delay: 80 });
+        await page.keyboard.type('7', { delay: 80 });
+        await page.getByRole('status').filter({ hasText: /^1 matching request for “ord-7”$/ }).waitFor();
+        await eventually(async () => (await list.getByRole('link').count()) === 1);
+        expect(await page.evaluate('window.__shown')).toEqual([]);
+        expect(await box.inputValue()).toBe('ord-7');
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
   },
   {},
   CHROMIUM_SKIP,
