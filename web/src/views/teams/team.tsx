@@ -146,53 +146,57 @@ function Members({ team, myId }: { team: TeamDetail; myId: string }) {
   return (
     <Section title="Members">
       <div ref={box}>
-      {members.error ? <ErrorMessage error={members.error} /> : null}
-      {remove.error ? <ErrorMessage error={remove.error} /> : null}
-      {withdraw.error ? <ErrorMessage error={withdraw.error} /> : null}
-      {members.data ? (
-        <>
-          <ul className="plain-list member-list" aria-label="Members" ref={memberRows}>
-            {members.data.members.map((m) => (
-              <li key={m.userId} className="member-row" data-row-key={m.userId}>
-                <span className="member-email">{m.email}</span>
-                <span className="badge">{m.role}</span>
-                {m.userId === myId ? <span className="muted">you</span> : null}
-                {owner && m.role !== 'owner' ? (
-                  <button type="button" className="small danger" aria-label={`Remove ${m.email}`} onClick={() => setRemoving(m)}>
-                    Remove
-                  </button>
-                ) : null}
-              </li>
-            ))}
-          </ul>
-          {members.data.pendingInvites.length > 0 ? (
-            <>
-              <h3>Pending invites</h3>
-              <ul className="plain-list member-list" aria-label="Pending invites" ref={inviteRows}>
-                {members.data.pendingInvites.map((i) => (
-                  <li key={i.id} className="member-row" data-row-key={i.id}>
-                    <span className="member-email">{i.email}</span>
-                    <span className="muted">
-                      invited <RelativeTime ms={Date.parse(i.createdAt)} />
-                    </span>
-                    {owner ? (
-                      <BusyButton type="button" className="small" aria-label={`Withdraw the invite to ${i.email}`} busy={withdraw.isPending}
-                        onClick={() => {
-                          inviteFocus.removing(i.id);
-                          withdraw.mutate(i.id, { onError: inviteFocus.forget });
-                        }}
-                      >
-                        Withdraw
-                      </BusyButton>
-                    ) : null}
-                  </li>
-                ))}
-              </ul>
-            </>
-          ) : null}
-        </>
-      ) : null}
-      {owner ? <InviteForm team={team} /> : null}
+        {members.error ? <ErrorMessage error={members.error} /> : null}
+        {remove.error ? <ErrorMessage error={remove.error} /> : null}
+        {withdraw.error ? <ErrorMessage error={withdraw.error} /> : null}
+        {members.data ? (
+          <>
+            <ul className="plain-list member-list" aria-label="Members" ref={memberRows}>
+              {members.data.members.map((m) => (
+                <li key={m.userId} className="member-row" data-row-key={m.userId}>
+                  <span className="member-email">{m.email}</span>
+                  <span className="badge">{m.role}</span>
+                  {m.userId === myId ? <span className="muted">you</span> : null}
+                  {owner && m.role !== 'owner' ? (
+                    <button type="button" className="small danger" aria-label={`Remove ${m.email}`} onClick={() => setRemoving(m)}>
+                      Remove
+                    </button>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+            {members.data.pendingInvites.length > 0 ? (
+              <>
+                <h3>Pending invites</h3>
+                <ul className="plain-list member-list" aria-label="Pending invites" ref={inviteRows}>
+                  {members.data.pendingInvites.map((i) => (
+                    <li key={i.id} className="member-row" data-row-key={i.id}>
+                      <span className="member-email">{i.email}</span>
+                      <span className="muted">
+                        invited <RelativeTime ms={Date.parse(i.createdAt)} />
+                      </span>
+                      {owner ? (
+                        <BusyButton
+                          type="button"
+                          className="small"
+                          aria-label={`Withdraw the invite to ${i.email}`}
+                          busy={withdraw.isPending}
+                          onClick={() => {
+                            inviteFocus.removing(i.id);
+                            withdraw.mutate(i.id, { onError: inviteFocus.forget });
+                          }}
+                        >
+                          Withdraw
+                        </BusyButton>
+                      ) : null}
+                    </li>
+                  ))}
+                </ul>
+              </>
+            ) : null}
+          </>
+        ) : null}
+        {owner ? <InviteForm team={team} /> : null}
       </div>
       <ConfirmDialog
         open={removing !== null}
@@ -238,52 +242,56 @@ function SharedEndpoints({ team, myId }: { team: TeamDetail; myId: string }) {
       {shared.error ? <ErrorMessage error={shared.error} /> : null}
       {unshare.error ? <ErrorMessage error={unshare.error} /> : null}
       <div ref={box}>
-      {shared.data && shared.data.length > 0 ? (
-        <ul className="plain-list member-list" aria-label="Shared endpoints" ref={rows}>
-          {shared.data.map((e) => (
-            <li key={e.id} className="member-row" data-row-key={e.id}>
-              <Link href={paths.endpoint(e.slug)} className="member-email">
-                {e.name}
-              </Link>
-              <span className="muted">{e.ownerId === myId ? 'yours' : `by ${e.ownerEmail}`}</span>
-              {canUnshare(e) ? (
-                <BusyButton type="button" className="small" aria-label={`Unshare ${e.name}`} busy={unshare.isPending}
-                  onClick={() => {
-                    refocus.removing(e.id);
-                    unshare.mutate(e.id, { onError: refocus.forget });
-                  }}
-                >
-                  Unshare
-                </BusyButton>
-              ) : null}
-            </li>
-          ))}
-        </ul>
-      ) : shared.data ? (
-        <p className="muted">No endpoint is shared with this team yet.</p>
-      ) : null}
-      {shareable.length > 0 ? (
-        <form onSubmit={submit} noValidate>
-          <Field
-            label="Endpoint to share"
-            action={
-              <BusyButton type="submit" className="primary" busy={share.isPending}>
-                Share
-              </BusyButton>
-            }
-          >
-            <select value={selected} onChange={(e) => setChoice(e.target.value)}>
-              {shareable.map((e) => (
-                <option key={e.id} value={e.id}>
+        {shared.data && shared.data.length > 0 ? (
+          <ul className="plain-list member-list" aria-label="Shared endpoints" ref={rows}>
+            {shared.data.map((e) => (
+              <li key={e.id} className="member-row" data-row-key={e.id}>
+                <Link href={paths.endpoint(e.slug)} className="member-email">
                   {e.name}
-                </option>
-              ))}
-            </select>
-          </Field>
-        </form>
-      ) : mine.data && mine.data.length === 0 ? (
-        <p className="muted">You have no endpoint of your own to share.</p>
-      ) : null}
+                </Link>
+                <span className="muted">{e.ownerId === myId ? 'yours' : `by ${e.ownerEmail}`}</span>
+                {canUnshare(e) ? (
+                  <BusyButton
+                    type="button"
+                    className="small"
+                    aria-label={`Unshare ${e.name}`}
+                    busy={unshare.isPending}
+                    onClick={() => {
+                      refocus.removing(e.id);
+                      unshare.mutate(e.id, { onError: refocus.forget });
+                    }}
+                  >
+                    Unshare
+                  </BusyButton>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        ) : shared.data ? (
+          <p className="muted">No endpoint is shared with this team yet.</p>
+        ) : null}
+        {shareable.length > 0 ? (
+          <form onSubmit={submit} noValidate>
+            <Field
+              label="Endpoint to share"
+              action={
+                <BusyButton type="submit" className="primary" busy={share.isPending}>
+                  Share
+                </BusyButton>
+              }
+            >
+              <select value={selected} onChange={(e) => setChoice(e.target.value)}>
+                {shareable.map((e) => (
+                  <option key={e.id} value={e.id}>
+                    {e.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          </form>
+        ) : mine.data && mine.data.length === 0 ? (
+          <p className="muted">You have no endpoint of your own to share.</p>
+        ) : null}
       </div>
       <TeamError error={share.error} doing="share" isOwner={owner} />
     </Section>
