@@ -135,12 +135,18 @@ describeBackends(
       }
     });
 
-    test('withdrawing an invite and unsharing an endpoint hand the focus to the next row, then to the form', async () => {
+    test('removing a member, withdrawing an invite and unsharing an endpoint hand the focus to the next row, then to the form', async () => {
       const owner = await signUpAccount(h.url);
       const team = (await call(h.url, 'POST', '/api/teams', { token: owner.session, body: { name: 'Focus team' } })).body as { id: string };
       await setStripeSubscription(h.url, { teamId: team.id, seats: 10, created: nowSeconds() - 60 });
       for (const email of ['ann@example.com', 'bob@example.com']) {
         expect((await call(h.url, 'POST', `/api/teams/${team.id}/invite`, { token: owner.session, body: { email } })).status).toBe(201);
+      }
+      const members = [await signUpAccount(h.url), await signUpAccount(h.url)];
+      for (const m of members) {
+        const inv = await call(h.url, 'POST', `/api/teams/${team.id}/invite`, { token: owner.session, body: { email: m.email } });
+        expect(inv.status).toBe(201);
+        expect((await call(h.url, 'POST', `/api/invites/${(inv.body as { id: string }).id}/accept`, { token: m.session })).status).toBe(200);
       }
       for (const name of ['shared one', 'shared two']) {
         const ep = await createEndpoint(h.url, owner, name);
@@ -160,6 +166,16 @@ describeBackends(
         await focused(withdraw('bob@example.com'));
         await press(withdraw('bob@example.com'));
         await focused(page.getByLabel('Email address to invite'));
+        // Remove (after its confirmation) hands it to the next member's Remove.
+        const removeButtons = page.getByRole('list', { name: 'Members' }).getByRole('button');
+        const firstRemove = removeButtons.first();
+        const firstLabel = (await firstRemove.getAttribute('aria-label')) ?? '';
+        const other = members.map((m) => `Remove ${m.email}`).find((l) => l !== firstLabel) ?? '';
+        await firstRemove.focus();
+        await page.keyboard.press('Enter');
+        await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
+        await page.getByRole('button', { name: firstLabel }).waitFor({ state: 'detached' });
+        await focused(page.getByRole('button', { name: other }));
         const unshare = (name: string) => page.getByRole('button', { name: `Unshare ${name}` });
         const first = (await page.getByRole('list', { name: 'Shared endpoints' }).getByRole('button').first().getAttribute('aria-label')) ?? '';
         const [one, two] = first === 'Unshare shared one' ? ['shared one', 'shared two'] : ['shared two', 'shared one'];
