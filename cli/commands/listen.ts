@@ -9,7 +9,7 @@ import { queryString, rebuildRequest, targetUrl } from '../../src/model/render';
 import { loadResume, saveResume, type Settings } from '../config';
 import { deliver, DeliveryError } from '../deliver';
 import { EXIT_OK } from '../errors';
-import { bytes, clock, err, out, paint, pathWithQuery, statusColor, type Style } from '../output';
+import { bytes, clock, err, onStdoutClosed, out, paint, pathWithQuery, statusColor, type Style } from '../output';
 
 export interface ListenOptions {
   forward: string;
@@ -38,8 +38,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * Ctrl-C (or SIGTERM) stops taking new captures and lets the ones in flight finish; a second one
- * exits at once. Returns the signal and a function that removes the handlers.
+ * Ctrl-C (or SIGTERM, or stdout's reader going away) stops taking new captures and lets the ones
+ * in flight finish; a second signal exits at once. Returns the signal and a function that removes the handlers.
  */
 function stopOnSignals(what: string): { signal: AbortSignal; release(): void } {
   const stop = new AbortController();
@@ -50,11 +50,14 @@ function stopOnSignals(what: string): { signal: AbortSignal; release(): void } {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // Whoever read the output has stopped (`| head -n 1`): stop the same way, quietly.
+  const releaseStdout = onStdoutClosed(() => stop.abort());
   return {
     signal: stop.signal,
     release() {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      releaseStdout();
     },
   };
 }

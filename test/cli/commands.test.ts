@@ -153,6 +153,35 @@ describeBackends('hookcap commands', (h) => {
     expect(await json.stop()).toBe(0);
   });
 
+  test('piped into head -n 1: tail and listen stop, exit 0, no stack trace, once the reader is gone', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'pipe' } })).body;
+    const app = startLocalApp();
+    cleanups.push(() => app.stop());
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    // A shell pipeline, as a script waiting for a webhook writes it; pipefail reports the CLI's
+    // exit, and timeout(1) its hanging on (124).
+    const pipeline = async (args: string) => {
+      const p = Bun.spawn(['bash', '-c', `set -o pipefail; timeout 15 "${process.execPath}" "${CLI}" ${args} | head -n 1`], { env: e.env, stdout: 'pipe', stderr: 'pipe' });
+      const output = Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
+      // Captures keep coming, as they would; the CLI meets the closed pipe on the second line.
+      while (p.exitCode === null) {
+        await fetch(`${h.url}/w/${ep.slug}/p`, { method: 'POST', body: 'x' });
+        await Bun.sleep(300);
+      }
+      const [stdout, stderr] = await output;
+      return { code: await p.exited, stdout, stderr };
+    };
+    const tailed = await pipeline(`tail ${ep.slug} --json`);
+    expect(tailed.code, tailed.stderr).toBe(0);
+    expect(JSON.parse(tailed.stdout)).toMatchObject({ method: 'POST', path: '/p' });
+    expect(tailed.stderr).not.toContain('EPIPE');
+    const listened = await pipeline(`listen ${ep.slug} --forward ${app.url}/hooks --json`);
+    expect(listened.code, listened.stderr).toBe(0);
+    expect(JSON.parse(listened.stdout)).toMatchObject({ path: '/p', status: 200, ok: true });
+    expect(listened.stderr).not.toContain('EPIPE');
+  });
+
   test('replay sends a stored capture from this machine, with -H changes and --body @file', async () => {
     const a = await newAccount(h.url);
     const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'r' } })).body;
