@@ -61,7 +61,16 @@ export function resolveSettings(flags: { apiUrl?: string; key?: string }, env: N
     flag ? { value: flag, source: 'flag' as const } : envValue ? { value: envValue, source: 'env' as const } : fileValue ? { value: fileValue, source: 'file' as const } : { value: null, source: none };
   const apiUrl = pick(flags.apiUrl, env.HOOKCAP_API_URL, file.apiUrl, 'default');
   const key = pick(flags.key, env.HOOKCAP_API_KEY, file.key, 'none');
-  return { apiUrl: (apiUrl.value ?? DEFAULT_API_URL).replace(/\/+$/, ''), key: key.value, sources: { apiUrl: apiUrl.source, key: key.source } };
+  return { apiUrl: baseUrl(apiUrl.value ?? DEFAULT_API_URL), key: key.value, sources: { apiUrl: apiUrl.source, key: key.source } };
+}
+
+/**
+ * The server's base address. The service prints its API as `http://host:3000/api`, so that is
+ * what people paste; every route the client calls already starts with /api, so a trailing /api
+ * (and trailing slashes) is dropped rather than doubled into /api/api/… and a 404.
+ */
+export function baseUrl(raw: string): string {
+  return raw.replace(/\/+$/, '').replace(/\/api$/, '');
 }
 
 export function saveConfig(apiUrl: string, key: string, env: NodeJS.ProcessEnv = process.env): string {

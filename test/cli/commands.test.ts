@@ -94,6 +94,33 @@ describeBackends('hookcap commands', (h) => {
     expect((await runCli(['--api-url', h.url, 'endpoints', 'list'], { ...e.env, HOOKCAP_API_URL: 'http://127.0.0.1:9' })).code).toBe(0);
   });
 
+  test('the API address as the server prints it (…/api) works; an address that is not hookcap says so', async () => {
+    const a = await newAccount(h.url);
+    const e = env();
+    // The service prints "API http://host:port/api" at start-up: that is what people paste.
+    const printed = await runCli(['login', '--key', a.key, '--api-url', `${h.url}/api/`], e.env);
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout).toContain(`Logged in to ${h.url} as ${a.email}`);
+    expect(JSON.parse(readFileSync(join(e.configHome, 'hookcap', 'config.json'), 'utf8'))).toEqual({ apiUrl: h.url, key: a.key });
+    expect((await runCli(['endpoints', 'list'], { ...e.env, HOOKCAP_API_URL: `${h.url}/api` })).code).toBe(0);
+
+    // The local app's port by mistake (it answers 200 "ok" to anything), or a path on the server.
+    const app = startLocalApp();
+    cleanups.push(() => app.stop());
+    for (const [args, vars] of [
+      [['login', '--key', a.key, '--api-url', app.url], {}],
+      [['endpoints', 'list'], { HOOKCAP_API_URL: app.url, HOOKCAP_API_KEY: a.key }],
+      [['login', '--key', a.key, '--api-url', `${h.url}/dashboard`], {}],
+      [['listen', 'abc', '--forward', app.url], { HOOKCAP_API_URL: `${h.url}/x`, HOOKCAP_API_KEY: a.key }],
+    ] as [string[], Record<string, string>][]) {
+      const r = await runCli(args, { ...e.env, ...vars });
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr, args.join(' ')).toMatch(/^error: \S+ does not answer as a hookcap API; set the address/);
+    }
+    // The saved login is untouched by the failed ones.
+    expect(JSON.parse(readFileSync(join(e.configHome, 'hookcap', 'config.json'), 'utf8')).apiUrl).toBe(h.url);
+  });
+
   test('endpoints list, create, delete, in words and as --json', async () => {
     const a = await newAccount(h.url);
     const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
