@@ -123,9 +123,12 @@ program
   .argument('<slug>')
   .option('--since <time|id>', 'first print what arrived since then (15m, 2h, ISO 8601) or after that capture id', since)
   .option('--json', 'each capture as its full request record, one per line')
-  .action(act(async (slug: string, opts: { since?: string; json?: boolean }, cmd: Command) => {
+  .option('--count <n>', 'stop after n captures', integer('--count', 1))
+  .option('--timeout <seconds>', 'stop after this long; exit 1 if --count captures have not all come', integer('--timeout', 1))
+  .addHelpText('after', '\nWaiting for a webhook in a script or test (exit 0 with the record, or 1 after 30 s):\n  hookcap tail SLUG --since 1m --count 1 --timeout 30 --json')
+  .action(act(async (slug: string, opts: { since?: string; json?: boolean; count?: number; timeout?: number }, cmd: Command) => {
     const { settings: s, style } = setup(cmd);
-    return tail(clientFor(s), slug, { since: opts.since, json: opts.json === true }, style);
+    return tail(clientFor(s), slug, { since: opts.since, json: opts.json === true, count: opts.count, timeout: opts.timeout }, style);
   }));
 
 program

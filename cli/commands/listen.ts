@@ -8,7 +8,7 @@ import type { Capture, CaptureStream, HookcapClient, StreamOptions } from '../..
 import { queryString, rebuildRequest, targetUrl } from '../../src/model/render';
 import { loadResume, saveResume, type Settings } from '../config';
 import { deliver, DeliveryError } from '../deliver';
-import { EXIT_OK } from '../errors';
+import { CliError, EXIT_OK } from '../errors';
 import { bytes, clock, err, onStdoutClosed, out, paint, pathWithQuery, statusColor, type Style } from '../output';
 
 export interface ListenOptions {
@@ -41,7 +41,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * Ctrl-C (or SIGTERM, or stdout's reader going away) stops taking new captures and lets the ones
  * in flight finish; a second signal exits at once. Returns the signal and a function that removes the handlers.
  */
-function stopOnSignals(what: string): { signal: AbortSignal; release(): void } {
+function stopOnSignals(what: string): { signal: AbortSignal; stop(): void; release(): void } {
   const stop = new AbortController();
   const onSignal = () => {
     if (stop.signal.aborted) process.exit(130);
@@ -54,6 +54,7 @@ function stopOnSignals(what: string): { signal: AbortSignal; release(): void } {
   const releaseStdout = onStdoutClosed(() => stop.abort());
   return {
     signal: stop.signal,
+    stop: () => stop.abort(),
     release() {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -183,27 +184,49 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
 export interface TailOptions {
   since?: string;
   json: boolean;
+  /** Stop after this many captures (a script waiting for a webhook). */
+  count?: number;
+  /** Stop after this many seconds; with `count` not reached, that is a failure (exit 1). */
+  timeout?: number;
 }
 
 /** Prints each capture as it arrives: time, method, path, size, detected sender and event, answered status. */
 export async function tail(client: HookcapClient, slug: string, opts: TailOptions, style: Style): Promise<number> {
   const stop = stopOnSignals('output');
   const banner = opts.json ? null : `Watching ${slug}${opts.since ? `, starting after ${opts.since}` : ''}. Ctrl-C to stop.`;
+  let seen = 0;
+  let timedOut = false;
+  const timer =
+    opts.timeout === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          stop.stop();
+        }, opts.timeout * 1000);
   try {
     for await (const c of client.stream(slug, { after: opts.since, signal: stop.signal, ...streamHooks(style, banner) })) {
+      // Stopped (Ctrl-C, --timeout): what the last read brought along is not printed.
+      if (stop.signal.aborted) break;
+      seen++;
       if (opts.json) {
         out(JSON.stringify(c));
-        continue;
+      } else {
+        const detected = [c.detectedProvider, c.detectedEvent].filter((x) => x !== '').join(' ');
+        const status = c.responseStatus === undefined ? '' : `  ${paint(style, statusColor(c.responseStatus), String(c.responseStatus))}`;
+        out(
+          `${paint(style, 'gray', clock(c.receivedAt))}  ${paint(style, 'bold', c.method.padEnd(6))} ${pathWithQuery(c.path, queryString(c.queryParams))}` +
+            `  ${paint(style, 'gray', bytes(c.size))}${detected ? `  ${paint(style, 'magenta', detected)}` : ''}${status}  ${paint(style, 'dim', c.id)}`,
+        );
       }
-      const detected = [c.detectedProvider, c.detectedEvent].filter((x) => x !== '').join(' ');
-      const status = c.responseStatus === undefined ? '' : `  ${paint(style, statusColor(c.responseStatus), String(c.responseStatus))}`;
-      out(
-        `${paint(style, 'gray', clock(c.receivedAt))}  ${paint(style, 'bold', c.method.padEnd(6))} ${pathWithQuery(c.path, queryString(c.queryParams))}` +
-          `  ${paint(style, 'gray', bytes(c.size))}${detected ? `  ${paint(style, 'magenta', detected)}` : ''}${status}  ${paint(style, 'dim', c.id)}`,
-      );
+      if (opts.count !== undefined && seen >= opts.count) break;
     }
   } finally {
+    clearTimeout(timer);
     stop.release();
+  }
+  if (timedOut && opts.count !== undefined && seen < opts.count) {
+    const got = seen === 0 ? 'no capture' : `${seen} of ${opts.count} captures`;
+    throw new CliError(`${got} on ${slug} within ${opts.timeout} s`);
   }
   return EXIT_OK;
 }

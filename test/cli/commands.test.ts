@@ -180,6 +180,36 @@ describeBackends('hookcap commands', (h) => {
     expect(await json.stop()).toBe(0);
   });
 
+  test('tail --count/--timeout: a script waits for a webhook and gets exit 0 with it, or exit 1 after the timeout', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'wait' } })).body;
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+
+    const nothing = await runCli(['tail', ep.slug, '--count', '1', '--timeout', '2', '--json'], e.env);
+    expect(nothing.code).toBe(1);
+    expect(nothing.stdout).toBe('');
+    expect(nothing.stderr).toBe(`error: no capture on ${ep.slug} within 2 s\n`);
+
+    // Live: started first, then the webhook comes.
+    const live = new RunningCli(['tail', ep.slug, '--count', '1', '--timeout', '30'], e.env);
+    cleanups.push(() => void live.stop('SIGKILL'));
+    await live.until(() => live.stderr.includes('Ctrl-C'));
+    const r = await fetch(`${h.url}/w/${ep.slug}/hook`, { method: 'POST', body: 'one' });
+    expect(await live.proc.exited).toBe(0);
+    expect(live.lines).toEqual([expect.stringContaining(`/hook  3 B  200  ${r.headers.get('x-request-id')}`)]);
+
+    // Looking back: exactly --count records, even when more come in the same read.
+    for (const body of ['two', 'three']) await fetch(`${h.url}/w/${ep.slug}/more`, { method: 'POST', body });
+    await eventually(async () => (await call(h.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).body.count === 3);
+    const two = await runCli(['tail', ep.slug, '--since', '1h', '--count', '2', '--timeout', '30', '--json'], e.env);
+    expect(two.code, two.stderr).toBe(0);
+    expect(two.stdout.trim().split('\n').map((l) => (JSON.parse(l) as Capture).body)).toEqual(['one', 'two']);
+    const short = await runCli(['tail', ep.slug, '--since', '1h', '--count', '5', '--timeout', '2', '--json'], e.env);
+    expect(short.code).toBe(1);
+    expect(short.stdout.trim().split('\n').length).toBe(3);
+    expect(short.stderr).toContain(`3 of 5 captures on ${ep.slug} within 2 s`);
+  });
+
   test('piped into head -n 1: tail and listen stop, exit 0, no stack trace, once the reader is gone', async () => {
     const a = await newAccount(h.url);
     const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'pipe' } })).body;
