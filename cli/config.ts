@@ -29,17 +29,17 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
 
 export const configPath = (env: NodeJS.ProcessEnv = process.env) => join(configDir(env), 'config.json');
 
-function readJson(path: string): unknown {
+function readJson(path: string, hint: string): unknown {
   if (!existsSync(path)) return null;
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new CliError(`cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`, 'fix or delete the file, then run hookcap login again');
+    throw new CliError(`cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`, hint);
   }
 }
 
 function readConfig(env: NodeJS.ProcessEnv): ConfigFile {
-  const raw = readJson(configPath(env));
+  const raw = readJson(configPath(env), 'delete the file, then run hookcap login --key svc_… again');
   if (raw === null || typeof raw !== 'object') return {};
   const { apiUrl, key } = raw as Record<string, unknown>;
   return { apiUrl: typeof apiUrl === 'string' ? apiUrl : undefined, key: typeof key === 'string' ? key : undefined };
@@ -103,7 +103,7 @@ export interface ResumeState {
 }
 
 export function loadResume(slug: string, env: NodeJS.ProcessEnv = process.env): ResumeState | null {
-  const raw = readJson(statePath(slug, env));
+  const raw = readJson(statePath(slug, env), 'delete the file to start at live, or pass --since or --no-resume');
   if (raw === null || typeof raw !== 'object') return null;
   const { lastId, apiUrl, savedAt } = raw as Record<string, unknown>;
   if (typeof lastId !== 'string' || !isCaptureId(lastId)) return null;

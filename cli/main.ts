@@ -5,6 +5,7 @@
  * config file `hookcap login` writes. docs/cli.md has every command.
  */
 import { Command, CommanderError, Option } from 'commander';
+import { DEFAULT_API_URL } from '../client/index';
 import { clientFor, resolveSettings, type Settings } from './config';
 import { createEndpoint, deleteEndpoint, listEndpoints, login } from './commands/account';
 import { checkRange, exportCaptures } from './commands/export';
@@ -183,6 +184,16 @@ program
     return send(clientFor(s), slug, { method: opts.method, headers: opts.header, data, json: opts.json === true }, style);
   }));
 
+/** The API address an error message names when no command got as far as reading the settings. */
+function apiUrlForMessages(): string {
+  try {
+    return resolveSettings({}).apiUrl;
+  } catch {
+    // The unreadable config file is the error being reported.
+    return DEFAULT_API_URL;
+  }
+}
+
 async function main(): Promise<number> {
   try {
     await program.parseAsync(process.argv);
@@ -191,7 +202,7 @@ async function main(): Promise<number> {
       // --help and --version end here too; everything else commander refuses is a usage error.
       return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.exitCode === 0 ? 0 : EXIT_USAGE;
     }
-    const d = describeError(e, settings?.apiUrl ?? resolveSettings({}).apiUrl);
+    const d = describeError(e, settings?.apiUrl ?? apiUrlForMessages());
     err(`error: ${d.message}${d.hint ? `; ${d.hint}` : ''}`);
     return d.exitCode;
   }

@@ -3,7 +3,7 @@
  * tail, replay, export (small; export-100k.test.ts is the big one), send, usage errors and help.
  */
 import { describe, expect, test } from 'bun:test';
-import { statSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { har as validateHar } from 'har-validator';
 import type { Capture } from '../../src/model/capture';
@@ -58,6 +58,25 @@ describe('usage', () => {
       expect(r.stderr, args.join(' ')).toContain(message);
       expect(r.stderr).not.toContain('    at ');
     }
+  });
+});
+
+describe('broken files', () => {
+  test('an unreadable config or position file: one line naming it and what to do, exit 1, no stack', async () => {
+    const e = env({ HOOKCAP_API_KEY: 'svc_x', HOOKCAP_API_URL: 'http://127.0.0.1:9' });
+    mkdirSync(join(e.configHome, 'hookcap', 'state'), { recursive: true });
+    const config = join(e.configHome, 'hookcap', 'config.json');
+    writeFileSync(config, '{"apiUrl": "http://localhost:3000", "key": "svc_');
+    const r = await runCli(['endpoints', 'list'], e.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^error: cannot read ${config}: .*; delete the file, then run hookcap login --key svc_… again\\n$`));
+
+    rmSync(config);
+    const state = join(e.configHome, 'hookcap', 'state', 'abc.json');
+    writeFileSync(state, '');
+    const l = await runCli(['listen', 'abc', '--forward', 'http://127.0.0.1:9'], e.env);
+    expect(l.code).toBe(1);
+    expect(l.stderr).toMatch(new RegExp(`^error: cannot read ${state}: .*; delete the file to start at live, or pass --since or --no-resume\\n$`));
   });
 });
 
