@@ -19,13 +19,23 @@ export interface Delivered {
 
 /** A refusal, a reset or a timeout: no HTTP answer came. */
 export class DeliveryError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The app's HTTPS certificate was refused (self-signed, another name): retrying will not help. */
+    readonly certificate = false,
+  ) {
     super(message);
     this.name = 'DeliveryError';
   }
 }
 
-export async function deliver(req: RebuiltRequest, opts: { timeoutMs: number; keepBytes?: number; signal?: AbortSignal }): Promise<Delivered> {
+/** What a refused certificate is told to do. */
+export const INSECURE_HINT = 'add --insecure to accept a local self-signed certificate';
+
+/** TLS verification failures (node's codes), as opposed to a connection that did not happen. */
+const CERTIFICATE_CODES = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET_ISSUER_CERT(_LOCALLY)?|VERIFY_LEAF_SIGNATURE)|CERT_\w+|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+
+export async function deliver(req: RebuiltRequest, opts: { timeoutMs: number; keepBytes?: number; signal?: AbortSignal; insecure?: boolean }): Promise<Delivered> {
   const url = new URL(req.url);
   const transport = url.protocol === 'https:' ? https : http;
   const headers: Record<string, string> = { ...req.headers };
@@ -33,8 +43,9 @@ export async function deliver(req: RebuiltRequest, opts: { timeoutMs: number; ke
   const keep = opts.keepBytes ?? 0;
   const started = performance.now();
   return new Promise<Delivered>((resolve, reject) => {
-    const fail = (message: string) => reject(new DeliveryError(message));
-    const request = transport.request(url, { method: req.method, headers, signal: opts.signal }, (res) => {
+    const fail = (message: string, certificate = false) => reject(new DeliveryError(message, certificate));
+    const tls = url.protocol === 'https:' && opts.insecure ? { rejectUnauthorized: false } : {};
+    const request = transport.request(url, { method: req.method, headers, signal: opts.signal, ...tls }, (res) => {
       const chunks: Uint8Array[] = [];
       let kept = 0;
       let truncated = false;
@@ -55,7 +66,11 @@ export async function deliver(req: RebuiltRequest, opts: { timeoutMs: number; ke
       request.destroy();
       fail(`no answer within ${opts.timeoutMs / 1000} s`);
     });
-    request.on('error', (e: NodeJS.ErrnoException) => fail(e.code === 'ECONNREFUSED' ? `connection refused by ${url.host}` : e.message));
+    request.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'ECONNREFUSED') fail(`connection refused by ${url.host}`);
+      else if (CERTIFICATE_CODES.test(e.code ?? '')) fail(`${url.host}'s certificate was refused: ${e.message}`, true);
+      else fail(e.message);
+    });
     request.end(req.body.length > 0 ? req.body : undefined);
   });
 }

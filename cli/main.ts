@@ -89,6 +89,7 @@ function forwardingOptions(cmd: Command): Command {
     .option('--timeout <seconds>', 'per attempt', integer('--timeout', 1), 30)
     .option('--since <time|id>', 'first forward what arrived since then (15m, 2h, 7d, ISO 8601) or after that capture id', since)
     .option('--no-resume', "start at live instead of after the last capture this machine handled")
+    .option('-k, --insecure', "accept the local app's self-signed HTTPS certificate")
     .option('--json', 'one JSON object per line')
     .addHelpText(
       'after',
@@ -140,11 +141,12 @@ program
   .option('-H, --header <header>', "set a header ('name: value'), or remove one ('name:'); repeatable", collectHeader, [])
   .option('--body <@file|text>', 'another body: @file, @- for stdin, or the text itself')
   .option('--timeout <seconds>', 'for the whole exchange', integer('--timeout', 1), 30)
+  .option('-k, --insecure', 'accept a self-signed HTTPS certificate')
   .option('--json', 'status, headers, body and latency as JSON')
-  .action(act(async (id: string, opts: { to: string; header: [string, string | null][]; body?: string; timeout: number; json?: boolean }, cmd: Command) => {
+  .action(act(async (id: string, opts: { to: string; header: [string, string | null][]; body?: string; timeout: number; insecure?: boolean; json?: boolean }, cmd: Command) => {
     const { settings: s, style } = setup(cmd);
     const body = opts.body === undefined ? undefined : bodySource('--body', opts.body);
-    return replay(clientFor(s), id, { to: opts.to, headers: opts.header, body, timeout: opts.timeout, json: opts.json === true }, style);
+    return replay(clientFor(s), id, { to: opts.to, headers: opts.header, body, timeout: opts.timeout, insecure: opts.insecure === true, json: opts.json === true }, style);
   }));
 
 program

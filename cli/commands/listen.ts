@@ -7,7 +7,7 @@
 import type { Capture, CaptureStream, HookcapClient, StreamOptions } from '../../client/index';
 import { queryString, rebuildRequest, targetUrl } from '../../src/model/render';
 import { loadResume, saveResume, type Settings } from '../config';
-import { deliver, DeliveryError } from '../deliver';
+import { deliver, DeliveryError, INSECURE_HINT } from '../deliver';
 import { CliError, EXIT_OK } from '../errors';
 import { bytes, clock, err, onStdoutClosed, out, paint, pathWithQuery, statusColor, type Style } from '../output';
 
@@ -19,6 +19,8 @@ export interface ListenOptions {
   timeout: number;
   /** A Last-Event-ID to start after (from --since). */
   since?: string;
+  /** Accept the local app's self-signed HTTPS certificate. */
+  insecure?: boolean;
   resume: boolean;
   json: boolean;
 }
@@ -112,7 +114,7 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
       out(`${head}  → ${paint(style, statusColor(line.status), String(line.status))}  ${Math.round(line.latencyMs ?? 0)} ms${tries}`);
     } else {
       const what = line.status !== null ? `answered ${line.status}` : (line.error ?? 'failed');
-      out(`${head}  ${paint(style, 'red', `✗ ${what}`)}${tries} · resend with: hookcap replay ${c.id} --to '${url}'`);
+      out(`${head}  ${paint(style, 'red', `✗ ${what}`)}${tries} · resend with: hookcap replay ${c.id} --to '${url}'${opts.insecure ? ' --insecure' : ''}`);
     }
   };
 
@@ -124,7 +126,7 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
       let status: number | null = null;
       let latencyMs: number | null = null;
       try {
-        const answer = await deliver(request, { timeoutMs: opts.timeout * 1000 });
+        const answer = await deliver(request, { timeoutMs: opts.timeout * 1000, insecure: opts.insecure === true });
         if (answer.status < 500) {
           report(c, url, { status: answer.status, latencyMs: answer.latencyMs, attempts: attempt });
           return { handled: true };
@@ -135,6 +137,11 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
       } catch (e) {
         if (!(e instanceof DeliveryError)) throw e;
         failure = e.message;
+        // Every attempt would be refused the same way: report it now, with the way out.
+        if (e.certificate) {
+          report(c, url, { status: null, latencyMs: null, attempts: attempt, error: `${failure} (${INSECURE_HINT})` });
+          return { handled: true };
+        }
       }
       if (attempt > opts.retries) {
         report(c, url, { status, latencyMs, attempts: attempt, error: status === null ? failure : undefined });

@@ -16,7 +16,7 @@ import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { freePort, startServer, stopServer } from '../support/server';
 import { describeBackends } from '../support/suite';
-import { cliEnv, RunningCli, startLocalApp, type Arrived, type CliEnv, type LocalApp } from './support';
+import { cliEnv, runCli, RunningCli, startLocalApp, type Arrived, type CliEnv, type LocalApp } from './support';
 
 const STRIPE_SECRET = 'whsec_cli_listen_test_secret';
 const cleanups = cleanupAfterAll();
@@ -158,6 +158,46 @@ describeBackends(
       await cli.until(() => cli.lines.length === 1);
       expect(bodiesOf(app.arrived)).toEqual(['while down']);
       expect(cli.lines[0]).toMatch(/\/late {2}→ 200 .* attempts\)$/);
+      await cli.stop();
+    });
+
+    test('an HTTPS app with a self-signed certificate: reported at once with the --insecure hint; --insecure delivers', async () => {
+      const s = await setup(h.url);
+      const fixtures = join(import.meta.dir, '..', 'unit', 'fixtures');
+      const arrived: string[] = [];
+      const tls = Bun.serve({
+        port: 0,
+        hostname: '127.0.0.1',
+        tls: { cert: readFileSync(join(fixtures, 'pinned-test.cert.pem'), 'utf8'), key: readFileSync(join(fixtures, 'pinned-test.key.pem'), 'utf8') },
+        fetch: async (r) => {
+          arrived.push(`${new URL(r.url).pathname} ${await r.text()}`);
+          return new Response('ok');
+        },
+      });
+      cleanups.push(() => void tls.stop(true));
+      const base = `https://127.0.0.1:${tls.port}/hooks`;
+      let cli = new RunningCli(['listen', s.slug, '--forward', base, '--json'], s.cli.env);
+      cleanups.push(() => void cli.stop('SIGKILL'));
+      await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
+      const refused = await send(h.url, s.slug, '/a', { body: 'a' });
+      await cli.until(() => cli.lines.length === 1);
+      // A certificate does not change between attempts: no retries, and the way out said.
+      expect(JSON.parse(cli.lines[0] ?? '')).toMatchObject({ id: refused, status: null, attempts: 1, ok: false, error: expect.stringContaining('--insecure') });
+      expect(cli.stderr).not.toContain('retry');
+      await cli.stop();
+      const replayed = await runCli(['replay', refused, '--to', `${base}/again`], s.cli.env);
+      expect(replayed.code).toBe(1);
+      expect(replayed.stderr).toContain('certificate was refused');
+      expect(replayed.stderr).toContain('add --insecure');
+
+      cli = new RunningCli(['forward', s.slug, base, '--insecure', '--json'], s.cli.env);
+      cleanups.push(() => void cli.stop('SIGKILL'));
+      await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
+      await send(h.url, s.slug, '/b', { body: 'b' });
+      await cli.until(() => cli.lines.length === 1);
+      expect(JSON.parse(cli.lines[0] ?? '')).toMatchObject({ path: '/b', status: 200, ok: true });
+      expect((await runCli(['replay', refused, '--to', `${base}/again`, '-k'], s.cli.env)).code).toBe(0);
+      expect(arrived).toEqual(['/hooks/b b', '/hooks/again a']);
       await cli.stop();
     });
 
