@@ -5,6 +5,7 @@
  * capture reaches the local app once, oldest first. `hookcap tail SLUG` prints captures instead.
  */
 import type { Capture, CaptureStream, HookcapClient, StreamOptions } from '../../client/index';
+import { captureIdFloor, idTime } from '../../src/ids';
 import { queryString, rebuildRequest, targetUrl } from '../../src/model/render';
 import { loadResume, saveResume, type Settings } from '../config';
 import { deliver, DeliveryError, INSECURE_HINT } from '../deliver';
@@ -65,14 +66,22 @@ function stopOnSignals(what: string): { signal: AbortSignal; stop(): void; relea
   };
 }
 
+/** A time as the user reads it: the clock today, ISO 8601 further back. */
+const when = (ms: number) => (Date.now() - ms < 86_400_000 ? clock(ms) : new Date(ms).toISOString());
+
+/** `--since` in words: a time (`--since 15m` is the floor id of that ms) or a capture id. */
+function sinceSaid(since: string): string {
+  const ms = idTime(since);
+  return since === captureIdFloor(ms) ? `starting at ${when(ms)}` : `starting after ${since}`;
+}
+
 /** Where a stream starts, said in words for the first status line. */
 function startPoint(slug: string, settings: Settings, opts: { since?: string; resume: boolean }): { after?: string; said: string } {
-  if (opts.since) return { after: opts.since, said: `starting after ${opts.since}` };
+  if (opts.since) return { after: opts.since, said: sinceSaid(opts.since) };
   if (opts.resume) {
     const saved = loadResume(slug);
     if (saved && (saved.apiUrl === '' || saved.apiUrl === settings.apiUrl)) {
-      const at = Date.now() - saved.savedAt < 86_400_000 ? clock(saved.savedAt) : new Date(saved.savedAt).toISOString();
-      return { after: saved.lastId, said: `resuming after ${saved.lastId} (handled at ${at})` };
+      return { after: saved.lastId, said: `resuming after ${saved.lastId} (handled at ${when(saved.savedAt)})` };
     }
   }
   return { said: 'from now on' };
@@ -105,7 +114,8 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
   const report = (c: Capture, url: string, line: { status: number | null; latencyMs: number | null; attempts: number; error?: string }) => {
     const path = pathWithQuery(c.path, queryString(c.queryParams));
     if (opts.json) {
-      out(JSON.stringify({ id: c.id, receivedAt: c.receivedAt, method: c.method, path, url, ...line, ok: line.status !== null && line.status < 500 && !line.error }));
+      const latencyMs = line.latencyMs === null ? null : Math.round(line.latencyMs * 10) / 10;
+      out(JSON.stringify({ id: c.id, receivedAt: c.receivedAt, method: c.method, path, url, ...line, latencyMs, ok: line.status !== null && line.status < 500 && !line.error }));
       return;
     }
     const head = `${paint(style, 'gray', clock(c.receivedAt))}  ${paint(style, 'bold', c.method.padEnd(6))} ${path}`;
@@ -200,7 +210,7 @@ export interface TailOptions {
 /** Prints each capture as it arrives: time, method, path, size, detected sender and event, answered status. */
 export async function tail(client: HookcapClient, slug: string, opts: TailOptions, style: Style): Promise<number> {
   const stop = stopOnSignals('output');
-  const banner = opts.json ? null : `Watching ${slug}${opts.since ? `, starting after ${opts.since}` : ''}. Ctrl-C to stop.`;
+  const banner = opts.json ? null : `Watching ${slug}${opts.since ? `, ${sinceSaid(opts.since)}` : ''}. Ctrl-C to stop.`;
   let seen = 0;
   let timedOut = false;
   const timer =

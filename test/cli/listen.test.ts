@@ -211,6 +211,7 @@ describeBackends(
       const [first, second] = cli.lines.map((l) => JSON.parse(l));
       expect(first).toMatchObject({ id: doomed, method: 'POST', path: '/x', status: 503, attempts: 3, ok: false });
       expect(second).toMatchObject({ path: '/y', status: 200, attempts: 1, ok: true, url: `${s.app.url}/hooks/y` });
+      for (const line of [first, second]) expect(String(line.latencyMs)).toMatch(/^\d+(\.\d)?$/);
       expect(bodiesOf(s.app.arrived)).toEqual(['doomed', 'doomed', 'doomed', 'fine']);
       await cli.stop();
     });
@@ -224,6 +225,8 @@ describeBackends(
         return new Response('slow');
       };
       let cli = await listen(s, ['--concurrency', '4', '--since', '1h']);
+      // --since 1h said as the time it means, not as the id it becomes.
+      expect(cli.stderr).toMatch(/, starting at \d\d:\d\d:\d\d\. Ctrl-C to stop/);
       for (let i = 0; i < 8; i++) await send(h.url, s.slug, `/c/${i}`, { body: `c${i}` });
       await cli.until(() => s.app.arrived.length === 9);
       await cli.until(() => cli.lines.length === 9);
