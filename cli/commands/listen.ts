@@ -120,7 +120,7 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
     }
     const head = `${paint(style, 'gray', clock(c.receivedAt))}  ${paint(style, 'bold', c.method.padEnd(6))} ${path}`;
     const tries = line.attempts > 1 ? paint(style, 'gray', ` (${line.attempts} attempts)`) : '';
-    if (line.status !== null && !line.error) {
+    if (line.status !== null && line.status < 500 && !line.error) {
       out(`${head}  → ${paint(style, statusColor(line.status), String(line.status))}  ${Math.round(line.latencyMs ?? 0)} ms${tries}`);
     } else {
       const what = line.status !== null ? `answered ${line.status}` : (line.error ?? 'failed');

@@ -214,6 +214,13 @@ describeBackends(
       for (const line of [first, second]) expect(String(line.latencyMs)).toMatch(/^\d+(\.\d)?$/);
       expect(bodiesOf(s.app.arrived)).toEqual(['doomed', 'doomed', 'doomed', 'fine']);
       await cli.stop();
+
+      // In words: a failure too, with the command that sends it again, as for an app that is down.
+      const words = await listen(s, ['--retries', '1']);
+      const again = await send(h.url, s.slug, '/z', { body: 'doomed' });
+      await words.until(() => words.lines.length === 1);
+      expect(words.lines[0]).toMatch(new RegExp(`/z {2}✗ answered 503 \\(2 attempts\\) · resend with: hookcap replay ${again} --to '${s.app.url}/hooks/z'$`));
+      await words.stop();
     });
 
     test('--concurrency forwards several at once, each once; --since forwards what came before; --no-resume skips what was missed', async () => {
