@@ -201,6 +201,29 @@ describeBackends(
       await cli.stop();
     });
 
+    test('--forward http://localhost:PORT reaches an app that listens on ::1 only (as a dev server may), with Host localhost:PORT', async () => {
+      const s = await setup(h.url);
+      const arrived: string[] = [];
+      const v6 = Bun.serve({
+        port: 0,
+        hostname: '::1',
+        fetch: async (r) => {
+          arrived.push(`${r.headers.get('host')} ${new URL(r.url).pathname} ${await r.text()}`);
+          return new Response('ok');
+        },
+      });
+      cleanups.push(() => void v6.stop(true));
+      const cli = new RunningCli(['listen', s.slug, '--forward', `http://localhost:${v6.port}/hooks`, '--json', '--retries', '0'], s.cli.env);
+      cleanups.push(() => void cli.stop('SIGKILL'));
+      await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
+      const id = await send(h.url, s.slug, '/six', { body: 'six' });
+      await cli.until(() => cli.lines.length === 1);
+      expect(JSON.parse(cli.lines[0] ?? '')).toMatchObject({ id, status: 200, ok: true });
+      await cli.stop();
+      expect((await runCli(['replay', id, '--to', `http://localhost:${v6.port}/again`], s.cli.env)).code).toBe(0);
+      expect(arrived).toEqual([`localhost:${v6.port} /hooks/six six`, `localhost:${v6.port} /again six`]);
+    });
+
     test('5xx is retried, then reported with how to resend it; the next capture still goes', async () => {
       const s = await setup(h.url);
       s.app.answer = (req) => new Response('no', { status: text(req.body) === 'doomed' ? 503 : 200 });
