@@ -85,7 +85,7 @@ type ListenFlags = Omit<ListenOptions, 'json'> & { json?: boolean };
 function forwardingOptions(cmd: Command): Command {
   return cmd
     .option('--concurrency <n>', 'captures forwarded at once (they start in order)', integer('--concurrency', 1), 1)
-    .option('--retries <n>', 'retries when the app is down or answers 5xx (backoff 0.5 s, 1 s, 2 s … 10 s)', integer('--retries', 0), 3)
+    .option('--retries <n>', 'retries when the app answers 5xx, resets or times out (backoff 0.5 s, 1 s, 2 s … 10 s); a refused connection is waited out', integer('--retries', 0), 3)
     .option('--timeout <seconds>', 'per attempt', integer('--timeout', 1), 30)
     .option('--since <time|id>', 'first forward what arrived since then (15m, 2h, 7d, ISO 8601) or after that capture id', since)
     .option('--no-resume', "start at live instead of after the last capture this machine handled")

@@ -26,6 +26,9 @@ export interface ListenOptions {
   json: boolean;
 }
 
+/** How often a refused app is tried again at most (a local port: cheap to knock on). */
+const REFUSED_POLL_MS = 2_000;
+
 /** Retry delays: 0.5 s, 1 s, 2 s … capped at 10 s. */
 export const retryDelayMs = (attempt: number) => Math.min(10_000, 500 * 2 ** (attempt - 1));
 
@@ -131,6 +134,8 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
   const forwardOne = async (c: Capture): Promise<Outcome> => {
     const url = targetUrl(opts.forward, c);
     const request = rebuildRequest(c, url);
+    let retries = 0;
+    let waitingSaid = false;
     for (let attempt = 1; ; attempt++) {
       let failure: string;
       let status: number | null = null;
@@ -152,14 +157,26 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
           report(c, url, { status: null, latencyMs: null, attempts: attempt, error: `${failure} (${INSECURE_HINT})` });
           return { handled: true };
         }
+        // Nothing listens there: the app is stopped or restarting, and nothing reached it, so
+        // waiting for it costs no duplicate. Wait (polling every 2 s at most) however long, in
+        // order, without spending a retry: giving up would drop the capture past the resume point.
+        if (e.refused) {
+          if (stop.signal.aborted) return { handled: false };
+          if (!waitingSaid) err(paint(style, 'yellow', `  ${c.method} ${c.path}: ${failure}; waiting for the app (Ctrl-C to stop)`));
+          waitingSaid = true;
+          await sleep(Math.min(REFUSED_POLL_MS, retryDelayMs(attempt)), stop.signal);
+          if (stop.signal.aborted) return { handled: false };
+          continue;
+        }
       }
-      if (attempt > opts.retries) {
+      retries++;
+      if (retries > opts.retries) {
         report(c, url, { status, latencyMs, attempts: attempt, error: status === null ? failure : undefined });
         return { handled: true };
       }
       if (stop.signal.aborted) return { handled: false };
-      const wait = retryDelayMs(attempt);
-      err(paint(style, 'yellow', `  ${c.method} ${c.path}: ${failure}; retry ${attempt}/${opts.retries} in ${(wait / 1000).toFixed(1)} s`));
+      const wait = retryDelayMs(retries);
+      err(paint(style, 'yellow', `  ${c.method} ${c.path}: ${failure}; retry ${retries}/${opts.retries} in ${(wait / 1000).toFixed(1)} s`));
       await sleep(wait, stop.signal);
       if (stop.signal.aborted) return { handled: false };
     }

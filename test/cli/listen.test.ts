@@ -143,21 +143,28 @@ describeBackends(
       await cli.stop();
     });
 
-    test('a local app that is down, then up: retried with backoff and delivered', async () => {
+    test('a local app that is down (stopped, restarting): waited for, however long, then each capture delivered in order', async () => {
       const s = await setup(h.url);
       s.app.stop();
       const port = await freePort();
-      const cli = new RunningCli(['forward', s.slug, `http://127.0.0.1:${port}/in`, '--retries', '8'], s.cli.env);
+      // Default --retries (3, 3.5 s of backoff): a refused connection does not spend them.
+      const cli = new RunningCli(['forward', s.slug, `http://127.0.0.1:${port}/in`], s.cli.env);
       cleanups.push(() => void cli.stop('SIGKILL'));
       await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
       await send(h.url, s.slug, '/late', { body: 'while down' });
-      await cli.until(() => cli.stderr.includes('retry 2/8'));
-      expect(cli.stderr).toContain('connection refused');
+      await send(h.url, s.slug, '/later', { body: 'also while down' });
+      await cli.until(() => cli.stderr.includes('waiting for the app'));
+      expect(cli.stderr).toContain(`POST /late: connection refused by 127.0.0.1:${port}; waiting for the app`);
+      // A restart slower than the retries' backoff.
+      await Bun.sleep(5_000);
+      expect(cli.lines).toEqual([]);
+      expect(cli.stderr.match(/waiting for the app/g)?.length).toBe(1);
       const app = startLocalApp(port);
       cleanups.push(() => app.stop());
-      await cli.until(() => cli.lines.length === 1);
-      expect(bodiesOf(app.arrived)).toEqual(['while down']);
+      await cli.until(() => cli.lines.length === 2);
+      expect(bodiesOf(app.arrived)).toEqual(['while down', 'also while down']);
       expect(cli.lines[0]).toMatch(/\/late {2}→ 200 .* attempts\)$/);
+      expect(cli.lines[1]).toMatch(/\/later {2}→ 200 {2}\d+ ms$/);
       await cli.stop();
     });
 
