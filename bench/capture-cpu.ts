@@ -5,16 +5,16 @@
  * wrk itself is not counted: it has exited when the second reading is taken. With BENCH_GC=1 the server runs with BUN_JSC_logGC=1 and the run ends with the number
  * of garbage collections and their longest pauses (all of the process's JS threads).
  *
- *   node_modules/.bin/bun bench/capture-cpu.ts        (BENCH_BACKEND=embedded|server, BENCH_SECONDS, BENCH_GC=1,
+ *   node_modules/.bin/bun bench/capture-cpu.ts        (BENCH_BACKEND=embedded|server, BENCH_SECONDS, BENCH_GC=1, BENCH_IDLE_RSS=<s>,
  *                                                       BENCH_ENV='{"SHIP_BATCH_ROWS":"50000"}': service settings)
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { provision, type BackendName } from '../test/support/backends';
 import { call, newAccount } from '../test/support/client';
 import { startServer, stopServer } from '../test/support/server';
 import { GC_MARKED_ENTRY, mainHeap, parseGcLog, type GcLog } from './lib/gc-log';
 import { jscOptions } from './lib/jsc-options';
-import { allProcesses, statTicks as stat } from './lib/proc-stat';
+import { allProcesses, statFaults, statTicks as stat } from './lib/proc-stat';
 import { loadAverage, saveResults } from './lib/results';
 import { wrk } from './lib/wrk';
 import { defaultShipMaxAgeMs } from '../src/config';
@@ -22,6 +22,9 @@ import { defaultShipMaxAgeMs } from '../src/config';
 const backend = (process.env.BENCH_BACKEND ?? 'server') as BackendName;
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const gcLog = process.env.BENCH_GC === '1';
+/** BENCH_IDLE_RSS=<s>: also read the service's RSS that many seconds after the run (what it gives back when idle). */
+const idleRssSeconds = Number(process.env.BENCH_IDLE_RSS ?? 0);
+const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 /**
  * CPU ticks so far of every thread of the service and every other process, keyed by thread or
@@ -70,9 +73,13 @@ try {
   await Bun.sleep(1500);
   const gcBefore = s.output().length;
   const logBefore = await logStats(s.url);
-  const before = snapshot(s.proc.pid);
+  const pid = s.proc.pid;
+  const faultsBefore = { main: statFaults(`/proc/${pid}/task/${pid}/stat`), all: statFaults(`/proc/${pid}/stat`) };
+  const before = snapshot(pid);
   const r = await wrk(url, { connections: 64, seconds });
-  const after = snapshot(s.proc.pid);
+  const after = snapshot(pid);
+  const faultsAfter = { main: statFaults(`/proc/${pid}/task/${pid}/stat`), all: statFaults(`/proc/${pid}/stat`) };
+  const rssMiB = rssOf(pid);
   const logAfter = await logStats(s.url);
   const captures = r.requests - r.non2xx;
   const groups = logAfter.groups - logBefore.groups;
@@ -86,6 +93,15 @@ try {
   // Clock ticks are 10 ms (USER_HZ 100).
   for (const [k, d] of rows.slice(0, 15)) console.log(`| ${k} | ${(d / 100).toFixed(2)} | ${((d * 10_000) / captures).toFixed(1)} |`);
   console.log(`| all | ${(total / 100).toFixed(2)} | ${((total * 10_000) / captures).toFixed(1)} |`);
+  const { main: m0, all: a0 } = faultsBefore;
+  const { main: m1, all: a1 } = faultsAfter;
+  const faults =
+    m0 && m1 && a0 && a1
+      ? { receiverPerCapture: (m1.minflt - m0.minflt) / captures, processPerCapture: (a1.minflt - a0.minflt) / captures, receiverSystemShare: (m1.stime - m0.stime) / Math.max(1, m1.utime - m0.utime + m1.stime - m0.stime) }
+      : null;
+  if (faults) {
+    console.log(`\nminor page faults per capture: receiver thread ${faults.receiverPerCapture.toFixed(2)}, whole service ${faults.processPerCapture.toFixed(2)}; receiver thread's CPU in the kernel ${(faults.receiverSystemShare * 100).toFixed(0)}%; service RSS after the run ${rssMiB.toFixed(0)} MiB`);
+  }
   let gc: GcLog | null = null;
   if (gcLog) {
     gc = parseGcLog(s.output().slice(gcBefore), mainHeap(s.output()));
@@ -98,6 +114,12 @@ try {
     // the JS heaps (main thread and worker together) allocated; a collection started for another
     // reason does not say, so this is a floor.
     console.log(`JS heap allocation: ${((gc.allocatedBytes / captures) / 1024).toFixed(1)} KiB per capture, ${((gc.allocatedBytes / captures) * 10_000 / 1024 / 1024).toFixed(1)} MiB per 10k captures (at least)`);
+  }
+  let idleRssMiB: number | null = null;
+  if (idleRssSeconds > 0) {
+    await Bun.sleep(idleRssSeconds * 1000);
+    idleRssMiB = rssOf(pid);
+    console.log(`service RSS ${idleRssSeconds} s after the run: ${idleRssMiB.toFixed(0)} MiB`);
   }
   saveResults(`capture-cpu-${backend}`, {
     bench: 'capture-cpu',
@@ -112,6 +134,9 @@ try {
     cpuUsPerCapture: rows.map(([name, d]) => ({ name, us: (d * 10_000) / captures })),
     totalUsPerCapture: (total * 10_000) / captures,
     capturesPerLogWrite: perWrite,
+    pageFaults: faults,
+    rssMiB,
+    idleRssMiB,
     // pausesMs: every thread's, longest first; mainPausesMs: the receiver thread's (they delay acks).
     gc: gc
       ? (() => {

@@ -15,7 +15,9 @@
  * p50/p99 and the receiver thread's GC pauses: what the pipeline costs in pauses without the rest
  * of the service (BENCH_ROUNDS, 2 by default; BENCH_STAGES picks stages, comma-separated).
  * With BENCH_RATE, PGLITE_BALLAST=1 loads an idle PGlite into each stage's process: what PGlite's heap on the
- * receiver's thread costs its collections.
+ * receiver's thread costs its collections. IMPORT_BALLAST=<module>,<module> (paths from the repo's
+ * root, e.g. src/app.ts) imports those modules, unused, into each stage's process: what loading
+ * the rest of the service costs the receiver's collections.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -102,6 +104,9 @@ async function serveStage(stage: string, port: number): Promise<void> {
     const pg = new PGlite();
     await pg.query('SELECT 1');
     (globalThis as { ballast?: unknown }).ballast = pg;
+  }
+  for (const m of process.env.IMPORT_BALLAST?.split(',').filter(Boolean) ?? []) {
+    (globalThis as { imported?: unknown[] }).imported = [...((globalThis as { imported?: unknown[] }).imported ?? []), await import(join(import.meta.dir, '..', m))];
   }
   const detect = stage === 'record+detect' || stage === 'full';
   const append = stage === 'record+log' || stage === 'full';

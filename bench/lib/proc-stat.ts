@@ -14,6 +14,21 @@ export function statTicks(path: string): { name: string; ticks: number } | null 
   }
 }
 
+/**
+ * Minor page faults and user / system CPU ticks from a /proc stat file (a thread's or a process's);
+ * null if it ended meanwhile. A fault is a page the kernel maps (and zeroes) on first touch: memory
+ * the allocator gave back to the kernel and took again costs one per 4 KiB page.
+ */
+export function statFaults(path: string): { minflt: number; utime: number; stime: number } | null {
+  try {
+    const s = readFileSync(path, 'utf8');
+    const fields = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return { minflt: Number(fields[7]), utime: Number(fields[11]), stime: Number(fields[12]) };
+  } catch {
+    return null;
+  }
+}
+
 /** Every process on the machine: pid → name and CPU ticks so far. */
 export function allProcesses(): Map<number, { name: string; ticks: number }> {
   const out = new Map<number, { name: string; ticks: number }>();

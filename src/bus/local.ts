@@ -17,6 +17,7 @@ export function createLocalBus(): Bus {
         for (const h of set) h(data);
       });
     },
+    hasListeners: (subject) => handlers.has(subject),
     subscribe(subject, handler) {
       let set = handlers.get(subject);
       if (!set) {

@@ -47,6 +47,7 @@ export async function createNatsBus(url: string, prefix: string): Promise<Bus> {
     get maxPayload() {
       return nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
     },
+    hasListeners: () => true,
     publish(subject, data) {
       nc.publish(full(subject), data);
     },

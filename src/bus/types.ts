@@ -10,6 +10,12 @@ export interface Bus {
   /** Largest message the bus carries, in bytes (NATS: the server's max_payload). */
   readonly maxPayload: number;
   publish(subject: string, data: Uint8Array): void;
+  /**
+   * False only when the bus knows that nobody would receive a message published to `subject` now:
+   * the in-process bus, whose subscribers are all in this process. NATS cannot know (subscribers
+   * are on other nodes, and one may be subscribing right now), so it always answers true.
+   */
+  hasListeners(subject: string): boolean;
   /** Returns the unsubscribe function. Handlers must be short: they run on the read path. */
   subscribe(subject: string, handler: BusHandler): () => void;
   /**

@@ -151,6 +151,19 @@ for (const backend of BACKENDS) {
       kept.unsubscribe();
     });
 
+    test('hasListeners is never false while a subscription to the subject is open', async () => {
+      const s = subject();
+      const sub = listen(bus, s);
+      const other = listen(bus, s);
+      expect(bus.hasListeners(s)).toBe(true);
+      sub.unsubscribe();
+      expect(bus.hasListeners(s)).toBe(true);
+      other.unsubscribe();
+      // Only the in-process bus knows every subscriber; NATS' may be on other nodes.
+      expect(bus.hasListeners(s)).toBe(bus.kind === 'nats');
+      expect(bus.hasListeners(subject())).toBe(bus.kind === 'nats');
+    });
+
     test('flush resolves, and maxPayload is a positive size', async () => {
       await bus.flush();
       expect(bus.maxPayload).toBeGreaterThan(0);
