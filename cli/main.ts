@@ -127,7 +127,12 @@ program
   .option('--json', 'each capture as its full request record, one per line')
   .option('--count <n>', 'stop after n captures', integer('--count', 1))
   .option('--timeout <seconds>', 'stop after this long; exit 1 if --count captures have not all come', integer('--timeout', 1))
-  .addHelpText('after', '\nWaiting for a webhook in a script or test (exit 0 with the record, or 1 after 30 s):\n  hookcap tail SLUG --since 1m --count 1 --timeout 30 --json')
+  .addHelpText(
+    'after',
+    '\nWaiting for a webhook in a script or test (exit 0 with its record, or 1 after 30 s); --since the moment\n' +
+      'before the trigger (ms since the epoch) also finds one that came before tail connected, and no earlier one:\n' +
+      '  t=$(date +%s%3N); trigger-the-webhook; hookcap tail SLUG --since $t --count 1 --timeout 30 --json',
+  )
   .action(act(async (slug: string, opts: { since?: string; json?: boolean; count?: number; timeout?: number }, cmd: Command) => {
     const { settings: s, style } = setup(cmd);
     return tail(clientFor(s), slug, { since: opts.since, json: opts.json === true, count: opts.count, timeout: opts.timeout }, style);

@@ -227,6 +227,12 @@ describeBackends('hookcap commands', (h) => {
     expect(short.code).toBe(1);
     expect(short.stdout.trim().split('\n').length).toBe(3);
     expect(short.stderr).toContain(`3 of 5 captures on ${ep.slug} within 2 s`);
+    // As docs/cli.md has a test write it: --since the moment before the trigger, in ms.
+    const before = Date.now();
+    await fetch(`${h.url}/w/${ep.slug}/trigger`, { method: 'POST', body: 'four' });
+    const waited = await runCli(['tail', ep.slug, '--since', String(before), '--count', '1', '--timeout', '30', '--json'], e.env);
+    expect(waited.code, waited.stderr).toBe(0);
+    expect((JSON.parse(waited.stdout) as Capture).body).toBe('four');
   });
 
   test('piped into head -n 1: tail and listen stop, exit 0, no stack trace, once the reader is gone', async () => {
