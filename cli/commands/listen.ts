@@ -90,8 +90,12 @@ function startPoint(slug: string, settings: Settings, opts: { since?: string; re
   return { said: 'from now on' };
 }
 
+/** The style of status lines: coloured only when stderr is a terminal too (not `2> listen.log`). */
+const stderrStyle = (style: Style): Style => ({ color: style.color && process.stderr.isTTY === true });
+
 /** Status lines on stderr: `banner` once the stream is first open (from then on nothing is missed). */
-function streamHooks(style: Style, banner: string | null): Pick<StreamOptions, 'onOpen' | 'onReconnect'> {
+function streamHooks(stdoutStyle: Style, banner: string | null): Pick<StreamOptions, 'onOpen' | 'onReconnect'> {
+  const style = stderrStyle(stdoutStyle);
   return {
     onOpen: ({ reconnects }) => {
       if (reconnects === 0) {
@@ -113,6 +117,7 @@ interface Outcome {
 export async function listen(client: HookcapClient, settings: Settings, slug: string, opts: ListenOptions, style: Style): Promise<number> {
   const start = startPoint(slug, settings, opts);
   const stop = stopOnSignals('forwards');
+  const errStyle = stderrStyle(style);
 
   const report = (c: Capture, url: string, line: { status: number | null; latencyMs: number | null; attempts: number; error?: string }) => {
     const path = pathWithQuery(c.path, queryString(c.queryParams));
@@ -162,7 +167,7 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
         // order, without spending a retry: giving up would drop the capture past the resume point.
         if (e.refused) {
           if (stop.signal.aborted) return { handled: false };
-          if (!waitingSaid) err(paint(style, 'yellow', `  ${c.method} ${c.path}: ${failure}; waiting for the app (Ctrl-C to stop)`));
+          if (!waitingSaid) err(paint(errStyle, 'yellow', `  ${c.method} ${c.path}: ${failure}; waiting for the app (Ctrl-C to stop)`));
           waitingSaid = true;
           await sleep(Math.min(REFUSED_POLL_MS, retryDelayMs(attempt)), stop.signal);
           if (stop.signal.aborted) return { handled: false };
@@ -176,7 +181,7 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
       }
       if (stop.signal.aborted) return { handled: false };
       const wait = retryDelayMs(retries);
-      err(paint(style, 'yellow', `  ${c.method} ${c.path}: ${failure}; retry ${retries}/${opts.retries} in ${(wait / 1000).toFixed(1)} s`));
+      err(paint(errStyle, 'yellow', `  ${c.method} ${c.path}: ${failure}; retry ${retries}/${opts.retries} in ${(wait / 1000).toFixed(1)} s`));
       await sleep(wait, stop.signal);
       if (stop.signal.aborted) return { handled: false };
     }

@@ -61,6 +61,19 @@ describe('usage', () => {
   });
 });
 
+describe('status lines', () => {
+  test('on a terminal, with stderr sent to a file: the file gets no colour codes', async () => {
+    // Nothing answers at the API address: tail keeps saying it reconnects, on stderr, until --timeout.
+    const e = env({ HOOKCAP_API_KEY: 'svc_x', HOOKCAP_API_URL: 'http://127.0.0.1:9', TERM: 'xterm' });
+    const log = join(e.configHome, 'tail.log');
+    const p = Bun.spawn(['script', '-qec', `${process.execPath} ${CLI} tail abc --since 1m --timeout 3 2>${log}`, '/dev/null'], { env: e.env, stdout: 'pipe', stderr: 'pipe' });
+    await Promise.all([new Response(p.stdout).text(), p.exited]);
+    const written = readFileSync(log, 'utf8');
+    expect(written).toContain('connection lost (cannot reach http://127.0.0.1:9');
+    expect(written).not.toContain('\u001b[');
+  });
+});
+
 describe('broken files', () => {
   test('an unreadable config or position file: one line naming it and what to do, exit 1, no stack', async () => {
     const e = env({ HOOKCAP_API_KEY: 'svc_x', HOOKCAP_API_URL: 'http://127.0.0.1:9' });
