@@ -74,7 +74,7 @@ function send(req: RebuiltRequest, url: URL, address: string | null, opts: Deliv
     const target =
       address === null
         ? {}
-        : { hostname: address, headers: { ...headers, host: url.host }, ...(url.protocol === 'https:' ? { servername: url.hostname } : {}) };
+        : { hostname: address, headers: { host: url.host, ...headers }, ...(url.protocol === 'https:' ? { servername: url.hostname } : {}) };
     const request = transport.request(url, { method: req.method, headers, signal: opts.signal, ...tls, ...target }, (res) => {
       const chunks: Uint8Array[] = [];
       let kept = 0;

@@ -26,7 +26,8 @@ export async function replay(client: HookcapClient, id: string, opts: ReplayOpti
   const capture = await client.requests.get(id);
   const request = rebuildRequest(capture, opts.to);
   for (const [name, value] of opts.headers) {
-    if (NOT_FORWARDED.has(name)) throw new UsageError(`-H ${name}: is set by the HTTP client and cannot be given`);
+    // Host may be set, as with curl -H: an app behind name-based virtual hosts (shop.test on 127.0.0.1).
+    if (NOT_FORWARDED.has(name) && name !== 'host') throw new UsageError(`-H ${name}: is set by the HTTP client and cannot be given`);
     if (value === null) delete request.headers[name];
     else request.headers[name] = value;
   }

@@ -304,6 +304,14 @@ describeBackends('hookcap commands', (h) => {
     expect(app.arrived[1]?.headers['x-new']).toBe('yes');
     expect(app.arrived[1]?.headers['x-keep']).toBe('k');
 
+    // Host may be set, as with curl, for an app behind name-based virtual hosts; content-length may not.
+    const vhost = await runCli(['replay', id, '--to', `${app.url}/vhost`, '-H', 'Host: shop.test'], e.env);
+    expect(vhost.code, vhost.stderr).toBe(0);
+    expect(app.arrived[2]?.headers.host).toBe('shop.test');
+    const length = await runCli(['replay', id, '--to', `${app.url}/x`, '-H', 'content-length: 3'], e.env);
+    expect(length.code).toBe(2);
+    expect(length.stderr).toContain('-H content-length: is set by the HTTP client');
+
     const down = await runCli(['replay', id, '--to', 'http://127.0.0.1:9/'], e.env);
     expect(down.code).toBe(1);
     expect(down.stderr).toContain('connection refused');
