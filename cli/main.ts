@@ -13,7 +13,7 @@ import { listen, tail, type ListenOptions } from './commands/listen';
 import { replay, send } from './commands/replay';
 import { describeError, EXIT_USAGE } from './errors';
 import { err, styleFor, type Style } from './output';
-import { bodySource, collectHeader, httpUrl, integer, oneOf, since, timeBound } from './options';
+import { bodySource, captureIdArg, collectHeader, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
 
 interface GlobalFlags {
   apiUrl?: string;
@@ -74,7 +74,7 @@ endpoints
 endpoints
   .command('delete')
   .description('delete an endpoint and all its captures')
-  .argument('<slug>')
+  .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
   .option('--json', 'machine-readable output')
   .action(act(async (slug: string, opts: { json?: boolean }, cmd: Command) => deleteEndpoint(clientFor(setup(cmd).settings), slug, opts.json === true)));
 
@@ -107,7 +107,7 @@ forwardingOptions(
   program
     .command('listen')
     .description('forward every capture of an endpoint to a local URL, live, resuming where it stopped')
-    .argument('<slug>')
+    .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
     .addOption(new Option('--forward <url>', 'where to send captures, e.g. http://127.0.0.1:4000/hooks').argParser(httpUrl('--forward')).makeOptionMandatory()),
 ).action(act(async (slug: string, flags: ListenFlags, cmd: Command) => runListen(slug, flags, cmd)));
 
@@ -115,14 +115,14 @@ forwardingOptions(
   program
     .command('forward')
     .description('the same as listen SLUG --forward URL')
-    .argument('<slug>')
+    .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
     .argument('<url>', 'where to send captures', httpUrl('URL')),
 ).action(act(async (slug: string, url: string, flags: Omit<ListenFlags, 'forward'>, cmd: Command) => runListen(slug, { ...flags, forward: url }, cmd)));
 
 program
   .command('tail')
   .description('print captures as they arrive, without forwarding')
-  .argument('<slug>')
+  .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
   .option('--since <time|id>', 'first print what arrived since then (15m, 2h, ISO 8601) or after that capture id', since)
   .option('--json', 'each capture as its full request record, one per line')
   .option('--count <n>', 'stop after n captures', integer('--count', 1))
@@ -141,7 +141,7 @@ program
 program
   .command('replay')
   .description('send one stored capture again, from this machine (localhost works)')
-  .argument('<request_id>', 'req_…')
+  .argument('<request_id>', 'req_…', captureIdArg)
   .addOption(new Option('--to <url>', 'where to send it, exactly as given').argParser(httpUrl('--to')).makeOptionMandatory())
   .option('-H, --header <header>', "set a header ('name: value'), or remove one ('name:'); repeatable", collectHeader, [])
   .option('--body <@file|text>', 'another body: @file, @- for stdin, or the text itself')
@@ -157,7 +157,7 @@ program
 program
   .command('export')
   .description('every capture of an endpoint as HAR 1.2, NDJSON request records, or a shell script of cURL commands')
-  .argument('<slug>')
+  .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
   .addOption(new Option('--format <format>', 'har, ndjson or curl').argParser(oneOf('--format', ['har', 'ndjson', 'curl'] as const)).makeOptionMandatory())
   .option('--since <time>', 'only captures since then (30s, 15m, 2h, 7d, 1w, ms or ISO 8601)', timeBound('--since'))
   .option('--until <time>', 'only captures until then (default: now)', timeBound('--until'))
@@ -180,7 +180,7 @@ program
 program
   .command('send')
   .description('send a test request to your endpoint through hookcap (send-test)')
-  .argument('<slug>')
+  .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
   .option('--method <method>', 'HTTP method (default POST)')
   .option('-H, --header <header>', "a header 'name: value'; repeatable", collectHeader, [])
   .option('--data <@file|text>', 'the body: @file, @- for stdin, or the text itself (default a small JSON test event)')

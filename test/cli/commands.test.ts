@@ -21,6 +21,9 @@ function env(vars: Record<string, string> = {}): CliEnv {
   return e;
 }
 
+/** Well-formed, and no endpoint's. */
+const SLUG = 'abcdefghjkmn';
+
 const BINARY = new Uint8Array([0x00, 0xff, 0xfe, 0x25, 0x27, 0x5c, 0x0a, 0x80, 0xc3, 0x28]);
 
 describe('usage', () => {
@@ -38,19 +41,23 @@ describe('usage', () => {
     const cases: [string[], string][] = [
       [[], 'Usage:'],
       [['frobnicate'], "unknown command 'frobnicate'"],
-      [['listen', 'slug'], "required option '--forward <url>'"],
-      [['listen', 'slug', '--forward', 'ftp://x'], '--forward must be an http or https URL'],
-      [['listen', 'slug', '--forward', 'http://127.0.0.1:1', '--concurrency', '0'], '--concurrency must be a whole number ≥ 1'],
-      [['listen', 'slug', '--forward', 'http://127.0.0.1:1', '--retries', 'many'], '--retries must be a whole number'],
-      [['listen', 'slug', '--forward', 'http://127.0.0.1:1', '--since', 'yesterday'], '--since must be a duration'],
-      [['listen', 'slug', '--forward', 'http://127.0.0.1:1', '--bogus'], "unknown option '--bogus'"],
-      [['forward', 'slug'], "missing required argument 'url'"],
-      [['export', 'slug', '--format', 'xml'], '--format must be one of har, ndjson, curl'],
-      [['export', 'slug'], "required option '--format <format>'"],
+      [['listen', SLUG], "required option '--forward <url>'"],
+      [['listen', SLUG, '--forward', 'ftp://x'], '--forward must be an http or https URL'],
+      [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--concurrency', '0'], '--concurrency must be a whole number ≥ 1'],
+      [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--retries', 'many'], '--retries must be a whole number'],
+      [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--since', 'yesterday'], '--since must be a duration'],
+      [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--bogus'], "unknown option '--bogus'"],
+      [['forward', SLUG], "missing required argument 'url'"],
+      [['export', SLUG, '--format', 'xml'], '--format must be one of har, ndjson, curl'],
+      [['export', SLUG], "required option '--format <format>'"],
       [['replay', 'req_1', '--to', 'http://127.0.0.1:1', '-H', 'no colon'], "-H takes 'name: value'"],
-      [['send', 'slug', '--data', '@/nonexistent/file'], '--data: cannot read /nonexistent/file'],
+      [['send', SLUG, '--data', '@/nonexistent/file'], '--data: cannot read /nonexistent/file'],
       [['endpoints', 'create'], "missing required argument 'name'"],
       [['--api-url', 'nope', 'endpoints', 'list'], '--api-url must be a URL'],
+      // The endpoint's name, or '..', which would make another URL, for its slug.
+      [['tail', 'stripe-dev'], 'not an endpoint slug: "stripe-dev"'],
+      [['endpoints', 'delete', '..'], 'not an endpoint slug: ".."'],
+      [['replay', '', '--to', 'http://127.0.0.1:1'], 'not a capture id: ""'],
     ];
     for (const [args, message] of cases) {
       const r = await runCli(args, e.env);
@@ -66,7 +73,7 @@ describe('status lines', () => {
     // Nothing answers at the API address: tail keeps saying it reconnects, on stderr, until --timeout.
     const e = env({ HOOKCAP_API_KEY: 'svc_x', HOOKCAP_API_URL: 'http://127.0.0.1:9', TERM: 'xterm' });
     const log = join(e.configHome, 'tail.log');
-    const p = Bun.spawn(['script', '-qec', `${process.execPath} ${CLI} tail abc --since 1m --timeout 3 2>${log}`, '/dev/null'], { env: e.env, stdout: 'pipe', stderr: 'pipe' });
+    const p = Bun.spawn(['script', '-qec', `${process.execPath} ${CLI} tail ${SLUG} --since 1m --timeout 3 2>${log}`, '/dev/null'], { env: e.env, stdout: 'pipe', stderr: 'pipe' });
     await Promise.all([new Response(p.stdout).text(), p.exited]);
     const written = readFileSync(log, 'utf8');
     expect(written).toContain('connection lost (cannot reach http://127.0.0.1:9');
@@ -85,9 +92,9 @@ describe('broken files', () => {
     expect(r.stderr).toMatch(new RegExp(`^error: cannot read ${config}: .*; delete the file, then run hookcap login --key svc_… again\\n$`));
 
     rmSync(config);
-    const state = join(e.configHome, 'hookcap', 'state', 'abc.json');
+    const state = join(e.configHome, 'hookcap', 'state', `${SLUG}.json`);
     writeFileSync(state, '');
-    const l = await runCli(['listen', 'abc', '--forward', 'http://127.0.0.1:9'], e.env);
+    const l = await runCli(['listen', SLUG, '--forward', 'http://127.0.0.1:9'], e.env);
     expect(l.code).toBe(1);
     expect(l.stderr).toMatch(new RegExp(`^error: cannot read ${state}: .*; delete the file to start at live, or pass --since or --no-resume\\n$`));
   });
@@ -143,7 +150,7 @@ describeBackends('hookcap commands', (h) => {
       [['login', '--key', a.key, '--api-url', app.url], {}],
       [['endpoints', 'list'], { HOOKCAP_API_URL: app.url, HOOKCAP_API_KEY: a.key }],
       [['login', '--key', a.key, '--api-url', `${h.url}/dashboard`], {}],
-      [['listen', 'abc', '--forward', app.url], { HOOKCAP_API_URL: `${h.url}/x`, HOOKCAP_API_KEY: a.key }],
+      [['listen', SLUG, '--forward', app.url], { HOOKCAP_API_URL: `${h.url}/x`, HOOKCAP_API_KEY: a.key }],
     ] as [string[], Record<string, string>][]) {
       const r = await runCli(args, { ...e.env, ...vars });
       expect(r.code, args.join(' ')).toBe(1);
@@ -217,7 +224,8 @@ describeBackends('hookcap commands', (h) => {
     const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'wait' } })).body;
     const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
 
-    const nothing = await runCli(['tail', ep.slug, '--count', '1', '--timeout', '2', '--json'], e.env);
+    // The capture URL pasted for the slug works too.
+    const nothing = await runCli(['tail', ep.url, '--count', '1', '--timeout', '2', '--json'], e.env);
     expect(nothing.code).toBe(1);
     expect(nothing.stdout).toBe('');
     expect(nothing.stderr).toBe(`error: no capture on ${ep.slug} within 2 s\n`);
