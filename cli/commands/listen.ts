@@ -45,7 +45,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /**
  * Ctrl-C (or SIGTERM, or stdout's reader going away) stops taking new captures and lets the ones
- * in flight finish; a second signal exits at once. Returns the signal and a function that removes the handlers.
+ * in flight finish; a second signal exits at once. Returns the signal, `stop` (the same stop, for
+ * --count and --timeout) and `release`, which removes the handlers.
  */
 function stopOnSignals(what: string): { signal: AbortSignal; stop(): void; release(): void } {
   const stop = new AbortController();
