@@ -13,6 +13,7 @@ COPY web ./web
 COPY sql ./sql
 COPY clickhouse ./clickhouse
 RUN npm run postinstall
-ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
+# The allocator's setting (src/process-env.ts, docs/configuration.md "The allocator").
+ENV NODE_ENV=production PORT=3000 DATA_DIR=/data MIMALLOC_PURGE_DELAY=-1
 EXPOSE 3000
 CMD ["node_modules/.bin/bun", "src/main.ts"]
