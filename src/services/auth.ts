@@ -17,7 +17,8 @@ export interface SessionResult {
 
 export const publicUser = (u: UserRow) => ({ id: u.id, email: u.email });
 
-async function startSession(ctx: Ctx, user: UserRow): Promise<SessionResult> {
+/** A new browser session for the account (sign-up, log-in, a password reset). */
+export async function startSession(ctx: Ctx, user: UserRow): Promise<SessionResult> {
   const token = secretToken('ses');
   const now = ctx.clock.now();
   await accounts.insertSession(ctx.db, { tokenHash: sha256Hex(token), userId: user.id, createdAt: now, expiresAt: now + SESSION_TTL_MS });
@@ -27,16 +28,25 @@ async function startSession(ctx: Ctx, user: UserRow): Promise<SessionResult> {
 export async function signup(ctx: Ctx, input: { email: string; password: string }): Promise<SessionResult> {
   const email = input.email.trim();
   if (!isWellFormedEmail(email)) throw new AppError('validation', 'email is not a valid address');
-  if (input.password.length < 8) throw new AppError('validation', 'password must be at least 8 characters');
+  const passwordHash = await hashNewPassword(input.password);
   const user = await accounts.insertUser(ctx.db, {
     id: randomId('usr'),
     email,
-    passwordHash: await Bun.password.hash(input.password, { algorithm: 'argon2id' }),
+    passwordHash,
     plan: 'free',
     createdAt: ctx.clock.now(),
   });
   if (!user) throw new AppError('conflict', 'an account with this email already exists');
   return startSession(ctx, user);
+}
+
+/** The rules a new password must meet (sign-up and password reset alike). */
+export const MIN_PASSWORD_LENGTH = 8;
+
+/** Checks a new password against the rules and hashes it (argon2id); 400 validation when too weak. */
+export async function hashNewPassword(password: string): Promise<string> {
+  if (password.length < MIN_PASSWORD_LENGTH) throw new AppError('validation', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  return Bun.password.hash(password, { algorithm: 'argon2id' });
 }
 
 export async function login(ctx: Ctx, input: { email: string; password: string }): Promise<SessionResult> {

@@ -1,0 +1,34 @@
+/** Queries of the password-reset flow (src/services/password-reset.ts). */
+import { eq } from 'drizzle-orm';
+import type { Q, Tx } from './db';
+import { passwordResets, sessions, users, type PasswordResetRow, type UserRow } from './schema';
+
+/** The account's one outstanding reset becomes this one: an older token stops working. */
+export async function replaceReset(q: Q, row: typeof passwordResets.$inferInsert): Promise<void> {
+  await q
+    .insert(passwordResets)
+    .values(row)
+    .onConflictDoUpdate({ target: passwordResets.userId, set: { tokenHash: row.tokenHash, createdAt: row.createdAt, expiresAt: row.expiresAt } });
+}
+
+/**
+ * Deletes the reset with this token hash and returns it (expired or not), or null when there is
+ * none. Of two transactions taking the same token, only one gets the row: the other waits on its
+ * lock and then finds it gone.
+ */
+export async function takeReset(tx: Tx, tokenHash: string): Promise<PasswordResetRow | null> {
+  const out = await tx.delete(passwordResets).where(eq(passwordResets.tokenHash, tokenHash)).returning();
+  return out[0] ?? null;
+}
+
+/** Sets the account's password hash; the row after, or null when the account is gone. */
+export async function setPasswordHash(tx: Tx, userId: string, passwordHash: string): Promise<UserRow | null> {
+  const out = await tx.update(users).set({ passwordHash }).where(eq(users.id, userId)).returning();
+  return out[0] ?? null;
+}
+
+/** Ends every browser session of the account (API keys are untouched); how many there were. */
+export async function deleteUserSessions(tx: Tx, userId: string): Promise<number> {
+  const out = await tx.delete(sessions).where(eq(sessions.userId, userId)).returning({ tokenHash: sessions.tokenHash });
+  return out.length;
+}
