@@ -4,7 +4,7 @@
  * that works once, expires, and is replaced by a newer one; a reset ends every browser session
  * and keeps API keys; clear JSON refusals; per-address and per-client limits.
  */
-import { expect, test } from 'bun:test';
+import { afterAll, expect, test } from 'bun:test';
 import postgres from 'postgres';
 import { call, type Reply } from '../support/client';
 import { describeBackends } from '../support/suite';
@@ -261,4 +261,29 @@ describeBackends(
     });
   },
   { ...AGENT_ENV, RATE_LIMIT_RESET_EMAIL: '2/600', RATE_LIMIT_AUTH: '10/600' },
+);
+
+/**
+ * A mail server that accepts connections and never greets: with it, a request that waited for
+ * the mail would hang for nodemailer's timeouts. The answer must not wait (nor so tell, by its
+ * time, that an account exists).
+ */
+const silentSmtp = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
+afterAll(() => silentSmtp.stop(true));
+
+describeBackends(
+  'password reset: a mail server that hangs',
+  (h) => {
+    test('known and unknown addresses are answered at once, alike', async () => {
+      const human = await signUp(h.url, uniqueEmail('reset-slow'));
+      for (const email of [human.email, uniqueEmail('reset-slow-nobody'), human.email]) {
+        const t0 = performance.now();
+        const r = await ask(h.url, email);
+        expect(r.status).toBe(202);
+        expect(r.body.message).toContain('If an account exists');
+        expect(performance.now() - t0).toBeLessThan(1_000);
+      }
+    });
+  },
+  { SMTP_URL: `smtp://127.0.0.1:${silentSmtp.port}`, RATE_LIMIT_RESET_EMAIL: '100000/600' },
 );
