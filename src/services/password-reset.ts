@@ -9,6 +9,7 @@
  * secret) is stored, one per account, so a newer request replaces the older token.
  */
 import { createHmac } from 'node:crypto';
+import { paths } from '../../web/src/paths';
 import { AppError } from '../errors';
 import { secretToken, sha256Hex } from '../ids';
 import { log } from '../log';
@@ -22,8 +23,6 @@ import { hashNewPassword, startSession, type SessionResult } from './auth';
 import type { Ctx } from './context';
 import { consume, rateLimitHeaders } from './rate-limiter';
 
-/** The path of the dashboard page that reads the token from the fragment (web/src/paths.ts). */
-export const RESET_PAGE_PATH = '/reset-password';
 
 const TOKEN_FORMAT = /^rst_[A-Za-z0-9_-]{43}$/;
 
@@ -81,7 +80,7 @@ async function sendResetLink(ctx: Ctx, email: string): Promise<void> {
       'Someone (hopefully you) asked to reset the password of the hookcap account for this address.',
       '',
       'Choose a new password here:',
-      `${ctx.config.baseUrl}${RESET_PAGE_PATH}#token=${token}`,
+      `${ctx.config.baseUrl}${paths.resetPassword}#token=${token}`,
       '',
       `The link works once and expires in ${duration(ttl)}; asking again replaces it.`,
       'Setting a new password signs out every browser session of the account; API keys keep working.',

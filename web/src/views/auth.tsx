@@ -37,6 +37,11 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
           value={password}
           onChange={(e) => setPassword(e.target.value)}
         />
+        {signup ? null : (
+          <p className="forgot-link">
+            <Link href={paths.forgotPassword}>Forgot password?</Link>
+          </p>
+        )}
         {submit.error ? <ErrorMessage error={submit.error} /> : null}
         <button type="submit" className="primary" disabled={submit.isPending}>
           {signup ? 'Sign up' : 'Sign in'}

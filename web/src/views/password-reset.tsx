@@ -1,0 +1,184 @@
+/**
+ * "Forgot password?": a form that asks for the address (the answer never says whether an account
+ * has it), and the page the mailed link opens, `/reset-password#token=rst_…`. The token is read
+ * from the fragment, which the browser never sends to a server, and dropped from the address bar
+ * at once; the new password is asked twice, and setting it signs the visitor in.
+ */
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Link, useLocation } from 'wouter';
+import { ApiError, api, errorText, unwrap } from '../api/client';
+import { switchAccount } from '../api/queries';
+import { paths } from '../paths';
+import { ErrorMessage } from '../ui/error';
+import { announce } from '../ui/toast';
+import { useTitle } from '../ui/title';
+
+const MIN_PASSWORD = 8;
+
+function Brand() {
+  return (
+    <p className="brand-line">
+      <span className="brand">hookcap</span>
+    </p>
+  );
+}
+
+export function ForgotPasswordView() {
+  useTitle('Reset your password');
+  const [email, setEmail] = useState('');
+  const send = useMutation({ mutationFn: (body: { email: string }) => unwrap(api.auth['password-reset'].post(body)) });
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    send.mutate({ email });
+  };
+
+  return (
+    <main className="auth">
+      <Brand />
+      <h1>Reset your password</h1>
+      {send.isSuccess ? (
+        <div className="ok" role="status">
+          <p>If an account exists for {email}, we sent it a link to set a new password. The link works once and expires soon.</p>
+          <p>No mail? Check the spam folder, or ask again in a few minutes.</p>
+        </div>
+      ) : (
+        <form onSubmit={onSubmit} aria-label="Reset your password">
+          <p className="muted">Enter the address of your account. We will mail it a link to set a new password.</p>
+          <label htmlFor="forgot-email">Email</label>
+          <input id="forgot-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          {send.error ? <ErrorMessage error={send.error} /> : null}
+          <button type="submit" className="primary" disabled={send.isPending}>
+            Send reset link
+          </button>
+        </form>
+      )}
+      <p className="muted">
+        Remembered it? <Link href={paths.signIn}>Sign in</Link>
+      </p>
+    </main>
+  );
+}
+
+/** The token of `#token=…`, read once; the fragment is then removed from the address bar and history. */
+function takeTokenFromFragment(): string {
+  const token = new URLSearchParams(location.hash.replace(/^#/, '')).get('token') ?? '';
+  if (location.hash) history.replaceState(history.state, '', location.pathname + location.search);
+  return token;
+}
+
+export function ResetPasswordView() {
+  useTitle('Choose a new password');
+  const [token] = useState(takeTokenFromFragment);
+  const [password, setPassword] = useState('');
+  const [again, setAgain] = useState('');
+  /** A problem found before sending, shown under the field it concerns. */
+  const [problem, setProblem] = useState<{ field: 'password' | 'again'; text: string } | null>(null);
+  const passwordRef = useRef<HTMLInputElement>(null);
+  const againRef = useRef<HTMLInputElement>(null);
+  const errorRef = useRef<HTMLDivElement>(null);
+  const qc = useQueryClient();
+  const [, setLocation] = useLocation();
+  const reset = useMutation({
+    mutationFn: (body: { token: string; password: string }) => unwrap(api.auth['password-reset'].confirm.post(body)),
+    onSuccess: (out) => {
+      announce('Your new password is set; every other session was signed out.');
+      setLocation(paths.home, { replace: true });
+      switchAccount(qc, out.user);
+    },
+  });
+  // A refused password: back to its field; a bad link: to the message, which offers a new one.
+  useEffect(() => {
+    if (!reset.error) return;
+    if (reset.error instanceof ApiError && reset.error.code === 'validation') passwordRef.current?.focus();
+    else errorRef.current?.focus();
+  }, [reset.error]);
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    if (password.length < MIN_PASSWORD) {
+      setProblem({ field: 'password', text: `The password needs at least ${MIN_PASSWORD} characters.` });
+      passwordRef.current?.focus();
+      return;
+    }
+    if (password !== again) {
+      setProblem({ field: 'again', text: 'The two passwords differ. Type the same password twice.' });
+      againRef.current?.focus();
+      return;
+    }
+    setProblem(null);
+    reset.mutate({ token, password });
+  };
+
+  if (!token) {
+    return (
+      <main className="auth">
+        <Brand />
+        <h1>Choose a new password</h1>
+        <div className="error" role="alert">
+          This page needs the link from the password-reset mail, and it has none. Open the link from the mail again, or{' '}
+          <Link href={paths.forgotPassword}>ask for a new link</Link>.
+        </div>
+      </main>
+    );
+  }
+
+  const badLink = reset.error instanceof ApiError && reset.error.code === 'invalid_reset_token';
+  const passwordProblem = problem?.field === 'password' ? problem.text : reset.error instanceof ApiError && reset.error.code === 'validation' ? reset.error.message : null;
+  const againProblem = problem?.field === 'again' ? problem.text : null;
+  const otherError = reset.error && !passwordProblem && !problem ? reset.error : null;
+  return (
+    <main className="auth">
+      <Brand />
+      <h1>Choose a new password</h1>
+      <form onSubmit={onSubmit} aria-label="Choose a new password" noValidate>
+        <label htmlFor="reset-password">New password (at least {MIN_PASSWORD} characters)</label>
+        <input
+          id="reset-password"
+          ref={passwordRef}
+          type="password"
+          autoComplete="new-password"
+          minLength={MIN_PASSWORD}
+          required
+          aria-invalid={passwordProblem ? true : undefined}
+          aria-describedby={passwordProblem ? 'reset-password-error' : undefined}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+        {passwordProblem ? (
+          <p id="reset-password-error" className="field-error" role="alert">
+            {passwordProblem}
+          </p>
+        ) : null}
+        <label htmlFor="reset-password-again">Confirm new password</label>
+        <input
+          id="reset-password-again"
+          ref={againRef}
+          type="password"
+          autoComplete="new-password"
+          required
+          aria-invalid={againProblem ? true : undefined}
+          aria-describedby={againProblem ? 'reset-again-error' : undefined}
+          value={again}
+          onChange={(e) => setAgain(e.target.value)}
+        />
+        {againProblem ? (
+          <p id="reset-again-error" className="field-error" role="alert">
+            {againProblem}
+          </p>
+        ) : null}
+        {otherError ? (
+          <div className="error" role="alert" tabIndex={-1} ref={errorRef}>
+            {badLink ? 'This link is invalid or has expired (each link works once, and a newer one replaces it). ' : `${errorText(otherError)} `}
+            {badLink ? <Link href={paths.forgotPassword}>Ask for a new link</Link> : null}
+          </div>
+        ) : null}
+        <button type="submit" className="primary" disabled={reset.isPending}>
+          Set new password
+        </button>
+      </form>
+      <p className="muted">Setting it signs you in here and signs out every other browser session; API keys keep working.</p>
+    </main>
+  );
+}
