@@ -18,7 +18,6 @@ import { secondsUntil } from '../model/usage';
 import * as accounts from '../stores/state/accounts';
 import { inTransaction } from '../stores/state/db';
 import { deleteUserSessions, replaceReset, setPasswordHash, takeReset } from '../stores/state/password-resets';
-import { errorMessage } from '../unknown';
 import { hashNewPassword, startSession, type SessionResult } from './auth';
 import type { Ctx } from './context';
 import { consume, rateLimitHeaders } from './rate-limiter';
@@ -43,9 +42,7 @@ export async function requestReset(ctx: Ctx, input: { email: string }): Promise<
   if (!isWellFormedEmail(email)) throw new AppError('validation', 'email is not a valid address');
   await limitRequestsFor(ctx, email);
   // Not awaited: the answer must not wait for (and so time) the lookup, the insert and the mail.
-  void sendResetLink(ctx, email).catch((err: unknown) => {
-    log.warn('could not send a password-reset link', { error: errorMessage(err), mailer: ctx.mailer.kind });
-  });
+  ctx.background.run(`could not send a password-reset link (${ctx.mailer.kind})`, () => sendResetLink(ctx, email));
   return { message: REQUEST_ACCEPTED };
 }
 

@@ -285,5 +285,6 @@ describeBackends(
       }
     });
   },
-  { SMTP_URL: `smtp://127.0.0.1:${silentSmtp.port}`, RATE_LIMIT_RESET_EMAIL: '100000/600' },
+  // The mails still hang at shutdown, which waits for them: a short deadline keeps teardown quick.
+  { SMTP_URL: `smtp://127.0.0.1:${silentSmtp.port}`, RATE_LIMIT_RESET_EMAIL: '100000/600', SHUTDOWN_TIMEOUT_MS: '1000' },
 );
