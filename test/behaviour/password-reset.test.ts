@@ -176,6 +176,17 @@ describeBackends(
       expect((await me(h.url, issued.body.credential)).status).toBe(200);
     });
 
+    test('the agent sign-in page links to the reset form, which the server serves', async () => {
+      const login = await fetch(`${h.url}/agent/login`);
+      expect(login.status).toBe(200);
+      expect(await login.text()).toContain('<a href="/forgot-password">Forgot password?</a>');
+      for (const path of ['/forgot-password', '/reset-password']) {
+        const r = await fetch(`${h.url}${path}`);
+        expect(r.status).toBe(200);
+        expect(r.headers.get('content-type') ?? '').toContain('text/html');
+      }
+    });
+
     test('the OpenAPI document describes both routes', async () => {
       const doc = (await (await fetch(`${h.url}/docs/json`)).json()) as { paths: Record<string, Record<string, { summary?: string; description?: string; responses?: Record<string, unknown> }>> };
       const request = doc.paths['/api/auth/password-reset']?.post;
