@@ -19,7 +19,11 @@ function SearchBox({ inputRef }: { inputRef: React.RefObject<HTMLInputElement | 
   const value = onSearchPage ? filters.q : draft;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!onSearchPage) navigate(`${paths.search}${filtersQuery({ q: draft, method: '', from: '', slug: endpoint?.slug ?? '' })}`);
+    if (onSearchPage) return;
+    navigate(`${paths.search}${filtersQuery({ q: draft, method: '', from: '', slug: endpoint?.slug ?? '' })}`);
+    // From here the search page's URL holds the query; left behind, the draft would come back stale
+    // (what was typed before refining it there) on the next page without a search.
+    setDraft('');
   };
   return (
     <form role="search" className="search-box" onSubmit={submit}>

@@ -7,7 +7,7 @@ import { MutationCache, QueryCache, QueryClient, useMutation, useQuery, useQuery
 import { ApiError, api, unwrap } from './client';
 
 /** A 401 anywhere means the session is gone (expired, logged out elsewhere): back to sign-in. */
-function signedOutOn(e: unknown): void {
+export function signedOutOn(e: unknown): void {
   if (e instanceof ApiError && e.status === 401) queryClient.setQueryData(keys.me, null);
 }
 

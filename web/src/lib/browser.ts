@@ -6,6 +6,9 @@ export async function copyText(text: string): Promise<void> {
     return;
   }
   // Not a secure context (http on a LAN name): the old way still works from a click or key press.
+  // Selecting the text focuses a textarea of our own; the focus goes back where it was (the
+  // button, the row), or removing the textarea would drop it to the page.
+  const before = document.activeElement;
   const area = document.createElement('textarea');
   area.value = text;
   area.setAttribute('readonly', '');
@@ -14,6 +17,7 @@ export async function copyText(text: string): Promise<void> {
   area.select();
   const ok = document.execCommand('copy');
   area.remove();
+  if (before instanceof HTMLElement || before instanceof SVGElement) before.focus({ preventScroll: true });
   if (!ok) throw new Error('The browser did not allow copying.');
 }
 

@@ -11,6 +11,7 @@
  * reopened here with backoff.
  */
 import { ApiError, api, errorText, unwrap, type Capture } from '../api/client';
+import { signedOutOn } from '../api/queries';
 
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'ended';
 
@@ -155,11 +156,16 @@ export class LiveList {
     }
   }
 
-  /** Ends the list for good on a 404 or 401; true when it did. */
+  /**
+   * Ends the list for good on a 404 or 401; true when it did. A 401 means the session is gone
+   * (expired, logged out elsewhere): the app shows the sign-in screen, as for any other call,
+   * instead of leaving a page that looks signed in but can no longer do anything.
+   */
   private failedFor(e: unknown): boolean {
     if (!(e instanceof ApiError) || (e.status !== 404 && e.status !== 401)) return false;
     this.end(e.status === 404 ? 'not_found' : 'signed_out');
     this.set({ loading: false, error: e.message });
+    signedOutOn(e);
     return true;
   }
 

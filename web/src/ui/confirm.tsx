@@ -1,5 +1,6 @@
 /** A modal confirmation on the native <dialog> (focus kept inside, Escape cancels). */
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { BusyButton } from './busy-button';
 
 export function ConfirmDialog(props: { open: boolean; title: string; children: ReactNode; confirm: string; danger?: boolean; busy?: boolean; onConfirm: () => void; onCancel: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -18,9 +19,9 @@ export function ConfirmDialog(props: { open: boolean; title: string; children: R
         <button type="button" onClick={props.onCancel}>
           Cancel
         </button>
-        <button type="button" className={props.danger ? 'primary danger' : 'primary'} disabled={props.busy} onClick={props.onConfirm}>
+        <BusyButton type="button" className={props.danger ? 'primary danger' : 'primary'} busy={props.busy ?? false} onClick={props.onConfirm}>
           {props.confirm}
-        </button>
+        </BusyButton>
       </div>
     </dialog>
   );

@@ -1,11 +1,13 @@
+import type { Ref } from 'react';
 import { copyText } from '../lib/browser';
 import { errorText } from '../api/client';
 import { announce } from './toast';
 
 /** A button that copies `text` (or what `text()` returns) and says so. */
-export function CopyButton({ text, label, ariaLabel, done, className }: { text: string | (() => string); label: string; ariaLabel?: string; done?: string; className?: string }) {
+export function CopyButton({ text, label, ariaLabel, done, className, ref }: { text: string | (() => string); label: string; ariaLabel?: string; done?: string; className?: string; ref?: Ref<HTMLButtonElement> }) {
   return (
     <button
+      ref={ref}
       type="button"
       className={className}
       aria-label={ariaLabel}

@@ -9,6 +9,7 @@ import type { FormEvent, InputHTMLAttributes } from 'react';
 import { placeError } from '../lib/field-error';
 import { ErrorMessage } from './error';
 import { Field } from './field';
+import { BusyButton } from './busy-button';
 
 export interface NameFormProps {
   label: string;
@@ -38,9 +39,9 @@ export function NameForm({ label, hint, value, onChange, onSubmit, mutation, sub
         error={placed?.field ? placed.message : null}
         action={
           <>
-            <button type="submit" className="primary" disabled={mutation.isPending}>
+            <BusyButton type="submit" className="primary" busy={mutation.isPending}>
               {submitLabel}
-            </button>
+            </BusyButton>
             {onCancel ? (
               <button type="button" onClick={onCancel}>
                 Cancel

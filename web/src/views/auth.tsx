@@ -4,6 +4,7 @@ import { Link } from 'wouter';
 import { useSignIn } from '../api/queries';
 import { paths } from '../paths';
 import { ErrorMessage } from '../ui/error';
+import { BusyButton } from '../ui/busy-button';
 
 export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
   const [email, setEmail] = useState('');
@@ -43,9 +44,9 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
           </p>
         )}
         {submit.error ? <ErrorMessage error={submit.error} /> : null}
-        <button type="submit" className="primary" disabled={submit.isPending}>
+        <BusyButton type="submit" className="primary" busy={submit.isPending}>
           {signup ? 'Sign up' : 'Sign in'}
-        </button>
+        </BusyButton>
       </form>
       <p className="muted">
         {signup ? (

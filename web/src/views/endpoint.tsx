@@ -3,7 +3,7 @@
  * arriving live beside the one that is open. On a narrow screen the list and the open request take
  * turns.
  */
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useLayoutEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useClearCaptures, useDeleteEndpoint, useEndpoints, useRenameEndpoint, useRequest, type Endpoint } from '../api/queries';
 import { shellQuote } from '../lib/curl';
@@ -20,6 +20,8 @@ import { ReceiverUrl } from './endpoints';
 import { SharedEndpointHeader } from './teams/shared-endpoints';
 import { RequestDetail } from './request-detail';
 import { useTitle } from '../ui/title';
+import { useFocusWhenGone } from '../ui/focus';
+import { BusyButton } from '../ui/busy-button';
 
 function RenameForm({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => void }) {
   const [name, setName] = useState(endpoint.name);
@@ -29,13 +31,19 @@ function RenameForm({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => vo
     rename.mutate({ slug: endpoint.slug, name }, { onSuccess: onDone });
   };
   return (
-    <form className="rename" onSubmit={submit}>
+    <form
+      className="rename"
+      onSubmit={submit}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') onDone();
+      }}
+    >
       <label htmlFor="rename-input">Name</label>
       <div className="inline">
         <input id="rename-input" value={name} maxLength={200} autoFocus onChange={(e) => setName(e.target.value)} />
-        <button type="submit" className="primary" disabled={rename.isPending}>
+        <BusyButton type="submit" className="primary" busy={rename.isPending}>
           Save
-        </button>
+        </BusyButton>
         <button type="button" onClick={onDone}>
           Cancel
         </button>
@@ -48,6 +56,9 @@ function RenameForm({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => vo
 function EndpointHeader({ endpoint, onCleared }: { endpoint: Endpoint; onCleared: () => void }) {
   const [renaming, setRenaming] = useState(false);
   const [confirming, setConfirming] = useState<'delete' | 'clear' | null>(null);
+  const renameButton = useRef<HTMLButtonElement>(null);
+  // Saved, cancelled or Escape: the form is gone; the focus goes back to Rename.
+  useFocusWhenGone(renaming, () => renameButton.current);
   const remove = useDeleteEndpoint();
   const clear = useClearCaptures();
   const [, navigate] = useLocation();
@@ -65,7 +76,7 @@ function EndpointHeader({ endpoint, onCleared }: { endpoint: Endpoint; onCleared
       <ReceiverUrl url={endpoint.url} />
       <div className="endpoint-actions">
         {!renaming ? (
-          <button type="button" onClick={() => setRenaming(true)}>
+          <button type="button" ref={renameButton} onClick={() => setRenaming(true)}>
             Rename
           </button>
         ) : null}
@@ -147,6 +158,9 @@ function FirstRequestHint({ url }: { url: string }) {
 }
 
 function Toolbar({ state, onPause, onResume }: { state: LiveState; onPause: () => void; onResume: () => void }) {
+  const toggle = useRef<HTMLButtonElement>(null);
+  // "N new requests" merged them and went away: the focus goes to Pause (which Resume became).
+  useFocusWhenGone(state.paused && state.held > 0, () => toggle.current);
   return (
     <div className="list-toolbar">
       <span className={`live-status s-${state.status}`} role="status" aria-label="Stream status">
@@ -164,11 +178,11 @@ function Toolbar({ state, onPause, onResume }: { state: LiveState; onPause: () =
           </button>
         ) : null}
         {state.paused ? (
-          <button type="button" className="small" onClick={onResume}>
+          <button type="button" className="small" ref={toggle} onClick={onResume}>
             Resume
           </button>
         ) : (
-          <button type="button" className="small" onClick={onPause} disabled={state.status === 'ended'}>
+          <button type="button" className="small" ref={toggle} onClick={onPause} disabled={state.status === 'ended'}>
             Pause
           </button>
         )}
@@ -177,11 +191,53 @@ function Toolbar({ state, onPause, onResume }: { state: LiveState; onPause: () =
   );
 }
 
-export function SplitPane({ list, detail, hasDetail }: { list: ReactNode; detail: ReactNode; hasDetail: boolean }) {
+/**
+ * The list beside the open request. On a narrow screen they take turns, so opening a request
+ * hides the row that had the focus, and going back hides the link that had it; the browser then
+ * drops the focus to the page, and a keyboard or screen reader user starts over from the top.
+ * So when the pane holding the focus is hidden, the focus moves on: to the open request's heading
+ * (or its back link while it loads), and back to the row of the request that was open.
+ */
+export function SplitPane({ list, detail, openId }: { list: ReactNode; detail: ReactNode; openId: string | null }) {
+  const listPane = useRef<HTMLDivElement>(null);
+  const detailPane = useRef<HTMLDivElement>(null);
+  const previous = useRef(openId);
+  /** The pane the focus was last in (an element removed while focused sends no blur). */
+  const focusedPane = useRef<HTMLDivElement | null>(null);
+  useLayoutEffect(() => {
+    const before = previous.current;
+    previous.current = openId;
+    if (before === openId) return;
+    const [from, to] = openId !== null ? [listPane.current, detailPane.current] : [detailPane.current, listPane.current];
+    const active = document.activeElement;
+    const wasInFrom = active && active !== document.body ? from?.contains(active) : focusedPane.current === from;
+    // Wide screens show both panes: nothing was hidden, the focus stays where it is.
+    if (!from || !to || !wasInFrom || from.getClientRects().length > 0) return;
+    if (openId !== null) {
+      (to.querySelector<HTMLElement>('.detail-title') ?? to.querySelector<HTMLElement>('.back-link'))?.focus();
+      return;
+    }
+    // The list drew no rows while hidden (it is virtualised): hold the focus on it until its rows are back.
+    const scroller = to.querySelector<HTMLElement>('.request-scroller');
+    scroller?.focus({ preventScroll: true });
+    const rowOf = () => to.querySelector<HTMLElement>(`a[data-id="${CSS.escape(before ?? '')}"]`);
+    const toRow = (frames: number) => {
+      const row = rowOf();
+      if (row) row.focus();
+      else if (frames > 0 && document.activeElement === scroller) requestAnimationFrame(() => toRow(frames - 1));
+    };
+    toRow(30);
+  }, [openId]);
   return (
-    <div className={hasDetail ? 'split has-detail' : 'split'}>
-      <div className="split-list">{list}</div>
-      <div className="split-detail">{detail}</div>
+    <div className={openId !== null ? 'split has-detail' : 'split'} onBlur={(e) => {
+      if (!e.currentTarget.contains(e.relatedTarget)) focusedPane.current = null;
+    }}>
+      <div className="split-list" ref={listPane} onFocus={() => (focusedPane.current = listPane.current)}>
+        {list}
+      </div>
+      <div className="split-detail" ref={detailPane} onFocus={() => (focusedPane.current = detailPane.current)}>
+        {detail}
+      </div>
     </div>
   );
 }
@@ -231,6 +287,12 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
     );
   }
 
+  // The open request was cleared with the rest: close it rather than leave "request not found" beside the empty list.
+  const onCleared = () => {
+    store?.clear();
+    if (requestId !== null) navigate(paths.endpoint(slug), { replace: true });
+  };
+
   const listArea = (
     <section className="live" aria-label="Captured requests">
       <Toolbar state={state} onPause={() => store?.pause()} onResume={() => store?.resume()} />
@@ -254,10 +316,10 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
 
   return (
     <div className="endpoint-view">
-      {own ? <EndpointHeader endpoint={own} onCleared={() => store?.clear()} /> : theirs ? <SharedEndpointHeader endpoint={theirs} /> : null}
+      {own ? <EndpointHeader endpoint={own} onCleared={onCleared} /> : theirs ? <SharedEndpointHeader endpoint={theirs} /> : null}
       {children ?? (
         <SplitPane
-          hasDetail={requestId !== null}
+          openId={requestId}
           list={listArea}
           detail={requestId ? <OpenRequest id={requestId} state={state} endpoint={endpoint} backHref={paths.endpoint(slug)} /> : <p className="muted panel-pad select-hint">Select a request to see it in full. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>c</kbd> copies it as cURL, <kbd>/</kbd> searches.</p>}
         />

@@ -7,15 +7,16 @@ import { ErrorMessage } from '../ui/error';
 import { RelativeTime } from '../ui/time';
 import { useTitle } from '../ui/title';
 import { SharedEndpointsSection } from './teams/shared-endpoints';
+import { BusyButton } from '../ui/busy-button';
 
 export function NewEndpointButton({ className = 'primary' }: { className?: string }) {
   const create = useCreateEndpoint();
   const [, navigate] = useLocation();
   return (
     <>
-      <button type="button" className={className} disabled={create.isPending} onClick={() => create.mutate('', { onSuccess: (e) => navigate(paths.endpoint(e.slug)) })}>
+      <BusyButton type="button" className={className} busy={create.isPending} onClick={() => create.mutate('', { onSuccess: (e) => navigate(paths.endpoint(e.slug)) })}>
         New endpoint
-      </button>
+      </BusyButton>
       {create.error ? <ErrorMessage error={create.error} /> : null}
     </>
   );

@@ -4,7 +4,7 @@
  * away. Everything captured is shown as text: React escapes it; nothing is parsed as HTML.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { JsonView, collapseAllNested, defaultStyles } from 'react-json-view-lite';
 import { errorText, type Capture } from '../api/client';
 import { bodyBytes, bodyKind, formRows, HEX_ROW, hexLine, parseJson, type BodyKind } from '../lib/body';
@@ -119,13 +119,21 @@ function tabsFor(kind: BodyKind): Tab[] {
   }
 }
 
+/**
+ * Levels the JSON tree opens by itself; deeper ones open on a click, a level at a time. A sender
+ * can nest thousands of levels in a few KB (`[[[[…]]]]`), and drawing them all at once overflows
+ * the stack (React commits a tree recursively), which left the detail blank.
+ */
+const JSON_OPEN_LEVELS = 24;
+const openNearTop = (level: number) => level < JSON_OPEN_LEVELS;
+
 function Pretty({ capture, kind, bytes }: { capture: Capture; kind: BodyKind; bytes: Uint8Array }) {
   if (kind === 'form') return <KeyValueTable label="Form fields" rows={formRows(capture.body)} />;
   if (kind === 'multipart') return <MultipartTable bytes={bytes} contentType={capture.contentType} />;
   const value = parseJson(capture.body);
   if (value === null || typeof value !== 'object') return <pre className="body-raw">{JSON.stringify(value, null, 2)}</pre>;
   // Big documents open collapsed below the top level, so the tree stays quick to draw.
-  return <JsonView data={value} style={JSON_STYLE} shouldExpandNode={capture.size > 64 * 1024 ? collapseAllNested : () => true} />;
+  return <JsonView data={value} style={JSON_STYLE} shouldExpandNode={capture.size > 64 * 1024 ? collapseAllNested : openNearTop} />;
 }
 
 function BodyView({ capture }: { capture: Capture }) {
@@ -133,13 +141,24 @@ function BodyView({ capture }: { capture: Capture }) {
   const tabs = tabsFor(kind);
   const bytes = useMemo(() => bodyBytes(capture), [capture]);
   const [chosen, setChosen] = useState<Tab | null>(null);
+  const tablist = useRef<HTMLDivElement>(null);
   const tab = chosen && tabs.includes(chosen) ? chosen : tabs[0];
   if (!tab) return <p className="muted">No body.</p>;
+  // The tabs pattern: one stop in the Tab order (the chosen view); arrows, Home and End choose another.
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const at = tabs.indexOf(tab);
+    const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    const next = tabs[(to + tabs.length) % tabs.length] ?? tab;
+    setChosen(next);
+    tablist.current?.querySelector<HTMLElement>(`#body-tab-${next}`)?.focus();
+  };
   return (
     <div className="body-view">
-      <div role="tablist" aria-label="Body view" className="tabs">
+      <div role="tablist" aria-label="Body view" className="tabs" ref={tablist} onKeyDown={onKeyDown}>
         {tabs.map((t) => (
-          <button key={t} type="button" role="tab" id={`body-tab-${t}`} aria-selected={t === tab} aria-controls="body-panel" onClick={() => setChosen(t)}>
+          <button key={t} type="button" role="tab" id={`body-tab-${t}`} aria-selected={t === tab} aria-controls="body-panel" tabIndex={t === tab ? 0 : -1} onClick={() => setChosen(t)}>
             {TAB_NAMES[t]}
           </button>
         ))}
@@ -170,7 +189,7 @@ export function RequestDetail({ capture, endpointUrl, endpointName }: { capture:
   return (
     <article className="detail" aria-labelledby="detail-title">
       <header className="detail-head">
-        <h2 id="detail-title" className="detail-title">
+        <h2 id="detail-title" className="detail-title" tabIndex={-1}>
           <MethodBadge method={capture.method} /> <span className="detail-url">{url}</span>
         </h2>
         <div className="detail-actions">

@@ -2,7 +2,7 @@
  * Search across one endpoint or all of them (SPEC 4.2): the header's Search box plus method, time
  * range and endpoint filters, all kept in the URL. Shows the count; results open the same detail.
  */
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { api, unwrap, type Capture } from '../api/client';
@@ -66,6 +66,9 @@ export function SearchView({ requestId }: { requestId: string | null }) {
   const count = useQuery({ queryKey: [...keys.search(params), 'count'], queryFn: () => unwrap(api.search.requests.count.get({ query: params })) });
   const results = useInfiniteQuery({
     queryKey: keys.search(params),
+    // Typing in the box changes the query at each key: keep the last results on screen until the
+    // new ones arrive, instead of swapping the list for "Searching…" (and losing its scroll) each time.
+    placeholderData: keepPreviousData,
     initialPageParam: 0,
     queryFn: ({ pageParam }) => unwrap(api.search.requests.get({ query: { ...params, limit: String(PAGE), offset: String(pageParam) } })),
     getNextPageParam: (last, all) => (last.length < PAGE ? undefined : all.length * PAGE),
@@ -123,7 +126,7 @@ export function SearchView({ requestId }: { requestId: string | null }) {
         {count.error ? <ErrorMessage error={count.error} /> : null}
       </header>
       <SplitPane
-        hasDetail={requestId !== null}
+        openId={requestId}
         list={
           results.error ? (
             <ErrorMessage error={results.error} />

@@ -2,7 +2,7 @@
  * API keys: create (the raw key is shown once, here, with a copy button), list, delete. The raw
  * key lives only in this component's state until it is dismissed; the server keeps its hash.
  */
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useApiKeys, useCreateApiKey, useDeleteApiKey, type ApiKey } from '../../api/account';
 import { ConfirmDialog } from '../../ui/confirm';
 import { CopyButton } from '../../ui/copy-button';
@@ -10,8 +10,13 @@ import { ErrorMessage } from '../../ui/error';
 import { NameForm } from '../../ui/name-form';
 import { Actions, Section } from '../../ui/section';
 import { RelativeTime } from '../../ui/time';
+import { useFocusWhenGone } from '../../ui/focus';
 
 function NewKey({ raw, name, onDone }: { raw: string; name: string; onDone: () => void }) {
+  // It is shown once, above the form: take the focus there, so a keyboard or screen reader user
+  // lands on it (inside the region named "New API key") instead of staying on Create key.
+  const copy = useRef<HTMLButtonElement>(null);
+  useEffect(() => copy.current?.focus(), []);
   return (
     <div className="new-key" role="region" aria-label="New API key">
       <p className="new-key-warning">
@@ -23,7 +28,7 @@ function NewKey({ raw, name, onDone }: { raw: string; name: string; onDone: () =
         </code>
       </p>
       <Actions>
-        <CopyButton text={raw} label="Copy key" done="Copied the API key" className="primary" />
+        <CopyButton text={raw} label="Copy key" done="Copied the API key" className="primary" ref={copy} />
         <button type="button" onClick={onDone}>
           I have copied it
         </button>
@@ -58,20 +63,25 @@ export function ApiKeys() {
   const remove = useDeleteApiKey();
   const [name, setName] = useState('');
   const [deleting, setDeleting] = useState<ApiKey | null>(null);
+  const section = useRef<HTMLDivElement>(null);
+  // "I have copied it" hides the key: the focus goes to the Key name field, ready for another.
+  useFocusWhenGone(create.data !== undefined, () => section.current?.querySelector<HTMLInputElement>('input'));
 
   return (
     <Section title="API keys" intro={<p>Keys let scripts, the CLI and agents call the API as you (send them as <code>Authorization: Bearer svc_…</code>). Delete a key and it stops working at once.</p>}>
       {create.data ? <NewKey raw={create.data.key} name={create.data.name || create.data.prefix} onDone={() => create.reset()} /> : null}
-      <NameForm
-        label="Key name"
-        hint="Optional: what the key is for, such as “CI” or “laptop”."
-        value={name}
-        onChange={setName}
-        onSubmit={() => create.mutate(name, { onSuccess: () => setName('') })}
-        mutation={create}
-        submitLabel="Create key"
-        input={{ autoComplete: 'off' }}
-      />
+      <div ref={section}>
+        <NameForm
+          label="Key name"
+          hint="Optional: what the key is for, such as “CI” or “laptop”."
+          value={name}
+          onChange={setName}
+          onSubmit={() => create.mutate(name, { onSuccess: () => setName('') })}
+          mutation={create}
+          submitLabel="Create key"
+          input={{ autoComplete: 'off' }}
+        />
+      </div>
       {list.error ? <ErrorMessage error={list.error} /> : null}
       {remove.error ? <ErrorMessage error={remove.error} /> : null}
       {list.data && list.data.length > 0 ? (

@@ -6,6 +6,7 @@ import { paths } from '../../paths';
 import { ErrorMessage } from '../../ui/error';
 import { Field } from '../../ui/field';
 import { Section } from '../../ui/section';
+import { BusyButton } from '../../ui/busy-button';
 
 export function DeleteAccount({ email }: { email: string }) {
   const [typed, setTyped] = useState('');
@@ -32,9 +33,9 @@ export function DeleteAccount({ email }: { email: string }) {
         </Field>
         {remove.error ? <ErrorMessage error={remove.error} /> : null}
         <div className="form-actions">
-          <button type="submit" className="primary danger" disabled={!matches || remove.isPending}>
+          <BusyButton type="submit" className="primary danger" disabled={!matches} busy={remove.isPending}>
             Delete account
-          </button>
+          </BusyButton>
         </div>
       </form>
     </Section>

@@ -3,6 +3,7 @@ import { useUsage } from '../../api/account';
 import { exactTime } from '../../lib/format';
 import { ErrorMessage } from '../../ui/error';
 import { Section } from '../../ui/section';
+import { BusyButton } from '../../ui/busy-button';
 
 const day = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' });
 
@@ -32,9 +33,9 @@ export function UsageMeter() {
               </time>
             </dd>
           </dl>
-          <button type="button" className="small" onClick={() => void usage.refetch()} disabled={usage.isFetching}>
+          <BusyButton type="button" className="small" onClick={() => void usage.refetch()} busy={usage.isFetching}>
             Refresh
-          </button>
+          </BusyButton>
         </div>
       ) : usage.isPending ? (
         <p className="muted">Loading usage…</p>

@@ -9,12 +9,13 @@
  * <Field label="URL" error={form.errorAt('notificationUrl')}>…</Field>
  * <EndpointFormFooter form={form} off={{ label: 'Stop notifications', onClick: () => form.save({ notificationUrl: null }) }} />
  */
-import { useState } from 'react';
+import { useLayoutEffect, useRef, useState } from 'react';
 import type { Endpoint } from '../../api/queries';
 import { useUpdateEndpoint, type EndpointPatch } from '../../api/settings';
 import { placeError, type PlacedError } from '../../lib/field-error';
 import { ErrorMessage } from '../../ui/error';
 import { Actions, SavedNote } from '../../ui/section';
+import { BusyButton } from '../../ui/busy-button';
 
 export interface FieldProblem {
   field: string;
@@ -60,19 +61,30 @@ export function useEndpointForm(slug: string, fields: readonly string[]): Endpoi
   };
 }
 
-/** The form-wide error, then Save, the off button (while `off` is given) and "Saved.". */
+/**
+ * The form-wide error, then Save, the off button (while `off` is given) and "Saved.". The off
+ * button goes away once the setting is off; if it had the focus, Save gets it, not the page.
+ */
 export function EndpointFormFooter({ form, off }: { form: EndpointForm; off: { label: string; onClick: () => void } | null }) {
+  const save = useRef<HTMLButtonElement>(null);
+  const offFocused = useRef(false);
+  const hasOff = off !== null;
+  useLayoutEffect(() => {
+    if (hasOff || !offFocused.current) return;
+    offFocused.current = false;
+    save.current?.focus();
+  }, [hasOff]);
   return (
     <>
       {form.formError ? <ErrorMessage error={form.formError} /> : null}
       <Actions>
-        <button type="submit" className="primary" disabled={form.pending}>
+        <BusyButton type="submit" className="primary" busy={form.pending} ref={save}>
           Save
-        </button>
+        </BusyButton>
         {off ? (
-          <button type="button" onClick={off.onClick} disabled={form.pending}>
+          <BusyButton type="button" onClick={off.onClick} busy={form.pending} onFocus={() => (offFocused.current = true)} onBlur={() => (offFocused.current = false)}>
             {off.label}
-          </button>
+          </BusyButton>
         ) : null}
         <SavedNote at={form.savedAt} />
       </Actions>

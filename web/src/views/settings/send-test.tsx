@@ -12,6 +12,7 @@ import { paths } from '../../paths';
 import { ErrorMessage } from '../../ui/error';
 import { Field } from '../../ui/field';
 import { Actions, Section } from '../../ui/section';
+import { BusyButton } from '../../ui/busy-button';
 
 const METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'GET', 'HEAD', 'OPTIONS'];
 const NO_BODY = new Set(['GET', 'HEAD']);
@@ -53,9 +54,9 @@ export function SendTestForm({ endpoint }: { endpoint: Endpoint }) {
         </Field>
         {send.error && placed?.field === null ? <ErrorMessage error={send.error} /> : null}
         <Actions>
-          <button type="submit" className="primary" disabled={send.isPending}>
+          <BusyButton type="submit" className="primary" busy={send.isPending}>
             Send test
-          </button>
+          </BusyButton>
           {send.isPending ? <span className="muted">Sending…</span> : null}
         </Actions>
       </form>

@@ -10,6 +10,7 @@ import { Section } from '../../ui/section';
 import { useTitle } from '../../ui/title';
 import { RelativeTime } from '../../ui/time';
 import { TeamError } from './payment';
+import { BusyButton } from '../../ui/busy-button';
 
 function InviteItem({ invite }: { invite: MyInvite }) {
   const answer = useAnswerInvite();
@@ -20,18 +21,18 @@ function InviteItem({ invite }: { invite: MyInvite }) {
         <strong>{invite.teamName}</strong>: {invite.invitedBy ?? 'the team’s owner'} invited you. <span className="muted">Expires <RelativeTime ms={Date.parse(invite.expiresAt)} />.</span>
       </p>
       <div className="form-actions">
-        <button
+        <BusyButton
           type="button"
           className="primary"
           aria-label={`Accept the invite to ${invite.teamName}`}
-          disabled={answer.isPending}
+          busy={answer.isPending}
           onClick={() => answer.mutateAsync({ id: invite.id, answer: 'accept' }).then(() => navigate(paths.team(invite.teamId)), () => undefined)}
         >
           Accept
-        </button>
-        <button type="button" aria-label={`Decline the invite to ${invite.teamName}`} disabled={answer.isPending} onClick={() => answer.mutate({ id: invite.id, answer: 'decline' })}>
+        </BusyButton>
+        <BusyButton type="button" aria-label={`Decline the invite to ${invite.teamName}`} busy={answer.isPending} onClick={() => answer.mutate({ id: invite.id, answer: 'decline' })}>
           Decline
-        </button>
+        </BusyButton>
       </div>
       <TeamError error={answer.error} doing="accept" isOwner={false} ownerEmail={invite.invitedBy ?? undefined} />
     </li>

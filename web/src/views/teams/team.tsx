@@ -31,6 +31,7 @@ import { Actions, Section } from '../../ui/section';
 import { RelativeTime } from '../../ui/time';
 import { useTitle } from '../../ui/title';
 import { TeamError } from './payment';
+import { BusyButton } from '../../ui/busy-button';
 
 const longDay = new Intl.DateTimeFormat('en', { dateStyle: 'long' });
 
@@ -115,9 +116,9 @@ function InviteForm({ team }: { team: TeamDetail }) {
         label="Email address to invite"
         error={fieldError}
         action={
-          <button type="submit" className="primary" disabled={invite.isPending || email.trim() === ''}>
+          <BusyButton type="submit" className="primary" busy={invite.isPending || email.trim() === ''}>
             Invite
-          </button>
+          </BusyButton>
         }
       >
         <input type="email" autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />
@@ -165,9 +166,9 @@ function Members({ team, myId }: { team: TeamDetail; myId: string }) {
                       invited <RelativeTime ms={Date.parse(i.createdAt)} />
                     </span>
                     {owner ? (
-                      <button type="button" className="small" aria-label={`Withdraw the invite to ${i.email}`} disabled={withdraw.isPending} onClick={() => withdraw.mutate(i.id)}>
+                      <BusyButton type="button" className="small" aria-label={`Withdraw the invite to ${i.email}`} busy={withdraw.isPending} onClick={() => withdraw.mutate(i.id)}>
                         Withdraw
-                      </button>
+                      </BusyButton>
                     ) : null}
                   </li>
                 ))}
@@ -220,9 +221,9 @@ function SharedEndpoints({ team, myId }: { team: TeamDetail; myId: string }) {
               </Link>
               <span className="muted">{e.ownerId === myId ? 'yours' : `by ${e.ownerEmail}`}</span>
               {canUnshare(e) ? (
-                <button type="button" className="small" aria-label={`Unshare ${e.name}`} disabled={unshare.isPending} onClick={() => unshare.mutate(e.id)}>
+                <BusyButton type="button" className="small" aria-label={`Unshare ${e.name}`} busy={unshare.isPending} onClick={() => unshare.mutate(e.id)}>
                   Unshare
-                </button>
+                </BusyButton>
               ) : null}
             </li>
           ))}
@@ -235,9 +236,9 @@ function SharedEndpoints({ team, myId }: { team: TeamDetail; myId: string }) {
           <Field
             label="Endpoint to share"
             action={
-              <button type="submit" className="primary" disabled={share.isPending}>
+              <BusyButton type="submit" className="primary" busy={share.isPending}>
                 Share
-              </button>
+              </BusyButton>
             }
           >
             <select value={selected} onChange={(e) => setChoice(e.target.value)}>
