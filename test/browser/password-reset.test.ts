@@ -35,6 +35,7 @@ describeBackends(
         const sent = page.getByRole('status').filter({ hasText: 'If an account exists' });
         await sent.waitFor();
         expect(await sent.textContent()).toContain(account.email);
+        expect(await focused(sent)).toBe(true);
         expect(await unnamedControls(page)).toEqual([]);
 
         const { link, token } = await resetLink(h.server, account.email);
@@ -60,6 +61,7 @@ describeBackends(
         await submit.click();
         // Signed in with the new password: the dashboard itself, at home.
         await page.getByRole('navigation', { name: 'Main' }).waitFor();
+        await page.getByRole('status').filter({ hasText: 'Your new password is set' }).waitFor();
         expect(new URL(page.url()).pathname).toBe('/');
         expect((await call(h.url, 'GET', '/api/auth/me', { token: account.session })).status).toBe(401);
         expect((await call(h.url, 'POST', '/api/auth/login', { body: { email: account.email, password: 'correct horse battery' } })).status).toBe(401);

@@ -10,6 +10,7 @@ import { Link, useLocation } from 'wouter';
 import { ApiError, api, errorText, unwrap } from '../api/client';
 import { switchAccount } from '../api/queries';
 import { paths } from '../paths';
+import { BusyButton } from '../ui/busy-button';
 import { ErrorMessage } from '../ui/error';
 import { announce } from '../ui/toast';
 import { useTitle } from '../ui/title';
@@ -28,6 +29,11 @@ export function ForgotPasswordView() {
   useTitle('Reset your password');
   const [email, setEmail] = useState('');
   const send = useMutation({ mutationFn: (body: { email: string }) => unwrap(api.auth['password-reset'].post(body)) });
+  // The form goes once sent: the focus moves to the message that replaces it, not to the page.
+  const sentRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (send.isSuccess) sentRef.current?.focus();
+  }, [send.isSuccess]);
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -39,7 +45,7 @@ export function ForgotPasswordView() {
       <Brand />
       <h1>Reset your password</h1>
       {send.isSuccess ? (
-        <div className="ok" role="status">
+        <div className="ok" role="status" tabIndex={-1} ref={sentRef}>
           <p>If an account exists for {email}, we sent it a link to set a new password. The link works once and expires soon.</p>
           <p>No mail? Check the spam folder, or ask again in a few minutes.</p>
         </div>
@@ -49,9 +55,9 @@ export function ForgotPasswordView() {
           <label htmlFor="forgot-email">Email</label>
           <input id="forgot-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
           {send.error ? <ErrorMessage error={send.error} /> : null}
-          <button type="submit" className="primary" disabled={send.isPending}>
+          <BusyButton type="submit" className="primary" busy={send.isPending}>
             Send reset link
-          </button>
+          </BusyButton>
         </form>
       )}
       <p className="muted">
@@ -174,9 +180,9 @@ export function ResetPasswordView() {
             {badLink ? <Link href={paths.forgotPassword}>Ask for a new link</Link> : null}
           </div>
         ) : null}
-        <button type="submit" className="primary" disabled={reset.isPending}>
+        <BusyButton type="submit" className="primary" busy={reset.isPending}>
           Set new password
-        </button>
+        </BusyButton>
       </form>
       <p className="muted">Setting it signs you in here and signs out every other browser session; API keys keep working.</p>
     </main>
