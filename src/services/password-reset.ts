@@ -17,7 +17,7 @@ import { isWellFormedEmail } from '../model/email';
 import { secondsUntil } from '../model/usage';
 import * as accounts from '../stores/state/accounts';
 import { inTransaction } from '../stores/state/db';
-import { deleteUserSessions, replaceReset, setPasswordHash, takeReset } from '../stores/state/password-resets';
+import { deleteUserSessions, lockUserRow, replaceReset, revokeUserKeys, setPasswordHash, takeReset } from '../stores/state/password-resets';
 import { hashNewPassword, startSession, type SessionResult } from './auth';
 import type { Ctx } from './context';
 import { consume, rateLimitHeaders } from './rate-limiter';
@@ -80,7 +80,9 @@ async function sendResetLink(ctx: Ctx, email: string): Promise<void> {
       `${ctx.config.baseUrl}${paths.resetPassword}#token=${token}`,
       '',
       `The link works once and expires in ${duration(ttl)}; asking again replaces it.`,
-      'Setting a new password signs out every browser session of the account; API keys keep working.',
+      user.passwordHash === null
+        ? 'Setting a password signs out every browser session of the account; its API keys keep working.'
+        : 'Setting a new password signs out every browser session of the account and revokes all its API keys.',
       'If you did not ask for this, ignore this message: your password stays as it is.',
     ].join('\n'),
   });
@@ -94,25 +96,65 @@ function duration(ms: number): string {
   return `${seconds} second${seconds === 1 ? '' : 's'}`;
 }
 
+/** What a reset answers: the new session (naming the account) and how many API keys it revoked. */
+export interface ResetResult extends SessionResult {
+  revokedApiKeys: number;
+}
+
 /**
  * `POST /api/auth/password-reset/confirm`: sets the password (sign-up's rules and hashing), ends
- * every browser session of the account and starts a new one. The token is deleted in the same
- * transaction, so of two uses at once exactly one succeeds.
+ * every browser session of the account and starts a new one, in one transaction that also deletes
+ * the token (so of two uses at once exactly one succeeds).
+ *
+ * When the account had a password before (a recovery: whoever knew it, or pre-registered the
+ * address, since sign-up does not verify it, may hold keys), every API key is revoked in the same
+ * transaction. An account that had none was made by an agent through a proven address or an
+ * identity assertion: its keys are that agent's, and stay. A "your password was changed" mail
+ * goes to the account's address after the answer.
  */
-export async function confirmReset(ctx: Ctx, input: { token: string; password: string }): Promise<SessionResult> {
+export async function confirmReset(ctx: Ctx, input: { token: string; password: string }): Promise<ResetResult> {
   if (!TOKEN_FORMAT.test(input.token)) throw new AppError('invalid_reset_token', INVALID_TOKEN);
   // Before the token is taken: a refused password leaves the link usable for another try.
   const passwordHash = await hashNewPassword(input.password);
   const tokenHash = hashResetToken(input.token, await ctx.secrets.codeHmac());
-  const user = await inTransaction(ctx.db, async (tx) => {
+  const out = await inTransaction(ctx.db, async (tx) => {
     const reset = await takeReset(tx, tokenHash);
     // An expired token is deleted all the same (the transaction commits), and refused.
     if (!reset || reset.expiresAt <= ctx.clock.now()) return null;
-    const updated = await setPasswordHash(tx, reset.userId, passwordHash);
-    if (updated) await deleteUserSessions(tx, updated.id);
-    return updated;
+    const before = await lockUserRow(tx, reset.userId);
+    if (!before) return null;
+    const updated = await setPasswordHash(tx, before.id, passwordHash);
+    if (!updated) return null;
+    await deleteUserSessions(tx, updated.id);
+    const revokedApiKeys = before.passwordHash === null ? 0 : await revokeUserKeys(tx, updated.id, ctx.clock.now());
+    // In the same transaction: a reset committing later ends this session too.
+    const session = await startSession(ctx, updated, tx);
+    return { ...session, revokedApiKeys };
   });
-  if (!user) throw new AppError('invalid_reset_token', INVALID_TOKEN);
-  log.info('password reset', { userId: user.id });
-  return startSession(ctx, user);
+  if (!out) throw new AppError('invalid_reset_token', INVALID_TOKEN);
+  log.info('password reset', { userId: out.user.id, revokedApiKeys: out.revokedApiKeys });
+  const to = out.user.email;
+  ctx.background.run(`could not send a password-changed notice (${ctx.mailer.kind})`, () => sendChangedNotice(ctx, to, out.revokedApiKeys));
+  return out;
 }
+
+/** The notice after a reset: no token, no link that signs in; says what ended and what to do if it was not you. */
+async function sendChangedNotice(ctx: Ctx, to: string, revokedApiKeys: number): Promise<void> {
+  await ctx.mailer.sendMail({
+    to,
+    subject: 'Your hookcap password was changed',
+    text: [
+      'The password of the hookcap account for this address was just changed through a password-reset link.',
+      'Every browser session of the account was signed out.',
+      revokedApiKeys > 0
+        ? `${keysPhrase(revokedApiKeys)} revoked; create new ones in Settings.`
+        : 'No API key was revoked.',
+      '',
+      'If you did not do this, ask for a new reset link right away and set a password only you know:',
+      `${ctx.config.baseUrl}${paths.forgotPassword}`,
+    ].join('\n'),
+  });
+}
+
+/** "Your API key was" / "Your 2 API keys were". */
+export const keysPhrase = (n: number) => (n === 1 ? 'Your API key was' : `Your ${n} API keys were`);

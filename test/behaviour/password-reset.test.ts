@@ -1,12 +1,13 @@
 /**
  * Password reset (docs/security.md, "Password reset") against a real server on both backends, with
  * the links read from the mail the server really sent: the same answer for any address, a link
- * that works once, expires, and is replaced by a newer one; a reset ends every browser session
- * and keeps API keys; clear JSON refusals; per-address and per-client limits.
+ * that works once, expires, and is replaced by a newer one; a reset ends every browser session,
+ * revokes the API keys of an account that had a password (not of one an agent made without one),
+ * and mails a notice; clear JSON refusals; per-address and per-client limits.
  */
 import { afterAll, expect, test } from 'bun:test';
 import postgres from 'postgres';
-import { call, type Reply } from '../support/client';
+import { call, eventually, type Reply } from '../support/client';
 import { describeBackends } from '../support/suite';
 import { AGENT_ENV, mailTo, otpFor, signUp, uniqueEmail } from './agent-support';
 import { resetLink, resetLinks } from './password-reset-support';
@@ -73,27 +74,46 @@ describeBackends(
       expect(mailTo(h.server, human.email)[0]?.to).toBe(human.email);
     });
 
-    test('the link sets the password, ends every browser session, keeps API keys, and signs in', async () => {
+    test('the link sets the password, ends every browser session, revokes every API key, signs in, and mails a notice', async () => {
       const human = await signUp(h.url, uniqueEmail('reset-flow'));
       const second = await login(h.url, human.email, OLD_PASSWORD);
       expect(second.status).toBe(200);
-      const key = await call(h.url, 'POST', '/api/api-keys', { token: human.session, body: { name: 'ci' } });
-      expect(key.status).toBe(201);
+      const keys = [];
+      for (const name of ['ci', 'laptop']) {
+        const key = await call(h.url, 'POST', '/api/api-keys', { token: human.session, body: { name } });
+        expect(key.status).toBe(201);
+        keys.push(key.body.key);
+      }
+      const endpoint = await call(h.url, 'POST', '/api/endpoints', { token: keys[0], body: { name: 'captures' } });
+      expect(endpoint.status).toBe(201);
 
       await ask(h.url, human.email);
       const { token } = await resetLink(h.server, human.email);
+      expect(mailTo(h.server, human.email)[0]?.text).toContain('revokes all its API keys');
       const done = await confirm(h.url, token);
       expect(done.status).toBe(200);
       expect(done.body.user).toEqual({ id: human.userId, email: human.email });
       expect(done.body.token).toMatch(/^ses_/);
+      expect(done.body.revokedApiKeys).toBe(2);
       expect(done.headers.get('set-cookie') ?? '').toContain(`session=${done.body.token}`);
 
       expect((await me(h.url, human.session)).status).toBe(401);
       expect((await me(h.url, second.body.token)).status).toBe(401);
       expect((await me(h.url, done.body.token)).status).toBe(200);
-      expect((await me(h.url, key.body.key)).status).toBe(200);
+      // A key made by whoever knew the password (or pre-registered the address) reads nothing more.
+      for (const key of keys) expectRefusal(await me(h.url, key ?? ''), 401, 'unauthorized');
+      expectRefusal(await call(h.url, 'GET', `/api/endpoints/${endpoint.body.slug}/requests`, { token: keys[0] }), 401, 'unauthorized');
+      expect((await call(h.url, 'GET', '/api/api-keys', { token: done.body.token })).body).toEqual([]);
       expectRefusal(await login(h.url, human.email, OLD_PASSWORD), 401, 'unauthorized');
       expect((await login(h.url, human.email, NEW_PASSWORD)).status).toBe(200);
+
+      // "Your password was changed", to the account's address, after the answer; no token in it.
+      const notice = await eventually(async () => mailTo(h.server, human.email).find((m) => m.text.includes('was just changed')) ?? null, 10_000);
+      expect(notice.text).toContain('Your 2 API keys were revoked');
+      expect(notice.text).toContain(`${h.url}/forgot-password`);
+      expect(notice.text).not.toContain('rst_');
+      expect(notice.text).not.toContain(token.slice(4));
+      expect(notice.text).not.toContain(done.body.token.slice(4));
     });
 
     test('a link works once, also when used twice at the same time', async () => {
@@ -171,9 +191,21 @@ describeBackends(
 
       await ask(h.url, email);
       const { token } = await resetLink(h.server, email);
-      expect((await confirm(h.url, token)).status).toBe(200);
+      expect(mailTo(h.server, email).at(-1)?.text).toContain('its API keys keep working');
+      const done = await confirm(h.url, token);
+      expect(done.status).toBe(200);
+      // No password before: the address was proven at creation and the keys are the agent's.
+      expect(done.body.revokedApiKeys).toBe(0);
       expect((await login(h.url, email, NEW_PASSWORD)).status).toBe(200);
       expect((await me(h.url, issued.body.credential)).status).toBe(200);
+      const notice = await eventually(async () => mailTo(h.server, email).find((m) => m.text.includes('was just changed')) ?? null, 10_000);
+      expect(notice.text).toContain('No API key was revoked.');
+
+      // Now it has a password: a second reset is a recovery and revokes the keys.
+      await ask(h.url, email);
+      const again = await confirm(h.url, (await resetLink(h.server, email, 2)).token, 'a third passphrase');
+      expect(again.body.revokedApiKeys).toBe(1);
+      expectRefusal(await me(h.url, issued.body.credential), 401, 'unauthorized');
     });
 
     test('the agent sign-in page links to the reset form, which the server serves', async () => {

@@ -5,7 +5,7 @@ import type { Ctx } from '../../services/context';
 import { authMacro, SESSION_COOKIE, sessionCookieOptions } from '../auth';
 import { assertSameOriginJson } from '../origin';
 import { byIp, rateLimit } from '../rate-limit-plugin';
-import { AUTH_ERRORS, Credentials, errors, NoContent, PasswordResetAccepted, PasswordResetConfirm, PasswordResetRequest, SessionBody, UserBody } from './models';
+import { AUTH_ERRORS, Credentials, errors, NoContent, PasswordResetAccepted, PasswordResetConfirm, PasswordResetDone, PasswordResetRequest, SessionBody, UserBody } from './models';
 
 const MAX_AGE = 30 * 24 * 3600;
 
@@ -69,12 +69,15 @@ export const authRoutes = (ctx: Ctx) => {
           },
           {
             body: PasswordResetConfirm,
-            response: { 200: SessionBody, ...errors(400, 403, 415) },
+            response: { 200: PasswordResetDone, ...errors(400, 403, 415) },
             detail: {
               summary: 'Set a new password with an emailed reset token',
               description:
                 'Sets the password (sign-up rules: at least 8 characters, argon2id), ends every browser session of the account, ' +
-                'and answers with a new session (and its cookie), as log-in does. API keys keep working. The token works once. ' +
+                'and answers with a new session (and its cookie) and the account it belongs to (`user.email`), as log-in does. ' +
+                'When the account had a password before (a recovery), every API key of the account is revoked in the same transaction; ' +
+                '`revokedApiKeys` says how many. An account that had none (made by an agent) keeps its keys (`revokedApiKeys: 0`). ' +
+                'A "your hookcap password was changed" mail then goes to the address. The token works once. ' +
                 '400 `invalid_reset_token` for a token that is unknown, used, replaced or expired (one message for all); ' +
                 '400 `validation` for a password that is too short (the token stays usable).',
               security: [],

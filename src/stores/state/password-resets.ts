@@ -1,7 +1,7 @@
 /** Queries of the password-reset flow (src/services/password-reset.ts). */
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Q, Tx } from './db';
-import { passwordResets, sessions, users, type PasswordResetRow, type UserRow } from './schema';
+import { apiKeys, passwordResets, sessions, users, type PasswordResetRow, type UserRow } from './schema';
 
 /** The account's one outstanding reset becomes this one: an older token stops working. */
 export async function replaceReset(q: Q, row: typeof passwordResets.$inferInsert): Promise<void> {
@@ -19,6 +19,22 @@ export async function replaceReset(q: Q, row: typeof passwordResets.$inferInsert
 export async function takeReset(tx: Tx, tokenHash: string): Promise<PasswordResetRow | null> {
   const out = await tx.delete(passwordResets).where(eq(passwordResets.tokenHash, tokenHash)).returning();
   return out[0] ?? null;
+}
+
+/** The account's row, locked until the transaction ends (a reset reads the password it replaces). */
+export async function lockUserRow(tx: Tx, userId: string): Promise<UserRow | null> {
+  const out = await tx.select().from(users).where(eq(users.id, userId)).for('update');
+  return out[0] ?? null;
+}
+
+/** Revokes every live API key of the account (a recovery: docs/security.md); how many. */
+export async function revokeUserKeys(tx: Tx, userId: string, now: number): Promise<number> {
+  const out = await tx
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  return out.length;
 }
 
 /** Sets the account's password hash; the row after, or null when the account is gone. */
