@@ -17,7 +17,7 @@ import { isWellFormedEmail } from '../model/email';
 import { secondsUntil } from '../model/usage';
 import * as accounts from '../stores/state/accounts';
 import { inTransaction } from '../stores/state/db';
-import { deleteUserSessions, lockUserRow, replaceReset, revokeUserKeys, setPasswordHash, takeReset } from '../stores/state/password-resets';
+import { deleteUserSessions, findResetEmail, lockUserRow, replaceReset, revokeUserKeys, setPasswordHash, takeReset } from '../stores/state/password-resets';
 import { hashNewPassword, startSession, type SessionResult } from './auth';
 import type { Ctx } from './context';
 import { consume, rateLimitHeaders } from './rate-limiter';
@@ -94,6 +94,18 @@ function duration(ms: number): string {
   if (minutes >= 1) return `${minutes} minute${minutes === 1 ? '' : 's'}`;
   const seconds = Math.max(1, Math.round(ms / 1000));
   return `${seconds} second${seconds === 1 ? '' : 's'}`;
+}
+
+/**
+ * `POST /api/auth/password-reset/account`: the address of the account a link belongs to, without
+ * using the link, so the page can name it (and ask before switching a signed-in browser to it).
+ * Whoever holds the token has the mail sent to that address: this tells them nothing new.
+ */
+export async function resetAccount(ctx: Ctx, input: { token: string }): Promise<{ email: string }> {
+  if (!TOKEN_FORMAT.test(input.token)) throw new AppError('invalid_reset_token', INVALID_TOKEN);
+  const email = await findResetEmail(ctx.db, hashResetToken(input.token, await ctx.secrets.codeHmac()), ctx.clock.now());
+  if (email === null) throw new AppError('invalid_reset_token', INVALID_TOKEN);
+  return { email };
 }
 
 /** What a reset answers: the new session (naming the account) and how many API keys it revoked. */

@@ -135,6 +135,21 @@ describeBackends(
       expect((await login(h.url, human.email, winner)).status).toBe(200);
     });
 
+    test('the account a link belongs to is named without using the link; the confirm answer names it too', async () => {
+      const human = await signUp(h.url, uniqueEmail('reset-name'));
+      await ask(h.url, human.email);
+      const { token } = await resetLink(h.server, human.email);
+      const named = await call(h.url, 'POST', '/api/auth/password-reset/account', { body: { token } });
+      expect([named.status, named.body]).toEqual([200, { email: human.email }]);
+      // Not used: the old password and session still work, and the link does.
+      expect((await me(h.url, human.session)).status).toBe(200);
+      const done = await confirm(h.url, token);
+      expect(done.body.user.email).toBe(human.email);
+      expectRefusal(await call(h.url, 'POST', '/api/auth/password-reset/account', { body: { token } }), 400, 'invalid_reset_token');
+      expectRefusal(await call(h.url, 'POST', '/api/auth/password-reset/account', { body: { token: 'junk' } }), 400, 'invalid_reset_token');
+      expectRefusal(await call(h.url, 'POST', '/api/auth/password-reset/account', { body: {} }), 400, 'validation');
+    });
+
     test('a newer request invalidates the older link', async () => {
       const human = await signUp(h.url, uniqueEmail('reset-newer'));
       await ask(h.url, human.email);

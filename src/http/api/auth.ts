@@ -5,7 +5,7 @@ import type { Ctx } from '../../services/context';
 import { authMacro, SESSION_COOKIE, sessionCookieOptions } from '../auth';
 import { assertSameOriginJson } from '../origin';
 import { byIp, rateLimit } from '../rate-limit-plugin';
-import { AUTH_ERRORS, Credentials, errors, NoContent, PasswordResetAccepted, PasswordResetConfirm, PasswordResetDone, PasswordResetRequest, SessionBody, UserBody } from './models';
+import { AUTH_ERRORS, Credentials, errors, NoContent, PasswordResetAccepted, PasswordResetAccount, PasswordResetConfirm, PasswordResetDone, PasswordResetRequest, PasswordResetToken, SessionBody, UserBody } from './models';
 
 const MAX_AGE = 30 * 24 * 3600;
 
@@ -60,6 +60,17 @@ export const authRoutes = (ctx: Ctx) => {
             },
           },
         )
+        .post('/password-reset/account', ({ body }) => passwordReset.resetAccount(ctx, body), {
+          body: PasswordResetToken,
+          response: { 200: PasswordResetAccount, ...errors(400, 403, 415) },
+          detail: {
+            summary: 'Name the account an emailed reset token belongs to, without using it',
+            description:
+              'Answers the address of the account whose password the token would set, so the reset page can name it and, when the ' +
+              'browser is signed in to another account, ask before switching. 400 `invalid_reset_token` as the confirm route.',
+            security: [],
+          },
+        })
         .post(
           '/password-reset/confirm',
           async ({ body, cookie }) => {

@@ -81,6 +81,10 @@ export const SessionBody = t.Object({ user: UserBody, token: t.String() });
 export const Credentials = t.Object({ email: t.String({ maxLength: 254 }), password: t.String({ maxLength: 1024 }) });
 export const PasswordResetRequest = t.Object({ email: t.String({ maxLength: 254, description: 'The address of the account' }) });
 export const PasswordResetAccepted = t.Object({ message: t.String({ description: 'The same sentence whether or not an account has this address' }) });
+export const PasswordResetToken = t.Object({
+  token: t.String({ maxLength: 200, description: 'The `token` from the emailed link\'s fragment (`#token=rst_…`)' }),
+});
+export const PasswordResetAccount = t.Object({ email: t.String({ description: 'The address of the account the token belongs to' }) });
 export const PasswordResetDone = t.Object({
   user: t.Object({ id: t.String(), email: t.String({ description: 'The account whose password was set: the new session is signed in as it' }) }),
   token: t.String(),

@@ -1,5 +1,5 @@
 /** Queries of the password-reset flow (src/services/password-reset.ts). */
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Q, Tx } from './db';
 import { apiKeys, passwordResets, sessions, users, type PasswordResetRow, type UserRow } from './schema';
 
@@ -9,6 +9,17 @@ export async function replaceReset(q: Q, row: typeof passwordResets.$inferInsert
     .insert(passwordResets)
     .values(row)
     .onConflictDoUpdate({ target: passwordResets.userId, set: { tokenHash: row.tokenHash, createdAt: row.createdAt, expiresAt: row.expiresAt } });
+}
+
+/** The address of the account a live (unexpired) reset belongs to, without using it; null when none. */
+export async function findResetEmail(q: Q, tokenHash: string, now: number): Promise<string | null> {
+  const out = await q
+    .select({ email: users.email })
+    .from(passwordResets)
+    .innerJoin(users, eq(users.id, passwordResets.userId))
+    .where(and(eq(passwordResets.tokenHash, tokenHash), gt(passwordResets.expiresAt, now)))
+    .limit(1);
+  return out[0]?.email ?? null;
 }
 
 /**
