@@ -5,10 +5,12 @@
  * on the hash it verified. Deterministic: the service runs in-process on a real port and a real
  * store (both backends), and the one argon2 verify of the log-in (Bun's, not ours) is wrapped to
  * run a real reset, through the API, before it answers. Both routes that verify a password are
- * covered: POST /api/auth/login and the agent sign-in page's POST /agent/login.
+ * covered: POST /api/auth/login and the agent sign-in page's POST /agent/login. On Postgres, a
+ * reset still open (uncommitted) when the insert runs is covered too: the insert must wait for it.
  */
 import { afterEach, expect, spyOn, test } from 'bun:test';
 import { eq, sql } from 'drizzle-orm';
+import postgres from 'postgres';
 import { sessions } from '../../src/stores/state/schema';
 import { call } from '../support/client';
 import { describeInProcess } from '../support/in-process';
@@ -78,6 +80,39 @@ describeInProcess(
       expect(r.headers.get('set-cookie')).toBeNull();
       expect(await sessionsOf(human.userId)).toBe(1);
     });
+
+    if (h.backend === 'server') {
+      test('a reset still open when the session is inserted: the insert waits for its commit, then refuses (server backend)', async () => {
+        // PGlite runs one transaction at a time, so only Postgres can have a reset open meanwhile.
+        const human = await signUp(h.url, uniqueEmail('race-open'));
+        const url = h.server.env.DATABASE_URL;
+        if (!url) throw new Error('no DATABASE_URL');
+        const other = postgres(url, { max: 1, onnotice: () => {} });
+        const newHash = await Bun.password.hash(NEW_PASSWORD, { algorithm: 'argon2id' });
+        const verify = Bun.password.verify.bind(Bun.password);
+        let committed: Promise<unknown> = Promise.resolve();
+        try {
+          const reserved = await other.reserve();
+          spy = spyOn(Bun.password, 'verify').mockImplementation(async (password, hash, algorithm) => {
+            const ok = await verify(password, hash, algorithm);
+            // What a reset does, in a transaction left open while the log-in goes on to its insert.
+            await reserved`BEGIN`;
+            await reserved`UPDATE users SET password_hash = ${newHash} WHERE id = ${human.userId}`;
+            await reserved`DELETE FROM sessions WHERE user_id = ${human.userId}`;
+            committed = Bun.sleep(400).then(() => reserved`COMMIT`);
+            return ok;
+          });
+          const r = await call(h.url, 'POST', '/api/auth/login', { body: { email: human.email, password: OLD_PASSWORD } });
+          await committed;
+          reserved.release();
+          expect([r.status, (r.body as { code?: string }).code]).toEqual([401, 'unauthorized']);
+          expect(await sessionsOf(human.userId)).toBe(0);
+        } finally {
+          await committed.catch(() => {});
+          await other.end();
+        }
+      });
+    }
   },
   { ...AGENT_ENV, RATE_LIMIT_RESET_EMAIL: '100000/600' },
 );
