@@ -29,17 +29,17 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
 
 export const configPath = (env: NodeJS.ProcessEnv = process.env) => join(configDir(env), 'config.json');
 
-function readJson(path: string): unknown {
+function readJson(path: string, hint: string): unknown {
   if (!existsSync(path)) return null;
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new CliError(`cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`, 'fix or delete the file, then run hookcap login again');
+    throw new CliError(`cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`, hint);
   }
 }
 
 function readConfig(env: NodeJS.ProcessEnv): ConfigFile {
-  const raw = readJson(configPath(env));
+  const raw = readJson(configPath(env), 'delete the file, then run hookcap login --key svc_… again');
   if (raw === null || typeof raw !== 'object') return {};
   const { apiUrl, key } = raw as Record<string, unknown>;
   return { apiUrl: typeof apiUrl === 'string' ? apiUrl : undefined, key: typeof key === 'string' ? key : undefined };
@@ -61,7 +61,16 @@ export function resolveSettings(flags: { apiUrl?: string; key?: string }, env: N
     flag ? { value: flag, source: 'flag' as const } : envValue ? { value: envValue, source: 'env' as const } : fileValue ? { value: fileValue, source: 'file' as const } : { value: null, source: none };
   const apiUrl = pick(flags.apiUrl, env.HOOKCAP_API_URL, file.apiUrl, 'default');
   const key = pick(flags.key, env.HOOKCAP_API_KEY, file.key, 'none');
-  return { apiUrl: (apiUrl.value ?? DEFAULT_API_URL).replace(/\/+$/, ''), key: key.value, sources: { apiUrl: apiUrl.source, key: key.source } };
+  return { apiUrl: baseUrl(apiUrl.value ?? DEFAULT_API_URL), key: key.value, sources: { apiUrl: apiUrl.source, key: key.source } };
+}
+
+/**
+ * The server's base address. The service prints its API as `http://host:3000/api`, so that is
+ * what people paste; every route the client calls already starts with /api, so a trailing /api
+ * (and trailing slashes) is dropped rather than doubled into /api/api/… and a 404.
+ */
+export function baseUrl(raw: string): string {
+  return raw.replace(/\/+$/, '').replace(/\/api$/, '');
 }
 
 export function saveConfig(apiUrl: string, key: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -94,7 +103,7 @@ export interface ResumeState {
 }
 
 export function loadResume(slug: string, env: NodeJS.ProcessEnv = process.env): ResumeState | null {
-  const raw = readJson(statePath(slug, env));
+  const raw = readJson(statePath(slug, env), 'delete the file to start at live, or pass --since or --no-resume');
   if (raw === null || typeof raw !== 'object') return null;
   const { lastId, apiUrl, savedAt } = raw as Record<string, unknown>;
   if (typeof lastId !== 'string' || !isCaptureId(lastId)) return null;

@@ -19,22 +19,63 @@ export interface Delivered {
 
 /** A refusal, a reset or a timeout: no HTTP answer came. */
 export class DeliveryError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The app's HTTPS certificate was refused (self-signed, another name): retrying will not help. */
+    readonly certificate = false,
+    /** Nothing listens there (ECONNREFUSED). */
+    readonly refused = false,
+  ) {
     super(message);
     this.name = 'DeliveryError';
   }
 }
 
-export async function deliver(req: RebuiltRequest, opts: { timeoutMs: number; keepBytes?: number; signal?: AbortSignal }): Promise<Delivered> {
+/** What a refused certificate is told to do. */
+export const INSECURE_HINT = 'add --insecure to accept a local self-signed certificate';
+
+/** TLS verification failures (node's codes), as opposed to a connection that did not happen. */
+const CERTIFICATE_CODES = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET_ISSUER_CERT(_LOCALLY)?|VERIFY_LEAF_SIGNATURE)|CERT_\w+|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+
+interface DeliverOptions {
+  timeoutMs: number;
+  keepBytes?: number;
+  signal?: AbortSignal;
+  insecure?: boolean;
+}
+
+/**
+ * Sends `req` and collects the answer. `localhost` is the loopback on either family (RFC 6761),
+ * and a dev server often listens on only one of them (bound to ::1, say) while the resolver gives
+ * the other: refused on 127.0.0.1, it is tried on ::1, as curl does.
+ */
+export async function deliver(req: RebuiltRequest, opts: DeliverOptions): Promise<Delivered> {
   const url = new URL(req.url);
+  if (url.hostname !== 'localhost') return send(req, url, null, opts);
+  try {
+    return await send(req, url, '127.0.0.1', opts);
+  } catch (e) {
+    if (e instanceof DeliveryError && e.refused) return send(req, url, '::1', opts);
+    throw e;
+  }
+}
+
+/** One exchange with `url`, connecting to `address` instead of resolving the host when given. */
+function send(req: RebuiltRequest, url: URL, address: string | null, opts: DeliverOptions): Promise<Delivered> {
   const transport = url.protocol === 'https:' ? https : http;
   const headers: Record<string, string> = { ...req.headers };
   if (req.body.length > 0 || !['GET', 'HEAD', 'DELETE', 'OPTIONS'].includes(req.method)) headers['content-length'] = String(req.body.length);
   const keep = opts.keepBytes ?? 0;
   const started = performance.now();
   return new Promise<Delivered>((resolve, reject) => {
-    const fail = (message: string) => reject(new DeliveryError(message));
-    const request = transport.request(url, { method: req.method, headers, signal: opts.signal }, (res) => {
+    const fail = (message: string, certificate = false, refused = false) => reject(new DeliveryError(message, certificate, refused));
+    const tls = url.protocol === 'https:' && opts.insecure ? { rejectUnauthorized: false } : {};
+    // The Host header and the certificate's name stay the URL's when the address is given.
+    const target =
+      address === null
+        ? {}
+        : { hostname: address, headers: { host: url.host, ...headers }, ...(url.protocol === 'https:' ? { servername: url.hostname } : {}) };
+    const request = transport.request(url, { method: req.method, headers, signal: opts.signal, ...tls, ...target }, (res) => {
       const chunks: Uint8Array[] = [];
       let kept = 0;
       let truncated = false;
@@ -55,7 +96,11 @@ export async function deliver(req: RebuiltRequest, opts: { timeoutMs: number; ke
       request.destroy();
       fail(`no answer within ${opts.timeoutMs / 1000} s`);
     });
-    request.on('error', (e: NodeJS.ErrnoException) => fail(e.code === 'ECONNREFUSED' ? `connection refused by ${url.host}` : e.message));
+    request.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'ECONNREFUSED') fail(`connection refused by ${url.host}`, false, true);
+      else if (CERTIFICATE_CODES.test(e.code ?? '')) fail(`${url.host}'s certificate was refused: ${e.message}`, true);
+      else fail(e.message);
+    });
     request.end(req.body.length > 0 ? req.body : undefined);
   });
 }

@@ -28,6 +28,14 @@ export class UsageError extends CliError {
   }
 }
 
+/** The API address answers, but not as hookcap does. */
+export function notHookcap(apiUrl: string): CliError {
+  return new CliError(
+    `${apiUrl} does not answer as a hookcap API`,
+    'set the address the hookcap server prints at start-up (its API, e.g. http://localhost:3000/api) with --api-url or HOOKCAP_API_URL',
+  );
+}
+
 /** One line (plus a hint) for any error; HOOKCAP_DEBUG=1 adds the stack of unexpected ones. */
 export function describeError(err: unknown, apiUrl: string): { message: string; hint?: string; exitCode: number } {
   if (err instanceof CliError) {
@@ -46,13 +54,19 @@ export function describeError(err: unknown, apiUrl: string): { message: string; 
           exitCode: EXIT_FAILURE,
         };
       case 'not_found':
+        // hookcap's answer to a route it does not have: the address is wrong, not the slug.
+        if (err.message === 'not found') return describeError(notHookcap(apiUrl), apiUrl);
         return { message: err.message, hint: 'check the slug or id (hookcap endpoints list shows your endpoints)', exitCode: EXIT_FAILURE };
+      case 'http_404':
+        return describeError(notHookcap(apiUrl), apiUrl);
       case 'validation':
         return { message: err.message, exitCode: EXIT_USAGE };
       default:
         return { message: err.message, exitCode: EXIT_FAILURE };
     }
   }
+  // A JSON parse error: whatever answered at the API address is not hookcap.
+  if (err instanceof SyntaxError) return describeError(notHookcap(apiUrl), apiUrl);
   const message = err instanceof Error ? err.message : String(err);
   const debug = process.env.HOOKCAP_DEBUG && err instanceof Error && err.stack ? `\n${err.stack}` : '';
   return { message: `${message}${debug}`, hint: debug ? undefined : 'set HOOKCAP_DEBUG=1 for details', exitCode: EXIT_FAILURE };

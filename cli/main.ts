@@ -5,6 +5,7 @@
  * config file `hookcap login` writes. docs/cli.md has every command.
  */
 import { Command, CommanderError, Option } from 'commander';
+import { DEFAULT_API_URL } from '../client/index';
 import { clientFor, resolveSettings, type Settings } from './config';
 import { createEndpoint, deleteEndpoint, listEndpoints, login } from './commands/account';
 import { checkRange, exportCaptures } from './commands/export';
@@ -12,7 +13,7 @@ import { listen, tail, type ListenOptions } from './commands/listen';
 import { replay, send } from './commands/replay';
 import { describeError, EXIT_USAGE } from './errors';
 import { err, styleFor, type Style } from './output';
-import { bodySource, collectHeader, httpUrl, integer, oneOf, since, timeBound } from './options';
+import { bodySource, captureIdArg, collectHeader, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
 
 interface GlobalFlags {
   apiUrl?: string;
@@ -73,7 +74,7 @@ endpoints
 endpoints
   .command('delete')
   .description('delete an endpoint and all its captures')
-  .argument('<slug>')
+  .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
   .option('--json', 'machine-readable output')
   .action(act(async (slug: string, opts: { json?: boolean }, cmd: Command) => deleteEndpoint(clientFor(setup(cmd).settings), slug, opts.json === true)));
 
@@ -84,10 +85,11 @@ type ListenFlags = Omit<ListenOptions, 'json'> & { json?: boolean };
 function forwardingOptions(cmd: Command): Command {
   return cmd
     .option('--concurrency <n>', 'captures forwarded at once (they start in order)', integer('--concurrency', 1), 1)
-    .option('--retries <n>', 'retries when the app is down or answers 5xx (backoff 0.5 s, 1 s, 2 s … 10 s)', integer('--retries', 0), 3)
+    .option('--retries <n>', 'retries when the app answers 5xx, resets or times out (backoff 0.5 s, 1 s, 2 s … 10 s); a refused connection is waited out', integer('--retries', 0), 3)
     .option('--timeout <seconds>', 'per attempt', integer('--timeout', 1), 30)
     .option('--since <time|id>', 'first forward what arrived since then (15m, 2h, 7d, ISO 8601) or after that capture id', since)
     .option('--no-resume', "start at live instead of after the last capture this machine handled")
+    .option('-k, --insecure', "accept the local app's self-signed HTTPS certificate")
     .option('--json', 'one JSON object per line')
     .addHelpText(
       'after',
@@ -105,7 +107,7 @@ forwardingOptions(
   program
     .command('listen')
     .description('forward every capture of an endpoint to a local URL, live, resuming where it stopped')
-    .argument('<slug>')
+    .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
     .addOption(new Option('--forward <url>', 'where to send captures, e.g. http://127.0.0.1:4000/hooks').argParser(httpUrl('--forward')).makeOptionMandatory()),
 ).action(act(async (slug: string, flags: ListenFlags, cmd: Command) => runListen(slug, flags, cmd)));
 
@@ -113,40 +115,49 @@ forwardingOptions(
   program
     .command('forward')
     .description('the same as listen SLUG --forward URL')
-    .argument('<slug>')
+    .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
     .argument('<url>', 'where to send captures', httpUrl('URL')),
 ).action(act(async (slug: string, url: string, flags: Omit<ListenFlags, 'forward'>, cmd: Command) => runListen(slug, { ...flags, forward: url }, cmd)));
 
 program
   .command('tail')
   .description('print captures as they arrive, without forwarding')
-  .argument('<slug>')
+  .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
   .option('--since <time|id>', 'first print what arrived since then (15m, 2h, ISO 8601) or after that capture id', since)
   .option('--json', 'each capture as its full request record, one per line')
-  .action(act(async (slug: string, opts: { since?: string; json?: boolean }, cmd: Command) => {
+  .option('--count <n>', 'stop after n captures', integer('--count', 1))
+  .option('--timeout <seconds>', 'stop after this long; exit 1 if --count captures have not all come', integer('--timeout', 1))
+  .addHelpText(
+    'after',
+    '\nWaiting for a webhook in a script or test (exit 0 with its record, or 1 after 30 s); --since the moment\n' +
+      'before the trigger (ms since the epoch) also finds one that came before tail connected, and no earlier one:\n' +
+      '  t=$(date +%s%3N); trigger-the-webhook; hookcap tail SLUG --since $t --count 1 --timeout 30 --json',
+  )
+  .action(act(async (slug: string, opts: { since?: string; json?: boolean; count?: number; timeout?: number }, cmd: Command) => {
     const { settings: s, style } = setup(cmd);
-    return tail(clientFor(s), slug, { since: opts.since, json: opts.json === true }, style);
+    return tail(clientFor(s), slug, { since: opts.since, json: opts.json === true, count: opts.count, timeout: opts.timeout }, style);
   }));
 
 program
   .command('replay')
   .description('send one stored capture again, from this machine (localhost works)')
-  .argument('<request_id>', 'req_…')
+  .argument('<request_id>', 'req_…', captureIdArg)
   .addOption(new Option('--to <url>', 'where to send it, exactly as given').argParser(httpUrl('--to')).makeOptionMandatory())
   .option('-H, --header <header>', "set a header ('name: value'), or remove one ('name:'); repeatable", collectHeader, [])
   .option('--body <@file|text>', 'another body: @file, @- for stdin, or the text itself')
   .option('--timeout <seconds>', 'for the whole exchange', integer('--timeout', 1), 30)
+  .option('-k, --insecure', 'accept a self-signed HTTPS certificate')
   .option('--json', 'status, headers, body and latency as JSON')
-  .action(act(async (id: string, opts: { to: string; header: [string, string | null][]; body?: string; timeout: number; json?: boolean }, cmd: Command) => {
+  .action(act(async (id: string, opts: { to: string; header: [string, string | null][]; body?: string; timeout: number; insecure?: boolean; json?: boolean }, cmd: Command) => {
     const { settings: s, style } = setup(cmd);
     const body = opts.body === undefined ? undefined : bodySource('--body', opts.body);
-    return replay(clientFor(s), id, { to: opts.to, headers: opts.header, body, timeout: opts.timeout, json: opts.json === true }, style);
+    return replay(clientFor(s), id, { to: opts.to, headers: opts.header, body, timeout: opts.timeout, insecure: opts.insecure === true, json: opts.json === true }, style);
   }));
 
 program
   .command('export')
   .description('every capture of an endpoint as HAR 1.2, NDJSON request records, or a shell script of cURL commands')
-  .argument('<slug>')
+  .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
   .addOption(new Option('--format <format>', 'har, ndjson or curl').argParser(oneOf('--format', ['har', 'ndjson', 'curl'] as const)).makeOptionMandatory())
   .option('--since <time>', 'only captures since then (30s, 15m, 2h, 7d, 1w, ms or ISO 8601)', timeBound('--since'))
   .option('--until <time>', 'only captures until then (default: now)', timeBound('--until'))
@@ -169,7 +180,7 @@ program
 program
   .command('send')
   .description('send a test request to your endpoint through hookcap (send-test)')
-  .argument('<slug>')
+  .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
   .option('--method <method>', 'HTTP method (default POST)')
   .option('-H, --header <header>', "a header 'name: value'; repeatable", collectHeader, [])
   .option('--data <@file|text>', 'the body: @file, @- for stdin, or the text itself (default a small JSON test event)')
@@ -180,6 +191,16 @@ program
     return send(clientFor(s), slug, { method: opts.method, headers: opts.header, data, json: opts.json === true }, style);
   }));
 
+/** The API address an error message names when no command got as far as reading the settings. */
+function apiUrlForMessages(): string {
+  try {
+    return resolveSettings({}).apiUrl;
+  } catch {
+    // The unreadable config file is the error being reported.
+    return DEFAULT_API_URL;
+  }
+}
+
 async function main(): Promise<number> {
   try {
     await program.parseAsync(process.argv);
@@ -188,7 +209,7 @@ async function main(): Promise<number> {
       // --help and --version end here too; everything else commander refuses is a usage error.
       return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.exitCode === 0 ? 0 : EXIT_USAGE;
     }
-    const d = describeError(e, settings?.apiUrl ?? resolveSettings({}).apiUrl);
+    const d = describeError(e, settings?.apiUrl ?? apiUrlForMessages());
     err(`error: ${d.message}${d.hint ? `; ${d.hint}` : ''}`);
     return d.exitCode;
   }

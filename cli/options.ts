@@ -1,6 +1,6 @@
 /** Option values checked as they are parsed: a bad one is a usage error (exit 2) that names it. */
 import { readFileSync } from 'node:fs';
-import { captureIdFloor, isCaptureId } from '../src/ids';
+import { captureIdFloor, isCaptureId, isSlug } from '../src/ids';
 import { UsageError } from './errors';
 
 export function integer(name: string, min: number) {
@@ -76,4 +76,25 @@ export function bodySource(name: string, raw: string): Uint8Array {
   } catch (err) {
     throw new UsageError(`${name}: cannot read ${path === '-' ? 'stdin' : path}: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/**
+ * An endpoint's slug, or its capture URL pasted whole (`http://host/w/<slug>/…`, what `endpoints
+ * create` prints): anything else is refused here rather than sent, where `..` or an empty slug
+ * would make another URL and a 404 that blames the address.
+ */
+export function slugArg(raw: string): string {
+  const t = raw.trim();
+  const slug = /^https?:\/\/[^/]+\/w\/([^/?#]+)/.exec(t)?.[1] ?? t;
+  if (!isSlug(slug)) {
+    throw new UsageError(`not an endpoint slug: ${JSON.stringify(raw)}`, 'a slug is 12 letters and digits, as hookcap endpoints list shows (the capture URL works too)');
+  }
+  return slug;
+}
+
+/** A capture id, as listen, tail and the dashboard show it. */
+export function captureIdArg(raw: string): string {
+  const t = raw.trim();
+  if (!isCaptureId(t)) throw new UsageError(`not a capture id: ${JSON.stringify(raw)}`, 'capture ids look like req_01M87QT79D0TXE58ZWRX5DQ3MV (hookcap tail shows them)');
+  return t;
 }

@@ -32,7 +32,38 @@ export function bytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
-export const out = (line: string) => void process.stdout.write(`${line}\n`);
+/**
+ * stdout's reader went away (`hookcap tail SLUG --json | head -n 1`, a pager quit): Bun reports
+ * the EPIPE as an 'error' event on process.stdout, which without a listener prints a stack trace
+ * and leaves `tail` and `listen` running forever with nowhere to write. A command that stops
+ * cleanly (listen, tail) says how with `onStdoutClosed`; any other exits 0 at once, as a Unix
+ * filter does when its reader has what it wanted. Other write errors (a full disk) exit 1.
+ */
+let stdoutClosed = false;
+let whenClosed: (() => void) | null = null;
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code !== 'EPIPE') {
+    process.stderr.write(`error: cannot write the output: ${e.message}\n`);
+    process.exit(1);
+  }
+  if (stdoutClosed) return;
+  stdoutClosed = true;
+  if (whenClosed) whenClosed();
+  else process.exit(0);
+});
+
+/** Runs `stop` (once) when stdout's reader goes away instead of exiting; returns the undo. */
+export function onStdoutClosed(stop: () => void): () => void {
+  whenClosed = stop;
+  return () => {
+    if (whenClosed === stop) whenClosed = null;
+  };
+}
+
+/** A line on stdout; nothing once its reader has gone. */
+export const out = (line: string) => {
+  if (!stdoutClosed) process.stdout.write(`${line}\n`);
+};
 export const err = (line: string) => void process.stderr.write(`${line}\n`);
 
 /** The captured path with its query, as the sender wrote it (rebuilt from queryParams). */

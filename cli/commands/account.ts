@@ -1,7 +1,7 @@
 /** `hookcap login` and `hookcap endpoints list | create | delete`. */
-import { createClient, type Endpoint, type HookcapClient } from '../../client/index';
+import { createClient, HookcapError, type Endpoint, type HookcapClient } from '../../client/index';
 import { saveConfig, type Settings } from '../config';
-import { CliError, EXIT_OK } from '../errors';
+import { CliError, EXIT_OK, notHookcap } from '../errors';
 import { err, out, paint, type Style } from '../output';
 
 /** Checks the key against the API, then saves it and the API URL to the config file (mode 0600). */
@@ -9,7 +9,13 @@ export async function login(settings: Settings): Promise<number> {
   if (!settings.key || settings.sources.key === 'file') {
     throw new CliError('login needs a key', 'hookcap login --key svc_… (create one in the dashboard or with POST /api/api-keys)', 2);
   }
-  const me = await createClient({ apiUrl: settings.apiUrl, key: settings.key }).me();
+  const me = await createClient({ apiUrl: settings.apiUrl, key: settings.key })
+    .me()
+    .catch((e: unknown) => {
+      // Something answered, but not hookcap: a wrong port (the local app), a path, another site.
+      if ((e instanceof HookcapError && e.status === 404) || e instanceof SyntaxError) throw notHookcap(settings.apiUrl);
+      throw e;
+    });
   const path = saveConfig(settings.apiUrl, settings.key);
   out(`Logged in to ${settings.apiUrl} as ${me.email}. Saved to ${path}.`);
   return EXIT_OK;

@@ -5,7 +5,7 @@
  */
 import type { HookcapClient } from '../../client/index';
 import { encodeBody, NOT_FORWARDED, rebuildRequest } from '../../src/model/render';
-import { deliver, DeliveryError } from '../deliver';
+import { deliver, DeliveryError, INSECURE_HINT } from '../deliver';
 import { CliError, EXIT_OK, UsageError } from '../errors';
 import { out, paint, statusColor, type Style } from '../output';
 
@@ -15,6 +15,8 @@ export interface ReplayOptions {
   body?: Uint8Array;
   timeout: number;
   json: boolean;
+  /** Accept a self-signed HTTPS certificate. */
+  insecure?: boolean;
 }
 
 /** What is kept of the answer and shown. */
@@ -24,16 +26,17 @@ export async function replay(client: HookcapClient, id: string, opts: ReplayOpti
   const capture = await client.requests.get(id);
   const request = rebuildRequest(capture, opts.to);
   for (const [name, value] of opts.headers) {
-    if (NOT_FORWARDED.has(name)) throw new UsageError(`-H ${name}: is set by the HTTP client and cannot be given`);
+    // Host may be set, as with curl -H: an app behind name-based virtual hosts (shop.test on 127.0.0.1).
+    if (NOT_FORWARDED.has(name) && name !== 'host') throw new UsageError(`-H ${name}: is set by the HTTP client and cannot be given`);
     if (value === null) delete request.headers[name];
     else request.headers[name] = value;
   }
   if (opts.body) request.body = opts.body;
   let answer;
   try {
-    answer = await deliver(request, { timeoutMs: opts.timeout * 1000, keepBytes: KEEP_BYTES });
+    answer = await deliver(request, { timeoutMs: opts.timeout * 1000, keepBytes: KEEP_BYTES, insecure: opts.insecure === true });
   } catch (e) {
-    if (e instanceof DeliveryError) throw new CliError(`${request.method} ${opts.to}: ${e.message}`, 'is the app running and listening there?');
+    if (e instanceof DeliveryError) throw new CliError(`${request.method} ${opts.to}: ${e.message}`, e.certificate ? INSECURE_HINT : 'is the app running and listening there?');
     throw e;
   }
   if (opts.json) {

@@ -3,7 +3,7 @@
  * tail, replay, export (small; export-100k.test.ts is the big one), send, usage errors and help.
  */
 import { describe, expect, test } from 'bun:test';
-import { statSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { har as validateHar } from 'har-validator';
 import type { Capture } from '../../src/model/capture';
@@ -20,6 +20,9 @@ function env(vars: Record<string, string> = {}): CliEnv {
   cleanups.push(e.cleanup);
   return e;
 }
+
+/** Well-formed, and no endpoint's. */
+const SLUG = 'abcdefghjkmn';
 
 const BINARY = new Uint8Array([0x00, 0xff, 0xfe, 0x25, 0x27, 0x5c, 0x0a, 0x80, 0xc3, 0x28]);
 
@@ -38,19 +41,23 @@ describe('usage', () => {
     const cases: [string[], string][] = [
       [[], 'Usage:'],
       [['frobnicate'], "unknown command 'frobnicate'"],
-      [['listen', 'slug'], "required option '--forward <url>'"],
-      [['listen', 'slug', '--forward', 'ftp://x'], '--forward must be an http or https URL'],
-      [['listen', 'slug', '--forward', 'http://127.0.0.1:1', '--concurrency', '0'], '--concurrency must be a whole number ≥ 1'],
-      [['listen', 'slug', '--forward', 'http://127.0.0.1:1', '--retries', 'many'], '--retries must be a whole number'],
-      [['listen', 'slug', '--forward', 'http://127.0.0.1:1', '--since', 'yesterday'], '--since must be a duration'],
-      [['listen', 'slug', '--forward', 'http://127.0.0.1:1', '--bogus'], "unknown option '--bogus'"],
-      [['forward', 'slug'], "missing required argument 'url'"],
-      [['export', 'slug', '--format', 'xml'], '--format must be one of har, ndjson, curl'],
-      [['export', 'slug'], "required option '--format <format>'"],
+      [['listen', SLUG], "required option '--forward <url>'"],
+      [['listen', SLUG, '--forward', 'ftp://x'], '--forward must be an http or https URL'],
+      [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--concurrency', '0'], '--concurrency must be a whole number ≥ 1'],
+      [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--retries', 'many'], '--retries must be a whole number'],
+      [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--since', 'yesterday'], '--since must be a duration'],
+      [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--bogus'], "unknown option '--bogus'"],
+      [['forward', SLUG], "missing required argument 'url'"],
+      [['export', SLUG, '--format', 'xml'], '--format must be one of har, ndjson, curl'],
+      [['export', SLUG], "required option '--format <format>'"],
       [['replay', 'req_1', '--to', 'http://127.0.0.1:1', '-H', 'no colon'], "-H takes 'name: value'"],
-      [['send', 'slug', '--data', '@/nonexistent/file'], '--data: cannot read /nonexistent/file'],
+      [['send', SLUG, '--data', '@/nonexistent/file'], '--data: cannot read /nonexistent/file'],
       [['endpoints', 'create'], "missing required argument 'name'"],
       [['--api-url', 'nope', 'endpoints', 'list'], '--api-url must be a URL'],
+      // The endpoint's name, or '..', which would make another URL, for its slug.
+      [['tail', 'stripe-dev'], 'not an endpoint slug: "stripe-dev"'],
+      [['endpoints', 'delete', '..'], 'not an endpoint slug: ".."'],
+      [['replay', '', '--to', 'http://127.0.0.1:1'], 'not a capture id: ""'],
     ];
     for (const [args, message] of cases) {
       const r = await runCli(args, e.env);
@@ -58,6 +65,38 @@ describe('usage', () => {
       expect(r.stderr, args.join(' ')).toContain(message);
       expect(r.stderr).not.toContain('    at ');
     }
+  });
+});
+
+describe('status lines', () => {
+  test('on a terminal, with stderr sent to a file: the file gets no colour codes', async () => {
+    // Nothing answers at the API address: tail keeps saying it reconnects, on stderr, until --timeout.
+    const e = env({ HOOKCAP_API_KEY: 'svc_x', HOOKCAP_API_URL: 'http://127.0.0.1:9', TERM: 'xterm' });
+    const log = join(e.configHome, 'tail.log');
+    const p = Bun.spawn(['script', '-qec', `${process.execPath} ${CLI} tail ${SLUG} --since 1m --timeout 3 2>${log}`, '/dev/null'], { env: e.env, stdout: 'pipe', stderr: 'pipe' });
+    await Promise.all([new Response(p.stdout).text(), p.exited]);
+    const written = readFileSync(log, 'utf8');
+    expect(written).toContain('connection lost (cannot reach http://127.0.0.1:9');
+    expect(written).not.toContain('\u001b[');
+  });
+});
+
+describe('broken files', () => {
+  test('an unreadable config or position file: one line naming it and what to do, exit 1, no stack', async () => {
+    const e = env({ HOOKCAP_API_KEY: 'svc_x', HOOKCAP_API_URL: 'http://127.0.0.1:9' });
+    mkdirSync(join(e.configHome, 'hookcap', 'state'), { recursive: true });
+    const config = join(e.configHome, 'hookcap', 'config.json');
+    writeFileSync(config, '{"apiUrl": "http://localhost:3000", "key": "svc_');
+    const r = await runCli(['endpoints', 'list'], e.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^error: cannot read ${config}: .*; delete the file, then run hookcap login --key svc_… again\\n$`));
+
+    rmSync(config);
+    const state = join(e.configHome, 'hookcap', 'state', `${SLUG}.json`);
+    writeFileSync(state, '');
+    const l = await runCli(['listen', SLUG, '--forward', 'http://127.0.0.1:9'], e.env);
+    expect(l.code).toBe(1);
+    expect(l.stderr).toMatch(new RegExp(`^error: cannot read ${state}: .*; delete the file to start at live, or pass --since or --no-resume\\n$`));
   });
 });
 
@@ -92,6 +131,33 @@ describeBackends('hookcap commands', (h) => {
     // …and flags beat the environment.
     expect((await runCli(['endpoints', 'list', '--key', a.key], { ...e.env, HOOKCAP_API_KEY: 'svc_from_env' })).code).toBe(0);
     expect((await runCli(['--api-url', h.url, 'endpoints', 'list'], { ...e.env, HOOKCAP_API_URL: 'http://127.0.0.1:9' })).code).toBe(0);
+  });
+
+  test('the API address as the server prints it (…/api) works; an address that is not hookcap says so', async () => {
+    const a = await newAccount(h.url);
+    const e = env();
+    // The service prints "API http://host:port/api" at start-up: that is what people paste.
+    const printed = await runCli(['login', '--key', a.key, '--api-url', `${h.url}/api/`], e.env);
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout).toContain(`Logged in to ${h.url} as ${a.email}`);
+    expect(JSON.parse(readFileSync(join(e.configHome, 'hookcap', 'config.json'), 'utf8'))).toEqual({ apiUrl: h.url, key: a.key });
+    expect((await runCli(['endpoints', 'list'], { ...e.env, HOOKCAP_API_URL: `${h.url}/api` })).code).toBe(0);
+
+    // The local app's port by mistake (it answers 200 "ok" to anything), or a path on the server.
+    const app = startLocalApp();
+    cleanups.push(() => app.stop());
+    for (const [args, vars] of [
+      [['login', '--key', a.key, '--api-url', app.url], {}],
+      [['endpoints', 'list'], { HOOKCAP_API_URL: app.url, HOOKCAP_API_KEY: a.key }],
+      [['login', '--key', a.key, '--api-url', `${h.url}/dashboard`], {}],
+      [['listen', SLUG, '--forward', app.url], { HOOKCAP_API_URL: `${h.url}/x`, HOOKCAP_API_KEY: a.key }],
+    ] as [string[], Record<string, string>][]) {
+      const r = await runCli(args, { ...e.env, ...vars });
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr, args.join(' ')).toMatch(/^error: \S+ does not answer as a hookcap API; set the address/);
+    }
+    // The saved login is untouched by the failed ones.
+    expect(JSON.parse(readFileSync(join(e.configHome, 'hookcap', 'config.json'), 'utf8')).apiUrl).toBe(h.url);
   });
 
   test('endpoints list, create, delete, in words and as --json', async () => {
@@ -153,6 +219,72 @@ describeBackends('hookcap commands', (h) => {
     expect(await json.stop()).toBe(0);
   });
 
+  test('tail --count/--timeout: a script waits for a webhook and gets exit 0 with it, or exit 1 after the timeout', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'wait' } })).body;
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+
+    // The capture URL pasted for the slug works too.
+    const nothing = await runCli(['tail', ep.url, '--count', '1', '--timeout', '2', '--json'], e.env);
+    expect(nothing.code).toBe(1);
+    expect(nothing.stdout).toBe('');
+    expect(nothing.stderr).toBe(`error: no capture on ${ep.slug} within 2 s\n`);
+
+    // Live: started first, then the webhook comes.
+    const live = new RunningCli(['tail', ep.slug, '--count', '1', '--timeout', '30'], e.env);
+    cleanups.push(() => void live.stop('SIGKILL'));
+    await live.until(() => live.stderr.includes('Ctrl-C'));
+    const r = await fetch(`${h.url}/w/${ep.slug}/hook`, { method: 'POST', body: 'one' });
+    expect(await live.proc.exited).toBe(0);
+    expect(live.lines).toEqual([expect.stringContaining(`/hook  3 B  200  ${r.headers.get('x-request-id')}`)]);
+
+    // Looking back: exactly --count records, even when more come in the same read.
+    for (const body of ['two', 'three']) await fetch(`${h.url}/w/${ep.slug}/more`, { method: 'POST', body });
+    await eventually(async () => (await call(h.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).body.count === 3);
+    const two = await runCli(['tail', ep.slug, '--since', '1h', '--count', '2', '--timeout', '30', '--json'], e.env);
+    expect(two.code, two.stderr).toBe(0);
+    expect(two.stdout.trim().split('\n').map((l) => (JSON.parse(l) as Capture).body)).toEqual(['one', 'two']);
+    const short = await runCli(['tail', ep.slug, '--since', '1h', '--count', '5', '--timeout', '2', '--json'], e.env);
+    expect(short.code).toBe(1);
+    expect(short.stdout.trim().split('\n').length).toBe(3);
+    expect(short.stderr).toContain(`3 of 5 captures on ${ep.slug} within 2 s`);
+    // As docs/cli.md has a test write it: --since the moment before the trigger, in ms.
+    const before = Date.now();
+    await fetch(`${h.url}/w/${ep.slug}/trigger`, { method: 'POST', body: 'four' });
+    const waited = await runCli(['tail', ep.slug, '--since', String(before), '--count', '1', '--timeout', '30', '--json'], e.env);
+    expect(waited.code, waited.stderr).toBe(0);
+    expect((JSON.parse(waited.stdout) as Capture).body).toBe('four');
+  });
+
+  test('piped into head -n 1: tail and listen stop, exit 0, no stack trace, once the reader is gone', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'pipe' } })).body;
+    const app = startLocalApp();
+    cleanups.push(() => app.stop());
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    // A shell pipeline, as a script waiting for a webhook writes it; pipefail reports the CLI's
+    // exit, and timeout(1) its hanging on (124).
+    const pipeline = async (args: string) => {
+      const p = Bun.spawn(['bash', '-c', `set -o pipefail; timeout 15 "${process.execPath}" "${CLI}" ${args} | head -n 1`], { env: e.env, stdout: 'pipe', stderr: 'pipe' });
+      const output = Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
+      // Captures keep coming, as they would; the CLI meets the closed pipe on the second line.
+      while (p.exitCode === null) {
+        await fetch(`${h.url}/w/${ep.slug}/p`, { method: 'POST', body: 'x' });
+        await Bun.sleep(300);
+      }
+      const [stdout, stderr] = await output;
+      return { code: await p.exited, stdout, stderr };
+    };
+    const tailed = await pipeline(`tail ${ep.slug} --json`);
+    expect(tailed.code, tailed.stderr).toBe(0);
+    expect(JSON.parse(tailed.stdout)).toMatchObject({ method: 'POST', path: '/p' });
+    expect(tailed.stderr).not.toContain('EPIPE');
+    const listened = await pipeline(`listen ${ep.slug} --forward ${app.url}/hooks --json`);
+    expect(listened.code, listened.stderr).toBe(0);
+    expect(JSON.parse(listened.stdout)).toMatchObject({ path: '/p', status: 200, ok: true });
+    expect(listened.stderr).not.toContain('EPIPE');
+  });
+
   test('replay sends a stored capture from this machine, with -H changes and --body @file', async () => {
     const a = await newAccount(h.url);
     const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'r' } })).body;
@@ -179,6 +311,14 @@ describeBackends('hookcap commands', (h) => {
     expect(app.arrived[1]?.headers['x-drop']).toBeUndefined();
     expect(app.arrived[1]?.headers['x-new']).toBe('yes');
     expect(app.arrived[1]?.headers['x-keep']).toBe('k');
+
+    // Host may be set, as with curl, for an app behind name-based virtual hosts; content-length may not.
+    const vhost = await runCli(['replay', id, '--to', `${app.url}/vhost`, '-H', 'Host: shop.test'], e.env);
+    expect(vhost.code, vhost.stderr).toBe(0);
+    expect(app.arrived[2]?.headers.host).toBe('shop.test');
+    const length = await runCli(['replay', id, '--to', `${app.url}/x`, '-H', 'content-length: 3'], e.env);
+    expect(length.code).toBe(2);
+    expect(length.stderr).toContain('-H content-length: is set by the HTTP client');
 
     const down = await runCli(['replay', id, '--to', 'http://127.0.0.1:9/'], e.env);
     expect(down.code).toBe(1);

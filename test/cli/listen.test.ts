@@ -16,7 +16,7 @@ import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { freePort, startServer, stopServer } from '../support/server';
 import { describeBackends } from '../support/suite';
-import { cliEnv, RunningCli, startLocalApp, type Arrived, type CliEnv, type LocalApp } from './support';
+import { cliEnv, runCli, RunningCli, startLocalApp, type Arrived, type CliEnv, type LocalApp } from './support';
 
 const STRIPE_SECRET = 'whsec_cli_listen_test_secret';
 const cleanups = cleanupAfterAll();
@@ -143,22 +143,92 @@ describeBackends(
       await cli.stop();
     });
 
-    test('a local app that is down, then up: retried with backoff and delivered', async () => {
+    test('a local app that is down (stopped, restarting): waited for, however long, then each capture delivered in order', async () => {
       const s = await setup(h.url);
       s.app.stop();
       const port = await freePort();
-      const cli = new RunningCli(['forward', s.slug, `http://127.0.0.1:${port}/in`, '--retries', '8'], s.cli.env);
+      // Default --retries (3, 3.5 s of backoff): a refused connection does not spend them.
+      const cli = new RunningCli(['forward', s.slug, `http://127.0.0.1:${port}/in`], s.cli.env);
       cleanups.push(() => void cli.stop('SIGKILL'));
       await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
       await send(h.url, s.slug, '/late', { body: 'while down' });
-      await cli.until(() => cli.stderr.includes('retry 2/8'));
-      expect(cli.stderr).toContain('connection refused');
+      await send(h.url, s.slug, '/later', { body: 'also while down' });
+      await cli.until(() => cli.stderr.includes('waiting for the app'));
+      expect(cli.stderr).toContain(`POST /late: connection refused by 127.0.0.1:${port}; waiting for the app`);
+      // A restart slower than the retries' backoff.
+      await Bun.sleep(5_000);
+      expect(cli.lines).toEqual([]);
+      expect(cli.stderr.match(/waiting for the app/g)?.length).toBe(1);
       const app = startLocalApp(port);
       cleanups.push(() => app.stop());
-      await cli.until(() => cli.lines.length === 1);
-      expect(bodiesOf(app.arrived)).toEqual(['while down']);
+      await cli.until(() => cli.lines.length === 2);
+      expect(bodiesOf(app.arrived)).toEqual(['while down', 'also while down']);
       expect(cli.lines[0]).toMatch(/\/late {2}→ 200 .* attempts\)$/);
+      expect(cli.lines[1]).toMatch(/\/later {2}→ 200 {2}\d+ ms$/);
       await cli.stop();
+    });
+
+    test('an HTTPS app with a self-signed certificate: reported at once with the --insecure hint; --insecure delivers', async () => {
+      const s = await setup(h.url);
+      const fixtures = join(import.meta.dir, '..', 'unit', 'fixtures');
+      const arrived: string[] = [];
+      const tls = Bun.serve({
+        port: 0,
+        hostname: '127.0.0.1',
+        tls: { cert: readFileSync(join(fixtures, 'pinned-test.cert.pem'), 'utf8'), key: readFileSync(join(fixtures, 'pinned-test.key.pem'), 'utf8') },
+        fetch: async (r) => {
+          arrived.push(`${new URL(r.url).pathname} ${await r.text()}`);
+          return new Response('ok');
+        },
+      });
+      cleanups.push(() => void tls.stop(true));
+      const base = `https://127.0.0.1:${tls.port}/hooks`;
+      let cli = new RunningCli(['listen', s.slug, '--forward', base, '--json'], s.cli.env);
+      cleanups.push(() => void cli.stop('SIGKILL'));
+      await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
+      const refused = await send(h.url, s.slug, '/a', { body: 'a' });
+      await cli.until(() => cli.lines.length === 1);
+      // A certificate does not change between attempts: no retries, and the way out said.
+      expect(JSON.parse(cli.lines[0] ?? '')).toMatchObject({ id: refused, status: null, attempts: 1, ok: false, error: expect.stringContaining('--insecure') });
+      expect(cli.stderr).not.toContain('retry');
+      await cli.stop();
+      const replayed = await runCli(['replay', refused, '--to', `${base}/again`], s.cli.env);
+      expect(replayed.code).toBe(1);
+      expect(replayed.stderr).toContain('certificate was refused');
+      expect(replayed.stderr).toContain('add --insecure');
+
+      cli = new RunningCli(['forward', s.slug, base, '--insecure', '--json'], s.cli.env);
+      cleanups.push(() => void cli.stop('SIGKILL'));
+      await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
+      await send(h.url, s.slug, '/b', { body: 'b' });
+      await cli.until(() => cli.lines.length === 1);
+      expect(JSON.parse(cli.lines[0] ?? '')).toMatchObject({ path: '/b', status: 200, ok: true });
+      expect((await runCli(['replay', refused, '--to', `${base}/again`, '-k'], s.cli.env)).code).toBe(0);
+      expect(arrived).toEqual(['/hooks/b b', '/hooks/again a']);
+      await cli.stop();
+    });
+
+    test('--forward http://localhost:PORT reaches an app that listens on ::1 only (as a dev server may), with Host localhost:PORT', async () => {
+      const s = await setup(h.url);
+      const arrived: string[] = [];
+      const v6 = Bun.serve({
+        port: 0,
+        hostname: '::1',
+        fetch: async (r) => {
+          arrived.push(`${r.headers.get('host')} ${new URL(r.url).pathname} ${await r.text()}`);
+          return new Response('ok');
+        },
+      });
+      cleanups.push(() => void v6.stop(true));
+      const cli = new RunningCli(['listen', s.slug, '--forward', `http://localhost:${v6.port}/hooks`, '--json', '--retries', '0'], s.cli.env);
+      cleanups.push(() => void cli.stop('SIGKILL'));
+      await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
+      const id = await send(h.url, s.slug, '/six', { body: 'six' });
+      await cli.until(() => cli.lines.length === 1);
+      expect(JSON.parse(cli.lines[0] ?? '')).toMatchObject({ id, status: 200, ok: true });
+      await cli.stop();
+      expect((await runCli(['replay', id, '--to', `http://localhost:${v6.port}/again`], s.cli.env)).code).toBe(0);
+      expect(arrived).toEqual([`localhost:${v6.port} /hooks/six six`, `localhost:${v6.port} /again six`]);
     });
 
     test('5xx is retried, then reported with how to resend it; the next capture still goes', async () => {
@@ -171,8 +241,16 @@ describeBackends(
       const [first, second] = cli.lines.map((l) => JSON.parse(l));
       expect(first).toMatchObject({ id: doomed, method: 'POST', path: '/x', status: 503, attempts: 3, ok: false });
       expect(second).toMatchObject({ path: '/y', status: 200, attempts: 1, ok: true, url: `${s.app.url}/hooks/y` });
+      for (const line of [first, second]) expect(String(line.latencyMs)).toMatch(/^\d+(\.\d)?$/);
       expect(bodiesOf(s.app.arrived)).toEqual(['doomed', 'doomed', 'doomed', 'fine']);
       await cli.stop();
+
+      // In words: a failure too, with the command that sends it again, as for an app that is down.
+      const words = await listen(s, ['--retries', '1']);
+      const again = await send(h.url, s.slug, '/z', { body: 'doomed' });
+      await words.until(() => words.lines.length === 1);
+      expect(words.lines[0]).toMatch(new RegExp(`/z {2}✗ answered 503 \\(2 attempts\\) · resend with: hookcap replay ${again} --to '${s.app.url}/hooks/z'$`));
+      await words.stop();
     });
 
     test('--concurrency forwards several at once, each once; --since forwards what came before; --no-resume skips what was missed', async () => {
@@ -184,6 +262,8 @@ describeBackends(
         return new Response('slow');
       };
       let cli = await listen(s, ['--concurrency', '4', '--since', '1h']);
+      // --since 1h said as the time it means, not as the id it becomes.
+      expect(cli.stderr).toMatch(/, starting at \d\d:\d\d:\d\d\. Ctrl-C to stop/);
       for (let i = 0; i < 8; i++) await send(h.url, s.slug, `/c/${i}`, { body: `c${i}` });
       await cli.until(() => s.app.arrived.length === 9);
       await cli.until(() => cli.lines.length === 9);

@@ -56,3 +56,64 @@ export function hexLine(bytes: Uint8Array, row: number): { offset: string; hex: 
   }
   return { offset: start.toString(16).padStart(8, '0'), hex: hex.trimEnd(), ascii };
 }
+
+/** File name extensions by media type (the part before `;`, lower-cased). */
+const EXTENSIONS: Record<string, string> = {
+  'application/json': 'json',
+  'application/x-ndjson': 'ndjson',
+  'application/xml': 'xml',
+  'text/xml': 'xml',
+  'text/plain': 'txt',
+  'text/html': 'html',
+  'text/csv': 'csv',
+  'text/css': 'css',
+  'text/markdown': 'md',
+  'text/calendar': 'ics',
+  'text/javascript': 'js',
+  'application/javascript': 'js',
+  'application/yaml': 'yaml',
+  'application/x-yaml': 'yaml',
+  'text/yaml': 'yaml',
+  'application/x-www-form-urlencoded': 'txt',
+  'multipart/form-data': 'txt',
+  'application/pdf': 'pdf',
+  'application/zip': 'zip',
+  'application/gzip': 'gz',
+  'application/x-gzip': 'gz',
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/avif': 'avif',
+  'image/svg+xml': 'svg',
+  'image/bmp': 'bmp',
+  'image/tiff': 'tiff',
+  'image/x-icon': 'ico',
+  'image/vnd.microsoft.icon': 'ico',
+  'audio/mpeg': 'mp3',
+  'audio/wav': 'wav',
+  'audio/ogg': 'ogg',
+  'video/mp4': 'mp4',
+  'video/webm': 'webm',
+};
+
+/**
+ * The extension for a body of this content type: by its media type (`+json` and `+xml` suffixes
+ * too, any other `text/*` as txt), `bin` when the type is missing or unknown. A form is text (txt),
+ * unless its bytes are not UTF-8.
+ */
+export function bodyExtension(c: Pick<Capture, 'contentType' | 'bodyEncoding'>): string {
+  const type = (c.contentType.split(';')[0] ?? '').trim().toLowerCase();
+  if (type === 'multipart/form-data' && c.bodyEncoding === 'base64') return 'bin';
+  const known = EXTENSIONS[type];
+  if (known) return known;
+  if (/^[a-z0-9.+-]+\/[a-z0-9.!#$&^_-]+\+json$/.test(type)) return 'json';
+  if (/^[a-z0-9.+-]+\/[a-z0-9.!#$&^_-]+\+xml$/.test(type)) return 'xml';
+  if (/^text\/[a-z0-9.+-]+$/.test(type)) return 'txt';
+  return 'bin';
+}
+
+/** The name "Download body" gives the file: the capture's id and the extension of its type. */
+export function bodyFilename(c: Pick<Capture, 'id' | 'contentType' | 'bodyEncoding'>): string {
+  return `${c.id}.${bodyExtension(c)}`;
+}

@@ -1,4 +1,7 @@
-/** The full URL a capture was sent to, rebuilt from the endpoint's receiver URL, its path and its query. */
+/**
+ * The full URL a capture was sent to, rebuilt from the endpoint's receiver URL, its path and its
+ * query; and the same URL as a person reads it (percent-escapes decoded, for display only).
+ */
 import type { Capture } from '../../../src/model/capture';
 
 export function queryString(params: Capture['queryParams']): string {
@@ -10,6 +13,7 @@ export function queryString(params: Capture['queryParams']): string {
   return s ? `?${s}` : '';
 }
 
+/** The URL to send the request to again (cURL, HAR): form-encoded query, path exactly as received. */
 export function captureUrl(endpointUrl: string, c: Pick<Capture, 'path' | 'queryParams'>): string {
   return `${endpointUrl}${c.path === '/' ? '' : c.path}${queryString(c.queryParams)}`;
 }
@@ -17,4 +21,105 @@ export function captureUrl(endpointUrl: string, c: Pick<Capture, 'path' | 'query
 /** Query parameters as rows, repeated keys as several rows. */
 export function queryRows(params: Capture['queryParams']): [string, string][] {
   return Object.entries(params).flatMap(([k, v]) => (Array.isArray(v) ? v.map((one): [string, string] => [k, one]) : [[k, v] as [string, string]]));
+}
+
+/*
+ * Reading a URL. Text a stranger chose is decoded so people can read it (`u=✓`, `arr[]`), but it
+ * stays plain text (React escapes it), and whatever would mislead the reader stays escaped:
+ * - invisible and direction-changing characters (controls, U+202E RIGHT-TO-LEFT OVERRIDE and the
+ *   other bidi controls, zero-width and other format characters, line separators, spaces other
+ *   than U+0020), which could hide text or reorder the row around them;
+ * - characters that would change how the URL splits up (`/ ? #` in the path; `& # +` and `=` in
+ *   a query name; `%` before two hex digits, so a decoded `%41` is not read as an escape);
+ * - a malformed escape (`%zz`, bytes that are not UTF-8) is shown as it was sent.
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Zs}\p{Co}\p{Cn}]/u;
+
+function escapeChar(ch: string): string {
+  if (ch === ' ') return ch;
+  try {
+    return encodeURIComponent(ch);
+  } catch {
+    return '%EF%BF%BD'; // a lone surrogate: U+FFFD, as a decoder would read it
+  }
+}
+
+const shown = (ch: string, reserved: string) => (HIDDEN.test(ch) && ch !== ' ') || reserved.includes(ch);
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const HEX2 = /^%[0-9A-Fa-f]{2}/;
+
+/** UTF-8 length announced by a lead byte, 0 when it cannot start a character. */
+function utf8Length(b: number): number {
+  if (b < 0x80) return 1;
+  if (b >= 0xc2 && b <= 0xdf) return 2;
+  if (b >= 0xe0 && b <= 0xef) return 3;
+  if (b >= 0xf0 && b <= 0xf4) return 4;
+  return 0;
+}
+
+/** A received path (in URL form, percent-encoded as sent) with its escapes decoded where that is safe. */
+export function readablePath(path: string): string {
+  const reserved = '/?#%';
+  let out = '';
+  let i = 0;
+  while (i < path.length) {
+    if (path[i] !== '%' || !HEX2.test(path.slice(i, i + 3))) {
+      const cp = path.codePointAt(i) ?? 0;
+      const ch = String.fromCodePoint(cp);
+      out += ch !== '%' && shown(ch, '') ? escapeChar(ch) : ch;
+      i += ch.length;
+      continue;
+    }
+    const lead = parseInt(path.slice(i + 1, i + 3), 16);
+    const len = utf8Length(lead);
+    const raw = path.slice(i, i + 3 * len);
+    const bytes: number[] = [];
+    for (let k = 0; k < len; k++) {
+      const esc = raw.slice(3 * k, 3 * k + 3);
+      if (!HEX2.test(esc)) break;
+      bytes.push(parseInt(esc.slice(1), 16));
+    }
+    let ch: string | null = null;
+    if (len > 0 && bytes.length === len) {
+      try {
+        ch = strictUtf8.decode(new Uint8Array(bytes));
+      } catch {
+        ch = null;
+      }
+    }
+    if (ch === null) {
+      // Not the start of a UTF-8 character: this escape stays as it was sent.
+      out += path.slice(i, i + 3);
+      i += 3;
+    } else {
+      out += shown(ch, reserved) ? raw : ch;
+      i += raw.length;
+    }
+  }
+  return out;
+}
+
+function readablePart(text: string, reserved: string): string {
+  let out = '';
+  let i = 0;
+  for (const ch of text) {
+    // A decoded `%` that would read as an escape is written as one; `%zz` stays as it came.
+    if (ch === '%') out += /^[0-9A-Fa-f]{2}/.test(text.slice(i + 1, i + 3)) ? '%25' : '%';
+    else out += shown(ch, reserved) ? escapeChar(ch) : ch;
+    i += ch.length;
+  }
+  return out;
+}
+
+/** The query (with its `?`) as a person reads it: each name and value decoded, see above. */
+export function readableQuery(params: Capture['queryParams']): string {
+  const rows = queryRows(params);
+  if (rows.length === 0) return '';
+  return `?${rows.map(([k, v]) => `${readablePart(k, '&#+=')}=${readablePart(v, '&#+')}`).join('&')}`;
+}
+
+/** The capture's URL for reading (never for sending: cURL and HAR use captureUrl). */
+export function readableUrl(endpointUrl: string, c: Pick<Capture, 'path' | 'queryParams'>): string {
+  return `${endpointUrl}${c.path === '/' ? '' : readablePath(c.path)}${readableQuery(c.queryParams)}`;
 }

@@ -3,7 +3,7 @@
  * no longer needed): the browser drops it to the page, and a keyboard or screen reader user has
  * to find their place again from the top.
  */
-import { useLayoutEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef, type RefObject } from 'react';
 
 /**
  * When `shown` turns false and the focus fell to the page with it, focus what `target` returns
@@ -18,4 +18,41 @@ export function useFocusWhenGone(shown: boolean, target: () => HTMLElement | nul
     const active = document.activeElement;
     if (active === null || active === document.body) target()?.focus();
   });
+}
+
+/**
+ * A row removed from a list (a key deleted, an invite withdrawn, an endpoint unshared) took the
+ * focus with it. `removing(key)` notes the row (marked `data-row-key`) as its removal starts; once
+ * it is gone from `list`, with no dialog open and the focus dropped to the page, the focus goes to
+ * the row now in its place (the next one, or the previous when it was the last), on its (first)
+ * button, else its link, and to `fallback()` when the list is empty. A failed removal: `forget()`.
+ */
+export function useFocusAfterRemoval(list: RefObject<HTMLElement | null>, fallback: () => HTMLElement | null | undefined): { removing: (key: string) => void; forget: () => void } {
+  const pending = useRef<{ key: string; index: number } | null>(null);
+  const rows = () => [...(list.current?.querySelectorAll<HTMLElement>('[data-row-key]') ?? [])];
+  // A plain effect, after the confirmation dialog's own (a child's effects run first), which
+  // closes it and hands the focus back to the removed row's button, that is, to the page.
+  useEffect(() => {
+    const p = pending.current;
+    if (!p) return;
+    const now = rows();
+    if (now.some((r) => r.dataset.rowKey === p.key) || document.querySelector('dialog[open]')) return;
+    pending.current = null;
+    // Dropped: on the page, or still on the confirmation's button, whose dialog has just closed
+    // (the browser moves it off a hidden element only at its next rendering update).
+    const active = document.activeElement;
+    const dropped = active === null || active === document.body || !active.isConnected || active.closest('dialog:not([open])') !== null;
+    if (!dropped) return;
+    const row = now[Math.min(p.index, now.length - 1)];
+    const target = row ? (row.querySelector<HTMLElement>('button') ?? row.querySelector<HTMLElement>('a[href]') ?? row) : fallback();
+    target?.focus();
+  });
+  return {
+    removing: (key) => {
+      pending.current = { key, index: Math.max(0, rows().findIndex((r) => r.dataset.rowKey === key)) };
+    },
+    forget: () => {
+      pending.current = null;
+    },
+  };
 }

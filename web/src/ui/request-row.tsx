@@ -1,6 +1,6 @@
 import type { Capture } from '../api/client';
 import { formatSize } from '../lib/format';
-import { queryString } from '../lib/url';
+import { readablePath, readableQuery } from '../lib/url';
 import { EventBadge, ProviderIcon } from './provider';
 import { RelativeTime } from './time';
 
@@ -28,9 +28,10 @@ export function RequestRowContent({ capture, endpointName }: { capture: Capture;
     <>
       <span className="row-line">
         <MethodBadge method={capture.method} />
-        <span className="row-path">
-          {capture.path}
-          <span className="row-query">{queryString(capture.queryParams)}</span>
+        {/* Decoded for reading; dir isolates it, so right-to-left text in it cannot reorder the row. */}
+        <span className="row-path" dir="ltr">
+          {readablePath(capture.path)}
+          <span className="row-query">{readableQuery(capture.queryParams)}</span>
         </span>
         <span className="row-tags">
           <ProviderIcon provider={capture.detectedProvider} />

@@ -5,7 +5,10 @@ export function Section({ title, intro, children, className }: { title: string; 
   const id = useId();
   return (
     <section className={className ? `settings-section ${className}` : 'settings-section'} aria-labelledby={id}>
-      <h2 id={id}>{title}</h2>
+      {/* tabIndex -1: the focus can be handed to the heading when what had it goes away (ui/focus.ts). */}
+      <h2 id={id} tabIndex={-1}>
+        {title}
+      </h2>
       {intro ? <div className="section-intro">{intro}</div> : null}
       {children}
     </section>

@@ -3,7 +3,7 @@
  * arriving live beside the one that is open. On a narrow screen the list and the open request take
  * turns.
  */
-import { useLayoutEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useClearCaptures, useDeleteEndpoint, useEndpoints, useRenameEndpoint, useRequest, type Endpoint } from '../api/queries';
 import { shellQuote } from '../lib/curl';
@@ -16,6 +16,7 @@ import { CopyButton } from '../ui/copy-button';
 import { ErrorMessage } from '../ui/error';
 import { RequestList } from '../ui/request-list';
 import { useSharedEndpoints } from '../api/teams';
+import { useCaptureEndpoint } from '../api/capture-endpoint';
 import { ReceiverUrl } from './endpoints';
 import { SharedEndpointHeader } from './teams/shared-endpoints';
 import { RequestDetail } from './request-detail';
@@ -242,19 +243,28 @@ export function SplitPane({ list, detail, openId }: { list: ReactNode; detail: R
   );
 }
 
-function OpenRequest({ id, state, endpoint, backHref }: { id: string; state: LiveState; endpoint: Pick<Endpoint, 'url'>; backHref: string }) {
+function OpenRequest({ id, state, endpoint, backHref }: { id: string; state: LiveState; endpoint: Pick<Endpoint, 'id' | 'url'>; backHref: string }) {
   const inList = state.items.find((c) => c.id === id);
   const fetched = useRequest(inList ? null : id);
   const capture = inList ?? fetched.data;
+  // A link to another endpoint's request (`/endpoints/A/requests/<id of B's>`): it is shown under
+  // its own endpoint, with its own URL and list (docs/dashboard.md), not under A's URL.
+  const elsewhere = capture && capture.endpointId !== endpoint.id ? capture : undefined;
+  const owner = useCaptureEndpoint(elsewhere);
+  const [, navigate] = useLocation();
+  const to = owner.endpoint ? paths.endpointRequest(owner.endpoint.slug, id) : null;
+  useEffect(() => {
+    if (to) navigate(to, { replace: true });
+  }, [to, navigate]);
   return (
     <>
       <Link href={backHref} className="back-link">
         ← All requests
       </Link>
-      {capture ? (
+      {capture && !elsewhere ? (
         <RequestDetail capture={capture} endpointUrl={endpoint.url} />
-      ) : fetched.error ? (
-        <ErrorMessage error={fetched.error} />
+      ) : fetched.error || owner.error ? (
+        <ErrorMessage error={fetched.error ?? owner.error} />
       ) : (
         <p className="muted panel-pad">Loading request…</p>
       )}
@@ -274,8 +284,10 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
   const requestId = /^requests\/([^/]+)$/.exec(rest)?.[1] ?? null;
   useTitle(endpoint ? (rest === 'settings' ? `Settings: ${endpoint.name}` : endpoint.name) : null);
 
+  // An error first: the shared list waits for mine, so it stays pending when mine failed.
+  const listError = endpoints.error ?? (own ? null : shared.error);
+  if (listError) return <div className="page"><ErrorMessage error={listError} /></div>;
   if (endpoints.isPending || (!own && shared.isPending)) return <p className="page muted">Loading…</p>;
-  if (endpoints.error) return <div className="page"><ErrorMessage error={endpoints.error} /></div>;
   if (!endpoint) {
     return (
       <div className="page">

@@ -7,12 +7,12 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { JsonView, collapseAllNested, defaultStyles } from 'react-json-view-lite';
 import { errorText, type Capture } from '../api/client';
-import { bodyBytes, bodyKind, formRows, HEX_ROW, hexLine, parseJson, type BodyKind } from '../lib/body';
+import { bodyBytes, bodyFilename, bodyKind, formRows, HEX_ROW, hexLine, parseJson, type BodyKind } from '../lib/body';
 import { copyText, download } from '../lib/browser';
 import { curlCommand } from '../lib/curl';
 import { exactTime, formatSize } from '../lib/format';
 import { harOf } from '../lib/har';
-import { captureUrl, queryRows } from '../lib/url';
+import { queryRows, readableUrl } from '../lib/url';
 import { CopyButton } from '../ui/copy-button';
 import { useDetailKeys } from '../ui/keys';
 import { EventBadge, ProviderIcon } from '../ui/provider';
@@ -174,7 +174,8 @@ function BodyView({ capture }: { capture: Capture }) {
 }
 
 export function RequestDetail({ capture, endpointUrl, endpointName }: { capture: Capture; endpointUrl: string; endpointName?: string }) {
-  const url = captureUrl(endpointUrl, capture);
+  // For reading (decoded); cURL and HAR rebuild the URL to send from the record itself.
+  const url = readableUrl(endpointUrl, capture);
   const curl = () => curlCommand(capture, endpointUrl);
   useDetailKeys({
     copyCurl: () => {
@@ -190,7 +191,7 @@ export function RequestDetail({ capture, endpointUrl, endpointName }: { capture:
     <article className="detail" aria-labelledby="detail-title">
       <header className="detail-head">
         <h2 id="detail-title" className="detail-title" tabIndex={-1}>
-          <MethodBadge method={capture.method} /> <span className="detail-url">{url}</span>
+          <MethodBadge method={capture.method} /> <span className="detail-url" dir="ltr">{url}</span>
         </h2>
         <div className="detail-actions">
           <CopyButton text={curl} label="Copy as cURL" done="Copied as cURL" />
@@ -198,7 +199,7 @@ export function RequestDetail({ capture, endpointUrl, endpointName }: { capture:
           <button type="button" onClick={() => download(`${capture.id}.har`, JSON.stringify(harOf(capture, endpointUrl), null, 2), 'application/json')}>
             Download HAR
           </button>
-          <button type="button" onClick={() => download(`${capture.id}.bin`, bodyBytes(capture).slice(), capture.contentType || 'application/octet-stream')} disabled={capture.body === ''}>
+          <button type="button" onClick={() => download(bodyFilename(capture), bodyBytes(capture).slice(), capture.contentType || 'application/octet-stream')} disabled={capture.body === ''}>
             Download body
           </button>
         </div>

@@ -7,6 +7,7 @@ import { useMemo } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { api, unwrap, type Capture } from '../api/client';
 import { keys, useEndpoints, useRequest } from '../api/queries';
+import { useCaptureEndpoint } from '../api/capture-endpoint';
 import { useSharedEndpoints } from '../api/teams';
 import { plural } from '../lib/format';
 import { paths } from '../paths';
@@ -81,6 +82,8 @@ export function SearchView({ requestId }: { requestId: string | null }) {
   const fetched = useRequest(selected || !requestId ? null : requestId);
   const open = selected ?? fetched.data;
   const endpointOf = (c: Capture) => byId.get(c.endpointId);
+  // Its URL and cURL need its real endpoint, even before the endpoint lists have loaded.
+  const openEndpoint = useCaptureEndpoint(open);
 
   return (
     <div className="search-view">
@@ -155,10 +158,10 @@ export function SearchView({ requestId }: { requestId: string | null }) {
               <Link href={`${paths.search}${suffix}`} className="back-link">
                 ← All results
               </Link>
-              {open ? (
-                <RequestDetail capture={open} endpointUrl={endpointOf(open)?.url ?? `${location.origin}/w/unknown-endpoint`} endpointName={endpointOf(open)?.name} />
-              ) : fetched.error ? (
-                <ErrorMessage error={fetched.error} />
+              {open && openEndpoint.endpoint ? (
+                <RequestDetail capture={open} endpointUrl={openEndpoint.endpoint.url} endpointName={openEndpoint.endpoint.name} />
+              ) : fetched.error || openEndpoint.error ? (
+                <ErrorMessage error={fetched.error ?? openEndpoint.error} />
               ) : (
                 <p className="muted panel-pad">Loading request…</p>
               )}

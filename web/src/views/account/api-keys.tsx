@@ -10,7 +10,7 @@ import { ErrorMessage } from '../../ui/error';
 import { NameForm } from '../../ui/name-form';
 import { Actions, Section } from '../../ui/section';
 import { RelativeTime } from '../../ui/time';
-import { useFocusWhenGone } from '../../ui/focus';
+import { useFocusAfterRemoval, useFocusWhenGone } from '../../ui/focus';
 
 function NewKey({ raw, name, onDone }: { raw: string; name: string; onDone: () => void }) {
   // It is shown once, above the form: take the focus there, so a keyboard or screen reader user
@@ -39,7 +39,7 @@ function NewKey({ raw, name, onDone }: { raw: string; name: string; onDone: () =
 
 function KeyRow({ apiKey, onDelete }: { apiKey: ApiKey; onDelete: () => void }) {
   return (
-    <tr>
+    <tr data-row-key={apiKey.id}>
       <th scope="row">{apiKey.name || <span className="muted">unnamed</span>}</th>
       <td>
         <code>{apiKey.prefix}…</code>
@@ -66,6 +66,10 @@ export function ApiKeys() {
   const section = useRef<HTMLDivElement>(null);
   // "I have copied it" hides the key: the focus goes to the Key name field, ready for another.
   useFocusWhenGone(create.data !== undefined, () => section.current?.querySelector<HTMLInputElement>('input'));
+  // A deleted key's row goes: the focus goes to the next key's Delete (or the last one's), or to
+  // the Key name field when no key is left.
+  const keyRows = useRef<HTMLTableSectionElement>(null);
+  const refocus = useFocusAfterRemoval(keyRows, () => section.current?.querySelector<HTMLInputElement>('input'));
 
   return (
     <Section title="API keys" intro={<p>Keys let scripts, the CLI and agents call the API as you (send them as <code>Authorization: Bearer svc_…</code>). Delete a key and it stops working at once.</p>}>
@@ -103,7 +107,7 @@ export function ApiKeys() {
                 </th>
               </tr>
             </thead>
-            <tbody>
+            <tbody ref={keyRows}>
               {list.data.map((k) => (
                 <KeyRow key={k.id} apiKey={k} onDelete={() => setDeleting(k)} />
               ))}
@@ -120,7 +124,11 @@ export function ApiKeys() {
         danger
         busy={remove.isPending}
         onCancel={() => setDeleting(null)}
-        onConfirm={() => deleting && remove.mutate(deleting.id, { onSettled: () => setDeleting(null) })}
+        onConfirm={() => {
+          if (!deleting) return;
+          refocus.removing(deleting.id);
+          remove.mutate(deleting.id, { onError: refocus.forget, onSettled: () => setDeleting(null) });
+        }}
       >
         <p>Anything that uses it (scripts, the CLI, an agent) is refused from then on. This cannot be undone.</p>
       </ConfirmDialog>

@@ -93,7 +93,7 @@ export function TeamsHome() {
           </ul>
         ) : teams.data ? (
           <p className="muted">You are not in any team yet.</p>
-        ) : (
+        ) : teams.error ? null : (
           <p className="muted">Loading teams…</p>
         )}
         <CreateTeam />

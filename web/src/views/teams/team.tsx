@@ -3,7 +3,8 @@
  * invites, the endpoints shared with it, and leaving or deleting it. What a control does not allow
  * for my role is not shown; the API decides anyway and its refusals are shown as messages.
  */
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
+import { useFocusAfterRemoval } from '../../ui/focus';
 import { Link, useLocation } from 'wouter';
 import { useEndpoints, useMe } from '../../api/queries';
 import {
@@ -134,50 +135,69 @@ function Members({ team, myId }: { team: TeamDetail; myId: string }) {
   const withdraw = useWithdrawInvite(team.id);
   const [removing, setRemoving] = useState<{ userId: string; email: string } | null>(null);
   const owner = team.role === 'owner';
+  // A removed member's or withdrawn invite's row goes: the focus goes to the next row's button (or
+  // the last one's), or to the invite field when no invite is left.
+  const box = useRef<HTMLDivElement>(null);
+  const memberRows = useRef<HTMLUListElement>(null);
+  const inviteRows = useRef<HTMLUListElement>(null);
+  const inviteField = () => box.current?.querySelector<HTMLElement>('input[type="email"]');
+  const memberFocus = useFocusAfterRemoval(memberRows, inviteField);
+  const inviteFocus = useFocusAfterRemoval(inviteRows, inviteField);
   return (
     <Section title="Members">
-      {members.error ? <ErrorMessage error={members.error} /> : null}
-      {remove.error ? <ErrorMessage error={remove.error} /> : null}
-      {withdraw.error ? <ErrorMessage error={withdraw.error} /> : null}
-      {members.data ? (
-        <>
-          <ul className="plain-list member-list" aria-label="Members">
-            {members.data.members.map((m) => (
-              <li key={m.userId} className="member-row">
-                <span className="member-email">{m.email}</span>
-                <span className="badge">{m.role}</span>
-                {m.userId === myId ? <span className="muted">you</span> : null}
-                {owner && m.role !== 'owner' ? (
-                  <button type="button" className="small danger" aria-label={`Remove ${m.email}`} onClick={() => setRemoving(m)}>
-                    Remove
-                  </button>
-                ) : null}
-              </li>
-            ))}
-          </ul>
-          {members.data.pendingInvites.length > 0 ? (
-            <>
-              <h3>Pending invites</h3>
-              <ul className="plain-list member-list" aria-label="Pending invites">
-                {members.data.pendingInvites.map((i) => (
-                  <li key={i.id} className="member-row">
-                    <span className="member-email">{i.email}</span>
-                    <span className="muted">
-                      invited <RelativeTime ms={Date.parse(i.createdAt)} />
-                    </span>
-                    {owner ? (
-                      <BusyButton type="button" className="small" aria-label={`Withdraw the invite to ${i.email}`} busy={withdraw.isPending} onClick={() => withdraw.mutate(i.id)}>
-                        Withdraw
-                      </BusyButton>
-                    ) : null}
-                  </li>
-                ))}
-              </ul>
-            </>
-          ) : null}
-        </>
-      ) : null}
-      {owner ? <InviteForm team={team} /> : null}
+      <div ref={box}>
+        {members.error ? <ErrorMessage error={members.error} /> : null}
+        {remove.error ? <ErrorMessage error={remove.error} /> : null}
+        {withdraw.error ? <ErrorMessage error={withdraw.error} /> : null}
+        {members.data ? (
+          <>
+            <ul className="plain-list member-list" aria-label="Members" ref={memberRows}>
+              {members.data.members.map((m) => (
+                <li key={m.userId} className="member-row" data-row-key={m.userId}>
+                  <span className="member-email">{m.email}</span>
+                  <span className="badge">{m.role}</span>
+                  {m.userId === myId ? <span className="muted">you</span> : null}
+                  {owner && m.role !== 'owner' ? (
+                    <button type="button" className="small danger" aria-label={`Remove ${m.email}`} onClick={() => setRemoving(m)}>
+                      Remove
+                    </button>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+            {members.data.pendingInvites.length > 0 ? (
+              <>
+                <h3>Pending invites</h3>
+                <ul className="plain-list member-list" aria-label="Pending invites" ref={inviteRows}>
+                  {members.data.pendingInvites.map((i) => (
+                    <li key={i.id} className="member-row" data-row-key={i.id}>
+                      <span className="member-email">{i.email}</span>
+                      <span className="muted">
+                        invited <RelativeTime ms={Date.parse(i.createdAt)} />
+                      </span>
+                      {owner ? (
+                        <BusyButton
+                          type="button"
+                          className="small"
+                          aria-label={`Withdraw the invite to ${i.email}`}
+                          busy={withdraw.isPending}
+                          onClick={() => {
+                            inviteFocus.removing(i.id);
+                            withdraw.mutate(i.id, { onError: inviteFocus.forget });
+                          }}
+                        >
+                          Withdraw
+                        </BusyButton>
+                      ) : null}
+                    </li>
+                  ))}
+                </ul>
+              </>
+            ) : null}
+          </>
+        ) : null}
+        {owner ? <InviteForm team={team} /> : null}
+      </div>
       <ConfirmDialog
         open={removing !== null}
         title={`Remove ${removing?.email ?? ''} from ${team.name}?`}
@@ -185,7 +205,11 @@ function Members({ team, myId }: { team: TeamDetail; myId: string }) {
         danger
         busy={remove.isPending}
         onCancel={() => setRemoving(null)}
-        onConfirm={() => removing && remove.mutate(removing.userId, { onSettled: () => setRemoving(null) })}
+        onConfirm={() => {
+          if (!removing) return;
+          memberFocus.removing(removing.userId);
+          remove.mutate(removing.userId, { onError: memberFocus.forget, onSettled: () => setRemoving(null) });
+        }}
       >
         <p>They lose access to the endpoints shared with the team at once, and the endpoints they shared leave the team.</p>
       </ConfirmDialog>
@@ -204,6 +228,11 @@ function SharedEndpoints({ team, myId }: { team: TeamDetail; myId: string }) {
   const selected = shareable.some((e) => e.id === choice) ? choice : (shareable[0]?.id ?? '');
   const owner = team.role === 'owner';
   const canUnshare = (e: TeamEndpoint) => owner || e.ownerId === myId;
+  // An unshared endpoint's row goes: the focus goes to the next row (its Unshare, else its link),
+  // or, with none left, to the Endpoint to share picker or the section's heading.
+  const box = useRef<HTMLDivElement>(null);
+  const rows = useRef<HTMLUListElement>(null);
+  const refocus = useFocusAfterRemoval(rows, () => box.current?.querySelector<HTMLElement>('select') ?? box.current?.closest('section')?.querySelector<HTMLElement>('h2'));
   const submit = (ev: FormEvent) => {
     ev.preventDefault();
     if (selected) share.mutate(selected);
@@ -212,47 +241,58 @@ function SharedEndpoints({ team, myId }: { team: TeamDetail; myId: string }) {
     <Section title="Shared endpoints" intro={<p>Members can watch and search these endpoints' requests. Each stays its owner's: only they change its settings.</p>}>
       {shared.error ? <ErrorMessage error={shared.error} /> : null}
       {unshare.error ? <ErrorMessage error={unshare.error} /> : null}
-      {shared.data && shared.data.length > 0 ? (
-        <ul className="plain-list member-list" aria-label="Shared endpoints">
-          {shared.data.map((e) => (
-            <li key={e.id} className="member-row">
-              <Link href={paths.endpoint(e.slug)} className="member-email">
-                {e.name}
-              </Link>
-              <span className="muted">{e.ownerId === myId ? 'yours' : `by ${e.ownerEmail}`}</span>
-              {canUnshare(e) ? (
-                <BusyButton type="button" className="small" aria-label={`Unshare ${e.name}`} busy={unshare.isPending} onClick={() => unshare.mutate(e.id)}>
-                  Unshare
-                </BusyButton>
-              ) : null}
-            </li>
-          ))}
-        </ul>
-      ) : shared.data ? (
-        <p className="muted">No endpoint is shared with this team yet.</p>
-      ) : null}
-      {shareable.length > 0 ? (
-        <form onSubmit={submit} noValidate>
-          <Field
-            label="Endpoint to share"
-            action={
-              <BusyButton type="submit" className="primary" busy={share.isPending}>
-                Share
-              </BusyButton>
-            }
-          >
-            <select value={selected} onChange={(e) => setChoice(e.target.value)}>
-              {shareable.map((e) => (
-                <option key={e.id} value={e.id}>
+      <div ref={box}>
+        {shared.data && shared.data.length > 0 ? (
+          <ul className="plain-list member-list" aria-label="Shared endpoints" ref={rows}>
+            {shared.data.map((e) => (
+              <li key={e.id} className="member-row" data-row-key={e.id}>
+                <Link href={paths.endpoint(e.slug)} className="member-email">
                   {e.name}
-                </option>
-              ))}
-            </select>
-          </Field>
-        </form>
-      ) : mine.data && mine.data.length === 0 ? (
-        <p className="muted">You have no endpoint of your own to share.</p>
-      ) : null}
+                </Link>
+                <span className="muted">{e.ownerId === myId ? 'yours' : `by ${e.ownerEmail}`}</span>
+                {canUnshare(e) ? (
+                  <BusyButton
+                    type="button"
+                    className="small"
+                    aria-label={`Unshare ${e.name}`}
+                    busy={unshare.isPending}
+                    onClick={() => {
+                      refocus.removing(e.id);
+                      unshare.mutate(e.id, { onError: refocus.forget });
+                    }}
+                  >
+                    Unshare
+                  </BusyButton>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        ) : shared.data ? (
+          <p className="muted">No endpoint is shared with this team yet.</p>
+        ) : null}
+        {shareable.length > 0 ? (
+          <form onSubmit={submit} noValidate>
+            <Field
+              label="Endpoint to share"
+              action={
+                <BusyButton type="submit" className="primary" busy={share.isPending}>
+                  Share
+                </BusyButton>
+              }
+            >
+              <select value={selected} onChange={(e) => setChoice(e.target.value)}>
+                {shareable.map((e) => (
+                  <option key={e.id} value={e.id}>
+                    {e.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          </form>
+        ) : mine.data && mine.data.length === 0 ? (
+          <p className="muted">You have no endpoint of your own to share.</p>
+        ) : null}
+      </div>
       <TeamError error={share.error} doing="share" isOwner={owner} />
     </Section>
   );

@@ -1,0 +1,66 @@
+/**
+ * The dashboard's display helpers, as plain functions: the URL as people read it (decoded, with
+ * what would mislead kept escaped) and the name "Download body" gives the file. The browser side
+ * is in test/browser/dashboard-audit.test.ts.
+ */
+import { describe, expect, test } from 'bun:test';
+import { bodyExtension } from '../../web/src/lib/body';
+import { captureUrl, readablePath, readableQuery, readableUrl } from '../../web/src/lib/url';
+
+describe('readablePath', () => {
+  test('decodes UTF-8 escapes, keeps malformed ones and the ones that split a URL as sent', () => {
+    expect(readablePath('/caf%C3%A9/%E2%9C%93')).toBe('/café/✓');
+    expect(readablePath('/%zz/%E2%9C/%C3/%FF/%')).toBe('/%zz/%E2%9C/%C3/%FF/%');
+    expect(readablePath('/a%2Fb%3Fc%23d%25e')).toBe('/a%2Fb%3Fc%23d%25e');
+    expect(readablePath('/a%20b/%41')).toBe('/a b/A');
+  });
+  test('direction-changing, invisible and control characters stay visible as escapes', () => {
+    expect(readablePath('/%E2%80%AEevil')).toBe('/%E2%80%AEevil');
+    expect(readablePath('/\u202Eraw')).toBe('/%E2%80%AEraw');
+    expect(readablePath('/%E2%81%A6x%E2%81%A9/%E2%80%8B/%00/%0A/%C2%A0')).toBe('/%E2%81%A6x%E2%81%A9/%E2%80%8B/%00/%0A/%C2%A0');
+    // Right-to-left letters are text like any other (the page isolates the URL).
+    expect(readablePath('/%D7%A9%D7%9C%D7%95%D7%9D')).toBe('/שלום');
+  });
+});
+
+describe('readableQuery', () => {
+  test('names and values decoded; what would change the split stays escaped', () => {
+    expect(readableQuery({ u: '✓', 'arr[]': ['1', '2'] })).toBe('?u=✓&arr[]=1&arr[]=2');
+    expect(readableQuery({ 'a=b': 'c&d', e: 'f#g', plus: 'a+b', sp: 'a b' })).toBe('?a%3Db=c%26d&e=f%23g&plus=a%2Bb&sp=a b');
+    expect(readableQuery({ bad: '%zz', pct: '%41' })).toBe('?bad=%zz&pct=%2541');
+    expect(readableQuery({ rlo: '\u202Eevil', nul: 'a\0b' })).toBe('?rlo=%E2%80%AEevil&nul=a%00b');
+    expect(readableQuery({})).toBe('');
+  });
+  test('only for reading: the URL to send stays encoded', () => {
+    const c = { path: '/caf%C3%A9', queryParams: { u: '✓' } };
+    expect(readableUrl('http://h/w/s', c)).toBe('http://h/w/s/café?u=✓');
+    expect(captureUrl('http://h/w/s', c)).toBe('http://h/w/s/caf%C3%A9?u=%E2%9C%93');
+  });
+});
+
+describe('bodyExtension', () => {
+  const ext = (contentType: string, bodyEncoding: 'utf8' | 'base64' = 'utf8') => bodyExtension({ contentType, bodyEncoding });
+  test('by media type, parameters and case ignored', () => {
+    expect(ext('application/json; charset=utf-8')).toBe('json');
+    expect(ext('Application/JSON')).toBe('json');
+    expect(ext('application/vnd.github+json')).toBe('json');
+    expect(ext('text/plain')).toBe('txt');
+    expect(ext('text/x-anything')).toBe('txt');
+    expect(ext('text/html')).toBe('html');
+    expect(ext('application/soap+xml')).toBe('xml');
+    expect(ext('text/csv')).toBe('csv');
+    expect(ext('application/x-www-form-urlencoded')).toBe('txt');
+    expect(ext('multipart/form-data; boundary=x')).toBe('txt');
+    expect(ext('multipart/form-data; boundary=x', 'base64')).toBe('bin');
+    expect(ext('image/png', 'base64')).toBe('png');
+    expect(ext('image/jpeg', 'base64')).toBe('jpg');
+    expect(ext('application/pdf', 'base64')).toBe('pdf');
+  });
+  test('bin when missing, unknown or malformed', () => {
+    expect(ext('')).toBe('bin');
+    expect(ext('', 'base64')).toBe('bin');
+    expect(ext('application/octet-stream', 'base64')).toBe('bin');
+    expect(ext('application/x-unknown')).toBe('bin');
+    expect(ext('../../etc/passwd')).toBe('bin');
+  });
+});
