@@ -130,6 +130,8 @@ export interface Config {
     auth: RateRule | null;
     /** Log-in attempts per account (email), from any address. */
     loginAccount: RateRule | null;
+    /** Password-reset requests per email address (known account or not), from any address. */
+    resetEmail: RateRule | null;
   };
   agent: {
     /** Sandbox endpoint lifetime and per-key cap (SPEC 4.9). */
@@ -154,6 +156,8 @@ export interface Config {
   };
   /** A team invite still pending this long after it was made expires (INVITE_TTL_DAYS). */
   inviteTtlMs: number;
+  /** How long an emailed password-reset link works (PASSWORD_RESET_TTL_MS). */
+  passwordResetTtlMs: number;
   /** Teams subscription billing (SPEC 4.5) through Stripe webhooks. */
   stripe: {
     /** Signing secret of the Stripe webhook endpoint (whsec_…); null = the webhook route is off. Never returned. */
@@ -402,6 +406,7 @@ export function loadConfig(env: Env = process.env): Config {
       api: rateRule(env, 'RATE_LIMIT_API', { limit: 600, windowMs: 60_000 }),
       auth: rateRule(env, 'RATE_LIMIT_AUTH', { limit: 20, windowMs: 60_000 }),
       loginAccount: rateRule(env, 'RATE_LIMIT_LOGIN_ACCOUNT', { limit: 10, windowMs: 900_000 }),
+      resetEmail: rateRule(env, 'RATE_LIMIT_RESET_EMAIL', { limit: 5, windowMs: 3_600_000 }),
     }),
     agent: Object.freeze({
       sandboxTtlMs: int(env, 'SANDBOX_TTL_MS', 24 * 3600_000, 1000),
@@ -416,6 +421,7 @@ export function loadConfig(env: Env = process.env): Config {
       ratePerEmail: rateRule(env, 'AGENT_RATE_LIMIT_EMAIL', { limit: 5, windowMs: 600_000 }),
     }),
     inviteTtlMs: Math.max(1, Math.round(positive(env, 'INVITE_TTL_DAYS', 7) * 86_400_000)),
+    passwordResetTtlMs: int(env, 'PASSWORD_RESET_TTL_MS', 30 * 60_000, 1000),
     stripe: Object.freeze({
       webhookSecret: env.STRIPE_WEBHOOK_SECRET || null,
       toleranceSeconds: int(env, 'STRIPE_WEBHOOK_TOLERANCE_SECONDS', 300, 1),

@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  /** A password-reset link that is unknown, used, replaced by a newer one, or expired (one message for all). */
+  invalid_reset_token: 400,
   /** PIN_LIMIT pinned captures already (docs/retention.md). */
   pin_limit: 409,
   length_required: 411,

@@ -4,6 +4,7 @@ import { randomId, secretToken, sha256Hex } from '../ids';
 import { isWellFormedEmail } from '../model/email';
 import { secondsUntil } from '../model/usage';
 import * as accounts from '../stores/state/accounts';
+import type { Q } from '../stores/state/db';
 import type { UserRow } from '../stores/state/schema';
 import type { Ctx, Principal } from './context';
 import { consume } from './rate-limiter';
@@ -17,26 +18,45 @@ export interface SessionResult {
 
 export const publicUser = (u: UserRow) => ({ id: u.id, email: u.email });
 
-async function startSession(ctx: Ctx, user: UserRow): Promise<SessionResult> {
+/** The one answer to a wrong password, and to a password that changed while it was checked. */
+const WRONG_CREDENTIALS = 'wrong email or password';
+
+/**
+ * A new browser session for the account (sign-up, log-in, a password reset), inserted only while
+ * its password hash is still `user.passwordHash`, the one the caller verified or set: a reset that
+ * commits meanwhile (it ends every session) leaves none behind. Then 401, as a wrong password.
+ * `q`: an open transaction to insert in (a reset's), or the database.
+ */
+export async function startSession(ctx: Ctx, user: UserRow, q: Q = ctx.db): Promise<SessionResult> {
   const token = secretToken('ses');
   const now = ctx.clock.now();
-  await accounts.insertSession(ctx.db, { tokenHash: sha256Hex(token), userId: user.id, createdAt: now, expiresAt: now + SESSION_TTL_MS });
+  const row = { tokenHash: sha256Hex(token), userId: user.id, createdAt: now, expiresAt: now + SESSION_TTL_MS };
+  if (!(await accounts.insertSessionIfPassword(q, row, user.passwordHash))) throw new AppError('unauthorized', WRONG_CREDENTIALS);
   return { user: publicUser(user), token };
 }
 
 export async function signup(ctx: Ctx, input: { email: string; password: string }): Promise<SessionResult> {
   const email = input.email.trim();
   if (!isWellFormedEmail(email)) throw new AppError('validation', 'email is not a valid address');
-  if (input.password.length < 8) throw new AppError('validation', 'password must be at least 8 characters');
+  const passwordHash = await hashNewPassword(input.password);
   const user = await accounts.insertUser(ctx.db, {
     id: randomId('usr'),
     email,
-    passwordHash: await Bun.password.hash(input.password, { algorithm: 'argon2id' }),
+    passwordHash,
     plan: 'free',
     createdAt: ctx.clock.now(),
   });
   if (!user) throw new AppError('conflict', 'an account with this email already exists');
   return startSession(ctx, user);
+}
+
+/** The rules a new password must meet (sign-up and password reset alike). */
+export const MIN_PASSWORD_LENGTH = 8;
+
+/** Checks a new password against the rules and hashes it (argon2id); 400 validation when too weak. */
+export async function hashNewPassword(password: string): Promise<string> {
+  if (password.length < MIN_PASSWORD_LENGTH) throw new AppError('validation', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  return Bun.password.hash(password, { algorithm: 'argon2id' });
 }
 
 export async function login(ctx: Ctx, input: { email: string; password: string }): Promise<SessionResult> {
@@ -47,7 +67,7 @@ export async function login(ctx: Ctx, input: { email: string; password: string }
   // Verify against a dummy hash when the user is unknown, so timing does not reveal accounts.
   const hash = user?.passwordHash ?? DUMMY_HASH;
   const ok = await Bun.password.verify(input.password, hash);
-  if (!user || !user.passwordHash || !ok) throw new AppError('unauthorized', 'wrong email or password');
+  if (!user || !user.passwordHash || !ok) throw new AppError('unauthorized', WRONG_CREDENTIALS);
   return startSession(ctx, user);
 }
 

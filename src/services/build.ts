@@ -11,12 +11,13 @@
 import { createMailer } from '../mail';
 import { createAgentDeps, type AgentDeps } from './agent/deps';
 import type { BaseCtx, Ctx } from './context';
+import { createBackground } from './background';
 import { createServerSecrets } from './secrets';
 import { createStreamGuards } from './stream/guards';
 
 export interface Services {
   ctx: Ctx;
-  /** Drops the bus subscriptions and closes the mailer. The stores and the bus are the caller's. */
+  /** Drops the bus subscriptions, waits for background mails and closes the mailer. The stores and the bus are the caller's. */
   close(): Promise<void>;
 }
 
@@ -30,6 +31,7 @@ export function createServices(base: BaseCtx): Services {
     mailer,
     streams,
     secrets: createServerSecrets(base),
+    background: createBackground(),
     get agent(): AgentDeps {
       if (!agent) throw new Error('agent dependencies read before createServices returned');
       return agent;
@@ -40,6 +42,8 @@ export function createServices(base: BaseCtx): Services {
     ctx,
     async close() {
       streams.close();
+      // Mails started after their answer (password reset) go out before the mailer closes.
+      await ctx.background.settle();
       await mailer.close();
     },
   };

@@ -6,6 +6,7 @@ import type { CaptureStore } from '../stores/captures/types';
 import type { Db } from '../stores/state/db';
 import type { ApiKeyRow, UserRow } from '../stores/state/schema';
 import type { AgentDeps } from './agent/deps';
+import type { Background } from './background';
 import type { ServerSecrets } from './secrets';
 import type { StreamGuards } from './stream/guards';
 
@@ -37,6 +38,8 @@ export interface Ctx extends BaseCtx {
   streams: StreamGuards;
   /** SERVER_SECRET's derived keys, or the generated ones kept in Postgres. */
   secrets: ServerSecrets;
+  /** Work started after an answer (a mail); shutdown waits for it. */
+  background: Background;
 }
 
 /** Who is calling. An unclaimed agent key has no account: it may use only the sandbox. */

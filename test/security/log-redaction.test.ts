@@ -3,6 +3,8 @@
  * statement's parameters, fields named like secrets, our tokens and password hashes never appear.
  */
 import { expect, test } from 'bun:test';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dir, '..', '..');
@@ -47,4 +49,20 @@ test('a failed query is logged without its parameters; secrets are redacted by f
   expect(fields).toMatchObject({ password: '[redacted]', signingSecret: '[redacted]', authorization: '[redacted]', cookie: '[redacted]', passwordHash: '[redacted]', code: 'validation', slug: 'abcdefghijkm' });
   expect(fields.nested).toEqual({ apiKey: '[redacted]', list: [{ token: '[redacted]' }] });
   expect(quoted.reason).toBe('refused svc_[redacted] and ses_[redacted]');
+});
+
+test('a password-reset link mailed through the development outbox is in the outbox file, never in the log', async () => {
+  const token = `rst_${'r'.repeat(43)}`;
+  const dir = mkdtempSync(join(tmpdir(), 'hookcap-outbox-'));
+  const file = join(dir, 'outbox.jsonl');
+  const err = await stderrOf(`
+    const { createOutboxMailer } = await import(${JSON.stringify(join(ROOT, 'src/mail/outbox.ts'))});
+    const mailer = createOutboxMailer({ file: ${JSON.stringify(file)}, from: 'hookcap <no-reply@localhost>' });
+    await mailer.sendMail({ to: 'ada@example.com', subject: 'Reset your hookcap password', text: 'Choose a new password here:\\nhttp://localhost:3000/reset-password#token=${token}\\n' });
+  `);
+  expect(err).toContain('mail written to the outbox');
+  expect(err).not.toContain(token);
+  expect(err).toContain('#token=rst_[redacted]');
+  expect(readFileSync(file, 'utf8')).toContain(token);
+  rmSync(dir, { recursive: true, force: true });
 });

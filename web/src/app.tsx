@@ -8,10 +8,14 @@ import { paths } from './paths';
 import { Routes } from './routes';
 import { ErrorBoundary } from './ui/error';
 import { AuthScreen } from './views/auth';
+import { ForgotPasswordView, ResetPasswordView } from './views/password-reset';
 
 function Gate() {
   const me = useMe();
   const [location] = useLocation();
+  // Signed in or not: a reset link opened in a browser with a session still sets the password.
+  if (location === paths.resetPassword) return <ResetPasswordView />;
+  if (location === paths.forgotPassword) return <ForgotPasswordView />;
   if (me.isPending) return <p className="boot muted">Loading…</p>;
   if (me.error) {
     return (

@@ -7,6 +7,9 @@ export const paths = {
   home: '/',
   signIn: '/signin',
   signUp: '/signup',
+  forgotPassword: '/forgot-password',
+  /** The mailed password-reset link: `${BASE_URL}/reset-password#token=rst_…` (src/services/password-reset.ts). */
+  resetPassword: '/reset-password',
   endpoint: (slug: string) => `/endpoints/${encodeURIComponent(slug)}`,
   endpointRequest: (slug: string, id: string) => `/endpoints/${encodeURIComponent(slug)}/requests/${encodeURIComponent(id)}`,
   endpointSettings: (slug: string) => `/endpoints/${encodeURIComponent(slug)}/settings`,
@@ -18,5 +21,5 @@ export const paths = {
 } as const;
 
 /** Top-level path segments that belong to the dashboard (the server answers index.html for `/`, `/<prefix>` and `/<prefix>/*`). */
-export const APP_PREFIXES = ['endpoints', 'search', 'account', 'teams', 'signin', 'signup'] as const;
+export const APP_PREFIXES = ['endpoints', 'search', 'account', 'teams', 'signin', 'signup', 'forgot-password', 'reset-password'] as const;
 

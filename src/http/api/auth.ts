@@ -1,22 +1,24 @@
 import { Elysia } from 'elysia';
 import * as auth from '../../services/auth';
+import * as passwordReset from '../../services/password-reset';
 import type { Ctx } from '../../services/context';
 import { authMacro, SESSION_COOKIE, sessionCookieOptions } from '../auth';
 import { assertSameOriginJson } from '../origin';
 import { byIp, rateLimit } from '../rate-limit-plugin';
-import { AUTH_ERRORS, Credentials, errors, NoContent, SessionBody, UserBody } from './models';
+import { AUTH_ERRORS, Credentials, errors, NoContent, PasswordResetAccepted, PasswordResetAccount, PasswordResetConfirm, PasswordResetDone, PasswordResetRequest, PasswordResetToken, SessionBody, UserBody } from './models';
 
 const MAX_AGE = 30 * 24 * 3600;
 
 export const authRoutes = (ctx: Ctx) => {
   const secure = ctx.config.baseUrl.startsWith('https:');
   return new Elysia({ prefix: '/api/auth', detail: { tags: ['auth'] } })
-    // Sign-up and log-in also count per client ip (SPEC 8): password guessing, sign-up floods.
+    // Sign-up, log-in and password reset also count per client ip (SPEC 8): password guessing,
+    // sign-up floods, reset-mail floods.
     .guard({}, (open) =>
       open
         .use(rateLimit(ctx, { name: 'auth', rule: ctx.config.rateLimits.auth, key: byIp }))
-        // These set the session cookie: a cross-site form must not log a visitor into another
-        // account (login CSRF). JSON only, from this site or from a non-browser client.
+        // These set the session cookie (or mail a link): a cross-site form must not log a visitor
+        // into another account (login CSRF). JSON only, from this site or from a non-browser client.
         .onTransform(({ request }) => assertSameOriginJson(request, ctx.config.baseUrl, { bodyRequired: true }))
         .post(
           '/signup',
@@ -36,6 +38,62 @@ export const authRoutes = (ctx: Ctx) => {
             return out;
           },
           { body: Credentials, response: { 200: SessionBody, ...errors(400, 401, 403, 415) }, detail: { summary: 'Start a browser session', security: [] } },
+        )
+        .post(
+          '/password-reset',
+          async ({ body, set }) => {
+            const out = await passwordReset.requestReset(ctx, body);
+            set.status = 202;
+            return out;
+          },
+          {
+            body: PasswordResetRequest,
+            response: { 202: PasswordResetAccepted, ...errors(400, 403, 415) },
+            detail: {
+              summary: 'Mail a password-reset link',
+              description:
+                'Answers 202 with the same body whether or not an account has this address, and before any lookup. ' +
+                `If one does, a single-use link \`${ctx.config.baseUrl}/reset-password#token=rst_…\` is mailed to it, valid for ` +
+                `${Math.round(ctx.config.passwordResetTtlMs / 60_000)} minutes (PASSWORD_RESET_TTL_MS); a newer request replaces the older link. ` +
+                '400 for a malformed address; 429 past RATE_LIMIT_AUTH per client address or RATE_LIMIT_RESET_EMAIL per address.',
+              security: [],
+            },
+          },
+        )
+        .post('/password-reset/account', ({ body }) => passwordReset.resetAccount(ctx, body), {
+          body: PasswordResetToken,
+          response: { 200: PasswordResetAccount, ...errors(400, 403, 415) },
+          detail: {
+            summary: 'Name the account an emailed reset token belongs to, without using it',
+            description:
+              'Answers the address of the account whose password the token would set, so the reset page can name it and, when the ' +
+              'browser is signed in to another account, ask before switching. 400 `invalid_reset_token` as the confirm route.',
+            security: [],
+          },
+        })
+        .post(
+          '/password-reset/confirm',
+          async ({ body, cookie }) => {
+            const out = await passwordReset.confirmReset(ctx, body);
+            cookie[SESSION_COOKIE]?.set({ value: out.token, ...sessionCookieOptions(MAX_AGE, secure) });
+            return out;
+          },
+          {
+            body: PasswordResetConfirm,
+            response: { 200: PasswordResetDone, ...errors(400, 403, 415) },
+            detail: {
+              summary: 'Set a new password with an emailed reset token',
+              description:
+                'Sets the password (sign-up rules: at least 8 characters, argon2id), ends every browser session of the account, ' +
+                'and answers with a new session (and its cookie) and the account it belongs to (`user.email`), as log-in does. ' +
+                'When the account had a password before (a recovery), every API key of the account is revoked in the same transaction; ' +
+                '`revokedApiKeys` says how many. An account that had none (made by an agent) keeps its keys (`revokedApiKeys: 0`). ' +
+                'A "your hookcap password was changed" mail then goes to the address. The token works once. ' +
+                '400 `invalid_reset_token` for a token that is unknown, used, replaced or expired (one message for all); ' +
+                '400 `validation` for a password that is too short (the token stays usable).',
+              security: [],
+            },
+          },
         ),
     )
     .use(authMacro(ctx))

@@ -79,6 +79,21 @@ export const RequestPage = t.Object({
 export const UserBody = t.Object({ id: t.String(), email: t.String() });
 export const SessionBody = t.Object({ user: UserBody, token: t.String() });
 export const Credentials = t.Object({ email: t.String({ maxLength: 254 }), password: t.String({ maxLength: 1024 }) });
+export const PasswordResetRequest = t.Object({ email: t.String({ maxLength: 254, description: 'The address of the account' }) });
+export const PasswordResetAccepted = t.Object({ message: t.String({ description: 'The same sentence whether or not an account has this address' }) });
+export const PasswordResetToken = t.Object({
+  token: t.String({ maxLength: 200, description: 'The `token` from the emailed link\'s fragment (`#token=rst_…`)' }),
+});
+export const PasswordResetAccount = t.Object({ email: t.String({ description: 'The address of the account the token belongs to' }) });
+export const PasswordResetDone = t.Object({
+  user: t.Object({ id: t.String(), email: t.String({ description: 'The account whose password was set: the new session is signed in as it' }) }),
+  token: t.String(),
+  revokedApiKeys: t.Integer({ minimum: 0, description: 'API keys of the account revoked by this reset (0 when the account had no password before)' }),
+});
+export const PasswordResetConfirm = t.Object({
+  token: t.String({ maxLength: 200, description: 'The `token` from the emailed link\'s fragment (`#token=rst_…`)' }),
+  password: t.String({ maxLength: 1024, description: 'The new password: at least 8 characters' }),
+});
 
 export const ApiKeyBody = t.Object({
   id: t.String(),

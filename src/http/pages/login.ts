@@ -3,6 +3,7 @@
  * here from /agent/claim and back there (only there) afterwards.
  */
 import { Elysia } from 'elysia';
+import { paths } from '../../../web/src/paths';
 import { AppError } from '../../errors';
 import { buckets, RateMeter } from '../../services/agent/rate-meter';
 import * as auth from '../../services/auth';
@@ -30,6 +31,7 @@ export function loginPage(next: string, error: string | null = null, status = 20
 <label for="login-email">Email</label><input id="login-email" name="email" type="email" autocomplete="username" required>
 <label for="login-password">Password</label><input id="login-password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button></form>
+<p><a href="${paths.forgotPassword}">Forgot password?</a></p>
 <h2>New to hookcap?</h2>
 <form method="post" action="/agent/signup" id="signup">${hidden}
 <label for="signup-email">Email</label><input id="signup-email" name="email" type="email" autocomplete="username" required>

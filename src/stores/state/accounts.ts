@@ -1,6 +1,6 @@
 /** Queries on users, sessions and API keys. Every value goes through drizzle's parameters. */
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
-import type { Db, Tx } from './db';
+import type { Db, Q, Tx } from './db';
 import { apiKeys, sessions, users, type ApiKeyRow, type UserRow } from './schema';
 
 export async function insertUser(db: Db, row: typeof users.$inferInsert): Promise<UserRow | null> {
@@ -28,8 +28,23 @@ export async function deleteUser(db: Db, id: string): Promise<void> {
   await db.delete(users).where(eq(users.id, id));
 }
 
-export async function insertSession(db: Db, row: typeof sessions.$inferInsert): Promise<void> {
-  await db.insert(sessions).values(row);
+/**
+ * Inserts a session only while the account's password hash is still `passwordHash`, the one the
+ * caller verified (or just set): a password reset committing between a log-in's check and this
+ * insert leaves no session behind. The account row is read FOR SHARE, so an open reset (which
+ * updates that row) makes this wait for its commit and then see the new hash. False when no row
+ * was inserted (the hash changed, or the account is gone).
+ */
+export async function insertSessionIfPassword(q: Q, row: typeof sessions.$inferInsert, passwordHash: string | null): Promise<boolean> {
+  // Columns in the table's order (token_hash, user_id, created_at, expires_at): drizzle names them all.
+  const out = await q
+    .insert(sessions)
+    .select(
+      sql`SELECT ${row.tokenHash}::text, ${users.id}, ${row.createdAt}::bigint, ${row.expiresAt}::bigint FROM ${users}
+          WHERE ${users.id} = ${row.userId} AND ${users.passwordHash} IS NOT DISTINCT FROM ${passwordHash}::text FOR SHARE`,
+    )
+    .returning({ tokenHash: sessions.tokenHash });
+  return out.length > 0;
 }
 
 export async function findSessionUser(db: Db, tokenHash: string, now: number): Promise<UserRow | null> {

@@ -214,3 +214,14 @@ export const pinnedCaptures = pgTable('pinned_captures', {
 });
 
 export type PinRow = typeof pinnedCaptures.$inferSelect;
+
+// --- Password resets (sql/007_password_resets.sql) ------------------------------------------------
+
+export const passwordResets = pgTable('password_resets', {
+  userId: text('user_id').primaryKey(),
+  tokenHash: text('token_hash').notNull(),
+  createdAt: ms('created_at').notNull(),
+  expiresAt: ms('expires_at').notNull(),
+});
+
+export type PasswordResetRow = typeof passwordResets.$inferSelect;

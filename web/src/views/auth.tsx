@@ -38,6 +38,11 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
           value={password}
           onChange={(e) => setPassword(e.target.value)}
         />
+        {signup ? null : (
+          <p className="forgot-link">
+            <Link href={paths.forgotPassword}>Forgot password?</Link>
+          </p>
+        )}
         {submit.error ? <ErrorMessage error={submit.error} /> : null}
         <BusyButton type="submit" className="primary" busy={submit.isPending}>
           {signup ? 'Sign up' : 'Sign in'}
