@@ -13,7 +13,6 @@ COPY web ./web
 COPY sql ./sql
 COPY clickhouse ./clickhouse
 RUN npm run postinstall
-# The allocator's setting (src/process-env.ts, docs/configuration.md "The allocator").
-ENV NODE_ENV=production PORT=3000 DATA_DIR=/data MIMALLOC_PURGE_DELAY=-1
+ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
 EXPOSE 3000
 CMD ["node_modules/.bin/bun", "src/main.ts"]

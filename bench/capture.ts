@@ -30,7 +30,6 @@ import { postBody, wrk, type WrkResult } from './lib/wrk';
 import type { WriteLatency } from '../src/engine/capture-log';
 import type { Health } from '../src/health';
 import { defaultShipMaxAgeMs } from '../src/config';
-import { PROCESS_ENV_DEFAULTS } from '../src/process-env';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -56,9 +55,7 @@ const rows: Row[] = [];
 
 async function raw(): Promise<Row> {
   const port = await freePort();
-  // With the service's process environment (its allocator setting): the ceiling is the same
-  // runtime, configured the same way, doing nothing but answering.
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'lib', 'raw-server.ts')], { env: { ...process.env, ...PROCESS_ENV_DEFAULTS, PORT: String(port) }, stdout: 'pipe' });
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'lib', 'raw-server.ts')], { env: { ...process.env, PORT: String(port) }, stdout: 'pipe' });
   await Bun.sleep(300);
   const peak = await wrk(`http://127.0.0.1:${port}/w/x`, { connections, seconds });
   // The open-loop generator's own floor: the same measurement as the services' p99 rows, against

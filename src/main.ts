@@ -25,9 +25,6 @@ log.info('hookcap ready', {
   listening: service.urls,
   reusePort: config.reusePort,
   dataDir: dataDirLock?.dir ?? null,
-  // Read by the allocator at start (src/process-env.ts): says whether the process was started as
-  // `npm start` and the image start it.
-  mimallocPurgeDelay: process.env.MIMALLOC_PURGE_DELAY ?? 'unset (Bun default)',
   docs: `${config.baseUrl}/docs`,
 });
 console.log(`hookcap ready (${mode}): API ${config.baseUrl}/api  receiver ${config.receiverUrl}/w/<slug>  docs ${config.baseUrl}/docs`);

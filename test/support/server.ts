@@ -4,7 +4,6 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Subprocess } from 'bun';
-import { PROCESS_ENV_DEFAULTS } from '../../src/process-env';
 
 const ROOT = resolve(import.meta.dir, '..', '..');
 
@@ -148,8 +147,6 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',
-    // As `npm start` and the Docker image start it.
-    ...PROCESS_ENV_DEFAULTS,
     ...serviceEnv(port, dataDir),
     ...opts.env,
   };
