@@ -83,7 +83,7 @@ export class CredentialStreamGuard {
     this.watches = new StreamWatches<Watch>(ctx.bus, CREDENTIALS_REVOKED_SUBJECT, decodeRevoked, (_userId, set) => {
       // Bus handlers run on the read path: only schedule the checks. A watch not yet attached
       // checks as it attaches.
-      for (const w of set) if (w.attached) void this.check(w);
+      for (const w of [...set]) if (w.attached) void this.check(w);
     });
   }
 
