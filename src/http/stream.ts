@@ -22,8 +22,8 @@ const SSE_HEADERS = {
 
 /**
  * Seconds a socket gets to drain its last bytes once the server has ended its stream: a client at
- * its time limit, or told its endpoint is gone, gets a while; a dropped one, or any at shutdown,
- * next to none.
+ * its time limit, or told its endpoint or credential is gone, gets a while; a dropped one, or any
+ * at shutdown, next to none.
  */
 const drainSeconds = (reason: EndReason) => (reason === 'expired' || isFinalReason(reason) ? 10 : 1);
 
