@@ -33,14 +33,17 @@ export function streamCredentialOf(p: Principal): StreamCredential | null {
 }
 
 export interface CredentialWatch {
-  /** The stream is subscribed: re-checks the credential once, then on every announcement. `end` is called at most once. */
-  attach(end: () => void): void;
+  /**
+   * The stream is subscribed: re-checks the credential once, then on every announcement. `end` is
+   * called at most once, with whether the whole account is gone (its own endpoints went with it).
+   */
+  attach(end: (accountDeleted: boolean) => void): void;
   /** Stops watching: the stream ended, or never opened. Safe to call more than once. */
   cancel(): void;
 }
 
 class Watch implements CredentialWatch {
-  end: (() => void) | null = null;
+  end: ((accountDeleted: boolean) => void) | null = null;
   done = false;
   /** A check is running; `again`: an announcement came in meanwhile, so check once more after it. */
   checking = false;
@@ -57,7 +60,7 @@ class Watch implements CredentialWatch {
     return this.end !== null && !this.done;
   }
 
-  attach(end: () => void): void {
+  attach(end: (accountDeleted: boolean) => void): void {
     if (this.done) return;
     this.end = end;
     this.onAttach(this);
@@ -69,10 +72,10 @@ class Watch implements CredentialWatch {
     this.remove();
   };
 
-  finish(): void {
+  finish(accountDeleted: boolean): void {
     const end = this.end;
     this.cancel();
-    end?.();
+    end?.(accountDeleted);
   }
 }
 
@@ -115,7 +118,10 @@ export class CredentialStreamGuard {
         w.again = false;
         if (!w.attached) return;
         if (!(await this.isLive(w))) {
-          w.finish();
+          // Rare (a revocation), so one more read: a deleted account's streams of its own
+          // endpoints end as those endpoints do, whichever guard hears first.
+          const accountDeleted = (await accounts.findUserById(this.ctx.db, w.userId)) === null;
+          if (w.attached) w.finish(accountDeleted);
           return;
         }
       } while (w.again);

@@ -79,10 +79,13 @@ async function start(
   if (input.onEnd) conn.onEnd(input.onEnd);
   // Deleted or expired, on any node: the stream ends with a final `event: end`.
   lifecycle.attach(endpoint, (reason) => conn.end(reason));
-  // Its API key or session revoked, on any node: the stream ends with `event: end` too.
+  // Its API key or session revoked, on any node: the stream ends with `event: end` too. With the
+  // whole account gone, its own endpoints are gone in the same commit: the reason the endpoint
+  // guard gives, whichever of the two hears first.
   if (credential !== null) {
     conn.onEnd(credential.cancel);
-    credential.attach(() => conn.end('credential_revoked'));
+    const owner = endpoint.userId === input.user.id;
+    credential.attach((accountDeleted) => conn.end(accountDeleted && owner ? 'endpoint_deleted' : 'credential_revoked'));
   }
   // A viewer reading through a team loses the stream the moment that access ends, on any node.
   if (endpoint.userId !== input.user.id) {
