@@ -45,6 +45,8 @@ export function describeError(err: unknown, apiUrl: string): { message: string; 
     switch (err.code) {
       case 'unauthorized':
         return { message: `the API key was refused (${err.message})`, hint: 'log in again: hookcap login --key svc_…', exitCode: EXIT_FAILURE };
+      case 'credential_revoked':
+        return { message: err.message, hint: 'create a new key in the dashboard, then: hookcap login --key svc_…', exitCode: EXIT_FAILURE };
       case 'forbidden':
         return { message: err.message, hint: 'this key may not do that; an agent key must be claimed first', exitCode: EXIT_FAILURE };
       case 'network':

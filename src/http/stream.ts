@@ -5,7 +5,9 @@
 import { Elysia, t } from 'elysia';
 import type { Ctx } from '../services/context';
 import type { EndReason } from '../services/stream/connection';
+import { streamCredentialOf } from '../services/stream/credential-guard';
 import type { StreamHub } from '../services/stream/hub';
+import { isFinalReason } from '../services/stream/frames';
 import { openStream } from '../services/stream/open';
 import { AUTH_ERRORS, documented, documentedErrors } from './api/models';
 import { authMacro } from './auth';
@@ -20,10 +22,10 @@ const SSE_HEADERS = {
 
 /**
  * Seconds a socket gets to drain its last bytes once the server has ended its stream: a client at
- * its time limit, or told its endpoint is gone, gets a while; a dropped one, or any at shutdown,
- * next to none.
+ * its time limit, or told its endpoint or credential is gone, gets a while; a dropped one, or any
+ * at shutdown, next to none.
  */
-const drainSeconds = (reason: EndReason) => (reason === 'expired' || reason === 'endpoint_deleted' || reason === 'endpoint_expired' ? 10 : 1);
+const drainSeconds = (reason: EndReason) => (reason === 'expired' || isFinalReason(reason) ? 10 : 1);
 
 /** The part of Bun's Server this route uses. */
 interface TimeoutServer {
@@ -40,6 +42,7 @@ export const streamRoutes = (ctx: Ctx, hub: StreamHub) => {
       try {
         const stream = await openStream(ctx, hub, {
           user,
+          credential: streamCredentialOf(principal),
           slug: params.slug,
           lastEventId: request.headers.get('last-event-id'),
           signal: request.signal,
@@ -67,7 +70,9 @@ export const streamRoutes = (ctx: Ctx, hub: StreamHub) => {
           'Each capture is `event: request` with `id: <capture id>` and `data: <request record JSON>`. A `:ping` comment is sent every ' +
           `${ctx.config.stream.pingMs / 1000} s; the stream ends after ${ctx.config.stream.maxMs / 60_000} min. Reconnect with ` +
           '`Last-Event-ID` to receive what was missed first. When the endpoint is deleted or expires, a last `event: end` with ' +
-          '`data: {"reason":"endpoint_deleted"}` (or `"endpoint_expired"`) ends the stream; do not reconnect. ' +
+          '`data: {"reason":"endpoint_deleted"}` (or `"endpoint_expired"`) ends the stream; do not reconnect. When the API key or ' +
+          'session that opened the stream is revoked (key deleted, log-out, account deleted), the stream ends within a moment ' +
+          'with `data: {"reason":"credential_revoked"}`; reconnecting with it gets 401. ' +
           'Auth: Bearer key or the session cookie (EventSource). ' +
           `At most ${ctx.config.stream.caps.perCredential} open streams per key or session and ${ctx.config.stream.caps.perAccount} per account on one node; beyond that 429 \`too_many_streams\`.`,
       },

@@ -9,6 +9,7 @@ import * as accounts from '../stores/state/accounts';
 import { inTransaction, type Tx } from '../stores/state/db';
 import type { ApiKeyRow, UserRow } from '../stores/state/schema';
 import type { Ctx } from './context';
+import { announceRevoked } from './credential-revocation';
 
 export const DEFAULT_SCOPES: readonly string[] = ['webhooks:read', 'webhooks:write'];
 /** Per-account key limit (SPEC 5.10; the number is ours). */
@@ -75,6 +76,8 @@ export async function createKey(ctx: Ctx, user: UserRow, name: string | undefine
   return { ...publicKey(issued.row), key: issued.raw };
 }
 
+/** `DELETE /api/api-keys/{id}`; live streams opened with the key end, on every node. */
 export async function deleteKey(ctx: Ctx, user: UserRow, id: string): Promise<void> {
   if (!(await accounts.deleteUserKey(ctx.db, user.id, id))) throw new AppError('not_found', 'API key not found');
+  announceRevoked(ctx.bus, [user.id]);
 }

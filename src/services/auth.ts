@@ -7,6 +7,7 @@ import * as accounts from '../stores/state/accounts';
 import type { Q } from '../stores/state/db';
 import type { UserRow } from '../stores/state/schema';
 import type { Ctx, Principal } from './context';
+import { announceRevoked } from './credential-revocation';
 import { consume } from './rate-limiter';
 
 const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
@@ -88,8 +89,11 @@ async function limitAttemptsOn(ctx: Ctx, email: string): Promise<void> {
 
 const DUMMY_HASH = await Bun.password.hash('dummy-password-for-timing', { algorithm: 'argon2id' });
 
+/** Ends the browser session; live streams it opened end too, on every node. */
 export async function logout(ctx: Ctx, principal: Principal): Promise<void> {
-  if (principal.kind === 'session') await accounts.deleteSession(ctx.db, principal.tokenHash);
+  if (principal.kind !== 'session') return;
+  await accounts.deleteSession(ctx.db, principal.tokenHash);
+  announceRevoked(ctx.bus, [principal.user.id]);
 }
 
 /** Resolves a bearer token (svc_ key or ses_ session) to a principal; null when unknown. */

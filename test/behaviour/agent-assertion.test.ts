@@ -7,6 +7,7 @@ import { afterAll, expect, test } from 'bun:test';
 import { SignJWT, type JWTPayload } from 'jose';
 import { call, type Reply } from '../support/client';
 import { startServer, stopServer } from '../support/server';
+import { SseClient } from '../support/sse';
 import { describeBackends } from '../support/suite';
 import { handCraft, makeKey, sign, TestIdp, type TestKey } from '../support/idp';
 import { AGENT_ENV, expectAgentError, signUp, uniqueEmail, type AssertionReply, type RevokeReply } from './agent-support';
@@ -222,6 +223,26 @@ describeBackends(
       expectLogoutRefusal(await revoke(h.url, token), 'replay_detected');
       // A subject with nothing (left) to revoke is still a success.
       expect((await revoke(h.url, await sign(logout(h.url, sub), es1, { typ: 'logout+jwt' }))).body).toEqual({ revoked: 0 });
+    });
+
+    test('revoke: an open stream of a revoked key ends at once (credential_revoked); another key of the account streams on', async () => {
+      const sub = `sub-stream-${jti()}`;
+      const email = uniqueEmail();
+      const revoked = (await assert(idJag(h.url, { sub, email }))).body.credential;
+      const other = (await assert(idJag(h.url, { sub: `${sub}-other`, email }))).body.credential;
+      const ep = (await call(h.url, 'POST', '/api/endpoints', { token: revoked, body: { name: 'agent stream' } })).body;
+      const url = `${h.url}/api/stream/${ep.slug}`;
+      const ending = await SseClient.live(url, { token: revoked });
+      const staying = await SseClient.live(url, { token: other });
+      expect((await revoke(h.url, await sign(logout(h.url, sub), es1, { typ: 'logout+jwt' }))).body).toEqual({ revoked: 1 });
+      await ending.until(() => ending.ended, 3_000);
+      expect(ending.events.map((e) => [e.event, e.data])).toEqual([['end', '{"reason":"credential_revoked"}']]);
+      const sent = await fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', body: 'after revoke' });
+      expect(sent.status).toBe(200);
+      await staying.until(() => staying.events.length === 1);
+      expect(ending.events.length).toBe(1);
+      expect(staying.ended).toBe(false);
+      staying.close();
     });
 
     test('revoke refuses bad logout tokens with 400 and no-store', async () => {

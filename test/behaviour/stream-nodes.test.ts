@@ -79,6 +79,40 @@ describe.skipIf(!BACKENDS.includes('server'))('stream and receiver on separate n
     expect((await SseClient.open(`${streamer().url}/api/stream/${ep.slug}`, { token: a.key })).response.status).toBe(404);
   });
 
+  test('deleting an API key, or logging out, on the API node ends its streams on the stream node at once; the next capture reaches only the others', async () => {
+    const { a, ep } = await endpoint();
+    const url = `${streamer().url}/api/stream/${ep.slug}`;
+    const extra = (await call(api().url, 'POST', '/api/api-keys', { token: a.session, body: { name: 'to revoke' } })).body;
+    const login = await call(api().url, 'POST', '/api/auth/login', { body: { email: a.email, password: 'correct horse battery' } });
+    expect(login.status).toBe(200);
+    const byRevokedKey = await SseClient.live(url, { token: extra.key });
+    const bySession = await SseClient.live(url, { token: login.body.token });
+    const byOtherKey = await SseClient.live(url, { token: a.key });
+    const first = await captureAt(ep.slug, 'before');
+    for (const c of [byRevokedKey, bySession, byOtherKey]) await c.until(() => c.events.length === 1);
+
+    let at = Date.now();
+    expect((await call(api().url, 'DELETE', `/api/api-keys?id=${extra.id}`, { token: a.session })).status).toBe(204);
+    await byRevokedKey.until(() => byRevokedKey.ended, 3_000);
+    expect(byRevokedKey.endedAt - at).toBeLessThan(1_500);
+    at = Date.now();
+    expect((await call(api().url, 'POST', '/api/auth/logout', { token: login.body.token })).status).toBe(204);
+    await bySession.until(() => bySession.ended, 3_000);
+    expect(bySession.endedAt - at).toBeLessThan(1_500);
+    for (const c of [byRevokedKey, bySession]) {
+      expect(c.events.map((e) => e.event)).toEqual(['request', 'end']);
+      expect(JSON.parse(c.events[1]?.data ?? '')).toEqual({ reason: 'credential_revoked' });
+      expect(c.events[1]?.id).toBe(first);
+    }
+    const second = await captureAt(ep.slug, 'after');
+    await byOtherKey.until(() => byOtherKey.events.length === 2);
+    expect(byOtherKey.ids).toEqual([first, second]);
+    expect(byOtherKey.ended).toBe(false);
+    byOtherKey.close();
+    expect((await SseClient.open(url, { token: extra.key })).response.status).toBe(401);
+    expect((await SseClient.open(url, { token: login.body.token })).response.status).toBe(401);
+  });
+
   test('Last-Event-ID on the stream node catches up from ClickHouse, then goes live', async () => {
     const { a, ep } = await endpoint();
     const ids: string[] = [];

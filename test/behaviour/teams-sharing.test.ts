@@ -256,6 +256,20 @@ describeBackends(
         await live.until(() => live.ended, 5_000);
       });
 
+      test('when the member deletes their account: their stream ends (credential_revoked), the owner\'s goes on', async () => {
+        const s = await shared();
+        const live = await SseClient.live(`${h.url}/api/stream/${s.ep.slug}`, { token: s.member.key });
+        const owners = await SseClient.live(`${h.url}/api/stream/${s.ep.slug}`, { token: s.owner.key });
+        expect((await call(h.url, 'DELETE', '/api/account', { token: s.member.session })).status).toBe(204);
+        await live.until(() => live.ended, 3_000);
+        expect(live.events.map((e) => [e.event, e.data])).toEqual([['end', '{"reason":"credential_revoked"}']]);
+        const id = await capture(h.url, s.ep.slug, 'after the member left');
+        await owners.until(() => owners.events.length === 1);
+        expect(owners.ids).toEqual([id]);
+        expect(live.events.length).toBe(1);
+        owners.close();
+      });
+
       test('when the team is deleted: memberships and shares are gone', async () => {
         const s = await shared();
         const live = await SseClient.live(`${h.url}/api/stream/${s.ep.slug}`, { token: s.member.key });

@@ -79,5 +79,26 @@ for (const backend of BACKENDS) {
         await context.close();
       }
     });
+
+    test('the session signed out elsewhere ends the stream, says so, and shows nothing captured after', async () => {
+      if (!server) throw new Error('not started');
+      const base = server.url;
+      const account = await signUpAccount(base);
+      const ep = await newEndpoint(base, account);
+      const { page, context, errors } = await openPage(browser(), base, account);
+      try {
+        await page.goto(`${base}/endpoints/${ep.slug}`);
+        await status(page, 'Live').waitFor();
+        expect((await call(base, 'POST', '/api/auth/logout', { token: account.session })).status).toBe(204);
+        await status(page, 'Stream ended').waitFor({ timeout: 3_000 });
+        await page.getByText('You were signed out.').waitFor();
+        await fetch(`${ep.url}/after-logout`, { method: 'POST' });
+        await Bun.sleep(500);
+        expect(await page.getByRole('link', { name: /\/after-logout/ }).count()).toBe(0);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
   });
 }

@@ -292,6 +292,28 @@ describeBackends(
       expect(cli.stderr).toContain(`endpoint ${s.slug} was deleted`);
       expect(cli.stderr).not.toContain('    at ');
     });
+
+    test('the API key revoked while listening: one line saying so, exit 1, and a capture sent after is not forwarded', async () => {
+      const a = await newAccount(h.url);
+      const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'listen' } })).body;
+      const extra = (await call(h.url, 'POST', '/api/api-keys', { token: a.session, body: { name: 'cli' } })).body;
+      const s = await setup(h.url);
+      const mine: Setup = { ...s, key: extra.key, slug: ep.slug, cli: cliEnv({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: extra.key }) };
+      cleanups.push(() => mine.cli.cleanup());
+      const cli = await listen(mine);
+      await Bun.sleep(700);
+      await send(h.url, ep.slug, '/before', { body: 'before' });
+      await cli.until(() => s.app.arrived.length === 1);
+      const at = Date.now();
+      expect((await call(h.url, 'DELETE', `/api/api-keys?id=${extra.id}`, { token: a.session })).status).toBe(204);
+      await send(h.url, ep.slug, '/after', { body: 'after' });
+      expect(await cli.proc.exited).toBe(1);
+      expect(Date.now() - at).toBeLessThan(2_000);
+      expect(cli.stderr).toContain('the API key was revoked');
+      expect(cli.stderr).not.toContain('    at ');
+      await Bun.sleep(300);
+      expect(bodiesOf(s.app.arrived)).toEqual(['before']);
+    });
   },
   { STREAM_MAX_MS: '3000' },
 );

@@ -5,13 +5,15 @@
  * Last-Event-ID and catches up from the store, so dropping loses nothing it cannot get back.
  */
 import type { PageCursor } from '../../stores/captures/types';
-import { BUS_LOST, END_FRAMES, isAfter, PING, type EventFrame, type FinalReason } from './frames';
+import { BUS_LOST, END_FRAMES, isAfter, isFinalReason, PING, type EventFrame, type FinalReason } from './frames';
 
 export type EndReason = 'client' | 'expired' | 'slow' | 'shutdown' | 'bus_lost' | 'error' | FinalReason;
 
-/** Ends that let queued events flush before the response closes. */
-const isGraceful = (reason: EndReason): boolean =>
-  reason === 'expired' || reason === 'shutdown' || reason === 'bus_lost' || reason === 'endpoint_deleted' || reason === 'endpoint_expired';
+/**
+ * Ends that let queued events flush before the response closes. A revoked credential's stream
+ * gets nothing new after the revocation is known, only what was queued before and its final frame.
+ */
+const isGraceful = (reason: EndReason): boolean => reason === 'expired' || reason === 'shutdown' || reason === 'bus_lost' || isFinalReason(reason);
 
 export interface ConnectionOptions {
   /** Events queued for this client before it counts as too slow (STREAM_CLIENT_BUFFER). */
@@ -171,7 +173,7 @@ export class SseConnection {
     this.wake();
     try {
       // The client learns why, after what is already queued (past the queue's bound if need be).
-      if (reason === 'endpoint_deleted' || reason === 'endpoint_expired') this.controller?.enqueue(END_FRAMES[reason]);
+      if (isFinalReason(reason)) this.controller?.enqueue(END_FRAMES[reason]);
       else if (reason === 'bus_lost') this.controller?.enqueue(BUS_LOST);
       // A graceful end lets queued events flush; otherwise the queue is discarded. error() gets
       // undefined because Bun prints any Error it is given to stderr.

@@ -30,16 +30,22 @@ export const OPENED = encoder.encode(':ok\n\n');
  */
 export const BUS_LOST = encoder.encode(':bus unavailable: live captures paused; reconnect with Last-Event-ID to catch up\n\n');
 
-/** Why a stream ended for good: its endpoint is gone, so reconnecting would only get a 404. */
-export type FinalReason = 'endpoint_deleted' | 'endpoint_expired';
+/**
+ * Why a stream ended for good: its endpoint is gone, so reconnecting would only get a 404; or the
+ * API key or session that opened it was revoked, so reconnecting with it would only get a 401.
+ */
+export type FinalReason = 'endpoint_deleted' | 'endpoint_expired' | 'credential_revoked';
+
+export const isFinalReason = (reason: string): reason is FinalReason => Object.hasOwn(END_FRAMES, reason);
 
 /**
- * The last frame of a stream whose endpoint is gone: `event: end`, `data: {"reason": …}`. It has no
- * `id:` line, so the client's Last-Event-ID stays its last capture's.
+ * The last frame of a stream ended for good: `event: end`, `data: {"reason": …}`. It has no `id:`
+ * line, so the client's Last-Event-ID stays its last capture's.
  */
 export const END_FRAMES: Readonly<Record<FinalReason, Uint8Array>> = {
   endpoint_deleted: encoder.encode('event: end\ndata: {"reason":"endpoint_deleted"}\n\n'),
   endpoint_expired: encoder.encode('event: end\ndata: {"reason":"endpoint_expired"}\n\n'),
+  credential_revoked: encoder.encode('event: end\ndata: {"reason":"credential_revoked"}\n\n'),
 };
 
 const ID_LENGTH = 30;

@@ -9,6 +9,7 @@ import type { UserRow } from '../../stores/state/schema';
 import type { Ctx } from '../context';
 import { getReadableEndpoint, scopeOf } from '../visibility';
 import { SseConnection, type EndReason } from './connection';
+import type { CredentialWatch, StreamCredential } from './credential-guard';
 import { isExpired, type EndpointWatch } from './endpoint-guard';
 import { cursorOf, frameFromCapture, OPENED, type EventFrame } from './frames';
 import type { StreamHub } from './hub';
@@ -25,6 +26,8 @@ const SHIP_INSERT_MARGIN_MS = 500;
 
 export interface OpenStreamInput {
   user: UserRow;
+  /** The API key or session that opened the stream: it ends when that is revoked. */
+  credential: StreamCredential | null;
   slug: string;
   /** The Last-Event-ID header; null when absent. */
   lastEventId: string | null;
@@ -39,15 +42,24 @@ export interface OpenStreamInput {
 export async function openStream(ctx: Ctx, hub: StreamHub, input: OpenStreamInput): Promise<ReadableStream<Uint8Array>> {
   // Watched before the permission read, so a deletion committed after that read still ends it.
   const lifecycle = ctx.streams.endpoints.watch(input.slug);
+  // Registered before the stream subscribes; it re-checks the credential once attached.
+  const credential = input.credential === null ? null : ctx.streams.credentials.watch(input.user.id, input.credential);
   try {
-    return await start(ctx, hub, input, lifecycle);
+    return await start(ctx, hub, input, lifecycle, credential);
   } catch (err) {
     lifecycle.cancel();
+    credential?.cancel();
     throw err;
   }
 }
 
-async function start(ctx: Ctx, hub: StreamHub, input: OpenStreamInput, lifecycle: EndpointWatch): Promise<ReadableStream<Uint8Array>> {
+async function start(
+  ctx: Ctx,
+  hub: StreamHub,
+  input: OpenStreamInput,
+  lifecycle: EndpointWatch,
+  credential: CredentialWatch | null,
+): Promise<ReadableStream<Uint8Array>> {
   const endpoint = await getReadableEndpoint(ctx, input.user, input.slug);
   // The receiver refuses an expired endpoint's captures; its stream is as gone.
   if (isExpired(endpoint, ctx.clock.now())) throw new AppError('not_found', 'endpoint not found');
@@ -67,6 +79,14 @@ async function start(ctx: Ctx, hub: StreamHub, input: OpenStreamInput, lifecycle
   if (input.onEnd) conn.onEnd(input.onEnd);
   // Deleted or expired, on any node: the stream ends with a final `event: end`.
   lifecycle.attach(endpoint, (reason) => conn.end(reason));
+  // Its API key or session revoked, on any node: the stream ends with `event: end` too. With the
+  // whole account gone, its own endpoints are gone in the same commit: the reason the endpoint
+  // guard gives, whichever of the two hears first.
+  if (credential !== null) {
+    conn.onEnd(credential.cancel);
+    const owner = endpoint.userId === input.user.id;
+    credential.attach((accountDeleted) => conn.end(accountDeleted && owner ? 'endpoint_deleted' : 'credential_revoked'));
+  }
   // A viewer reading through a team loses the stream the moment that access ends, on any node.
   if (endpoint.userId !== input.user.id) {
     conn.onEnd(ctx.streams.teams.watch({ endpointId: endpoint.id, user: input.user, slug: input.slug }, () => conn.end('error')));

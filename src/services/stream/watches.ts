@@ -16,6 +16,8 @@ export class StreamWatches<W> {
   private unsubscribe: (() => void) | null = null;
   private closed = false;
   private heard = false;
+  /** Settles (never rejects) once the bus has answered the subscription's flush, either way. */
+  private answered: Promise<void> = Promise.resolve();
 
   /**
    * @param keysOf the keys a message names; a message it throws on is ignored.
@@ -34,6 +36,14 @@ export class StreamWatches<W> {
    */
   get listening(): boolean {
     return this.heard;
+  }
+
+  /**
+   * Settles once the bus has answered the subscription made by the first `add` (at once before
+   * any): a read made after it sees every write whose announcement this node could have missed.
+   */
+  settled(): Promise<void> {
+    return this.answered;
   }
 
   /** Registers `w` under `key`; returns the function that removes it again. */
@@ -81,7 +91,7 @@ export class StreamWatches<W> {
     });
     // NATS sends SUB asynchronously; a flush round-trip proves the server has it. A failed flush
     // leaves `listening` false, so watches keep re-checking once each.
-    this.bus.flush().then(
+    this.answered = this.bus.flush().then(
       () => {
         this.heard = true;
       },

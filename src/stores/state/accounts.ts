@@ -80,6 +80,16 @@ export async function findLiveKey(db: Db, keyHash: string): Promise<{ key: ApiKe
   return row ? { key: row.key, user: row.user } : null;
 }
 
+/** True while the key is live (not deleted, not revoked) and still the account's. */
+export async function isLiveUserKey(db: Db, keyId: string, userId: string): Promise<boolean> {
+  const out = await db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  return out.length > 0;
+}
+
 export async function listUserKeys(db: Db, userId: string): Promise<ApiKeyRow[]> {
   return db
     .select()

@@ -114,8 +114,8 @@ export async function insertCredential(q: Q, row: typeof agentCredentials.$infer
   await q.insert(agentCredentials).values(row);
 }
 
-/** Revokes every live key issued on (iss, sub)'s word; returns how many. */
-export async function revokeKeysOfSubject(q: Q, iss: string, sub: string, now: number): Promise<number> {
+/** Revokes every live key issued on (iss, sub)'s word; returns their owners (null: unclaimed), one per key. */
+export async function revokeKeysOfSubject(q: Q, iss: string, sub: string, now: number): Promise<(string | null)[]> {
   const issued = q
     .select({ id: agentCredentials.keyId })
     .from(agentCredentials)
@@ -124,8 +124,8 @@ export async function revokeKeysOfSubject(q: Q, iss: string, sub: string, now: n
     .update(apiKeys)
     .set({ revokedAt: now })
     .where(and(inArray(apiKeys.id, issued), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  return out.length;
+    .returning({ userId: apiKeys.userId });
+  return out.map((k) => k.userId);
 }
 
 // --- single-use token ids -------------------------------------------------------------------------

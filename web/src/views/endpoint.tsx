@@ -142,6 +142,7 @@ const END_TEXT: Record<string, string> = {
   endpoint_expired: 'This endpoint has expired.',
   not_found: 'This endpoint no longer exists, or you cannot read it.',
   signed_out: 'You were signed out.',
+  credential_revoked: 'You were signed out.',
 };
 
 function FirstRequestHint({ url }: { url: string }) {
