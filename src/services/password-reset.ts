@@ -17,6 +17,7 @@ import { isWellFormedEmail } from '../model/email';
 import { secondsUntil } from '../model/usage';
 import * as accounts from '../stores/state/accounts';
 import { inTransaction } from '../stores/state/db';
+import { announceRevoked } from './credential-revocation';
 import { deleteUserSessions, findResetEmail, lockUserRow, replaceReset, revokeUserKeys, setPasswordHash, takeReset } from '../stores/state/password-resets';
 import { hashNewPassword, startSession, type SessionResult } from './auth';
 import type { Ctx } from './context';
@@ -144,6 +145,8 @@ export async function confirmReset(ctx: Ctx, input: { token: string; password: s
     return { ...session, revokedApiKeys };
   });
   if (!out) throw new AppError('invalid_reset_token', INVALID_TOKEN);
+  // After the commit: streams opened with the ended sessions or revoked keys end on every node.
+  announceRevoked(ctx.bus, [out.user.id]);
   log.info('password reset', { userId: out.user.id, revokedApiKeys: out.revokedApiKeys });
   const to = out.user.email;
   ctx.background.run(`could not send a password-changed notice (${ctx.mailer.kind})`, () => sendChangedNotice(ctx, to, out.revokedApiKeys));

@@ -11,6 +11,7 @@ import { call, eventually, type Reply } from '../support/client';
 import { describeBackends } from '../support/suite';
 import { AGENT_ENV, mailTo, otpFor, signUp, uniqueEmail } from './agent-support';
 import { resetLink, resetLinks } from './password-reset-support';
+import { SseClient } from '../support/sse';
 
 const OLD_PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'a brand new passphrase';
@@ -114,6 +115,25 @@ describeBackends(
       expect(notice.text).not.toContain('rst_');
       expect(notice.text).not.toContain(token.slice(4));
       expect(notice.text).not.toContain(done.body.token.slice(4));
+    });
+
+    test('a reset ends the live streams its ended sessions and revoked keys opened', async () => {
+      const human = await signUp(h.url, uniqueEmail('reset-streams'));
+      const key = (await call(h.url, 'POST', '/api/api-keys', { token: human.session, body: { name: 'listen' } })).body.key as string;
+      const endpoint = await call(h.url, 'POST', '/api/endpoints', { token: key, body: { name: 'streamed' } });
+      const url = `${h.url}/api/stream/${endpoint.body.slug}`;
+      const streams = [await SseClient.live(url, { token: human.session }), await SseClient.live(url, { token: key })];
+
+      await ask(h.url, human.email);
+      const { token } = await resetLink(h.server, human.email);
+      const at = Date.now();
+      expect((await confirm(h.url, token)).status).toBe(200);
+      for (const s of streams) {
+        await s.until(() => s.ended, 3_000);
+        expect(s.endedAt - at).toBeLessThan(1_500);
+        expect(s.events.map((e) => e.event)).toEqual(['end']);
+        expect(JSON.parse(s.events[0]?.data ?? '')).toEqual({ reason: 'credential_revoked' });
+      }
     });
 
     test('a link works once, also when used twice at the same time', async () => {
