@@ -1,6 +1,6 @@
 /**
  * The full URL a capture was sent to, rebuilt from the endpoint's receiver URL, its path and its
- * query; and the same URL as a person reads it (percent-escapes decoded, for display only).
+ * query (as sent); and the same URL as a person reads it (percent-escapes decoded, for display only).
  */
 import type { Capture } from '../../../src/model/capture';
 
@@ -13,9 +13,18 @@ export function queryString(params: Capture['queryParams']): string {
   return s ? `?${s}` : '';
 }
 
-/** The URL to send the request to again (cURL, HAR): form-encoded query, path exactly as received. */
-export function captureUrl(endpointUrl: string, c: Pick<Capture, 'path' | 'queryParams'>): string {
-  return `${endpointUrl}${c.path === '/' ? '' : c.path}${queryString(c.queryParams)}`;
+/**
+ * The capture's query with its `?` ('' when none): exactly as sent when the record has it, else
+ * (captures stored before the raw query was kept) rebuilt from queryParams, form-encoded.
+ */
+export function captureQuery(c: Pick<Capture, 'query' | 'queryParams'>): string {
+  if (c.query === undefined) return queryString(c.queryParams);
+  return c.query === '' ? '' : `?${c.query}`;
+}
+
+/** The URL to send the request to again (cURL, HAR): path and query exactly as received. */
+export function captureUrl(endpointUrl: string, c: Pick<Capture, 'path' | 'query' | 'queryParams'>): string {
+  return `${endpointUrl}${c.path === '/' ? '' : c.path}${captureQuery(c)}`;
 }
 
 /** Query parameters as rows, repeated keys as several rows. */
