@@ -69,7 +69,14 @@ function utf8Length(b: number): number {
 
 /** A received path (in URL form, percent-encoded as sent) with its escapes decoded where that is safe. */
 export function readablePath(path: string): string {
-  const reserved = '/?#%';
+  return readableEncoded(path, '/?#%');
+}
+
+/**
+ * URL text as sent (percent-encoded) with its escapes decoded where that is safe: an escape whose
+ * character is in `reserved`, hidden, or not UTF-8 stays as it was sent.
+ */
+function readableEncoded(path: string, reserved: string): string {
   let out = '';
   let i = 0;
   while (i < path.length) {
@@ -128,7 +135,17 @@ export function readableQuery(params: Capture['queryParams']): string {
   return `?${rows.map(([k, v]) => `${readablePart(k, '&#+=')}=${readablePart(v, '&#+')}`).join('&')}`;
 }
 
+/**
+ * The capture's query (with its `?`) as a person reads it: the query as sent, its escapes decoded
+ * where safe (an escaped `& = + % #` stays escaped, a `+` stays as sent); captures stored before
+ * the raw query was kept show their queryParams (readableQuery).
+ */
+export function readableCaptureQuery(c: Pick<Capture, 'query' | 'queryParams'>): string {
+  if (c.query === undefined) return readableQuery(c.queryParams);
+  return c.query === '' ? '' : `?${readableEncoded(c.query, '&#+=%')}`;
+}
+
 /** The capture's URL for reading (never for sending: cURL and HAR use captureUrl). */
-export function readableUrl(endpointUrl: string, c: Pick<Capture, 'path' | 'queryParams'>): string {
-  return `${endpointUrl}${c.path === '/' ? '' : readablePath(c.path)}${readableQuery(c.queryParams)}`;
+export function readableUrl(endpointUrl: string, c: Pick<Capture, 'path' | 'query' | 'queryParams'>): string {
+  return `${endpointUrl}${c.path === '/' ? '' : readablePath(c.path)}${readableCaptureQuery(c)}`;
 }
