@@ -127,7 +127,7 @@ async function serveStage(stage: string, port: number): Promise<void> {
         const receivedAt = Date.now();
         const id = captureId(receivedAt);
         const record = {
-          id, endpointId: 'ep_bench', method: request.method, path: '/', headers, ...decoded, queryParams, contentType,
+          id, endpointId: 'ep_bench', method: request.method, path: '/', headers, ...decoded, queryParams, query: '', contentType,
           ip: server?.requestIP(request)?.address ?? '', size: body.length, receivedAt,
           detectedProvider: found.provider, detectedEvent: found.event,
         };

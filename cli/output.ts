@@ -66,7 +66,7 @@ export const out = (line: string) => {
 };
 export const err = (line: string) => void process.stderr.write(`${line}\n`);
 
-/** The captured path with its query, as the sender wrote it (rebuilt from queryParams). */
+/** The captured path with its query, as the sender wrote it (rebuilt from queryParams for old captures). */
 export function pathWithQuery(path: string, query: string): string {
   return query ? `${path}?${query}` : path;
 }

@@ -6,7 +6,7 @@
  */
 import type { Capture, CaptureStream, HookcapClient, StreamOptions } from '../../client/index';
 import { captureIdFloor, idTime } from '../../src/ids';
-import { queryString, rebuildRequest, targetUrl } from '../../src/model/render';
+import { captureQuery, rebuildRequest, targetUrl } from '../../src/model/render';
 import { loadResume, saveResume, type Settings } from '../config';
 import { deliver, DeliveryError, INSECURE_HINT } from '../deliver';
 import { CliError, EXIT_OK } from '../errors';
@@ -121,7 +121,7 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
   const errStyle = stderrStyle(style);
 
   const report = (c: Capture, url: string, line: { status: number | null; latencyMs: number | null; attempts: number; error?: string }) => {
-    const path = pathWithQuery(c.path, queryString(c.queryParams));
+    const path = pathWithQuery(c.path, captureQuery(c));
     if (opts.json) {
       const latencyMs = line.latencyMs === null ? null : Math.round(line.latencyMs * 10) / 10;
       out(JSON.stringify({ id: c.id, receivedAt: c.receivedAt, method: c.method, path, url, ...line, latencyMs, ok: line.status !== null && line.status < 500 && !line.error }));
@@ -254,7 +254,7 @@ export async function tail(client: HookcapClient, slug: string, opts: TailOption
         const detected = [c.detectedProvider, c.detectedEvent].filter((x) => x !== '').join(' ');
         const status = c.responseStatus === undefined ? '' : `  ${paint(style, statusColor(c.responseStatus), String(c.responseStatus))}`;
         out(
-          `${paint(style, 'gray', clock(c.receivedAt))}  ${paint(style, 'bold', c.method.padEnd(6))} ${pathWithQuery(c.path, queryString(c.queryParams))}` +
+          `${paint(style, 'gray', clock(c.receivedAt))}  ${paint(style, 'bold', c.method.padEnd(6))} ${pathWithQuery(c.path, captureQuery(c))}` +
             `  ${paint(style, 'gray', bytes(c.size))}${detected ? `  ${paint(style, 'magenta', detected)}` : ''}${status}  ${paint(style, 'dim', c.id)}`,
         );
       }

@@ -200,6 +200,8 @@ export class CaptureEngine {
       body,
       bodyEncoding,
       queryParams,
+      // The raw query as sent, so forwarding and exports re-send it byte for byte (signed URLs).
+      query: req.query,
       contentType,
       ip: req.ip,
       size: req.body.length,

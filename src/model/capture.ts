@@ -26,6 +26,11 @@ export const CaptureRecord = Type.Object(
       description: '"base64" when the body was not valid UTF-8, so it is kept byte for byte',
     }),
     queryParams: nameMap(Type.Union([Type.String(), Type.Array(Type.String())]), { description: 'Repeated names become arrays' }),
+    query: Type.Optional(
+      Type.String({
+        description: 'The query string exactly as sent, without "?" ("" when none); absent on captures stored before it was kept (rebuild from queryParams)',
+      }),
+    ),
     contentType: Type.String(),
     ip: Type.String(),
     size: Type.Number({ description: 'Body size in bytes' }),

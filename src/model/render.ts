@@ -5,8 +5,9 @@
  * dashboard's browser bundle render a capture the same way.
  *
  * Bodies are never re-serialised: every format carries the exact bytes (base64 where text
- * cannot). The query string is rebuilt from `queryParams`: the same keys and values, each key's
- * values in order, percent-encoding normalised (form encoding, as URLSearchParams writes it).
+ * cannot). The query string is the one sent (`query`), byte for byte; captures stored before it
+ * was kept have none, and theirs is rebuilt from `queryParams`: the same keys and values, each
+ * key's values in order, percent-encoding normalised (form encoding, as URLSearchParams writes it).
  */
 import type { Cookie, Entry, Header, Log, QueryString } from 'har-format';
 import type { Capture } from './capture';
@@ -55,16 +56,24 @@ export function queryString(params: Capture['queryParams']): string {
 }
 
 /**
+ * The capture's query (without "?"): as sent when the record has it, else rebuilt from
+ * `queryParams` (captures stored before the raw query was kept).
+ */
+export function captureQuery(c: Pick<Capture, 'query' | 'queryParams'>): string {
+  return c.query ?? queryString(c.queryParams);
+}
+
+/**
  * `base` + the captured path + the captured query: how forwarding maps a capture onto another
  * server (`http://127.0.0.1:4000/hooks` and a capture at `/w/<slug>/stripe?x=1` give
  * `http://127.0.0.1:4000/hooks/stripe?x=1`). A query already in `base` is kept, first.
  */
-export function targetUrl(base: string, c: Pick<Capture, 'path' | 'queryParams'>): string {
+export function targetUrl(base: string, c: Pick<Capture, 'path' | 'query' | 'queryParams'>): string {
   const u = new URL(base);
   const basePath = u.pathname.replace(/\/+$/, '');
   // The captured path is already in URL form (percent-encoded as sent): appended, not re-encoded.
   const path = c.path === '/' ? basePath || '/' : `${basePath}${c.path}`;
-  const query = [u.search.slice(1), queryString(c.queryParams)].filter((q) => q !== '').join('&');
+  const query = [u.search.slice(1), captureQuery(c)].filter((q) => q !== '').join('&');
   return `${u.origin}${path}${query ? `?${query}` : ''}`;
 }
 
@@ -162,7 +171,9 @@ export function toCurl(c: Capture, url: string): string {
 export function toRawHttp(c: Capture, url: string): Uint8Array {
   const u = new URL(url);
   const body = bodyBytes(c);
-  const lines = [`${c.method} ${u.pathname}${u.search} HTTP/1.1`];
+  // The request target as written in `url` (URL's serialiser could re-encode the query).
+  const target = url.startsWith(u.origin) && url.length > u.origin.length ? url.slice(u.origin.length) : `${u.pathname}${u.search}`;
+  const lines = [`${c.method} ${target} HTTP/1.1`];
   if (!('host' in c.headers)) lines.push(`host: ${u.host}`);
   for (const [name, value] of Object.entries(c.headers)) {
     if (name !== 'content-length' && name !== 'transfer-encoding') lines.push(`${name}: ${value}`);

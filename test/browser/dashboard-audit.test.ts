@@ -55,10 +55,10 @@ describeBackends(
         // The Query table was already readable; it still is.
         const table = page.getByRole('table', { name: 'Query parameters' });
         expect(await table.getByRole('row', { name: 'u ✓' }).count()).toBe(1);
-        // Copy as cURL sends the bytes, form-encoded, not the text shown.
+        // Copy as cURL sends the bytes as they were sent (`%zz` too), not the text shown.
         await page.getByRole('button', { name: 'Copy as cURL' }).click();
         const curl = String(await page.evaluate('navigator.clipboard.readText()'));
-        expect(curl).toContain(`'${ep.url}/caf%C3%A9/%zz?u=%E2%9C%93&arr%5B%5D=1&arr%5B%5D=2&bad=%25zz&pct=%2541&rlo=%E2%80%AEevil'`);
+        expect(curl).toContain(`'${ep.url}/caf%C3%A9/%zz?${query}'`);
         expect(errors).toEqual([]);
       } finally {
         await context.close();

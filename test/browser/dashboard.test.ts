@@ -158,7 +158,7 @@ describeBackends('dashboard in a browser', (h) => {
         const proc = Bun.spawn(['bash', '-c', command], { stdout: 'pipe', stderr: 'pipe' });
         expect(await proc.exited).toBe(0);
         const replay = await eventually(async () => (await list()).find((c) => c.path === original.path && c.id > original.id));
-        const same = (c: Capture) => ({ method: c.method, path: c.path, queryParams: c.queryParams, headers: c.headers, body: c.body, bodyEncoding: c.bodyEncoding, size: c.size, contentType: c.contentType });
+        const same = (c: Capture) => ({ method: c.method, path: c.path, queryParams: c.queryParams, query: c.query, headers: c.headers, body: c.body, bodyEncoding: c.bodyEncoding, size: c.size, contentType: c.contentType });
         expect(same(replay)).toEqual(same(original));
       };
 
@@ -194,7 +194,8 @@ describeBackends('dashboard in a browser', (h) => {
       const har = JSON.parse(readFileSync(await download.path(), 'utf8'));
       const req = har.log.entries[0].request;
       expect(req.method).toBe('PATCH');
-      expect(req.url).toBe(`${ep.url}/bin/${m}?q=a+b&q=c&sym=%26%3D%27`);
+      // The URL as it was sent (`a%20b`, not the rebuilt `a+b`).
+      expect(req.url).toBe(`${ep.url}/bin/${m}?q=a%20b&q=c&sym=%26%3D%27`);
       expect(Object.fromEntries(req.headers.map((x: { name: string; value: string }) => [x.name, x.value]))).toEqual(binary.headers);
       expect(req.postData.encoding).toBe('base64');
       expect(Buffer.from(req.postData.text, 'base64')).toEqual(Buffer.from([0, 1, 2, 0xff, 0x27, 0x22, 0x0a, 0x00, 0x5c]));

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Capture } from '../../src/model/capture';
 import { NOT_FORWARDED } from '../../src/model/render';
 import { verifySignature } from '../../src/engine/signing';
+import { twilio } from '../signing/senders';
 import { BACKENDS, provision } from '../support/backends';
 import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
@@ -112,6 +113,36 @@ describeBackends(
       await cli.until(() => cli.lines.length === 4);
       expect(cli.lines[3]).toMatch(/POST\s+\/stripe\?x=1 {2}→ 200 {2}\d+ ms$/);
       expect(cli.lines.every((l) => !l.includes('\u001b['))).toBe(true);
+      expect(await cli.stop('SIGINT')).toBe(0);
+    });
+
+    test('the query is forwarded exactly as sent (encoding, order, repeats, bare and empty names, a bad escape); a Twilio-signed URL still verifies', async () => {
+      const s = await setup(h.url);
+      const TWILIO_TOKEN = 'twilio_cli_listen_auth_token';
+      const publicUrl = `${h.url}/w/${s.slug}`;
+      // The local app checks Twilio's signature over the URL Twilio called (the capture URL), with
+      // the path and query that arrived: as a Twilio integration behind a tunnel would.
+      s.app.answer = (req) => {
+        if (!req.target.startsWith('/hooks/twilio')) return new Response('ok');
+        const v = verifySignature(
+          { provider: 'twilio', secret: TWILIO_TOKEN },
+          { headers: req.headers, rawBody: req.body, url: `${publicUrl}${req.target.slice('/hooks'.length)}`, method: req.method, now: Date.now() },
+        );
+        return new Response(v.signatureVerified ? 'verified' : `bad: ${v.signatureError}`, { status: v.signatureVerified ? 200 : 400 });
+      };
+      const cli = await listen(s);
+      const raw = 'y=%20a&a=1&a=2&b&c=&d=%zz';
+      const plainId = await send(h.url, s.slug, `/q?${raw}`, { method: 'GET' });
+      const form = 'CallSid=CA123&From=%2B15005550006&Body=hi+there';
+      const signed = twilio({ body: form, secret: TWILIO_TOKEN, at: 0, now: Date.now(), url: `${publicUrl}/twilio?${raw}` });
+      await send(h.url, s.slug, `/twilio?${raw}`, { body: form, headers: signed.headers });
+
+      await cli.until(() => cli.lines.length === 2);
+      expect(s.app.arrived.map((a) => a.target)).toEqual([`/hooks/q?${raw}`, `/hooks/twilio?${raw}`]);
+      expect(cli.lines[0]).toMatch(new RegExp(`GET\\s+/q\\?${raw.replace(/[?]/g, '\\?')} {2}→ 200 `));
+      expect(cli.lines[1]).toMatch(/POST\s+\/twilio\?.* {2}→ 200 /);
+      const record = (await call<Capture>(h.url, 'GET', `/api/requests/${plainId}`, { token: s.key })).body;
+      expect(record.query).toBe(raw);
       expect(await cli.stop('SIGINT')).toBe(0);
     });
 

@@ -50,6 +50,49 @@ describeBackends(
       expect(await c.endpoints.list()).toEqual([]);
     });
 
+    test('the raw query comes back exactly as sent from list, page, get, search, the stream (live and resumed) and every export', async () => {
+      const c = await client();
+      const ep = await c.endpoints.create('raw query');
+      const raw = 'y=%20a&a=1&a=2&b&c=&d=%zz';
+      const stop = new AbortController();
+      const deadline = setTimeout(() => stop.abort(), 30_000);
+      const live: Capture[] = [];
+      const stream = c.stream(ep.slug, { signal: stop.signal, onOpen: () => void send(ep.slug, `/q?${raw}`, 'x') });
+      for await (const r of stream) {
+        live.push(r);
+        stop.abort();
+      }
+      clearTimeout(deadline);
+      const id = live[0]?.id ?? '';
+      expect(live.map((r) => r.query)).toEqual([raw]);
+      await c.waitForRequest(ep.slug, (r) => r.id === id, { since: 0, timeout: 10_000 });
+      const got = await c.requests.get(id);
+      expect(got.query).toBe(raw);
+      // The parsed form is kept as before.
+      expect(got.queryParams).toEqual({ y: ' a', a: ['1', '2'], b: '', c: '', d: '%zz' });
+      expect(live[0]).toEqual(got);
+      expect((await c.requests.list(ep.slug)).map((r) => r.query)).toEqual([raw]);
+      expect((await c.requests.page(ep.slug, { limit: 5 })).items.map((r) => r.query)).toEqual([raw]);
+      expect((await c.search({ slug: ep.slug, q: '/q' })).map((r) => r.query)).toEqual([raw]);
+      const resumed: Capture[] = [];
+      for await (const r of c.stream(ep.slug, { since: 0, signal: AbortSignal.timeout(20_000) })) {
+        resumed.push(r);
+        break;
+      }
+      expect(resumed.map((r) => r.query)).toEqual([raw]);
+      const records: Capture[] = [];
+      for await (const r of c.exportRecords(ep.slug, { from: 0 })) records.push(r);
+      expect(records.map((r) => r.query)).toEqual([raw]);
+
+      const url = `${h.url}/w/${ep.slug}/q?${raw}`;
+      const text = async (format: 'curl' | 'har' | 'raw') => new TextDecoder().decode(await c.requests.export(id, format));
+      expect(await text('curl')).toContain(`'${url}'`);
+      expect(JSON.parse(await text('har')).log.entries[0].request.url).toBe(url);
+      expect((await text('raw')).split('\r\n')[0]).toBe(`POST /w/${ep.slug}/q?${raw} HTTP/1.1`);
+      const har = JSON.parse(await new Response((await c.export(ep.slug, { format: 'har' })).body).text());
+      expect(har.log.entries.map((e: { request: { url: string } }) => e.request.url)).toEqual([url]);
+    });
+
     test('exportRecords walks every capture oldest first; export streams a HAR file', async () => {
       const c = await client();
       const ep = await c.endpoints.create('export');

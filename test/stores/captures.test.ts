@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { captureId, randomId } from '../../src/ids';
 import type { Capture } from '../../src/model/capture';
+import { queryString } from '../../src/model/render';
 import { createClickHouseCaptureStore } from '../../src/stores/captures/clickhouse';
 import { JsonRecordBatch } from '../../src/stores/captures/json-records';
 import { quoteIdentifier } from '../../src/stores/captures/sql-quote';
@@ -45,6 +46,8 @@ function capture(endpointId: string, receivedAt: number, fields: Partial<Capture
     detectedProvider: '',
     detectedEvent: '',
     ...fields,
+    // The receiver keeps the query as sent; a fixture's is its parameters written out.
+    query: fields.query ?? queryString(fields.queryParams ?? {}),
   };
 }
 
@@ -606,6 +609,29 @@ export function runCaptureStoreConformance(
       await store().insertRecords(batch, { dedupe: true });
       await flush(store());
       expect(await listAll(all(ep), 10)).toEqual(newestFirst(rows));
+    });
+
+    test('the raw query round-trips exactly, through insert and the JSON-record (no-parse) path; a record without one reads back without one', async () => {
+      const ep = newEndpoint();
+      const raw = 'y=%20a&a=1&a=2&b&c=&d=%zz';
+      const queryParams = { y: ' a', a: ['1', '2'], b: '', c: '', d: '%zz' };
+      const inserted = capture(ep, T0 + 93, { queryParams, query: raw });
+      const asRecord = capture(ep, T0 + 94, { queryParams, query: `${raw}&e=%E9;f=\\` });
+      const none = capture(ep, T0 + 95, { query: '' });
+      // Logged before the raw query was kept: no `query` in its JSON.
+      const { query: _omitted, ...legacy } = capture(ep, T0 + 96, { queryParams: { x: 'a b' } });
+      await insert([inserted]);
+      const batch = new JsonRecordBatch();
+      for (const row of [asRecord, none, legacy]) batch.push(Buffer.from(JSON.stringify(row)));
+      await store().insertRecords(batch);
+      await flush(store());
+      for (const c of [inserted, asRecord, none]) expect(await store().get(c.id, [all(ep)])).toEqual(c);
+      const old = await store().get(legacy.id, [all(ep)]);
+      expect(old).toEqual(legacy);
+      expect(old && 'query' in old).toBe(false);
+      expect(await listAll(all(ep), 10)).toEqual([legacy, none, asRecord, inserted]);
+      const found = await store().search({ scopes: [all(ep)], q: '/p/', limit: 10, offset: 0, order: 'asc' });
+      expect(found.map((c) => c.query)).toEqual([raw, `${raw}&e=%E9;f=\\`, '', undefined]);
     });
 
     test('responseStatus round-trips; a capture without one reads back without one', async () => {

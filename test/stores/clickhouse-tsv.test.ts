@@ -19,7 +19,7 @@ const text = fc.array(fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), tri
 const row: fc.Arbitrary<CaptureRow> = fc.record({
   id: text, endpoint_id: text, received_at: fc.nat(), method: text, path: text, headers: text, body: text,
   body_encoding: text, query_params: text, content_type: text, ip: text, size: fc.nat(), detected_provider: text,
-  detected_event: text, signature: text, response_status: fc.nat(), search_text: text,
+  detected_event: text, signature: text, response_status: fc.nat(), query: text, search_text: text,
 });
 
 describe('tsvBytes', () => {

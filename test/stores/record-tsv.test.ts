@@ -49,6 +49,8 @@ const capture: fc.Arbitrary<Capture> = fc
     body: text,
     bodyEncoding: fc.constantFrom('utf8', 'base64'),
     queryParams: fc.oneof(map(fc.oneof(ascii, fc.array(ascii, { maxLength: 3 }))), map(fc.oneof(text, fc.array(text, { maxLength: 3 })))),
+    // The raw query as sent (absent in records logged before it was kept).
+    query: fc.option(fc.oneof(ascii, text, fc.constantFrom('y=%20a&a=1&a=2&b&c=&d=%zz', 'a=1;b=2', '%FF%00=\\')), { nil: undefined }),
     contentType: text,
     ip: text,
     size: fc.nat(),
@@ -62,7 +64,7 @@ const capture: fc.Arbitrary<Capture> = fc
   })
   .map((c) => {
     // Absent optional fields are left out of the JSON, as the receiver leaves them out.
-    for (const k of ['responseStatus', 'signatureVerified', 'signatureError', 'signingProvider'] as const) if (c[k] === undefined) delete c[k];
+    for (const k of ['query', 'responseStatus', 'signatureVerified', 'signatureError', 'signingProvider'] as const) if (c[k] === undefined) delete c[k];
     return c as Capture;
   });
 
@@ -102,6 +104,7 @@ describe('writeRecordRow', () => {
       body: JSON.stringify({ id: 'evt_1', type: 'payment_intent.succeeded', data: { object: { amount: 2000, note: 'line\nbreak\t"quoted" \\ café' } } }),
       bodyEncoding: 'utf8',
       queryParams: { a: ['1', '2'], B: 'X' },
+      query: 'a=1&a=2&B=X&y=%20a&d=%zz',
       contentType: 'application/json; charset=utf-8',
       ip: '127.0.0.1',
       size: 120,
@@ -118,6 +121,23 @@ describe('writeRecordRow', () => {
     expect(row).not.toBeNull();
     expect(row?.equals(parsedRow(json))).toBe(true);
     expect(row?.toString()).toContain('/hooks/stripe\\na=1&a=2&b=x\\n127.0.0.1:3000');
+    // The raw query is its own column, as sent, before the search text.
+    expect(row?.toString()).toContain('\ta=1&a=2&B=X&y=%20a&d=%zz\t/hooks/stripe\\n');
+  });
+
+  test('the raw query column: as sent when the record has it, empty for a record logged before it was kept', () => {
+    const base = { id: 'req_1', endpointId: 'ep', method: 'GET', path: '/', headers: {}, body: '', bodyEncoding: 'utf8', queryParams: { a: ['1', '2'] }, contentType: '', ip: '', size: 0, receivedAt: 1, detectedProvider: '', detectedEvent: '' };
+    const withQuery = JSON.stringify({ ...base, query: 'y=%20a&a=1&a=2&b&c=&d=%zz' });
+    const without = JSON.stringify(base);
+    for (const json of [withQuery, without]) {
+      const row = fastRow(json);
+      expect(row).not.toBeNull();
+      expect(row?.equals(parsedRow(json))).toBe(true);
+    }
+    const column = (json: string) => fastRow(json)!.toString().split('\t').at(-2);
+    expect(column(withQuery)).toBe('y=%20a&a=1&a=2&b&c=&d=%zz');
+    expect(column(without)).toBe('');
+    expect(fastRow(JSON.stringify({ ...base, query: 5 }))).toBeNull();
   });
 
   test('a query name repeated for many values (written once per value in the search column) fits its row', () => {

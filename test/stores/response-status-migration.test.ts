@@ -1,6 +1,7 @@
 /**
- * Deployments created before captures recorded the answered status: their table gains the column
- * on the next start, their old rows read back without `responseStatus`, and new rows carry it.
+ * Deployments created before captures recorded the answered status and the raw query: their table
+ * gains the columns on the next start, their old rows read back without `responseStatus` and
+ * `query` (readers rebuild the query from queryParams), and new rows carry both.
  */
 import { Database } from 'bun:sqlite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
@@ -40,9 +41,9 @@ function capture(endpointId: string, receivedAt: number, extra: Partial<Capture>
   };
 }
 
-/** The row as a store of the first layout wrote it: no response_status column. */
+/** The row as a store of the first layout wrote it: no response_status nor query column. */
 function oldRow(c: Capture): Record<string, string | number> {
-  const { response_status: _dropped, ...row } = captureToRow(c, metaSearchText(c));
+  const { response_status: _dropped, query: _noQuery, ...row } = captureToRow(c, metaSearchText(c));
   return row;
 }
 
@@ -53,7 +54,9 @@ async function checkMigrated(store: CaptureStore, endpointId: string, old: Captu
   const read = await store.get(old.id, [{ endpointId, since: 0 }]);
   expect(read).toEqual(old);
   expect(read && 'responseStatus' in read).toBe(false);
-  const fresh = capture(endpointId, T0 + 1000, { responseStatus: 404 });
+  // Its query was not kept: absent, not "" (which would say "no query").
+  expect(read && 'query' in read).toBe(false);
+  const fresh = capture(endpointId, T0 + 1000, { responseStatus: 404, queryParams: { y: ' a', a: ['1', '2'] }, query: 'y=%20a&a=1&a=2&b&c=&d=%zz' });
   await store.insert([fresh]);
   expect(await store.list({ endpointId, since: 0 }, 10)).toEqual([fresh, old]);
 }
@@ -64,7 +67,7 @@ describe('responseStatus migration', () => {
     const path = join(dir, 'captures.sqlite');
     try {
       const ep = randomId('ep');
-      const old = capture(ep, T0);
+      const old = capture(ep, T0, { queryParams: { x: 'a b' } });
       const db = new Database(path, { create: true, strict: true });
       db.run(`CREATE TABLE captures (
         id TEXT PRIMARY KEY, endpoint_id TEXT NOT NULL, received_at INTEGER NOT NULL, method TEXT NOT NULL,
@@ -105,7 +108,7 @@ describe('responseStatus migration', () => {
         .join('\n');
       await run(ddl);
       const ep = randomId('ep');
-      const old = capture(ep, T0);
+      const old = capture(ep, T0, { queryParams: { x: 'a b' } });
       await run('INSERT INTO captures FORMAT JSONEachRow', JSON.stringify(oldRow(old)));
 
       const store = createClickHouseCaptureStore({ url: CLICKHOUSE_URL, database });

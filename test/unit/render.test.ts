@@ -66,6 +66,22 @@ describe('request rebuilding', () => {
     expect(queryString({})).toBe('');
   });
 
+  test('the query as sent is used byte for byte; a record stored before it was kept rebuilds it from queryParams', () => {
+    const raw = 'y=%20a&a=1&a=2&b&c=&d=%zz';
+    const queryParams = { y: ' a', a: ['1', '2'], b: '', c: '', d: '%zz' };
+    const c = capture({ method: 'GET', path: '/s', queryParams, query: raw, bytes: new Uint8Array() });
+    expect(targetUrl('http://h/in', c)).toBe(`http://h/in/s?${raw}`);
+    expect(targetUrl('http://h/in?k=v', c)).toBe(`http://h/in/s?k=v&${raw}`);
+    expect(targetUrl('http://h/in', { path: '/s', queryParams, query: '' })).toBe('http://h/in/s');
+    expect(toCurl(c, targetUrl('http://h/w/abc', c))).toContain(`'http://h/w/abc/s?${raw}'`);
+    expect(new TextDecoder().decode(toRawHttp(c, targetUrl('http://h/w/abc', c))).split('\r\n')[0]).toBe(`GET /w/abc/s?${raw} HTTP/1.1`);
+    expect(toHarEntry(c, targetUrl('http://h/w/abc', c)).request.url).toBe(`http://h/w/abc/s?${raw}`);
+    // Old record: no `query`.
+    const { query: _none, ...old } = c;
+    expect(targetUrl('http://h/in', old)).toBe('http://h/in/s?y=+a&a=1&a=2&b=&c=&d=%25zz');
+    expect(new TextDecoder().decode(toRawHttp(old, targetUrl('http://h/w/abc', old))).split('\r\n')[0]).toBe('GET /w/abc/s?y=+a&a=1&a=2&b=&c=&d=%25zz HTTP/1.1');
+  });
+
   test('forwardHeaders drops hop-by-hop, host, content-length and what connection names', () => {
     const h = forwardHeaders({
       host: 'x',

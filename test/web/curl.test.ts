@@ -117,6 +117,20 @@ describe('cURL command', () => {
     expect(new URL(got.url).searchParams.get('filter[a]')).toBe('{1}');
   });
 
+  test('the query is sent exactly as captured (encoding, order, repeats, bare and empty names, a bad escape); an old record rebuilds it', async () => {
+    const raw = 'y=%20a&a=1&a=2&b&c=&d=%zz';
+    const c = capture({ method: 'GET', path: '/signed', queryParams: { y: ' a', a: ['1', '2'], b: '', c: '', d: '%zz' }, query: raw });
+    const got = await replay(c);
+    expectSame(c, got);
+    expect(got.url).toBe(`${endpointUrl()}/signed?${raw}`);
+    expect(harOf(c, endpointUrl()).log.entries[0]?.request.url).toBe(`${endpointUrl()}/signed?${raw}`);
+    // Stored before the raw query was kept: rebuilt from queryParams.
+    const { query: _none, ...old } = c;
+    expect((await replay(old)).url).toBe(`${endpointUrl()}/signed?y=+a&a=1&a=2&b=&c=&d=%25zz`);
+    // No query at all.
+    expect((await replay({ ...c, query: '', queryParams: {} })).url).toBe(`${endpointUrl()}/signed`);
+  });
+
   test('HAR carries the same request, the body as text or base64', () => {
     const c = capture({ method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'x-a': '1' }, body: Buffer.from([0, 255]).toString('base64'), bodyEncoding: 'base64', size: 2, queryParams: { k: ['1', '2'] } });
     const entry = harOf(c, endpointUrl()).log.entries[0];

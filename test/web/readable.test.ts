@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { bodyExtension } from '../../web/src/lib/body';
-import { captureUrl, readablePath, readableQuery, readableUrl } from '../../web/src/lib/url';
+import { captureUrl, readableCaptureQuery, readablePath, readableQuery, readableUrl } from '../../web/src/lib/url';
 
 describe('readablePath', () => {
   test('decodes UTF-8 escapes, keeps malformed ones and the ones that split a URL as sent', () => {
@@ -35,6 +35,22 @@ describe('readableQuery', () => {
     const c = { path: '/caf%C3%A9', queryParams: { u: '✓' } };
     expect(readableUrl('http://h/w/s', c)).toBe('http://h/w/s/café?u=✓');
     expect(captureUrl('http://h/w/s', c)).toBe('http://h/w/s/caf%C3%A9?u=%E2%9C%93');
+  });
+});
+
+describe('readableCaptureQuery', () => {
+  test('the query as sent, decoded where safe: order, repeats, bare names and bad escapes as sent', () => {
+    const queryParams = { y: ' a', a: ['1', '2'], b: '', c: '', d: '%zz' };
+    expect(readableCaptureQuery({ query: 'y=%20a&a=1&a=2&b&c=&d=%zz', queryParams })).toBe('?y= a&a=1&a=2&b&c=&d=%zz');
+    expect(readableCaptureQuery({ query: '2=x&b=1', queryParams: { 2: 'x', b: '1' } })).toBe('?2=x&b=1');
+    expect(readableCaptureQuery({ query: 'a%3Db=c%26d&plus=a%2Bb&sp=a+b&u=%E2%9C%93&pct=%2541&bad=%FF', queryParams: {} })).toBe(
+      '?a%3Db=c%26d&plus=a%2Bb&sp=a+b&u=✓&pct=%2541&bad=%FF',
+    );
+    expect(readableCaptureQuery({ query: 'rlo=%E2%80%AEevil&nul=%00', queryParams: {} })).toBe('?rlo=%E2%80%AEevil&nul=%00');
+    expect(readableCaptureQuery({ query: '', queryParams: {} })).toBe('');
+    // Stored before the raw query was kept: its parameters.
+    expect(readableCaptureQuery({ queryParams })).toBe('?y= a&a=1&a=2&b=&c=&d=%zz');
+    expect(readableUrl('http://h/w/s', { path: '/p', query: 'b&a=%C3%A9', queryParams: { b: '', a: 'é' } })).toBe('http://h/w/s/p?b&a=é');
   });
 });
 

@@ -58,13 +58,14 @@ const KEYS: readonly [string, number][] = [
   ['detectedProvider', STRING],
   ['detectedEvent', STRING],
   ['responseStatus', NUMBER],
+  ['query', STRING],
   ['signatureVerified', BOOLEAN],
   ['signatureError', STRING_OR_NULL],
   ['signingProvider', STRING],
 ];
-const [ID, ENDPOINT_ID, METHOD, PATH, HEADERS_KEY, BODY, BODY_ENCODING, QUERY_KEY, CONTENT_TYPE, IP, SIZE, RECEIVED_AT, DETECTED_PROVIDER, DETECTED_EVENT, RESPONSE_STATUS, SIGNATURE_VERIFIED, , SIGNING_PROVIDER] =
-  KEYS.map((_, i) => i) as number[] as [number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number];
-/** Every key but the optional ones (responseStatus and the signature's). */
+const [ID, ENDPOINT_ID, METHOD, PATH, HEADERS_KEY, BODY, BODY_ENCODING, QUERY_KEY, CONTENT_TYPE, IP, SIZE, RECEIVED_AT, DETECTED_PROVIDER, DETECTED_EVENT, RESPONSE_STATUS, RAW_QUERY, SIGNATURE_VERIFIED, , SIGNING_PROVIDER] =
+  KEYS.map((_, i) => i) as number[] as [number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number];
+/** Every key but the optional ones (responseStatus, query: absent in records logged before it, and the signature's). */
 const REQUIRED = 14;
 const KEY_BYTES = KEYS.map(([name]) => Buffer.from(name, 'latin1'));
 const KIND = KEYS.map(([, kind]) => kind);
@@ -91,6 +92,7 @@ const COLUMN_SOURCES: Record<(typeof ROW_COLUMNS)[number], number> = {
   detected_event: DETECTED_EVENT,
   signature: SIGNATURE_COLUMN,
   response_status: RESPONSE_STATUS,
+  query: RAW_QUERY,
   search_text: SEARCH_COLUMN,
 };
 /** The row's sources in ROW_COLUMNS order, the one column order both paths share. */
@@ -458,7 +460,9 @@ function writeColumns(w: TsvWriter, b: Uint8Array): boolean {
     else if (k === SEARCH_COLUMN) {
       if (!writeSearchText(w, b)) return false;
     } else if (k === RESPONSE_STATUS && starts[k] === -1) separator(w, 0x30); // absent: 0, as captureToRow writes
-    else if (KIND[k] === STRING) {
+    else if (k === RAW_QUERY && starts[k] === -1) {
+      // absent (logged before the raw query was kept): '', as captureToRow writes
+    } else if (KIND[k] === STRING) {
       if (!writeString(w, b, starts[k]!, ends[k]!, flags[k]!, false)) return false;
     } else if (KIND[k] === NUMBER) writeBytes(w, b, starts[k]!, ends[k]!);
     else writeJson(w, b, starts[k]!, ends[k]!); // the maps, copied as their JSON text

@@ -16,6 +16,8 @@ export interface CaptureRow {
   body: string;
   body_encoding: string;
   query_params: string;
+  /** The raw query as sent; '' when none, and for captures stored before it was kept. */
+  query: string;
   content_type: string;
   ip: string;
   size: number;
@@ -45,6 +47,7 @@ export const CAPTURE_COLUMNS = [
   'detected_event',
   'signature',
   'response_status',
+  'query',
 ] as const;
 
 /** Columns written on insert, in this order. */
@@ -100,6 +103,7 @@ export function captureToRow(c: Capture, searchText: string): CaptureRow {
     body: c.body,
     body_encoding: c.bodyEncoding,
     query_params: JSON.stringify(c.queryParams),
+    query: c.query ?? '',
     content_type: c.contentType,
     ip: c.ip,
     size: c.size,
@@ -236,5 +240,9 @@ export function rowToCapture(row: Record<string, unknown>): Capture {
   // Rows from before the column existed read back as 0 (its default): the status is unknown.
   const responseStatus = num(row, 'response_status');
   if (responseStatus !== 0) capture.responseStatus = responseStatus;
+  // '' is both "no query" and "stored before the column existed": with parameters it can only be
+  // the latter, and the field stays absent (readers rebuild the query from queryParams).
+  const query = row.query === undefined ? '' : str(row, 'query');
+  if (query !== '' || Object.keys(capture.queryParams).length === 0) capture.query = query;
   return capture;
 }

@@ -44,13 +44,17 @@ const SCHEMA = [
 ];
 
 /** Columns added since the first layout, in order; existing rows get the default. */
-const ADDED_COLUMNS: readonly (readonly [string, string])[] = [['response_status', 'response_status INTEGER NOT NULL DEFAULT 0']];
+const ADDED_COLUMNS: readonly (readonly [string, string])[] = [
+  ['response_status', 'response_status INTEGER NOT NULL DEFAULT 0'],
+  // The raw query as sent; '' on rows stored before it was kept.
+  ['query', "query TEXT NOT NULL DEFAULT ''"],
+];
 
 const SELECT_COLUMNS = CAPTURE_COLUMNS.join(', ');
 /**
  * Rows per INSERT statement when a batch has that many: one statement per row cost ~6.3 µs of
  * user CPU per row, one per 32 rows 3.4–4.5 (100,000 rows through bun:sqlite in isolation;
- * docs/benchmarks.md). 32 × 17 bound values stays far below SQLite's limit on variables.
+ * docs/benchmarks.md). 32 × 18 bound values stays far below SQLite's limit on variables.
  */
 const ROWS_PER_INSERT = 32;
 const insertSql = (rows: number) =>

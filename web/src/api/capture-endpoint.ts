@@ -6,7 +6,7 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import type { Capture } from '../../../src/model/capture';
-import { queryString } from '../lib/url';
+import { captureQuery } from '../lib/url';
 import { ApiError, errorText } from './client';
 import { useEndpoints } from './queries';
 import { useSharedEndpoints } from './teams';
@@ -35,7 +35,7 @@ async function endpointFromServer(c: Capture): Promise<CaptureEndpoint> {
   const url = har.log?.entries?.[0]?.request?.url;
   if (typeof url !== 'string') throw new Error('The server did not say where this request was sent.');
   // The export's URL is the endpoint's URL, then the captured path and query.
-  const suffix = `${c.path === '/' ? '' : c.path}${queryString(c.queryParams)}`;
+  const suffix = `${c.path === '/' ? '' : c.path}${captureQuery(c)}`;
   const base = suffix && url.endsWith(suffix) ? url.slice(0, url.length - suffix.length) : /^(.*?\/w\/[^/?#]+)/.exec(url)?.[1];
   const slug = base ? /\/w\/([^/?#]+)$/.exec(base)?.[1] : undefined;
   if (!base || !slug) throw new Error('The server did not say where this request was sent.');

@@ -1,6 +1,6 @@
 /**
  * The full URL a capture was sent to, rebuilt from the endpoint's receiver URL, its path and its
- * query; and the same URL as a person reads it (percent-escapes decoded, for display only).
+ * query (as sent); and the same URL as a person reads it (percent-escapes decoded, for display only).
  */
 import type { Capture } from '../../../src/model/capture';
 
@@ -13,9 +13,18 @@ export function queryString(params: Capture['queryParams']): string {
   return s ? `?${s}` : '';
 }
 
-/** The URL to send the request to again (cURL, HAR): form-encoded query, path exactly as received. */
-export function captureUrl(endpointUrl: string, c: Pick<Capture, 'path' | 'queryParams'>): string {
-  return `${endpointUrl}${c.path === '/' ? '' : c.path}${queryString(c.queryParams)}`;
+/**
+ * The capture's query with its `?` ('' when none): exactly as sent when the record has it, else
+ * (captures stored before the raw query was kept) rebuilt from queryParams, form-encoded.
+ */
+export function captureQuery(c: Pick<Capture, 'query' | 'queryParams'>): string {
+  if (c.query === undefined) return queryString(c.queryParams);
+  return c.query === '' ? '' : `?${c.query}`;
+}
+
+/** The URL to send the request to again (cURL, HAR): path and query exactly as received. */
+export function captureUrl(endpointUrl: string, c: Pick<Capture, 'path' | 'query' | 'queryParams'>): string {
+  return `${endpointUrl}${c.path === '/' ? '' : c.path}${captureQuery(c)}`;
 }
 
 /** Query parameters as rows, repeated keys as several rows. */
@@ -60,7 +69,14 @@ function utf8Length(b: number): number {
 
 /** A received path (in URL form, percent-encoded as sent) with its escapes decoded where that is safe. */
 export function readablePath(path: string): string {
-  const reserved = '/?#%';
+  return readableEncoded(path, '/?#%');
+}
+
+/**
+ * URL text as sent (percent-encoded) with its escapes decoded where that is safe: an escape whose
+ * character is in `reserved`, hidden, or not UTF-8 stays as it was sent.
+ */
+function readableEncoded(path: string, reserved: string): string {
   let out = '';
   let i = 0;
   while (i < path.length) {
@@ -119,7 +135,17 @@ export function readableQuery(params: Capture['queryParams']): string {
   return `?${rows.map(([k, v]) => `${readablePart(k, '&#+=')}=${readablePart(v, '&#+')}`).join('&')}`;
 }
 
+/**
+ * The capture's query (with its `?`) as a person reads it: the query as sent, its escapes decoded
+ * where safe (an escaped `& = + % #` stays escaped, a `+` stays as sent); captures stored before
+ * the raw query was kept show their queryParams (readableQuery).
+ */
+export function readableCaptureQuery(c: Pick<Capture, 'query' | 'queryParams'>): string {
+  if (c.query === undefined) return readableQuery(c.queryParams);
+  return c.query === '' ? '' : `?${readableEncoded(c.query, '&#+=%')}`;
+}
+
 /** The capture's URL for reading (never for sending: cURL and HAR use captureUrl). */
-export function readableUrl(endpointUrl: string, c: Pick<Capture, 'path' | 'queryParams'>): string {
-  return `${endpointUrl}${c.path === '/' ? '' : readablePath(c.path)}${readableQuery(c.queryParams)}`;
+export function readableUrl(endpointUrl: string, c: Pick<Capture, 'path' | 'query' | 'queryParams'>): string {
+  return `${endpointUrl}${c.path === '/' ? '' : readablePath(c.path)}${readableCaptureQuery(c)}`;
 }

@@ -1,6 +1,6 @@
 import type { Capture } from '../api/client';
 import { formatSize } from '../lib/format';
-import { readablePath, readableQuery } from '../lib/url';
+import { readableCaptureQuery, readablePath } from '../lib/url';
 import { EventBadge, ProviderIcon } from './provider';
 import { RelativeTime } from './time';
 
@@ -31,7 +31,7 @@ export function RequestRowContent({ capture, endpointName }: { capture: Capture;
         {/* Decoded for reading; dir isolates it, so right-to-left text in it cannot reorder the row. */}
         <span className="row-path" dir="ltr">
           {readablePath(capture.path)}
-          <span className="row-query">{readableQuery(capture.queryParams)}</span>
+          <span className="row-query">{readableCaptureQuery(capture)}</span>
         </span>
         <span className="row-tags">
           <ProviderIcon provider={capture.detectedProvider} />
