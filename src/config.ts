@@ -360,8 +360,10 @@ export function loadConfig(env: Env = process.env): Config {
     shipBatchBytes: int(env, 'SHIP_BATCH_BYTES', 32 * 1024 * 1024, 1),
     shipMaxAgeMs: int(env, 'SHIP_MAX_AGE_MS', defaultShipMaxAgeMs(clickhouseUrl !== null), 1),
     shipBacklogLimit: int(env, 'SHIP_BACKLOG_LIMIT', 200_000, 1),
-    // At peak a group commits every ~0.7 ms; 5 ms halved NATS's CPU per capture (docs/benchmarks.md).
-    liveFlushMs: int(env, 'LIVE_FLUSH_MS', 5, 0, 1000),
+    // 0: every group commit is published in the turn it becomes durable, so a node killed right
+    // after an ack has published it. 5 ms halved NATS's CPU per capture at peak but let a SIGKILL
+    // lose up to 5 ms of acknowledged captures from live streams (docs/stream.md).
+    liveFlushMs: int(env, 'LIVE_FLUSH_MS', 0, 0, 1000),
     logSegmentBytes: int(env, 'LOG_SEGMENT_BYTES', 64 * 1024 * 1024, 4096),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100),
     unknownSlugCacheBytes: int(env, 'UNKNOWN_SLUG_CACHE_BYTES', 4 * 1024 * 1024, 0),

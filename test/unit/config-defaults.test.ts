@@ -13,9 +13,9 @@ test('the shipper inserts at most 30,000 captures at a time unless SHIP_BATCH_RO
   expect(loadConfig({ DATA_DIR: '/tmp/hookcap-config-test', SHIP_BATCH_ROWS: '500' }).shipBatchRows).toBe(500);
 });
 
-test('live captures are flushed to the bus at most every 5 ms unless LIVE_FLUSH_MS says otherwise (0: every group commit)', () => {
-  expect(loadConfig({ DATA_DIR: '/tmp/hookcap-config-test' }).liveFlushMs).toBe(5);
-  expect(loadConfig({ DATA_DIR: '/tmp/hookcap-config-test', LIVE_FLUSH_MS: '0' }).liveFlushMs).toBe(0);
+test('live captures are published after every group commit unless LIVE_FLUSH_MS spaces the flushes', () => {
+  expect(loadConfig({ DATA_DIR: '/tmp/hookcap-config-test' }).liveFlushMs).toBe(0);
+  expect(loadConfig({ DATA_DIR: '/tmp/hookcap-config-test', LIVE_FLUSH_MS: '5' }).liveFlushMs).toBe(5);
   expect(() => loadConfig({ DATA_DIR: '/tmp/hookcap-config-test', LIVE_FLUSH_MS: '-1' })).toThrow(/LIVE_FLUSH_MS/);
   expect(() => loadConfig({ DATA_DIR: '/tmp/hookcap-config-test', LIVE_FLUSH_MS: '5000' })).toThrow(/LIVE_FLUSH_MS must be at most 1000/);
 });
