@@ -13,6 +13,7 @@ import { paths } from '../paths';
 import { BusyButton } from '../ui/busy-button';
 import { ErrorMessage } from '../ui/error';
 import { useTitle } from '../ui/title';
+import { Field } from '../ui/field';
 
 const MIN_PASSWORD = 8;
 
@@ -213,41 +214,20 @@ export function ResetPasswordView() {
         For the account <strong>{target}</strong>.
       </p>
       <form onSubmit={onSubmit} aria-label="Choose a new password" noValidate>
-        <label htmlFor="reset-password">New password (at least {MIN_PASSWORD} characters)</label>
-        <input
-          id="reset-password"
-          ref={passwordRef}
-          type="password"
-          autoComplete="new-password"
-          minLength={MIN_PASSWORD}
-          required
-          aria-invalid={passwordProblem ? true : undefined}
-          aria-describedby={passwordProblem ? 'reset-password-error' : undefined}
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-        />
-        {passwordProblem ? (
-          <p id="reset-password-error" className="field-error" role="alert">
-            {passwordProblem}
-          </p>
-        ) : null}
-        <label htmlFor="reset-password-again">Confirm new password</label>
-        <input
-          id="reset-password-again"
-          ref={againRef}
-          type="password"
-          autoComplete="new-password"
-          required
-          aria-invalid={againProblem ? true : undefined}
-          aria-describedby={againProblem ? 'reset-again-error' : undefined}
-          value={again}
-          onChange={(e) => setAgain(e.target.value)}
-        />
-        {againProblem ? (
-          <p id="reset-again-error" className="field-error" role="alert">
-            {againProblem}
-          </p>
-        ) : null}
+        <Field label={`New password (at least ${MIN_PASSWORD} characters)`} error={passwordProblem}>
+          <input
+            ref={passwordRef}
+            type="password"
+            autoComplete="new-password"
+            minLength={MIN_PASSWORD}
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+        </Field>
+        <Field label="Confirm new password" error={againProblem}>
+          <input ref={againRef} type="password" autoComplete="new-password" required value={again} onChange={(e) => setAgain(e.target.value)} />
+        </Field>
         {otherError ? (
           <div className="error" role="alert" tabIndex={-1} ref={errorRef}>
             {badLink(otherError) ? 'This link is invalid or has expired (each link works once, and a newer one replaces it). ' : `${errorText(otherError)} `}
