@@ -161,7 +161,7 @@ program
   .addOption(new Option('--format <format>', 'har, ndjson or curl').argParser(oneOf('--format', ['har', 'ndjson', 'curl'] as const)).makeOptionMandatory())
   .option('--since <time>', 'only captures since then (30s, 15m, 2h, 7d, 1w, ms or ISO 8601)', timeBound('--since'))
   .option('--until <time>', 'only captures until then (default: now)', timeBound('--until'))
-  .option('--q <text>', 'only captures with this text in path, body, header values or query')
+  .option('--q <text>', 'only captures with this text in path, body, header values or query, or a header of this name')
   .option('--method <method>', 'only this HTTP method')
   .option('--to <url>', 'curl: point the commands at this base URL (+ captured path) instead of hookcap', httpUrl('--to'))
   .option('-o, --output <file>', 'write to a file instead of stdout')
