@@ -73,10 +73,13 @@ endpoints
   .action(act(async (name: string, opts: { json?: boolean }, cmd: Command) => createEndpoint(clientFor(setup(cmd).settings), name, opts.json === true)));
 endpoints
   .command('delete')
-  .description('delete an endpoint and all its captures')
+  .description('delete an endpoint and all its captures (asks first on a terminal; elsewhere needs --yes)')
   .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
+  .option('-y, --yes', 'do not ask; required when stdin is not a terminal (scripts, CI)')
   .option('--json', 'machine-readable output')
-  .action(act(async (slug: string, opts: { json?: boolean }, cmd: Command) => deleteEndpoint(clientFor(setup(cmd).settings), slug, opts.json === true)));
+  .action(act(async (slug: string, opts: { json?: boolean; yes?: boolean }, cmd: Command) =>
+    deleteEndpoint(clientFor(setup(cmd).settings), slug, { json: opts.json === true, yes: opts.yes === true }),
+  ));
 
 /** What commander hands the listen action: ListenOptions with --json optional. */
 type ListenFlags = Omit<ListenOptions, 'json'> & { json?: boolean };
