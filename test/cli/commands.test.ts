@@ -47,6 +47,8 @@ describe('usage', () => {
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--retries', 'many'], '--retries must be a whole number'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--since', 'yesterday'], '--since must be a duration'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--bogus'], "unknown option '--bogus'"],
+      [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--backlog', 'maybe'], '--backlog must be one of ask, all, newest, skip'],
+      [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--max-backlog', 'lots'], '--max-backlog must be a whole number ≥ 0'],
       [['forward', SLUG], "missing required argument 'url'"],
       [['export', SLUG, '--format', 'xml'], '--format must be one of har, ndjson, curl'],
       [['export', SLUG], "required option '--format <format>'"],
