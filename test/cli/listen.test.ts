@@ -487,6 +487,30 @@ describeBackends(
   { STREAM_MAX_MS: '3000' },
 );
 
+describeBackends(
+  'hookcap listen with a session token',
+  (h) => {
+    test('the session reaching its expiry while listening: one line saying so and what to use instead, exit 1', async () => {
+      const signedUpAt = Date.now();
+      const a = await newAccount(h.url);
+      const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'listen' } })).body;
+      const app = startLocalApp();
+      const env = cliEnv({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.session });
+      cleanups.push(() => env.cleanup(), () => app.stop());
+      const cli = await listen({ key: a.session, slug: ep.slug, cli: env, app });
+      await Bun.sleep(700);
+      await send(h.url, ep.slug, '/before', { body: 'before' });
+      await cli.until(() => app.arrived.length === 1);
+      expect(await cli.proc.exited).toBe(1);
+      expect(Date.now() - (signedUpAt + 4_000)).toBeLessThan(3_000);
+      expect(cli.stderr).toContain('the session expired');
+      expect(cli.stderr).toContain('use an API key');
+      expect(cli.stderr).not.toContain('    at ');
+    });
+  },
+  { SESSION_TTL_MS: '4000' },
+);
+
 for (const backend of BACKENDS) {
   describe(`hookcap listen across a server restart [${backend}]`, () => {
     test('the connection drops while captures keep coming; after it the CLI reconnects and each arrives once', async () => {

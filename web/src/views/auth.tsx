@@ -1,7 +1,7 @@
 /** Sign in and sign up: the same accounts and `session` cookie as the API. */
 import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { useSignIn } from '../api/queries';
+import { signInNote, useSignIn } from '../api/queries';
 import { paths } from '../paths';
 import { ErrorMessage } from '../ui/error';
 import { BusyButton } from '../ui/busy-button';
@@ -11,6 +11,8 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
   const [password, setPassword] = useState('');
   const submit = useSignIn(mode);
   const signup = mode === 'signup';
+  // Read at mount: the app came here by itself (the session expired) and says so.
+  const [note] = useState(signInNote);
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -25,6 +27,11 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
       </p>
       <p className="muted">Capture webhooks and watch them arrive, live.</p>
       <h1>{signup ? 'Create an account' : 'Sign in'}</h1>
+      {note !== null && !signup ? (
+        <p className="notice" role="status">
+          {note}
+        </p>
+      ) : null}
       <form onSubmit={onSubmit} aria-label={signup ? 'Create an account' : 'Sign in'}>
         <label htmlFor="auth-email">Email</label>
         <input id="auth-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />

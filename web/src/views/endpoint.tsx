@@ -143,6 +143,7 @@ const END_TEXT: Record<string, string> = {
   not_found: 'This endpoint no longer exists, or you cannot read it.',
   signed_out: 'You were signed out.',
   credential_revoked: 'You were signed out.',
+  session_expired: 'Your session expired.',
 };
 
 function FirstRequestHint({ url }: { url: string }) {
