@@ -54,6 +54,23 @@ describeInProcess(
       expect((await list(reg.credential)).body).toHaveLength(CAP);
     });
 
+    test('a mock response, notifications or signing asked of the sandbox are refused, not silently dropped', async () => {
+      const reg = await registerAnonymous(h.url);
+      const asks = [{ mockResponse: { status: 201, body: 'ok' } }, { notificationUrl: 'https://example.com/n' }, { signing: { provider: 'stripe' } }];
+      for (const ask of asks) {
+        const r = await call(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential, body: ask });
+        expect(r.status).toBe(400);
+        expect(r.body).toMatchObject({ code: 'validation' });
+        // It names what was refused and what gives it.
+        expect(r.body.error).toContain(Object.keys(ask)[0] ?? '');
+        expect(r.body.error).toContain('claimed key');
+      }
+      expect((await list(reg.credential)).body).toEqual([]);
+      // No body, an empty object, or null settings still create one.
+      expect((await create(reg.credential)).status).toBe(201);
+      expect((await call(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential, body: { mockResponse: null } })).status).toBe(201);
+    });
+
     test('isolation: another agent, an account, or a stranger never sees a sandbox endpoint', async () => {
       const a = await registerAnonymous(h.url, 'agent a');
       const b = await registerAnonymous(h.url, 'agent b');

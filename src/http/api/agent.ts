@@ -18,6 +18,7 @@ import type { Ctx } from '../../services/context';
 import { authenticate, authMacro, bearerChallenge, presentedToken } from '../auth';
 import { errorResponse } from '../errors';
 import { mediaTypeOf } from '../origin';
+import { isRecord } from '../../unknown';
 import { clientIp } from '../rate-limit-plugin';
 import {
   AgentRegistration,
@@ -55,6 +56,26 @@ function jsonBody(request: Request, body: unknown): Record<string, unknown> {
   const type = mediaTypeOf(request);
   if (type !== 'application/json' && type !== '') throw new AppError('invalid_request', 'send a JSON body (Content-Type: application/json)');
   return parseJsonObject(bodyText(body));
+}
+
+/** Endpoint settings the sandbox does not offer (SPEC 4.9 rule 2). */
+const SANDBOX_REFUSED = ['mockResponse', 'notificationUrl', 'signing'] as const;
+
+/**
+ * The sandbox create takes no body. One that asks for a setting the sandbox lacks is refused
+ * rather than ignored: an agent must not believe its mock response or signing is in place.
+ */
+function refuseSandboxSettings(body: unknown): void {
+  let json: unknown;
+  try {
+    json = JSON.parse(typeof body === 'string' && body.length <= MAX_AGENT_BODY ? body : '');
+  } catch {
+    return;
+  }
+  const asked = isRecord(json) ? SANDBOX_REFUSED.filter((k) => json[k] !== undefined && json[k] !== null) : [];
+  if (asked.length > 0) {
+    throw new AppError('validation', `sandbox endpoints have no ${asked.join(', ')}: those need a claimed key (then POST /api/endpoints); create a sandbox endpoint with no body`);
+  }
 }
 
 /** What an agent that called claim confirm itself should do instead. */
@@ -248,8 +269,9 @@ export const agentRoutes = (ctx: Ctx) => {
     )
     .post(
       '/sandbox/endpoints',
-      async ({ principal, set }): Promise<Static<typeof SandboxEndpoint>> => {
+      async ({ principal, body, set }): Promise<Static<typeof SandboxEndpoint>> => {
         const key = requireUnclaimedKey(principal);
+        refuseSandboxSettings(body);
         set.status = 201;
         return createSandboxEndpoint(ctx, key);
       },
@@ -257,12 +279,13 @@ export const agentRoutes = (ctx: Ctx) => {
         credential: true,
         parse: rawText,
         detail: {
-          summary: 'Unclaimed agent keys: create an ephemeral capture-only endpoint',
+          summary: 'Unclaimed agent keys: create an ephemeral capture-only endpoint (no body: mockResponse, notificationUrl and signing are refused)',
           responses: documented({
             201: { description: 'The endpoint', schema: SandboxEndpoint },
             ...codedErrors({
               401: 'unauthorized (no or unknown key)',
               403: 'forbidden (not an unclaimed agent key: use /api/endpoints)',
+              400: 'validation (a body asking for a mock response, notifications or signing)',
               409: `conflict (the key already has its live sandbox endpoints)`,
             }),
           }),
