@@ -8,7 +8,7 @@
 import { expect, test } from 'bun:test';
 import { call } from '../support/client';
 import { describeBackends } from '../support/suite';
-import { AGENT_ENV, expectAgentError, registerAnonymous } from './agent-support';
+import { AGENT_ENV, expectAgentError, registerAnonymous, uniqueEmail } from './agent-support';
 
 const BASE = 'https://hooks.example.test';
 
@@ -98,6 +98,30 @@ describeBackends(
       const poll = await call(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: reg.claim_token } });
       expect((poll.body as { status: string }).status).toBe('pending');
       expectAgentError(await call(h.url, 'POST', '/api/agent/auth/poll', { body: {} }), 400, 'invalid_request');
+    });
+
+    test('opening a POST-only agent route, such as the email flow’s claim_url, says to POST and what', async () => {
+      const reg = await call<{ claim_url: string }>(h.url, 'POST', '/api/agent/auth', {
+        body: { type: 'verified_email', email: uniqueEmail(), client_name: 'reading agent' },
+      });
+      expect(reg.status).toBe(201);
+      const opened = await call(h.url, 'GET', new URL(reg.body.claim_url).pathname);
+      expect(opened.status).toBe(405);
+      expect(opened.headers.get('allow')).toBe('POST');
+      expect(opened.body).toMatchObject({ error: 'invalid_request' });
+      expect((opened.body as { error_description: string }).error_description).toContain('"otp"');
+      for (const path of ['/api/agent/auth', '/api/agent/auth/poll', '/api/agent/auth/claim/confirm', '/api/agent/auth/revoke']) {
+        expect((await call(h.url, 'GET', path)).status).toBe(405);
+      }
+    });
+
+    test('an identity assertion sent as JSON is told its content type', async () => {
+      const jwt = `${Buffer.from('{"alg":"ES256","typ":"oauth-id-jag+jwt"}').toString('base64url')}.${Buffer.from('{}').toString('base64url')}.c2ln`;
+      const r = await fetch(`${h.url}/api/agent/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: jwt });
+      const body = (await r.json()) as { error: string; error_description: string };
+      expect(r.status).toBe(400);
+      expect(body.error).toBe('invalid_request');
+      expect(body.error_description).toContain('Content-Type: application/jwt');
     });
   },
   { ...AGENT_ENV, BASE_URL: BASE },

@@ -78,6 +78,20 @@ function refuseSandboxSettings(body: unknown): void {
   }
 }
 
+/** A JWT in compact form (a JSON header starts `eyJ`). */
+const COMPACT_JWS = /^\s*eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\s*$/;
+
+/**
+ * `GET` on a POST-only agent route (an agent or a person opening the email flow's claim_url, which
+ * is the verify-otp route): 405 with Allow and what to send, not a bare 404.
+ */
+const postOnly = (what: string) => () =>
+  new Response(JSON.stringify({ error: 'invalid_request', error_description: `use POST: ${what}` }), {
+    status: 405,
+    headers: { 'content-type': 'application/json', allow: 'POST', ...NO_STORE },
+  });
+const HIDDEN = { detail: { hide: true } };
+
 /** What an agent that called claim confirm itself should do instead. */
 const PERSON_CONFIRMS =
   'a signed-in person confirms the claim; an agent shows that person its claim_url (or the user_code to type at /agent/claim) and polls /api/agent/auth/poll';
@@ -126,6 +140,9 @@ export const agentRoutes = (ctx: Ctx) => {
         const out = await metered(meter, set, async (): Promise<Static<typeof AgentRegistration>> => {
           const type = mediaTypeOf(request);
           if (type === 'application/jwt') return registerWithAssertion(deps, bodyText(body), caller);
+          if (COMPACT_JWS.test(bodyText(body))) {
+            throw new AppError('invalid_request', 'this body looks like an identity assertion: send it with Content-Type: application/jwt');
+          }
           const input = parseRegisterJson(jsonBody(request, body));
           return input.type === 'anonymous'
             ? registerAnonymous(deps, input, caller)
@@ -316,5 +333,10 @@ export const agentRoutes = (ctx: Ctx) => {
           }),
         },
       },
-    );
+    )
+    .get('/auth', postOnly('a JSON body {"type": "anonymous" or "verified_email", "client_name", …}, or an identity assertion with Content-Type: application/jwt'), HIDDEN)
+    .get('/auth/poll', postOnly('a JSON body {"claim_token": "clm_…"}'), HIDDEN)
+    .get('/auth/claim/verify-otp', postOnly('a JSON body {"claim_token": "clm_…", "otp": "<the 6 digits from the mail>"}'), HIDDEN)
+    .get('/auth/claim/confirm', postOnly(`a JSON body {"claim_token"} or {"user_code"}, with a browser session; ${PERSON_CONFIRMS}`), HIDDEN)
+    .get('/auth/revoke', postOnly('a logout token with Content-Type: application/logout+jwt'), HIDDEN);
 };
