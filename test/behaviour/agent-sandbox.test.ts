@@ -104,7 +104,10 @@ describeInProcess(
       expect((await fetch(ep.url, { method: 'POST', body: 'in time' })).status).toBe(200);
       h.clock.advance(1100);
       expect((await fetch(ep.url, { method: 'POST', body: 'late' })).status).toBe(404);
-      expect((await requests(reg.credential, ep.slug)).status).toBe(404);
+      const gone = await requests(reg.credential, ep.slug);
+      expect(gone.status).toBe(404);
+      // The agent learns why it no longer sees its endpoint, and what to do.
+      expect((gone.body as unknown as { error: string }).error).toContain('expire');
       expect((await list(reg.credential)).body.some((e: { slug: string }) => e.slug === ep.slug)).toBe(false);
       expect((await create(reg.credential)).status).toBe(201);
     });
