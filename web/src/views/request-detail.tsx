@@ -136,6 +136,23 @@ function Pretty({ capture, kind, bytes }: { capture: Capture; kind: BodyKind; by
   return <JsonView data={value} style={JSON_STYLE} shouldExpandNode={capture.size > 64 * 1024 ? collapseAllNested : openNearTop} />;
 }
 
+/**
+ * Bun's HTTP server hands the receiver no body for GET and HEAD, so one sent with a body (some
+ * providers' verification pings, Elasticsearch-style clients) is stored empty while its headers
+ * declare one. Said plainly, not "No body." (docs/dashboard.md, docs/api.md).
+ */
+export function droppedBodyNotice(c: Pick<Capture, 'method' | 'body' | 'headers'>): string | null {
+  const method = c.method.toUpperCase();
+  if ((method !== 'GET' && method !== 'HEAD') || c.body !== '') return null;
+  const length = Number(c.headers['content-length'] ?? '');
+  const encoding = c.headers['transfer-encoding'];
+  let declared: string;
+  if (Number.isSafeInteger(length) && length > 0) declared = `a ${length.toLocaleString('en')}-byte body (content-length: ${length})`;
+  else if (encoding !== undefined && encoding.trim() !== '') declared = `a body (transfer-encoding: ${encoding})`;
+  else return null;
+  return `This ${method} request declared ${declared}; hookcap's runtime does not receive bodies of ${method} requests, so none was captured.`;
+}
+
 function BodyView({ capture }: { capture: Capture }) {
   const kind = bodyKind(capture);
   const tabs = tabsFor(kind);
@@ -143,7 +160,10 @@ function BodyView({ capture }: { capture: Capture }) {
   const [chosen, setChosen] = useState<Tab | null>(null);
   const tablist = useRef<HTMLDivElement>(null);
   const tab = chosen && tabs.includes(chosen) ? chosen : tabs[0];
-  if (!tab) return <p className="muted">No body.</p>;
+  if (!tab) {
+    const dropped = droppedBodyNotice(capture);
+    return dropped ? <p className="notice">{dropped}</p> : <p className="muted">No body.</p>;
+  }
   // The tabs pattern: one stop in the Tab order (the chosen view); arrows, Home and End choose another.
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     const at = tabs.indexOf(tab);
