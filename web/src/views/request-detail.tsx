@@ -7,7 +7,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { JsonView, collapseAllNested, defaultStyles } from 'react-json-view-lite';
 import { errorText, type Capture } from '../api/client';
-import { bodyBytes, bodyFilename, bodyKind, formRows, HEX_ROW, hexLine, parseJson, type BodyKind } from '../lib/body';
+import { bodyBytes, bodyFilename, bodyKind, droppedBodyNotice, formRows, HEX_ROW, hexLine, parseJson, type BodyKind } from '../lib/body';
 import { copyText, download } from '../lib/browser';
 import { curlCommand } from '../lib/curl';
 import { exactTime, formatSize } from '../lib/format';
@@ -134,23 +134,6 @@ function Pretty({ capture, kind, bytes }: { capture: Capture; kind: BodyKind; by
   if (value === null || typeof value !== 'object') return <pre className="body-raw">{JSON.stringify(value, null, 2)}</pre>;
   // Big documents open collapsed below the top level, so the tree stays quick to draw.
   return <JsonView data={value} style={JSON_STYLE} shouldExpandNode={capture.size > 64 * 1024 ? collapseAllNested : openNearTop} />;
-}
-
-/**
- * Bun's HTTP server hands the receiver no body for GET and HEAD, so one sent with a body (some
- * providers' verification pings, Elasticsearch-style clients) is stored empty while its headers
- * declare one. Said plainly, not "No body." (docs/dashboard.md, docs/api.md).
- */
-export function droppedBodyNotice(c: Pick<Capture, 'method' | 'body' | 'headers'>): string | null {
-  const method = c.method.toUpperCase();
-  if ((method !== 'GET' && method !== 'HEAD') || c.body !== '') return null;
-  const length = Number(c.headers['content-length'] ?? '');
-  const encoding = c.headers['transfer-encoding'];
-  let declared: string;
-  if (Number.isSafeInteger(length) && length > 0) declared = `a ${length.toLocaleString('en')}-byte body (content-length: ${length})`;
-  else if (encoding !== undefined && encoding.trim() !== '') declared = `a body (transfer-encoding: ${encoding})`;
-  else return null;
-  return `This ${method} request declared ${declared}; hookcap's runtime does not receive bodies of ${method} requests, so none was captured.`;
 }
 
 function BodyView({ capture }: { capture: Capture }) {
