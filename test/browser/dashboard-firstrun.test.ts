@@ -127,6 +127,28 @@ describeBackends('dashboard: first run', (h) => {
     }
   });
 
+  test('a mock response set in Settings: the request it answered says what the sender got', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'mocked');
+    const { page, context, errors } = await openPage(chromium(), h.url, account);
+    try {
+      await page.goto(`${h.url}/endpoints/${ep.slug}/settings`);
+      await page.getByLabel('Status').fill('503');
+      await page.getByRole('button', { name: 'Save' }).first().click();
+      await page.getByText('a mock response with status 503').waitFor();
+      expect((await fetch(`${ep.url}/retry-me`, { method: 'POST', body: '{}' })).status).toBe(503);
+      await page.getByRole('link', { name: '← Requests' }).click();
+      await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /^POST \/retry-me / }).click();
+      const detail = page.getByRole('article', { name: /\/retry-me$/ });
+      const answered = detail.getByRole('term').filter({ hasText: /^Answered$/ });
+      await answered.waitFor();
+      expect(await answered.evaluate((el) => el.nextElementSibling?.textContent)).toBe('503');
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('a GET sent with a body, which this runtime cannot capture, says so instead of "No body."', async () => {
     const account = await signUpAccount(h.url);
     const ep = await createEndpoint(h.url, account, 'pings');

@@ -218,6 +218,13 @@ export function RequestDetail({ capture, endpointUrl, endpointName }: { capture:
         <dd>{capture.size >= 1024 ? `${formatSize(capture.size)} (${capture.size.toLocaleString('en')} bytes)` : formatSize(capture.size)}</dd>
         <dt>From</dt>
         <dd>{capture.ip}</dd>
+        {capture.responseStatus !== undefined ? (
+          <>
+            {/* What the sender got: 200 by default, the mock response's status when one is set. */}
+            <dt>Answered</dt>
+            <dd>{capture.responseStatus}</dd>
+          </>
+        ) : null}
         <dt>ID</dt>
         <dd>
           <code>{capture.id}</code>
