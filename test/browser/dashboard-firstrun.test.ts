@@ -27,6 +27,19 @@ async function tabTo(page: Page, target: Locator, max = 12): Promise<void> {
   throw new Error(`Tab never reached the target; the focus is on ${await focusedName(page)}`);
 }
 
+/** WCAG contrast ratio of an element's text colour against its own background colour (both opaque). */
+function contrast(l: Locator): Promise<number> {
+  return l.evaluate((el) => {
+    const style = el.ownerDocument.defaultView!.getComputedStyle(el);
+    const lum = (css: string) => {
+      const [r = 0, g = 0, b = 0] = (css.match(/\d+(\.\d+)?/g) ?? []).map(Number).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const [a, b] = [lum(style.color), lum(style.backgroundColor)];
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  });
+}
+
 function bash(command: string): string {
   const run = Bun.spawnSync(['bash', '-c', command]);
   if (run.exitCode !== 0) throw new Error(`bash failed (${run.exitCode}): ${run.stderr.toString()}`);
@@ -162,7 +175,10 @@ describeBackends('dashboard: first run', (h) => {
       await list.getByRole('link', { name: /^GET \/ping / }).click();
       const detail = page.getByRole('article', { name: /\/ping$/ });
       await detail.waitFor();
-      await detail.getByText("This GET request declared a body of 9 bytes (content-length: 9); hookcap's runtime does not receive bodies of GET requests, so none was captured.").waitFor();
+      const notice = detail.getByText("This GET request declared a body of 9 bytes (content-length: 9); hookcap's runtime does not receive bodies of GET requests, so none was captured.");
+      await notice.waitFor();
+      // Readable: its text against its background meets WCAG AA (4.5:1), as every notice's does.
+      expect(await contrast(notice)).toBeGreaterThanOrEqual(4.5);
       expect(await detail.getByText('No body.').count()).toBe(0);
       // A GET without a body is just that.
       await list.getByRole('link', { name: /^GET \/plain / }).click();
