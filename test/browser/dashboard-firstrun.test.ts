@@ -96,6 +96,23 @@ describeBackends('dashboard: first run', (h) => {
     }
   });
 
+  test('with two endpoints, each card\'s links name their endpoint (no two links called "Requests")', async () => {
+    const account = await signUpAccount(h.url);
+    await createEndpoint(h.url, account, 'Stripe');
+    await createEndpoint(h.url, account, 'GitHub');
+    const { page, context, errors } = await openPage(chromium(), h.url, account);
+    try {
+      await page.goto(`${h.url}/`);
+      const cards = page.getByRole('list', { name: 'Your endpoints' });
+      await cards.getByRole('link', { name: 'Requests of Stripe' }).waitFor();
+      await cards.getByRole('link', { name: 'Requests of GitHub' }).click();
+      await page.getByRole('heading', { level: 1, name: 'GitHub' }).waitFor();
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('a failed sign-in does not leave its error on the sign-up form', async () => {
     const { page, context, errors } = await openPage(chromium(), h.url, null);
     try {

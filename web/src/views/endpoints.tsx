@@ -53,7 +53,9 @@ export function ReceiverUrl({ url, of }: { url: string; of?: string }) {
 export function EndpointCardLinks({ slug, name }: { slug: string; name: string }) {
   return (
     <div className="endpoint-card-links">
-      <Link href={paths.endpoint(slug)}>Requests</Link>
+      <Link href={paths.endpoint(slug)} aria-label={`Requests of ${name}`}>
+        Requests
+      </Link>
       <Link href={paths.endpointSettings(slug)} aria-label={`Settings of ${name}`}>
         Settings
       </Link>
