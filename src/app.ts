@@ -28,7 +28,7 @@ import { streamRoutes } from './http/stream';
 import { StreamHub } from './services/stream/hub';
 import { within } from './deadline';
 import { errorMessage } from './unknown';
-import { log } from './log';
+import { log, redact } from './log';
 import type { Ctx } from './services/context';
 import { createServices } from './services/build';
 import { startPurger } from './services/purger';
@@ -65,11 +65,16 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   // The dashboard is the API role's. Its build is made at install, or here when its sources
   // changed; first, so a failed build stops start-up before anything is opened.
   const web = config.roles.has('api') ? await loadWebBundle() : null;
-  const state: StateDb = config.databaseUrl ? await openPostgres(config.databaseUrl, config.databasePoolMax) : await openPglite(config.dataDir);
+  const databaseUrl = config.databaseUrl;
+  const state: StateDb = databaseUrl
+    ? await opening('DATABASE_URL', databaseUrl, () => openPostgres(databaseUrl, config.databasePoolMax))
+    : await openPglite(config.dataDir);
   const storeSpec = captureStoreSpec(config.clickhouseUrl, config.dataDir);
   const captures = openCaptureStore(storeSpec);
-  await captures.migrate();
-  const bus: Bus = config.natsUrl ? await createNatsBus(config.natsUrl, config.natsPrefix) : createLocalBus();
+  if (config.clickhouseUrl) await opening('CLICKHOUSE_URL', config.clickhouseUrl, () => captures.migrate());
+  else await captures.migrate();
+  const natsUrl = config.natsUrl;
+  const bus: Bus = natsUrl ? await opening('NATS_URL', natsUrl, () => createNatsBus(natsUrl, config.natsPrefix)) : createLocalBus();
 
   const endpointCache = new EndpointCache({
     maxEntries: config.endpointCacheMax,
@@ -246,6 +251,31 @@ function probePort(host: string, port: number): void {
     Bun.serve({ port, hostname: host, reusePort: false, fetch: () => new Response(null, { status: 503 }) }).stop(true);
   } catch (err) {
     throw new ListenError(host, port, err);
+  }
+}
+
+/**
+ * A server backend could not be opened at start (unreachable, refused the login, a migration
+ * failed): main.ts prints the message as one line, naming the setting and the host, never the
+ * URL's user or password.
+ */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+async function opening<T>(setting: string, urls: string, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (err) {
+    const hosts = urls.split(',').map((u) => {
+      try {
+        return new URL(u.trim()).host;
+      } catch {
+        return '?';
+      }
+    });
+    const why = String(redact(errorMessage(err))).replace(/\s*[\r\n]+\s*/g, ' ');
+    throw new StartupError(`${setting}: could not open ${hosts.join(', ')}: ${why}`);
   }
 }
 
