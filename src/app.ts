@@ -125,7 +125,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   // /healthz, and the operator API's health.
   const health = (): Health => {
     const shipping = shipper?.health() ?? null;
-    return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? endpointCache.missingStats() : null, endpointCache: isReceiver ? endpointCache.stats() : null, captureLog: opened ? { ...opened.log.stats, writeMs: opened.log.writeLatency() } : null };
+    return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind, busConnected: bus.connected }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? endpointCache.missingStats() : null, endpointCache: isReceiver ? endpointCache.stats() : null, captureLog: opened ? { ...opened.log.stats, writeMs: opened.log.writeLatency() } : null };
   };
 
   const receive = engine ? receiverHandler(engine, config) : null;

@@ -14,7 +14,13 @@ export interface Health {
    */
   status: 'ok' | 'degraded';
   roles: Role[];
-  backends: { state: string; captures: string; bus: string };
+  /**
+   * `busConnected`: false while this node has lost NATS (it reconnects by itself; live streams are
+   * ended and config changes wait, docs/reliability.md). Always true on the in-process bus. Neither
+   * Postgres nor ClickHouse is probed here: the shipper's fields show ClickHouse refusing inserts,
+   * and a Postgres outage shows as `503 unavailable` answers and `data store unreachable` log lines.
+   */
+  backends: { state: string; captures: string; bus: string; busConnected: boolean };
   /** Receiver nodes: captures acknowledged but not yet stored, the worker's counters and state. */
   shipper: ShipperHealth | null;
   notifications: NotifierStats | null;
