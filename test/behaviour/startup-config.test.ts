@@ -4,7 +4,7 @@
  * backend is involved and the suite runs once.
  */
 import { describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, runUntilExit, seedPglite, type ExitedRun } from '../support/server';
@@ -101,6 +101,18 @@ describe('start-up with a bad setting', () => {
     }, 30_000);
   }
 });
+
+test('a DATA_DIR that cannot be a directory: exit 1 and one line naming DATA_DIR', async () => {
+  const parent = mkdtempSync(join(tmpdir(), 'hookcap-datadir-file-'));
+  const file = join(parent, 'not-a-dir');
+  writeFileSync(file, '');
+  try {
+    const r = await runUntilExit({ PORT: String(await freePort()), DATA_DIR: file }, 20_000);
+    expectOneLine(r, 1, new RegExp(`^DATA_DIR ${file} cannot be used: EEXIST`));
+  } finally {
+    rmSync(parent, { recursive: true, force: true });
+  }
+}, 30_000);
 
 describe('start-up with a server backend that cannot be reached', () => {
   // Closed ports: nothing listens there. The embedded PGlite stands in for Postgres where another
