@@ -26,6 +26,7 @@ import { requestGuards } from './http/guards';
 import { receiverBunRoutes, receiverDocs, receiverHandler } from './http/receiver';
 import { streamRoutes } from './http/stream';
 import { StreamHub } from './services/stream/hub';
+import { StateProbe } from './services/state-probe';
 import { within } from './deadline';
 import { errorMessage } from './unknown';
 import { log, redact } from './log';
@@ -122,10 +123,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   // Live streams: one bus subscription per watched endpoint on this node.
   const streamHub = config.roles.has('stream') ? new StreamHub(bus, { ...config.stream, clock, loadCapture: (endpointId, id) => captures.get(id, [{ endpointId, since: 0 }]) }) : null;
 
+  // Postgres reachability for /healthz, checked in the background (PGlite is in-process).
+  const stateProbe = state.kind === 'postgres' ? new StateProbe(state.db) : null;
+  stateProbe?.start();
+
   // /healthz, and the operator API's health.
   const health = (): Health => {
     const shipping = shipper?.health() ?? null;
-    return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind, busConnected: bus.connected }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? endpointCache.missingStats() : null, endpointCache: isReceiver ? endpointCache.stats() : null, captureLog: opened ? { ...opened.log.stats, writeMs: opened.log.writeLatency() } : null };
+    return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind, busConnected: bus.connected, stateReachable: stateProbe?.reachable ?? null }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? endpointCache.missingStats() : null, endpointCache: isReceiver ? endpointCache.stats() : null, captureLog: opened ? { ...opened.log.stats, writeMs: opened.log.writeLatency() } : null };
   };
 
   const receive = engine ? receiverHandler(engine, config) : null;
@@ -215,6 +220,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       await drain('purger, retention and agent sweeper', Promise.all([purger?.stop(), retention?.stop(), agentSweeper?.stop()]));
       unsubscribeConfig();
       unwatchBus();
+      stateProbe?.stop();
       if (opened && shipper) {
         await drain('capture log', opened.log.close());
         // Captures made durable in the last flush window still go to live streams elsewhere.

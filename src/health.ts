@@ -16,11 +16,12 @@ export interface Health {
   roles: Role[];
   /**
    * `busConnected`: false while this node has lost NATS (it reconnects by itself; live streams are
-   * ended and config changes wait, docs/reliability.md). Always true on the in-process bus. Neither
-   * Postgres nor ClickHouse is probed here: the shipper's fields show ClickHouse refusing inserts,
-   * and a Postgres outage shows as `503 unavailable` answers and `data store unreachable` log lines.
+   * ended and config changes wait, docs/reliability.md). Always true on the in-process bus.
+   * `stateReachable`: false while Postgres fails or does not answer a `SELECT 1` checked every 5 s
+   * (src/services/state-probe.ts); null on PGlite. ClickHouse is not probed: the shipper's fields
+   * show it refusing inserts.
    */
-  backends: { state: string; captures: string; bus: string; busConnected: boolean };
+  backends: { state: string; captures: string; bus: string; busConnected: boolean; stateReachable: boolean | null };
   /** Receiver nodes: captures acknowledged but not yet stored, the worker's counters and state. */
   shipper: ShipperHealth | null;
   notifications: NotifierStats | null;
