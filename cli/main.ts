@@ -9,7 +9,7 @@ import { DEFAULT_API_URL } from '../client/index';
 import { clientFor, resolveSettings, type Settings } from './config';
 import { createEndpoint, deleteEndpoint, listEndpoints, login } from './commands/account';
 import { checkRange, exportCaptures } from './commands/export';
-import { listen, tail, type ListenOptions } from './commands/listen';
+import { BACKLOG_CHOICES, listen, tail, type ListenOptions } from './commands/listen';
 import { replay, send } from './commands/replay';
 import { describeError, EXIT_USAGE } from './errors';
 import { err, styleFor, type Style } from './output';
@@ -73,10 +73,13 @@ endpoints
   .action(act(async (name: string, opts: { json?: boolean }, cmd: Command) => createEndpoint(clientFor(setup(cmd).settings), name, opts.json === true)));
 endpoints
   .command('delete')
-  .description('delete an endpoint and all its captures')
+  .description('delete an endpoint and all its captures (asks first on a terminal; elsewhere needs --yes)')
   .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
+  .option('-y, --yes', 'do not ask; required when stdin is not a terminal (scripts, CI)')
   .option('--json', 'machine-readable output')
-  .action(act(async (slug: string, opts: { json?: boolean }, cmd: Command) => deleteEndpoint(clientFor(setup(cmd).settings), slug, opts.json === true)));
+  .action(act(async (slug: string, opts: { json?: boolean; yes?: boolean }, cmd: Command) =>
+    deleteEndpoint(clientFor(setup(cmd).settings), slug, { json: opts.json === true, yes: opts.yes === true }),
+  ));
 
 /** What commander hands the listen action: ListenOptions with --json optional. */
 type ListenFlags = Omit<ListenOptions, 'json'> & { json?: boolean };
@@ -89,6 +92,12 @@ function forwardingOptions(cmd: Command): Command {
     .option('--timeout <seconds>', 'per attempt', integer('--timeout', 1), 30)
     .option('--since <time|id>', 'first forward what arrived since then (15m, 2h, 7d, ISO 8601) or after that capture id', since)
     .option('--no-resume', "start at live instead of after the last capture this machine handled")
+    .option('--max-backlog <n>', 'resuming with more captures than this waiting asks first (see --backlog)', integer('--max-backlog', 0), 100)
+    .addOption(
+      new Option('--backlog <what>', 'over --max-backlog: ask (on a terminal; elsewhere skip), all, newest (the newest --max-backlog) or skip (start live)')
+        .argParser(oneOf('--backlog', BACKLOG_CHOICES))
+        .default('ask'),
+    )
     .option('-k, --insecure', "accept the local app's self-signed HTTPS certificate")
     .option('--json', 'one JSON object per line')
     .addHelpText(
@@ -161,7 +170,7 @@ program
   .addOption(new Option('--format <format>', 'har, ndjson or curl').argParser(oneOf('--format', ['har', 'ndjson', 'curl'] as const)).makeOptionMandatory())
   .option('--since <time>', 'only captures since then (30s, 15m, 2h, 7d, 1w, ms or ISO 8601)', timeBound('--since'))
   .option('--until <time>', 'only captures until then (default: now)', timeBound('--until'))
-  .option('--q <text>', 'only captures with this text in path, body, header values or query')
+  .option('--q <text>', 'only captures with this text in path, body, header values or query, or a header of this name')
   .option('--method <method>', 'only this HTTP method')
   .option('--to <url>', 'curl: point the commands at this base URL (+ captured path) instead of hookcap', httpUrl('--to'))
   .option('-o, --output <file>', 'write to a file instead of stdout')

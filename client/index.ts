@@ -40,7 +40,7 @@ export interface ClientOptions {
 /**
  * A refused call: `status` is the HTTP status (0 when no answer came), `code` the API's error code
  * (`not_found`, `unauthorized`, …) or one of the client's: `network`, `timeout`, `endpoint_deleted`, `credential_revoked`,
- * `endpoint_expired`, `bad_response`.
+ * `session_expired`, `endpoint_expired`, `bad_response`.
  */
 export class HookcapError extends Error {
   constructor(
@@ -309,8 +309,9 @@ export class HookcapClient {
    * The live captures of `slug` (SSE), resuming with Last-Event-ID: after `after`, or from `since`,
    * or live. Reconnects by itself after the server's 30-minute limit and after network drops,
    * each capture yielded once. Ends when `signal` aborts; throws HookcapError on 401/403/404 and
-   * when the endpoint is deleted or expires (`endpoint_deleted`, `endpoint_expired`) or the key is
-   * revoked meanwhile (`credential_revoked`).
+   * when the endpoint is deleted or expires (`endpoint_deleted`, `endpoint_expired`), the key is
+   * revoked meanwhile (`credential_revoked`) or the session token used reaches its expiry
+   * (`session_expired`).
    */
   stream(slug: string, opts: StreamOptions = {}): CaptureStream {
     const client = this;
@@ -411,6 +412,7 @@ export class HookcapClient {
           if (item.event === 'end') {
             const reason = (JSON.parse(item.data) as { reason?: string }).reason ?? 'endpoint_deleted';
             if (reason === 'credential_revoked') throw new HookcapError(401, reason, `the API key was revoked; the stream of ${slug} ended`);
+            if (reason === 'session_expired') throw new HookcapError(401, reason, `the session expired; the stream of ${slug} ended`);
             throw new HookcapError(410, reason, reason === 'endpoint_expired' ? `endpoint ${slug} expired` : `endpoint ${slug} was deleted`);
           }
           if (item.event !== 'request') continue;

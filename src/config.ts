@@ -73,6 +73,8 @@ export interface Config {
   search: { defaultLimit: number; maxLimit: number; maxOffset: number };
   /** Secret for HMACs of short codes (OTPs, user codes). When unset, generated once and kept in Postgres (server_secrets) for every node. */
   serverSecret: string | null;
+  /** A browser session's lifetime from sign-in (it does not slide); also the cookie's Max-Age. */
+  sessionTtlMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   stream: {
     /** Keepalive comment interval (SPEC: 30 s). */
@@ -88,6 +90,11 @@ export interface Config {
     resumeMs: number;
     /** Open streams per credential (API key or session) and per account, on one node; beyond: 429. */
     caps: { perCredential: number; perAccount: number };
+    /**
+     * How often a stream node re-checks, in one query, the credentials of all its open streams:
+     * the backstop for a revocation whose bus announcement was lost.
+     */
+    recheckMs: number;
   };
   notify: {
     timeoutMs: number;
@@ -410,6 +417,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxOffset: int(env, 'SEARCH_MAX_OFFSET', 10_000, 0),
     }),
     serverSecret: env.SERVER_SECRET || null,
+    sessionTtlMs: int(env, 'SESSION_TTL_MS', 30 * 24 * 3600_000, 1000),
     logLevel,
     stream: Object.freeze({
       pingMs: int(env, 'STREAM_PING_MS', 30_000, 10),
@@ -417,6 +425,7 @@ export function loadConfig(env: Env = process.env): Config {
       clientBuffer: int(env, 'STREAM_CLIENT_BUFFER', 1_000, 1),
       resumeMs: int(env, 'STREAM_RESUME_MS', 10_000, 0),
       caps: Object.freeze({ perCredential: int(env, 'STREAM_MAX_PER_KEY', 25, 1), perAccount: int(env, 'STREAM_MAX_PER_ACCOUNT', 100, 1) }),
+      recheckMs: int(env, 'STREAM_RECHECK_MS', 60_000, 100),
     }),
     notify: Object.freeze({
       timeoutMs: int(env, 'NOTIFY_TIMEOUT_MS', 5_000, 1),

@@ -1,7 +1,8 @@
 /** `hookcap login` and `hookcap endpoints list | create | delete`. */
 import { createClient, HookcapError, type Endpoint, type HookcapClient } from '../../client/index';
 import { saveConfig, type Settings } from '../config';
-import { CliError, EXIT_OK, notHookcap } from '../errors';
+import { CliError, EXIT_FAILURE, EXIT_OK, notHookcap, UsageError } from '../errors';
+import { ask, canAsk, count } from '../prompt';
 import { err, out, paint, type Style } from '../output';
 
 /** Checks the key against the API, then saves it and the API URL to the config file (mode 0600). */
@@ -49,7 +50,23 @@ export async function createEndpoint(client: HookcapClient, name: string, json: 
   return EXIT_OK;
 }
 
-export async function deleteEndpoint(client: HookcapClient, slug: string, json: boolean): Promise<number> {
+/**
+ * Deletes an endpoint and its captures, which cannot be undone: on a terminal after a y; elsewhere
+ * only with --yes (a script that forgot it is a usage error before anything is sent).
+ */
+export async function deleteEndpoint(client: HookcapClient, slug: string, opts: { json: boolean; yes: boolean }): Promise<number> {
+  const { json } = opts;
+  if (!opts.yes) {
+    if (!canAsk()) {
+      throw new UsageError(`endpoints delete ${slug} needs --yes when stdin is not a terminal; nothing was deleted`, 'add -y (--yes) to delete the endpoint and all its captures without asking');
+    }
+    const [ep, captures] = await Promise.all([client.endpoints.get(slug), client.count({ slug })]);
+    const answer = await ask(`Delete endpoint ${slug} (${ep.name}) and its ${count(captures)} capture${captures === 1 ? '' : 's'}? This cannot be undone. [y/N] `);
+    if (answer !== 'y' && answer !== 'yes') {
+      err('Not deleted.');
+      return EXIT_FAILURE;
+    }
+  }
   await client.endpoints.delete(slug);
   if (json) out(JSON.stringify({ deleted: slug }));
   else out(`Deleted ${slug} and its captures.`);

@@ -8,9 +8,10 @@ import type { Capture, CaptureStream, HookcapClient, StreamOptions } from '../..
 import { captureIdFloor, idTime } from '../../src/ids';
 import { captureQuery, rebuildRequest, targetUrl } from '../../src/model/render';
 import { loadResume, saveResume, type Settings } from '../config';
-import { deliver, DeliveryError, INSECURE_HINT } from '../deliver';
+import { deliver, DeliveryError } from '../deliver';
 import { CliError, EXIT_OK } from '../errors';
 import { bytes, clock, err, onStdoutClosed, out, paint, pathWithQuery, statusColor, type Style } from '../output';
+import { ask, canAsk, count } from '../prompt';
 
 export interface ListenOptions {
   forward: string;
@@ -23,8 +24,17 @@ export interface ListenOptions {
   /** Accept the local app's self-signed HTTPS certificate. */
   insecure?: boolean;
   resume: boolean;
+  /**
+   * What to do when resuming finds more than `maxBacklog` captures waiting: ask (on a terminal;
+   * elsewhere skip), forward them all, only the newest `maxBacklog`, or skip to live.
+   */
+  backlog: Backlog;
+  maxBacklog: number;
   json: boolean;
 }
+
+export const BACKLOG_CHOICES = ['ask', 'all', 'newest', 'skip'] as const;
+export type Backlog = (typeof BACKLOG_CHOICES)[number];
 
 /** How often a refused app is tried again at most (a local port: cheap to knock on). */
 const REFUSED_POLL_MS = 2_000;
@@ -80,15 +90,55 @@ function sinceSaid(since: string): string {
 }
 
 /** Where a stream starts, said in words for the first status line. */
-function startPoint(slug: string, settings: Settings, opts: { since?: string; resume: boolean }): { after?: string; said: string } {
+interface Start {
+  after?: string;
+  said: string;
+}
+
+/**
+ * Where a stream starts: after --since, else after the saved position, else live. Resuming with
+ * more than --max-backlog captures waiting (a laptop back after a weekend) is a backlog: it is
+ * forwarded only when asked for (--backlog all or newest, or a yes on a terminal); otherwise the
+ * stream starts live and one line on stderr says how to forward what was passed over.
+ */
+async function startPoint(client: HookcapClient, slug: string, settings: Settings, opts: ListenOptions, errStyle: Style): Promise<Start> {
   if (opts.since) return { after: opts.since, said: sinceSaid(opts.since) };
-  if (opts.resume) {
-    const saved = loadResume(slug);
-    if (saved && (saved.apiUrl === '' || saved.apiUrl === settings.apiUrl)) {
-      return { after: saved.lastId, said: `resuming after ${saved.lastId} (handled at ${when(saved.savedAt)})` };
-    }
+  const saved = opts.resume ? loadResume(slug) : null;
+  if (!saved || (saved.apiUrl !== '' && saved.apiUrl !== settings.apiUrl)) return { said: 'from now on' };
+  const handledAt = `handled at ${when(saved.savedAt)}`;
+  const resumed: Start = { after: saved.lastId, said: `resuming after ${saved.lastId} (${handledAt})` };
+  if (opts.backlog === 'all') return resumed;
+  // Captures received after the saved one's millisecond (a later one in that same millisecond is
+  // not counted: the count only decides whether to ask).
+  const waiting = await client.count({ slug, from: idTime(saved.lastId) + 1 });
+  if (waiting <= opts.maxBacklog) return resumed;
+  // Live means after the newest capture now, so what arrives while the question waits is live.
+  const newest = await client.newestId(slug);
+  let choice: Backlog = opts.backlog;
+  const asking = choice === 'ask' && canAsk();
+  if (asking) {
+    err(`${count(waiting)} captures arrived on ${slug} while listen was stopped (the last one forwarded was ${handledAt}).`);
+    const answer = await ask(`Forward them to ${opts.forward}? y: all ${count(waiting)}, oldest first · N: none, start live · newest: the newest ${count(opts.maxBacklog)} [y/N/newest] `);
+    choice = answer === 'y' || answer === 'yes' ? 'all' : answer === 'newest' ? 'newest' : 'skip';
+  } else if (choice === 'ask') {
+    // No one to ask (CI, a pipe, stderr to a file): never block; skip, and say so.
+    choice = 'skip';
   }
-  return { said: 'from now on' };
+  if (choice === 'skip' && !asking) {
+    err(
+      paint(errStyle, 'yellow', `not forwarding the ${count(waiting)} captures that arrived while listen was stopped (more than --max-backlog ${opts.maxBacklog}); starting live.`) +
+        ` To forward them: --backlog all (or newest), or --since ${saved.lastId}`,
+    );
+  }
+  if (choice === 'all') return { after: saved.lastId, said: `resuming after ${saved.lastId}: all ${count(waiting)} captures received meanwhile, then live` };
+  if (choice === 'newest') {
+    if (opts.maxBacklog === 0) return { after: newest, said: 'from now on' };
+    // The capture just older than the newest --max-backlog: the stream starts after it.
+    const [before] = await client.search({ slug, order: 'desc', limit: 1, offset: opts.maxBacklog });
+    const after = before && before.id > saved.lastId ? before.id : saved.lastId;
+    return { after, said: `the newest ${count(opts.maxBacklog)} of the ${count(waiting)} captures received meanwhile, then live` };
+  }
+  return { after: newest, said: `from now on (${count(waiting)} captures after ${saved.lastId} not forwarded)` };
 }
 
 /** The style of status lines: coloured only when stderr is a terminal too (not `2> listen.log`). */
@@ -116,9 +166,11 @@ interface Outcome {
 }
 
 export async function listen(client: HookcapClient, settings: Settings, slug: string, opts: ListenOptions, style: Style): Promise<number> {
-  const start = startPoint(slug, settings, opts);
-  const stop = stopOnSignals('forwards');
   const errStyle = stderrStyle(style);
+  const start = await startPoint(client, slug, settings, opts, errStyle);
+  const stop = stopOnSignals('forwards');
+  /** A configuration error that every capture would meet (a refused certificate): listen stops with it. */
+  let fatal: CliError | null = null;
 
   const report = (c: Capture, url: string, line: { status: number | null; latencyMs: number | null; attempts: number; error?: string }) => {
     const path = pathWithQuery(c.path, captureQuery(c));
@@ -158,10 +210,15 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
       } catch (e) {
         if (!(e instanceof DeliveryError)) throw e;
         failure = e.message;
-        // Every attempt would be refused the same way: report it now, with the way out.
+        // Every attempt, and every capture, would be refused the same way: a configuration error.
+        // Stop with the way out and leave the capture unhandled, so the rerun with -k sends it.
         if (e.certificate) {
-          report(c, url, { status: null, latencyMs: null, attempts: attempt, error: `${failure} (${INSECURE_HINT})` });
-          return { handled: true };
+          fatal ??= new CliError(
+            `${c.method} ${url}: ${failure}; stopped with ${c.id} not forwarded`,
+            `add -k (--insecure) to accept a local self-signed certificate; rerun with it${opts.resume ? '' : ' (without --no-resume)'} and ${c.id} and the captures after it are forwarded`,
+          );
+          stop.stop();
+          return { handled: false };
         }
         // Nothing listens there: the app is stopped or restarting, and nothing reached it, so
         // waiting for it costs no duplicate. Wait (polling every 2 s at most) however long, in
@@ -192,15 +249,20 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
   // past a run of handled ones, so a restart never skips a capture still in flight.
   const order: { id: string; handled: boolean | null }[] = [];
   const inFlight = new Set<Promise<void>>();
+  let saved = false;
   const advance = () => {
     let last: string | null = null;
     while (order[0] && order[0].handled === true) last = order.shift()?.id ?? last;
     if (last) saveResume(slug, { lastId: last, apiUrl: settings.apiUrl, savedAt: Date.now() });
+    if (last) saved = true;
   };
+  // Live is after the newest capture now (as the stream would take it), known here so that a stop
+  // on a configuration error can record it as the position to resume from.
+  const after = start.after ?? (await client.newestId(slug));
   let stream: CaptureStream | null = null;
   try {
     const banner = `Forwarding ${slug} → ${opts.forward}, ${start.said}. Ctrl-C to stop.`;
-    stream = client.stream(slug, { after: start.after, signal: stop.signal, ...streamHooks(style, banner) });
+    stream = client.stream(slug, { after, signal: stop.signal, ...streamHooks(style, banner) });
     for await (const capture of stream) {
       // Stopped: not started, so not recorded as handled; the next run forwards it.
       if (stop.signal.aborted) break;
@@ -217,6 +279,12 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
   } finally {
     await Promise.allSettled(inFlight);
     stop.release();
+  }
+  if (fatal) {
+    // Nothing handled in this run: the rerun starts where this one did, so it sends the capture
+    // that stopped it (a first run started live has no position saved otherwise).
+    if (!saved) saveResume(slug, { lastId: after, apiUrl: settings.apiUrl, savedAt: Date.now() });
+    throw fatal;
   }
   return EXIT_OK;
 }

@@ -72,7 +72,8 @@ export const streamRoutes = (ctx: Ctx, hub: StreamHub) => {
           '`Last-Event-ID` to receive what was missed first. When the endpoint is deleted or expires, a last `event: end` with ' +
           '`data: {"reason":"endpoint_deleted"}` (or `"endpoint_expired"`) ends the stream; do not reconnect. When the API key or ' +
           'session that opened the stream is revoked (key deleted, log-out, account deleted), the stream ends within a moment ' +
-          'with `data: {"reason":"credential_revoked"}`; reconnecting with it gets 401. ' +
+          'with `data: {"reason":"credential_revoked"}`; reconnecting with it gets 401. When the session that opened it reaches ' +
+          'its expiry, the stream ends with `data: {"reason":"session_expired"}`: sign in again. ' +
           'Auth: Bearer key or the session cookie (EventSource). ' +
           `At most ${ctx.config.stream.caps.perCredential} open streams per key or session and ${ctx.config.stream.caps.perAccount} per account on one node; beyond that 429 \`too_many_streams\`.`,
       },

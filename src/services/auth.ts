@@ -10,8 +10,6 @@ import type { Ctx, Principal } from './context';
 import { announceRevoked } from './credential-revocation';
 import { consume } from './rate-limiter';
 
-const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
-
 export interface SessionResult {
   user: { id: string; email: string };
   token: string;
@@ -31,7 +29,7 @@ const WRONG_CREDENTIALS = 'wrong email or password';
 export async function startSession(ctx: Ctx, user: UserRow, q: Q = ctx.db): Promise<SessionResult> {
   const token = secretToken('ses');
   const now = ctx.clock.now();
-  const row = { tokenHash: sha256Hex(token), userId: user.id, createdAt: now, expiresAt: now + SESSION_TTL_MS };
+  const row = { tokenHash: sha256Hex(token), userId: user.id, createdAt: now, expiresAt: now + ctx.config.sessionTtlMs };
   if (!(await accounts.insertSessionIfPassword(q, row, user.passwordHash))) throw new AppError('unauthorized', WRONG_CREDENTIALS);
   return { user: publicUser(user), token };
 }
@@ -100,8 +98,8 @@ export async function logout(ctx: Ctx, principal: Principal): Promise<void> {
 export async function resolveToken(ctx: Ctx, token: string): Promise<Principal | null> {
   const hash = sha256Hex(token);
   if (token.startsWith('ses_')) {
-    const user = await accounts.findSessionUser(ctx.db, hash, ctx.clock.now());
-    return user ? { kind: 'session', user, tokenHash: hash } : null;
+    const found = await accounts.findSession(ctx.db, hash, ctx.clock.now());
+    return found ? { kind: 'session', user: found.user, tokenHash: hash, expiresAt: found.expiresAt } : null;
   }
   if (token.startsWith('svc_')) {
     const found = await accounts.findLiveKey(ctx.db, hash);

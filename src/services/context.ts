@@ -44,6 +44,7 @@ export interface Ctx extends BaseCtx {
 
 /** Who is calling. An unclaimed agent key has no account: it may use only the sandbox. */
 export type Principal =
-  | { kind: 'session'; user: UserRow; tokenHash: string }
+  /** `expiresAt`: when the session ends (sessions do not slide: set once, at sign-in). */
+  | { kind: 'session'; user: UserRow; tokenHash: string; expiresAt: number }
   | { kind: 'key'; user: UserRow; key: ApiKeyRow }
   | { kind: 'agent'; key: ApiKeyRow };

@@ -108,8 +108,9 @@ describeBackends(
         expect(await paths('page=2')).toEqual(['/cb']);
         expect(await paths('tag=blue')).toEqual(['/cb']);
         expect(await paths('grüße über')).toEqual(['/x']);
-        // Header names are not searched, only their values.
-        expect(await paths('x-header-name-only')).toEqual([]);
+        // A whole header name matches, in any case; part of one does not.
+        expect(await paths('X-Header-Name-Only')).toEqual(['/last']);
+        expect(await paths('header-name')).toEqual([]);
         expect(await paths('hello', { slug: a.slug })).toEqual(['/orders/Paid']);
         expect((await count(key, { q: 'hello' })).body.count).toBe(2);
       });
@@ -159,6 +160,28 @@ describeBackends(
         expect(r.body.map((x) => x.path)).toEqual(['/orders/Paid']);
         expect((await count(key, { slug: b.slug, method: 'POST', q: 'HELLO' })).body.count).toBe(1);
       });
+    });
+
+    test('q finds captures by a header name they carry, and by their query as sent', async () => {
+      const { key } = await newAccount(h.url);
+      const ep = await newEndpoint(key);
+      await send(ep.slug, '/github', { body: '{"ref":"main"}', headers: { 'X-GitHub-Event': 'push', 'content-type': 'application/json' } });
+      await send(ep.slug, '/stripe', { body: '{"type":"invoice.paid"}', headers: { 'Stripe-Signature': 't=1,v1=ab', 'content-type': 'application/json' } });
+      await send(ep.slug, '/signed?sig=a%20b&x=a+b&to=u%40example.com', { body: 'plain' });
+      await shipped(key, 3);
+      const paths = async (q: string) => (await search(key, { q, order: 'asc' })).body.map((x) => x.path);
+      expect(await paths('x-github-event')).toEqual(['/github']);
+      expect(await paths('STRIPE-SIGNATURE')).toEqual(['/stripe']);
+      // Every capture carries a host header; a name's parts match nothing.
+      expect(await paths('host')).toEqual(['/github', '/stripe', '/signed']);
+      expect(await paths('github-event')).toEqual([]);
+      expect(await paths('%20')).toEqual(['/signed']);
+      expect(await paths('a+b')).toEqual(['/signed']);
+      expect(await paths('sig=a%20b&x=a+b&to=u%40example.com')).toEqual(['/signed']);
+      // The decoded parameters still match.
+      expect(await paths('to=u@example.com')).toEqual(['/signed']);
+      expect((await count(key, { q: 'x-github-event' })).body.count).toBe(1);
+      expect((await count(key, { q: '%40EXAMPLE' })).body.count).toBe(1);
     });
 
     test('limit defaults to 50 and is capped; offset is bounded', async () => {

@@ -102,3 +102,45 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+const SESSION_TTL_MS = 8_000;
+
+for (const backend of BACKENDS) {
+  (CHROMIUM_SKIP === null ? describe : describe.skip)(`dashboard live stream, when the session expires [${backend}]`, () => {
+    let provisioned: BackendEnv | undefined;
+    let server: TestServer | undefined;
+    beforeAll(async () => {
+      provisioned = await provision(backend);
+      server = await startServer({ env: { ...provisioned.env, SESSION_TTL_MS: String(SESSION_TTL_MS) } });
+    });
+    afterAll(async () => {
+      if (server) await stopServer(server);
+      await provisioned?.cleanup();
+    });
+
+    test('the session reaching its expiry while the list is live shows sign-in, saying why; signing in again brings the live list back', async () => {
+      if (!server) throw new Error('not started');
+      const base = server.url;
+      const signedUpAt = Date.now();
+      const account = await signUpAccount(base);
+      const ep = await newEndpoint(base, account);
+      const { page, context, errors } = await openPage(browser(), base, account);
+      try {
+        await page.goto(`${base}/endpoints/${ep.slug}`);
+        await status(page, 'Live').waitFor();
+        await page.getByRole('heading', { name: 'Sign in' }).waitFor({ timeout: SESSION_TTL_MS + 5_000 });
+        expect(Date.now() - (signedUpAt + SESSION_TTL_MS)).toBeLessThan(3_000);
+        await page.getByRole('status').filter({ hasText: 'Your session expired. Sign in again.' }).waitFor();
+        const form = page.getByRole('form', { name: 'Sign in' });
+        await form.getByLabel('Email').fill(account.email);
+        await form.getByLabel('Password').fill('correct horse battery');
+        await form.getByRole('button', { name: 'Sign in' }).click();
+        await status(page, 'Live').waitFor({ timeout: 5_000 });
+        expect(await page.getByText('Your session expired. Sign in again.').count()).toBe(0);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+  });
+}

@@ -11,7 +11,7 @@ import { bodyBytes } from '../../src/model/render';
 import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { describeBackends } from '../support/suite';
-import { CLI, cliEnv, runCli, RunningCli, startLocalApp, type CliEnv } from './support';
+import { CLI, cliEnv, runCli, RunningCli, startLocalApp, TtyCli, type CliEnv } from './support';
 
 const cleanups = cleanupAfterAll();
 
@@ -47,6 +47,8 @@ describe('usage', () => {
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--retries', 'many'], '--retries must be a whole number'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--since', 'yesterday'], '--since must be a duration'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--bogus'], "unknown option '--bogus'"],
+      [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--backlog', 'maybe'], '--backlog must be one of ask, all, newest, skip'],
+      [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--max-backlog', 'lots'], '--max-backlog must be a whole number ≥ 0'],
       [['forward', SLUG], "missing required argument 'url'"],
       [['export', SLUG, '--format', 'xml'], '--format must be one of har, ndjson, curl'],
       [['export', SLUG], "required option '--format <format>'"],
@@ -176,11 +178,49 @@ describeBackends('hookcap commands', (h) => {
     expect(lines[0]).toMatch(/^SLUG\s+NAME\s+URL$/);
     expect(lines.length).toBe(3);
     expect(list.stdout).toContain(`${ep.slug}  stripe dev  ${ep.url}`);
-    expect((await runCli(['endpoints', 'delete', ep.slug], e.env)).stdout).toContain(`Deleted ${ep.slug}`);
-    const gone = await runCli(['endpoints', 'delete', ep.slug], e.env);
+    expect((await runCli(['endpoints', 'delete', ep.slug, '--yes'], e.env)).stdout).toContain(`Deleted ${ep.slug}`);
+    const gone = await runCli(['endpoints', 'delete', ep.slug, '-y'], e.env);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('not found');
     expect(JSON.parse((await runCli(['endpoints', 'list', '--json'], e.env)).stdout).length).toBe(1);
+  });
+
+  test('endpoints delete asks on a terminal (y deletes, anything else does not); elsewhere it needs --yes: exit 2, nothing deleted', async () => {
+    const a = await newAccount(h.url);
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    const ep = JSON.parse((await runCli(['endpoints', 'create', 'stripe dev', '--json'], e.env)).stdout);
+    for (const body of ['one', 'two']) expect((await fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', body })).status).toBe(200);
+    await eventually(async () => (await call<{ count: number }>(h.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).body.count === 2, 15_000);
+    const exists = async () => (await call(h.url, 'GET', `/api/endpoints/${ep.slug}`, { token: a.key })).status === 200;
+
+    // A script, CI, a pipe: no one to ask, so no deleting without --yes.
+    for (const stdin of [undefined, new TextEncoder().encode('y\n')]) {
+      const r = await runCli(['endpoints', 'delete', ep.slug], e.env, { stdin });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`error: endpoints delete ${ep.slug} needs --yes when stdin is not a terminal; nothing was deleted; add -y (--yes) to delete the endpoint and all its captures without asking\n`);
+      expect(r.stdout).toBe('');
+    }
+    expect(await exists()).toBe(true);
+
+    // On a terminal: the question names the endpoint and what goes with it; Enter (the default) keeps it.
+    const asked = async (answer: string) => {
+      const tty = new TtyCli(['endpoints', 'delete', ep.slug], e.env);
+      cleanups.push(() => tty.kill());
+      await tty.until(() => tty.output.includes('[y/N]'));
+      expect(tty.output).toContain(`Delete endpoint ${ep.slug} (stripe dev) and its 2 captures? This cannot be undone. [y/N]`);
+      tty.type(`${answer}\n`);
+      return { code: await tty.exited(), output: tty.output };
+    };
+    for (const answer of ['', 'n', 'no way']) {
+      const kept = await asked(answer);
+      expect(kept.code).toBe(1);
+      expect(kept.output).toContain('Not deleted.');
+      expect(await exists()).toBe(true);
+    }
+    const deleted = await asked('y');
+    expect(deleted.code).toBe(0);
+    expect(deleted.output).toContain(`Deleted ${ep.slug} and its captures.`);
+    expect(await exists()).toBe(false);
   });
 
   test('colour on a terminal only, and never with NO_COLOR or --no-color', async () => {

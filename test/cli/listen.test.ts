@@ -17,7 +17,7 @@ import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { freePort, startServer, stopServer } from '../support/server';
 import { describeBackends } from '../support/suite';
-import { cliEnv, runCli, RunningCli, startLocalApp, type Arrived, type CliEnv, type LocalApp } from './support';
+import { cliEnv, runCli, RunningCli, startLocalApp, TtyCli, type Arrived, type CliEnv, type LocalApp } from './support';
 
 const STRIPE_SECRET = 'whsec_cli_listen_test_secret';
 const cleanups = cleanupAfterAll();
@@ -56,6 +56,11 @@ async function listen(s: Setup, extra: string[] = [], command = 'listen'): Promi
   await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
   // The stream is subscribed shortly after the banner; a capture sent now must not be missed either.
   return cli;
+}
+
+/** Waits until the server counts `n` captures of the endpoint (what listen counts before resuming). */
+async function stored(base: string, s: Setup, n: number): Promise<void> {
+  await eventually(async () => (await call<{ count: number }>(base, 'GET', `/api/search/requests/count?slug=${s.slug}`, { token: s.key })).body.count === n, 15_000);
 }
 
 function bodiesOf(arrived: Arrived[]): string[] {
@@ -199,7 +204,7 @@ describeBackends(
       await cli.stop();
     });
 
-    test('an HTTPS app with a self-signed certificate: reported at once with the --insecure hint; --insecure delivers', async () => {
+    test('an HTTPS app with a self-signed certificate: listen stops (exit 1) with the -k hint and the capture unhandled; rerun with -k delivers it', async () => {
       const s = await setup(h.url);
       const fixtures = join(import.meta.dir, '..', 'unit', 'fixtures');
       const arrived: string[] = [];
@@ -214,28 +219,48 @@ describeBackends(
       });
       cleanups.push(() => void tls.stop(true));
       const base = `https://127.0.0.1:${tls.port}/hooks`;
+      // A first run (nothing saved: it starts live), as a developer starts it.
       let cli = new RunningCli(['listen', s.slug, '--forward', base, '--json'], s.cli.env);
       cleanups.push(() => void cli.stop('SIGKILL'));
       await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
       const refused = await send(h.url, s.slug, '/a', { body: 'a' });
-      await cli.until(() => cli.lines.length === 1);
-      // A certificate does not change between attempts: no retries, and the way out said.
-      expect(JSON.parse(cli.lines[0] ?? '')).toMatchObject({ id: refused, status: null, attempts: 1, ok: false, error: expect.stringContaining('--insecure') });
+      // A certificate does not change between attempts, nor between captures: a configuration
+      // error, said once with the way out, not a failure per capture.
+      expect(await cli.proc.exited).toBe(1);
+      expect(cli.stderr).toContain(`error: POST ${base}/a: 127.0.0.1:${tls.port}'s certificate was refused`);
+      expect(cli.stderr).toContain(`stopped with ${refused} not forwarded; add -k (--insecure) to accept a local self-signed certificate`);
       expect(cli.stderr).not.toContain('retry');
-      await cli.stop();
+      expect(cli.stderr).not.toContain('    at ');
+      expect(cli.lines).toEqual([]);
       const replayed = await runCli(['replay', refused, '--to', `${base}/again`], s.cli.env);
       expect(replayed.code).toBe(1);
       expect(replayed.stderr).toContain('certificate was refused');
       expect(replayed.stderr).toContain('add --insecure');
 
+      // The same command with -k: the refused capture first, then live ones.
       cli = new RunningCli(['forward', s.slug, base, '--insecure', '--json'], s.cli.env);
       cleanups.push(() => void cli.stop('SIGKILL'));
       await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
-      await send(h.url, s.slug, '/b', { body: 'b' });
+      expect(cli.stderr).toContain('resuming after');
       await cli.until(() => cli.lines.length === 1);
-      expect(JSON.parse(cli.lines[0] ?? '')).toMatchObject({ path: '/b', status: 200, ok: true });
+      expect(JSON.parse(cli.lines[0] ?? '')).toMatchObject({ id: refused, path: '/a', status: 200, ok: true });
+      await send(h.url, s.slug, '/b', { body: 'b' });
+      await cli.until(() => cli.lines.length === 2);
+      expect(JSON.parse(cli.lines[1] ?? '')).toMatchObject({ path: '/b', status: 200, ok: true });
       expect((await runCli(['replay', refused, '--to', `${base}/again`, '-k'], s.cli.env)).code).toBe(0);
-      expect(arrived).toEqual(['/hooks/b b', '/hooks/again a']);
+      expect(arrived).toEqual(['/hooks/a a', '/hooks/b b', '/hooks/again a']);
+      expect(await cli.stop()).toBe(0);
+
+      // Resuming (a position saved), without -k again: stops on the first capture, which -k then sends.
+      await send(h.url, s.slug, '/c', { body: 'c' });
+      const again = await runCli(['listen', s.slug, '--forward', base], s.cli.env, { timeoutMs: 20_000 });
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain('certificate was refused');
+      cli = new RunningCli(['listen', s.slug, '--forward', base, '-k', '--json'], s.cli.env);
+      cleanups.push(() => void cli.stop('SIGKILL'));
+      await cli.until(() => cli.lines.length === 1);
+      expect(JSON.parse(cli.lines[0] ?? '')).toMatchObject({ path: '/c', status: 200 });
+      expect(arrived.slice(3)).toEqual(['/hooks/c c']);
       await cli.stop();
     });
 
@@ -314,6 +339,117 @@ describeBackends(
       await cli.stop();
     });
 
+    test('resuming with more than --max-backlog waiting, off a terminal: starts live with one line saying how to forward them; --backlog all and newest forward them', async () => {
+      const s = await setup(h.url);
+      let cli = await listen(s);
+      const first = await send(h.url, s.slug, '/1', { body: 'one' });
+      await cli.until(() => s.app.arrived.length === 1);
+      expect(await cli.stop()).toBe(0);
+      const away = async (bodies: string[], total: number) => {
+        for (const b of bodies) await send(h.url, s.slug, `/${b}`, { body: b });
+        await stored(h.url, s, total);
+      };
+
+      await away(['b1', 'b2', 'b3'], 4);
+      // Three waiting, more than 2: not forwarded (no one to ask, nothing blocks), and said so.
+      cli = await listen(s, ['--max-backlog', '2']);
+      expect(cli.stderr).toContain(
+        `not forwarding the 3 captures that arrived while listen was stopped (more than --max-backlog 2); starting live. To forward them: --backlog all (or newest), or --since ${first}\n`,
+      );
+      expect(cli.stderr).toContain('from now on (3 captures after');
+      await Bun.sleep(1_000);
+      expect(bodiesOf(s.app.arrived)).toEqual(['one']);
+      expect(await cli.stop()).toBe(0);
+
+      // Opted in: all of them, oldest first; the position had not moved, so they are still there.
+      cli = await listen(s, ['--max-backlog', '2', '--backlog', 'all']);
+      await cli.until(() => s.app.arrived.length === 4);
+      expect(bodiesOf(s.app.arrived)).toEqual(['one', 'b1', 'b2', 'b3']);
+      expect(cli.stderr).not.toContain('not forwarding');
+      expect(await cli.stop()).toBe(0);
+
+      // Only the newest --max-backlog.
+      await away(['c1', 'c2', 'c3'], 7);
+      cli = await listen(s, ['--max-backlog', '2', '--backlog', 'newest']);
+      await cli.until(() => s.app.arrived.length === 6);
+      expect(cli.stderr).toContain('the newest 2 of the 3 captures received meanwhile, then live');
+      await Bun.sleep(700);
+      expect(bodiesOf(s.app.arrived).slice(4)).toEqual(['c2', 'c3']);
+      expect(await cli.stop()).toBe(0);
+
+      // Within the limit (default 100): resumed as before, without a word about a backlog.
+      await away(['d1', 'd2'], 9);
+      cli = await listen(s);
+      await cli.until(() => s.app.arrived.length === 8);
+      expect(cli.stderr).toContain('resuming after');
+      expect(cli.stderr).not.toContain('not forwarding');
+      expect(await cli.stop()).toBe(0);
+
+      // Skipped (the default off a terminal), then live ones go; --since as the line said gets the skipped ones.
+      await away(['e1', 'e2', 'e3'], 12);
+      const before = JSON.parse(readFileSync(join(s.cli.configHome, 'hookcap', 'state', `${s.slug}.json`), 'utf8')).lastId as string;
+      cli = await listen(s, ['--max-backlog', '2', '--backlog', 'skip']);
+      expect(cli.stderr).toContain(`--since ${before}`);
+      await send(h.url, s.slug, '/live', { body: 'live' });
+      await cli.until(() => s.app.arrived.length === 9);
+      await Bun.sleep(500);
+      expect(bodiesOf(s.app.arrived).slice(8)).toEqual(['live']);
+      expect(await cli.stop()).toBe(0);
+      cli = await listen(s, ['--since', before, '--max-backlog', '0']);
+      await cli.until(() => s.app.arrived.length === 13);
+      expect(bodiesOf(s.app.arrived).slice(9)).toEqual(['e1', 'e2', 'e3', 'live']);
+      expect(await cli.stop()).toBe(0);
+    });
+
+    test('resuming with more than --max-backlog waiting, on a terminal: asks; N (the default), newest and y each do what they say', async () => {
+      const s = await setup(h.url);
+      const first = await listen(s);
+      await send(h.url, s.slug, '/1', { body: 'one' });
+      await first.until(() => s.app.arrived.length === 1);
+      expect(await first.stop()).toBe(0);
+      let total = 1;
+      const answering = async (answer: string, away: string[]): Promise<TtyCli> => {
+        for (const b of away) await send(h.url, s.slug, `/${b}`, { body: b });
+        total += away.length;
+        await stored(h.url, s, total);
+        const tty = new TtyCli(['listen', s.slug, '--forward', `${s.app.url}/hooks`, '--max-backlog', '2'], s.cli.env);
+        cleanups.push(() => tty.kill());
+        await tty.until(() => tty.output.includes('[y/N/newest]'));
+        expect(tty.output).toContain(`3 captures arrived on ${s.slug} while listen was stopped`);
+        expect(tty.output).toContain(`Forward them to ${s.app.url}/hooks? y: all 3, oldest first · N: none, start live · newest: the newest 2 [y/N/newest]`);
+        // Nothing is forwarded while the question waits.
+        await Bun.sleep(300);
+        tty.type(`${answer}\n`);
+        await tty.until(() => tty.output.includes('Ctrl-C to stop'));
+        return tty;
+      };
+      const ctrlC = async (tty: TtyCli) => {
+        tty.type('\u0003');
+        expect(await tty.exited(), tty.output).toBe(0);
+      };
+
+      let tty = await answering('', ['b1', 'b2', 'b3']);
+      expect(bodiesOf(s.app.arrived)).toEqual(['one']);
+      await send(h.url, s.slug, '/live', { body: 'live' });
+      total++;
+      await tty.until(() => s.app.arrived.length === 2);
+      await Bun.sleep(500);
+      expect(bodiesOf(s.app.arrived)).toEqual(['one', 'live']);
+      await ctrlC(tty);
+
+      tty = await answering('newest', ['c1', 'c2', 'c3']);
+      await tty.until(() => s.app.arrived.length === 4);
+      await Bun.sleep(500);
+      expect(bodiesOf(s.app.arrived).slice(2)).toEqual(['c2', 'c3']);
+      await ctrlC(tty);
+
+      tty = await answering('y', ['d1', 'd2', 'd3']);
+      await tty.until(() => s.app.arrived.length === 7);
+      await Bun.sleep(500);
+      expect(bodiesOf(s.app.arrived).slice(4)).toEqual(['d1', 'd2', 'd3']);
+      await ctrlC(tty);
+    });
+
     test('the endpoint deleted while listening: one line saying so, exit 1', async () => {
       const s = await setup(h.url);
       const cli = await listen(s);
@@ -349,6 +485,30 @@ describeBackends(
     });
   },
   { STREAM_MAX_MS: '3000' },
+);
+
+describeBackends(
+  'hookcap listen with a session token',
+  (h) => {
+    test('the session reaching its expiry while listening: one line saying so and what to use instead, exit 1', async () => {
+      const signedUpAt = Date.now();
+      const a = await newAccount(h.url);
+      const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'listen' } })).body;
+      const app = startLocalApp();
+      const env = cliEnv({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.session });
+      cleanups.push(() => env.cleanup(), () => app.stop());
+      const cli = await listen({ key: a.session, slug: ep.slug, cli: env, app });
+      await Bun.sleep(700);
+      await send(h.url, ep.slug, '/before', { body: 'before' });
+      await cli.until(() => app.arrived.length === 1);
+      expect(await cli.proc.exited).toBe(1);
+      expect(Date.now() - (signedUpAt + 4_000)).toBeLessThan(3_000);
+      expect(cli.stderr).toContain('the session expired');
+      expect(cli.stderr).toContain('use an API key');
+      expect(cli.stderr).not.toContain('    at ');
+    });
+  },
+  { SESSION_TTL_MS: '4000' },
 );
 
 for (const backend of BACKENDS) {

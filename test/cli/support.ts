@@ -81,6 +81,54 @@ export class RunningCli {
   }
 }
 
+const shellQuote = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The CLI on a pseudo-terminal (script(1)), as a person's shell runs it: stdin, stdout and stderr
+ * are all the terminal, `output` is everything it showed, `type` is what the person types.
+ */
+export class TtyCli {
+  output = '';
+  readonly proc: Subprocess<'pipe', 'pipe', 'pipe'>;
+
+  constructor(args: string[], env: Record<string, string>) {
+    // exec: the CLI itself is the terminal's foreground process (a shell in between would die of Ctrl-C first).
+    const command = `exec ${[process.execPath, CLI, ...args].map(shellQuote).join(' ')}`;
+    const proc = Bun.spawn(['script', '-qefc', command, '/dev/null'], { cwd: ROOT, env: { NO_COLOR: '1', TERM: 'xterm', ...env }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' });
+    this.proc = proc;
+    void (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of proc.stdout) this.output += decoder.decode(chunk, { stream: true });
+    })();
+  }
+
+  /** Types `text` (a line needs its "\n"; "\u0003" is Ctrl-C). */
+  type(text: string): void {
+    this.proc.stdin.write(text);
+    void this.proc.stdin.flush();
+  }
+
+  async until(check: () => boolean, ms = 20_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!check()) {
+      if (this.proc.exitCode !== null) throw new Error(`the CLI exited (${this.proc.exitCode}):\n${this.output}`);
+      if (Date.now() > deadline) throw new Error(`condition not met in ${ms} ms; the terminal showed:\n${this.output}`);
+      await Bun.sleep(20);
+    }
+  }
+
+  /** The exit code, once it has exited (after its output is all read). */
+  async exited(): Promise<number> {
+    const code = await this.proc.exited;
+    await Bun.sleep(50);
+    return code;
+  }
+
+  kill(): void {
+    if (this.proc.exitCode === null) this.proc.kill('SIGKILL');
+  }
+}
+
 /** One request as the local app received it. */
 export interface Arrived {
   method: string;

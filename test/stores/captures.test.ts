@@ -302,8 +302,22 @@ export function runCaptureStoreConformance(
         expect(ids(await matches({ q: 'supersecret' }))).toEqual(ids(byIndex(3)));
         expect(ids(await matches({ q: 'page=2' }))).toEqual(ids(byIndex(4)));
         expect(ids(await matches({ q: 'tag=blue' }))).toEqual(ids(byIndex(4)));
-        // Header names are not searched, only their values.
-        expect(await matches({ q: 'x-header-name-only' })).toEqual([]);
+        // A whole header name matches too (below); part of a name does not.
+        expect(ids(await matches({ q: 'x-header-name-only' }))).toEqual(ids(byIndex(3)));
+        expect(await matches({ q: 'header-name' })).toEqual([]);
+      });
+
+      test('q matches a whole header name in any case, not part of one', async () => {
+        expect(ids(await matches({ q: 'X-Custom' }))).toEqual(ids(byIndex(3)));
+        expect(ids(await matches({ q: 'X-HEADER-NAME-ONLY' }))).toEqual(ids(byIndex(3)));
+        // Every fixture but index 3 (its own headers) carries these two.
+        const withDefaults = rows.filter((_, i) => i !== 3);
+        expect(ids(await matches({ q: 'Content-Type' }))).toEqual(ids(newestFirst(withDefaults)));
+        expect(ids(await matches({ q: 'user-agent' }))).toEqual(ids(newestFirst(withDefaults)));
+        // Parts of names ("content" would otherwise match every capture), or a name with more around it.
+        for (const q of ['custom', 'x-cust', 'content', 'type', 'user', 'agent', 'x-custom:', ' x-custom', '"x-custom"']) {
+          expect(await matches({ q })).toEqual([]);
+        }
       });
 
       test('q folds case beyond ASCII', async () => {
@@ -632,6 +646,61 @@ export function runCaptureStoreConformance(
       expect(await listAll(all(ep), 10)).toEqual([legacy, none, asRecord, inserted]);
       const found = await store().search({ scopes: [all(ep)], q: '/p/', limit: 10, offset: 0, order: 'asc' });
       expect(found.map((c) => c.query)).toEqual([raw, `${raw}&e=%E9;f=\\`, '', undefined]);
+    });
+
+    test('q matches header names through insert and the JSON-record path: whole names, in any case', async () => {
+      const ep = newEndpoint();
+      const github = capture(ep, T0 + 61, { headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': 'sha256=ab' } });
+      const stripe = capture(ep, T0 + 62, { headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=cd' } });
+      const other = capture(ep, T0 + 63, { headers: { 'x-hub-signature': 'sha1=ef', 'x-note': 'see Stripe-Signature' } });
+      await insert([github]);
+      const batch = new JsonRecordBatch();
+      for (const row of [stripe, other]) batch.push(Buffer.from(JSON.stringify(row)));
+      await store().insertRecords(batch);
+      await flush(store());
+      const find = async (q: string) => {
+        const found = await store().search({ scopes: [all(ep)], q, limit: 10, offset: 0, order: 'asc' });
+        expect(await store().count({ scopes: [all(ep)], q })).toBe(found.length);
+        return ids(found);
+      };
+      expect(await find('x-github-event')).toEqual([github.id]);
+      expect(await find('X-GitHub-Event')).toEqual([github.id]);
+      expect(await find('x-hub-signature-256')).toEqual([github.id]);
+      // A name that is the start of another matches only itself.
+      expect(await find('X-Hub-Signature')).toEqual([other.id]);
+      expect(await find('content-type')).toEqual([github.id, stripe.id]);
+      // Values still match as substrings: other's x-note holds the name as text.
+      expect(await find('stripe-signature')).toEqual([stripe.id, other.id]);
+      expect(await find('PUSH')).toEqual([github.id]);
+      expect(await find('v1=cd')).toEqual([stripe.id]);
+      for (const q of ['github-event', 'x-github', 'hub-signature', 'x-hub', 'x-github-event: push']) expect(await find(q)).toEqual([]);
+    });
+
+    test('q matches the raw query as sent, and the query rebuilt from its parameters; a capture stored without one by the rebuilt text only', async () => {
+      const ep = newEndpoint();
+      const raw = 'msg=a%20b&plus=a+b&email=u%40Example.com&Tag=X';
+      const queryParams = { msg: 'a b', plus: 'a b', email: 'u@Example.com', Tag: 'X' };
+      const inserted = capture(ep, T0 + 71, { queryParams, query: raw });
+      const asRecord = capture(ep, T0 + 72, { queryParams, query: raw });
+      // Logged before the raw query was kept: no `query` in its JSON.
+      const { query: _omitted, ...legacy } = capture(ep, T0 + 73, { queryParams });
+      await insert([inserted]);
+      const batch = new JsonRecordBatch();
+      for (const row of [asRecord, legacy]) batch.push(Buffer.from(JSON.stringify(row)));
+      await store().insertRecords(batch);
+      await flush(store());
+      const find = async (q: string) => {
+        const found = await store().search({ scopes: [all(ep)], q, limit: 10, offset: 0, order: 'asc' });
+        expect(await store().count({ scopes: [all(ep)], q })).toBe(found.length);
+        return ids(found);
+      };
+      for (const q of ['%20', 'a+b', 'plus=A+B', raw, raw.toUpperCase(), '%40example', 'email=u%40example.com&tag=x']) {
+        expect(await find(q)).toEqual([inserted.id, asRecord.id]);
+      }
+      // The decoded text still matches, on every capture.
+      for (const q of ['msg=a b', 'email=u@example.com', 'tag=x']) {
+        expect(await find(q)).toEqual([inserted.id, asRecord.id, legacy.id]);
+      }
     });
 
     test('responseStatus round-trips; a capture without one reads back without one', async () => {

@@ -20,7 +20,14 @@ describe('ClickHouse search SQL', () => {
       "((endpoint_id IN ('ep_a', 'ep_b') AND received_at > 0) OR (endpoint_id IN ('ep_\\'c') AND received_at > 1000))" +
         " AND method = 'POST' AND received_at >= 5 AND received_at <= 9",
     );
-    expect(c.where).toBe("(position(search_text, 'hello') > 0 OR positionCaseInsensitiveUTF8(body, 'Hello') > 0)");
+    expect(c.where).toBe(
+      "(position(search_text, 'hello') > 0 OR positionCaseInsensitiveUTF8(body, 'Hello') > 0" +
+        " OR positionCaseInsensitiveUTF8(query, 'Hello') > 0 OR position(headers, '\"hello\":') > 0)",
+    );
+    // Not a token, so no header's name: the headers are not read.
+    expect(filterConditions({ scopes, q: 'a b' }).where).toBe(
+      "(position(search_text, 'a b') > 0 OR positionCaseInsensitiveUTF8(body, 'a b') > 0 OR positionCaseInsensitiveUTF8(query, 'a b') > 0)",
+    );
     expect(filterConditions({ scopes, q: '' }).where).toBeUndefined();
   });
 

@@ -59,6 +59,12 @@ async function checkMigrated(store: CaptureStore, endpointId: string, old: Captu
   const fresh = capture(endpointId, T0 + 1000, { responseStatus: 404, queryParams: { y: ' a', a: ['1', '2'] }, query: 'y=%20a&a=1&a=2&b&c=&d=%zz' });
   await store.insert([fresh]);
   expect(await store.list({ endpointId, since: 0 }, 10)).toEqual([fresh, old]);
+  // Free text finds the old row by a header name with no data migrated (names are read from the
+  // stored headers JSON), and by its query rebuilt from the parameters; the new row by its raw query.
+  const find = async (q: string) => (await store.search({ scopes: [{ endpointId, since: 0 }], q, limit: 10, offset: 0, order: 'desc' })).map((c) => c.id);
+  expect(await find('Content-Type')).toEqual([fresh.id, old.id]);
+  expect(await find('x=a b')).toEqual([old.id]);
+  expect(await find('y=%20a&A=1')).toEqual([fresh.id]);
 }
 
 describe('responseStatus migration', () => {

@@ -19,3 +19,14 @@ test('live captures are published after every group commit unless LIVE_FLUSH_MS 
   expect(() => loadConfig({ DATA_DIR: '/tmp/hookcap-config-test', LIVE_FLUSH_MS: '-1' })).toThrow(/LIVE_FLUSH_MS/);
   expect(() => loadConfig({ DATA_DIR: '/tmp/hookcap-config-test', LIVE_FLUSH_MS: '5000' })).toThrow(/LIVE_FLUSH_MS must be at most 1000/);
 });
+
+test('a browser session lasts 30 days unless SESSION_TTL_MS says otherwise; streams re-check their credentials every minute unless STREAM_RECHECK_MS says otherwise', () => {
+  const defaults = loadConfig({ DATA_DIR: '/tmp/hookcap-config-test' });
+  expect(defaults.sessionTtlMs).toBe(30 * 24 * 3600_000);
+  expect(defaults.stream.recheckMs).toBe(60_000);
+  const set = loadConfig({ DATA_DIR: '/tmp/hookcap-config-test', SESSION_TTL_MS: '4000', STREAM_RECHECK_MS: '500' });
+  expect(set.sessionTtlMs).toBe(4000);
+  expect(set.stream.recheckMs).toBe(500);
+  expect(() => loadConfig({ DATA_DIR: '/tmp/hookcap-config-test', SESSION_TTL_MS: '10' })).toThrow(/SESSION_TTL_MS/);
+  expect(() => loadConfig({ DATA_DIR: '/tmp/hookcap-config-test', STREAM_RECHECK_MS: '0' })).toThrow(/STREAM_RECHECK_MS/);
+});

@@ -7,10 +7,10 @@ import { assertSameOriginJson } from '../origin';
 import { byIp, rateLimit } from '../rate-limit-plugin';
 import { AUTH_ERRORS, Credentials, errors, NoContent, PasswordResetAccepted, PasswordResetAccount, PasswordResetConfirm, PasswordResetDone, PasswordResetRequest, PasswordResetToken, SessionBody, UserBody } from './models';
 
-const MAX_AGE = 30 * 24 * 3600;
-
 export const authRoutes = (ctx: Ctx) => {
   const secure = ctx.config.baseUrl.startsWith('https:');
+  // The cookie lives as long as the session it carries (SESSION_TTL_MS).
+  const maxAge = Math.ceil(ctx.config.sessionTtlMs / 1000);
   return new Elysia({ prefix: '/api/auth', detail: { tags: ['auth'] } })
     // Sign-up, log-in and password reset also count per client ip (SPEC 8): password guessing,
     // sign-up floods, reset-mail floods.
@@ -25,7 +25,7 @@ export const authRoutes = (ctx: Ctx) => {
           async ({ body, set, cookie }) => {
             const out = await auth.signup(ctx, body);
             set.status = 201;
-            cookie[SESSION_COOKIE]?.set({ value: out.token, ...sessionCookieOptions(MAX_AGE, secure) });
+            cookie[SESSION_COOKIE]?.set({ value: out.token, ...sessionCookieOptions(maxAge, secure) });
             return out;
           },
           { body: Credentials, response: { 201: SessionBody, ...errors(400, 403, 409, 415) }, detail: { summary: 'Create an account and a browser session', security: [] } },
@@ -34,7 +34,7 @@ export const authRoutes = (ctx: Ctx) => {
           '/login',
           async ({ body, cookie }) => {
             const out = await auth.login(ctx, body);
-            cookie[SESSION_COOKIE]?.set({ value: out.token, ...sessionCookieOptions(MAX_AGE, secure) });
+            cookie[SESSION_COOKIE]?.set({ value: out.token, ...sessionCookieOptions(maxAge, secure) });
             return out;
           },
           { body: Credentials, response: { 200: SessionBody, ...errors(400, 401, 403, 415) }, detail: { summary: 'Start a browser session', security: [] } },
@@ -75,7 +75,7 @@ export const authRoutes = (ctx: Ctx) => {
           '/password-reset/confirm',
           async ({ body, cookie }) => {
             const out = await passwordReset.confirmReset(ctx, body);
-            cookie[SESSION_COOKIE]?.set({ value: out.token, ...sessionCookieOptions(MAX_AGE, secure) });
+            cookie[SESSION_COOKIE]?.set({ value: out.token, ...sessionCookieOptions(maxAge, secure) });
             return out;
           },
           {

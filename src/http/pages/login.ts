@@ -13,8 +13,6 @@ import { clientIp } from '../rate-limit-plugin';
 import { SESSION_COOKIE, sessionCookieOptions, type CookieJar } from '../auth';
 import { html, isSameOriginPost, page, readForm, redirect, sessionUser } from './html';
 
-const SESSION_MAX_AGE = 30 * 24 * 3600;
-
 /** Only claim pages are valid destinations, so the page can never become an open redirect. */
 export function safeNext(raw: string | null | undefined): string {
   return raw && /^\/agent\/claim(?:\?[A-Za-z0-9_\-.~%=&+]*)?$/.test(raw) ? raw : '/agent/claim';
@@ -43,6 +41,8 @@ export function loginPage(next: string, error: string | null = null, status = 20
 
 export const loginPages = (ctx: Ctx) => {
   const secure = ctx.config.baseUrl.startsWith('https:');
+  // The cookie lives as long as the session it carries (SESSION_TTL_MS).
+  const maxAge = Math.ceil(ctx.config.sessionTtlMs / 1000);
   const submit = (verb: typeof auth.login) => async ({ request, body, server, cookie }: { request: Request; body: unknown; server: Parameters<typeof clientIp>[1]; cookie: CookieJar }) => {
     const form = readForm(body);
     const next = safeNext(form.get('next'));
@@ -51,7 +51,7 @@ export const loginPages = (ctx: Ctx) => {
       // Password guessing through this page is bounded like the other agent attempts.
       await new RateMeter(ctx).consume(buckets.loginIp(clientIp(request, server, ctx.config.trustProxy)), ctx.config.agent.ratePerIp);
       const out = await verb(ctx, { email: form.get('email') ?? '', password: form.get('password') ?? '' });
-      cookie[SESSION_COOKIE]?.set({ value: out.token, ...sessionCookieOptions(SESSION_MAX_AGE, secure) });
+      cookie[SESSION_COOKIE]?.set({ value: out.token, ...sessionCookieOptions(maxAge, secure) });
       return redirect(next);
     } catch (e) {
       if (!(e instanceof AppError)) throw e;

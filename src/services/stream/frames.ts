@@ -32,9 +32,10 @@ export const BUS_LOST = encoder.encode(':bus unavailable: live captures paused; 
 
 /**
  * Why a stream ended for good: its endpoint is gone, so reconnecting would only get a 404; or the
- * API key or session that opened it was revoked, so reconnecting with it would only get a 401.
+ * API key or session that opened it was revoked, or the session reached its expiry, so
+ * reconnecting with it would only get a 401 (a browser signs in again).
  */
-export type FinalReason = 'endpoint_deleted' | 'endpoint_expired' | 'credential_revoked';
+export type FinalReason = 'endpoint_deleted' | 'endpoint_expired' | 'credential_revoked' | 'session_expired';
 
 export const isFinalReason = (reason: string): reason is FinalReason => Object.hasOwn(END_FRAMES, reason);
 
@@ -46,6 +47,7 @@ export const END_FRAMES: Readonly<Record<FinalReason, Uint8Array>> = {
   endpoint_deleted: encoder.encode('event: end\ndata: {"reason":"endpoint_deleted"}\n\n'),
   endpoint_expired: encoder.encode('event: end\ndata: {"reason":"endpoint_expired"}\n\n'),
   credential_revoked: encoder.encode('event: end\ndata: {"reason":"credential_revoked"}\n\n'),
+  session_expired: encoder.encode('event: end\ndata: {"reason":"session_expired"}\n\n'),
 };
 
 const ID_LENGTH = 30;

@@ -9,16 +9,16 @@ export interface StreamGuards {
   endpoints: EndpointStreamGuard;
   /** Ends streams whose viewer's team access ended. */
   teams: TeamStreamGuard;
-  /** Ends streams whose API key or browser session was revoked. */
+  /** Ends streams whose API key or browser session was revoked, or whose session expired. */
   credentials: CredentialStreamGuard;
   /** Drops the guards' bus subscriptions. */
   close(): void;
 }
 
-export function createStreamGuards(base: Pick<BaseCtx, 'db' | 'bus' | 'clock'>): StreamGuards {
+export function createStreamGuards(base: Pick<BaseCtx, 'db' | 'bus' | 'clock' | 'config'>): StreamGuards {
   const endpoints = new EndpointStreamGuard(base);
   const teams = new TeamStreamGuard(base);
-  const credentials = new CredentialStreamGuard(base);
+  const credentials = new CredentialStreamGuard(base, { recheckMs: base.config.stream.recheckMs, horizonMs: base.config.stream.maxMs });
   return {
     endpoints,
     teams,

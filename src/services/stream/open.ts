@@ -26,7 +26,7 @@ const SHIP_INSERT_MARGIN_MS = 500;
 
 export interface OpenStreamInput {
   user: UserRow;
-  /** The API key or session that opened the stream: it ends when that is revoked. */
+  /** The API key or session that opened the stream: it ends when that is revoked or expires. */
   credential: StreamCredential | null;
   slug: string;
   /** The Last-Event-ID header; null when absent. */
@@ -79,13 +79,15 @@ async function start(
   if (input.onEnd) conn.onEnd(input.onEnd);
   // Deleted or expired, on any node: the stream ends with a final `event: end`.
   lifecycle.attach(endpoint, (reason) => conn.end(reason));
-  // Its API key or session revoked, on any node: the stream ends with `event: end` too. With the
-  // whole account gone, its own endpoints are gone in the same commit: the reason the endpoint
-  // guard gives, whichever of the two hears first.
+  // Its API key or session revoked, on any node, or its session expired: the stream ends with
+  // `event: end` too. With the whole account gone, its own endpoints are gone in the same commit:
+  // the reason the endpoint guard gives, whichever of the two hears first.
   if (credential !== null) {
     conn.onEnd(credential.cancel);
     const owner = endpoint.userId === input.user.id;
-    credential.attach((accountDeleted) => conn.end(accountDeleted && owner ? 'endpoint_deleted' : 'credential_revoked'));
+    credential.attach((loss) =>
+      conn.end(loss === 'expired' ? 'session_expired' : loss === 'account_deleted' && owner ? 'endpoint_deleted' : 'credential_revoked'),
+    );
   }
   // A viewer reading through a team loses the stream the moment that access ends, on any node.
   if (endpoint.userId !== input.user.id) {

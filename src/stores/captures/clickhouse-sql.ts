@@ -1,4 +1,4 @@
-import { CAPTURE_COLUMNS, searchNeedle } from './row';
+import { CAPTURE_COLUMNS, headerNameNeedle, searchNeedle } from './row';
 import { groupScopesBySince } from './scopes';
 import { quoteInt, quoteString, quoteStringList } from './sql-quote';
 import type { EndpointScope, PageCursor, SearchFilter } from './types';
@@ -49,13 +49,21 @@ export function scopeCondition(scopes: readonly EndpointScope[]): string {
 }
 
 /**
- * The body is searched in place with positionCaseInsensitiveUTF8 rather than copied into
- * search_text: same speed on 18.16 and half the storage (see clickhouse/001_captures.sql).
+ * Free text. The body is searched in place with positionCaseInsensitiveUTF8 rather than copied
+ * into search_text: same speed on 18.16 and half the storage (see clickhouse/001_captures.sql).
+ * So is the raw query as sent (a short column, '' on most captures and on those stored before it
+ * was kept, whose search_text still holds the query rebuilt from its parameters). A header's whole
+ * name is found in the headers JSON with position() (row.ts headerNameNeedle): names are stored
+ * lower-cased. 18.16 has no multiSearchAny, and OR evaluates every operand anyway.
  */
 export function textCondition(q: string): string {
+  const name = headerNameNeedle(q);
   return (
     `(position(search_text, ${quoteString(searchNeedle(q))}) > 0` +
-    ` OR positionCaseInsensitiveUTF8(body, ${quoteString(q)}) > 0)`
+    ` OR positionCaseInsensitiveUTF8(body, ${quoteString(q)}) > 0` +
+    ` OR positionCaseInsensitiveUTF8(query, ${quoteString(q)}) > 0` +
+    (name === null ? '' : ` OR position(headers, ${quoteString(name)}) > 0`) +
+    ')'
   );
 }
 

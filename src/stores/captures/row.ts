@@ -63,9 +63,10 @@ function queryString(params: Capture['queryParams']): string {
 }
 
 /**
- * The lower-cased text `q` is matched against, besides the body: path, query string and header
- * values (not names). Lower-casing happens here, in JS, for both stores and for the needle, so
- * SQLite (whose LIKE folds ASCII only) and ClickHouse agree on what matches.
+ * The lower-cased text `q` is matched against, besides the body: path, query string rebuilt from
+ * its parameters and header values. The stores also match the raw `query` column and header names
+ * (headerNameNeedle) in place. Lower-casing happens here, in JS, for both stores and for the
+ * needle, so SQLite (whose LIKE folds ASCII only) and ClickHouse agree on what matches.
  */
 export function metaSearchText(c: Capture): string {
   return [c.path, queryString(c.queryParams), ...Object.values(c.headers)].join('\n').toLowerCase();
@@ -74,6 +75,22 @@ export function metaSearchText(c: Capture): string {
 /** The needle for search_text: lower-cased exactly as metaSearchText lower-cases. */
 export function searchNeedle(q: string): string {
   return q.toLowerCase();
+}
+
+// A header name is a token (RFC 9110 §5.6.2): the receiver takes no other, replay and send-test refuse others.
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * What free-text search looks for in the stored headers JSON so that `q` matches a capture
+ * carrying a header of exactly that name: `"name":`, the key as JSON.stringify writes it (names
+ * are stored lower-cased, and a token needs no escape). Inside a JSON string every `"` is escaped,
+ * so no header value can hold this text; only a key ending in `"name` could, and a token holds no
+ * quote. A substring test like the body's: no parse, no derived column, and captures stored before
+ * it are found too. Whole names only: parts (`content`, `type`, `user`) would match every capture.
+ * Null when q is not a token, and so no header's name.
+ */
+export function headerNameNeedle(q: string): string | null {
+  return TOKEN.test(q) ? `"${q.toLowerCase()}":` : null;
 }
 
 interface SignatureFields {

@@ -2,7 +2,7 @@ import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Capture } from '../../model/capture';
-import { CAPTURE_COLUMNS, ROW_COLUMNS, captureToRow, metaSearchText, rowToCapture, searchNeedle } from './row';
+import { CAPTURE_COLUMNS, ROW_COLUMNS, captureToRow, headerNameNeedle, metaSearchText, rowToCapture, searchNeedle } from './row';
 import { groupScopesBySince } from './scopes';
 import type { CaptureStore, EndpointScope, PageCursor, SearchFilter, SearchPage } from './types';
 import { parseRecords } from './json-records';
@@ -91,10 +91,27 @@ function scopeClause(scopes: readonly EndpointScope[]): Clause {
   };
 }
 
+/**
+ * Free text: search_text (path, query rebuilt from its parameters, header values, body), the raw
+ * query as sent, and a header's whole name in the stored headers JSON (row.ts headerNameNeedle).
+ * lower() folds ASCII only, which the raw query is but for bytes a client left unencoded.
+ */
+function textClause(q: string): Clause {
+  const needle = searchNeedle(q);
+  const name = headerNameNeedle(q);
+  const sql = ['instr(search_text, ?) > 0', 'instr(lower(query), ?) > 0'];
+  const params: Binding[] = [needle, needle];
+  if (name !== null) {
+    sql.push('instr(headers, ?) > 0');
+    params.push(name);
+  }
+  return { sql: `(${sql.join(' OR ')})`, params };
+}
+
 function filterClause(filter: SearchFilter): Clause {
   const clauses = [scopeClause(filter.scopes)];
   if (filter.method !== undefined) clauses.push({ sql: 'method = ?', params: [filter.method] });
-  if (filter.q) clauses.push({ sql: 'instr(search_text, ?) > 0', params: [searchNeedle(filter.q)] });
+  if (filter.q) clauses.push(textClause(filter.q));
   if (filter.from !== undefined) clauses.push({ sql: 'received_at >= ?', params: [filter.from] });
   if (filter.to !== undefined) clauses.push({ sql: 'received_at <= ?', params: [filter.to] });
   if (filter.ids !== undefined) clauses.push({ sql: 'id IN (SELECT value FROM json_each(?))', params: [JSON.stringify(filter.ids)] });

@@ -1,5 +1,5 @@
 /** Queries on users, sessions and API keys. Every value goes through drizzle's parameters. */
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db, Q, Tx } from './db';
 import { apiKeys, sessions, users, type ApiKeyRow, type UserRow } from './schema';
 
@@ -47,14 +47,55 @@ export async function insertSessionIfPassword(q: Q, row: typeof sessions.$inferI
   return out.length > 0;
 }
 
-export async function findSessionUser(db: Db, tokenHash: string, now: number): Promise<UserRow | null> {
+/** A session not yet expired at `now`, with its account and its expiry. */
+export async function findSession(db: Db, tokenHash: string, now: number): Promise<{ user: UserRow; expiresAt: number } | null> {
   const out = await db
-    .select({ user: users })
+    .select({ user: users, expiresAt: sessions.expiresAt })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(and(eq(sessions.tokenHash, tokenHash), sql`${sessions.expiresAt} > ${now}`))
     .limit(1);
-  return out[0]?.user ?? null;
+  return out[0] ?? null;
+}
+
+/** A credential as a stream node re-checks it: its account, and for a session its expiry. */
+export interface CredentialState {
+  userId: string;
+  /** A session's expiresAt; null for an API key (keys do not expire). */
+  expiresAt: number | null;
+}
+
+/**
+ * The state of many credentials in one query (a stream node's periodic re-check): the live keys
+ * among `keyIds` (not revoked, owned by an account) and the sessions among `tokenHashes` that
+ * still exist, expired or not. A credential missing from the answer was deleted.
+ */
+export async function credentialStates(
+  db: Db,
+  keyIds: readonly string[],
+  tokenHashes: readonly string[],
+): Promise<{ keys: Map<string, CredentialState>; sessions: Map<string, CredentialState> }> {
+  const keys = new Map<string, CredentialState>();
+  const found = new Map<string, CredentialState>();
+  if (keyIds.length === 0 && tokenHashes.length === 0) return { keys, sessions: found };
+  // One statement for both tables; an empty list matches nothing (drizzle renders it as false).
+  const rows = await db
+    .select({ kind: sql<string>`'key'`, ref: apiKeys.id, userId: apiKeys.userId, expiresAt: sql<string | null>`NULL::bigint` })
+    .from(apiKeys)
+    .where(and(inArray(apiKeys.id, [...keyIds]), isNull(apiKeys.revokedAt)))
+    .unionAll(
+      db
+        .select({ kind: sql<string>`'session'`, ref: sessions.tokenHash, userId: sessions.userId, expiresAt: sql<string | null>`${sessions.expiresAt}` })
+        .from(sessions)
+        .where(inArray(sessions.tokenHash, [...tokenHashes])),
+    );
+  for (const r of rows) {
+    if (r.userId === null) continue;
+    // A bigint comes back as a string through a raw sql column; the driver may also give a number.
+    const expiresAt = r.expiresAt === null ? null : Number(r.expiresAt);
+    (r.kind === 'key' ? keys : found).set(r.ref, { userId: r.userId, expiresAt });
+  }
+  return { keys, sessions: found };
 }
 
 export async function deleteSession(db: Db, tokenHash: string): Promise<void> {

@@ -11,6 +11,18 @@ export function signedOutOn(e: unknown): void {
   if (e instanceof ApiError && e.status === 401) queryClient.setQueryData(keys.me, null);
 }
 
+/**
+ * The live stream said the session reached its expiry: back to sign-in, which says why. The note
+ * is a query of its own, so signing in again (switchAccount) drops it.
+ */
+export function sessionExpired(): void {
+  queryClient.setQueryData(keys.signInNote, 'Your session expired. Sign in again.');
+  queryClient.setQueryData(keys.me, null);
+}
+
+/** Why the app went back to sign-in by itself, if it said; shown above the sign-in form. */
+export const signInNote = (): string | null => queryClient.getQueryData<string>(keys.signInNote) ?? null;
+
 export const queryClient: QueryClient = new QueryClient({
   queryCache: new QueryCache({ onError: signedOutOn }),
   mutationCache: new MutationCache({ onError: signedOutOn }),
@@ -26,6 +38,7 @@ export const queryClient: QueryClient = new QueryClient({
 
 export const keys = {
   me: ['me'] as const,
+  signInNote: ['sign-in-note'] as const,
   endpoints: ['endpoints'] as const,
   request: (id: string) => ['request', id] as const,
   search: (params: Record<string, string>) => ['search', params] as const,

@@ -11,7 +11,7 @@
  * reopened here with backoff.
  */
 import { ApiError, api, errorText, unwrap, type Capture } from '../api/client';
-import { signedOutOn } from '../api/queries';
+import { sessionExpired, signedOutOn } from '../api/queries';
 
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'ended';
 
@@ -22,7 +22,7 @@ export interface LiveState {
   held: number;
   paused: boolean;
   status: LiveStatus;
-  /** Why the stream ended: endpoint_deleted, endpoint_expired, credential_revoked, not_found, signed_out. */
+  /** Why the stream ended: endpoint_deleted, endpoint_expired, credential_revoked, session_expired, not_found, signed_out. */
   endReason: string | null;
   loading: boolean;
   hasMore: boolean;
@@ -184,6 +184,8 @@ export class LiveList {
     source.addEventListener('end', (ev) => {
       const reason = (JSON.parse(ev.data) as { reason?: string }).reason ?? 'ended';
       this.end(reason);
+      // The session reached its expiry: every call would now get 401, so the app shows sign-in.
+      if (reason === 'session_expired') sessionExpired();
     });
     source.addEventListener('error', () => {
       if (this.stopped || this.state.status === 'ended') return;

@@ -1,7 +1,7 @@
 /** Sign in and sign up: the same accounts and `session` cookie as the API. */
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { useSignIn } from '../api/queries';
+import { signInNote, useSignIn } from '../api/queries';
 import { paths } from '../paths';
 import { ErrorMessage } from '../ui/error';
 import { BusyButton } from '../ui/busy-button';
@@ -11,6 +11,20 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
   const [password, setPassword] = useState('');
   const submit = useSignIn(mode);
   const signup = mode === 'signup';
+  // Read at mount: the app came here by itself (the session expired) and says so.
+  const [note] = useState(signInNote);
+  const emailField = useRef<HTMLInputElement>(null);
+  const shown = useRef(mode);
+  const { reset } = submit;
+  // "Create an account" and "Sign in" swap the form in place: the link that had the focus now
+  // names the way back (Enter again would undo it), and the last form's error is not this one's.
+  // So the form starts over: no error, the focus in Email.
+  useEffect(() => {
+    if (shown.current === mode) return;
+    shown.current = mode;
+    reset();
+    emailField.current?.focus();
+  }, [mode, reset]);
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -25,9 +39,14 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
       </p>
       <p className="muted">Capture webhooks and watch them arrive, live.</p>
       <h1>{signup ? 'Create an account' : 'Sign in'}</h1>
+      {note !== null && !signup ? (
+        <p className="notice" role="status">
+          {note}
+        </p>
+      ) : null}
       <form onSubmit={onSubmit} aria-label={signup ? 'Create an account' : 'Sign in'}>
         <label htmlFor="auth-email">Email</label>
-        <input id="auth-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        <input id="auth-email" ref={emailField} type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
         <label htmlFor="auth-password">{signup ? 'Password (at least 8 characters)' : 'Password'}</label>
         <input
           id="auth-password"
