@@ -115,10 +115,11 @@ test('a DATA_DIR that cannot be a directory: exit 1 and one line naming DATA_DIR
 }, 30_000);
 
 describe('start-up with a server backend that cannot be reached', () => {
-  // Closed ports: nothing listens there. The embedded PGlite stands in for Postgres where another
-  // backend is the one under test, so no shared service is needed (or touched).
+  // Ports 1 and 2 of 127.0.0.1: privileged, nothing listens there (a free port picked now could be
+  // taken by another process before the node connects). The embedded PGlite stands in for Postgres
+  // where another backend is the one under test, so no shared service is needed (or touched).
   test('DATABASE_URL: exit 1 and one line naming it and its host, no password, no stack trace', async () => {
-    const port = await freePort();
+    const port = 1;
     const r = await startExpectingExit({ DATABASE_URL: `postgres://hookcap:s3cret-pw@127.0.0.1:${port}/hookcap` });
     rmSync(r.dataDir, { recursive: true, force: true });
     expectOneLine(r, 1, `DATABASE_URL: could not open 127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`);
@@ -126,7 +127,7 @@ describe('start-up with a server backend that cannot be reached', () => {
   }, 30_000);
 
   test('CLICKHOUSE_URL: one line, and none of the ClickHouse client\'s own text on stderr', async () => {
-    const port = await freePort();
+    const port = 1;
     const r = await startExpectingExit({ CLICKHOUSE_URL: `http://default:s3cret-pw@127.0.0.1:${port}/hookcap` }, { seed: true });
     rmSync(r.dataDir, { recursive: true, force: true });
     expectOneLine(r, 1, `CLICKHOUSE_URL: could not open 127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`);
@@ -134,7 +135,7 @@ describe('start-up with a server backend that cannot be reached', () => {
   }, 30_000);
 
   test('NATS_URL with two servers: one line naming both hosts', async () => {
-    const [a, b] = [await freePort(), await freePort()];
+    const [a, b] = [1, 2];
     const r = await startExpectingExit({ NATS_URL: `nats://hc:s3cret-pw@127.0.0.1:${a},nats://127.0.0.1:${b}` }, { seed: true });
     rmSync(r.dataDir, { recursive: true, force: true });
     expectOneLine(r, 1, `NATS_URL: could not open 127.0.0.1:${a}, 127.0.0.1:${b}: CONNECTION_REFUSED`);
