@@ -12,6 +12,8 @@ COPY src ./src
 COPY web ./web
 COPY sql ./sql
 COPY clickhouse ./clickhouse
+# The operator command (docs/operations.md): docker compose exec app1 node_modules/.bin/bun scripts/admin.ts …
+COPY scripts/admin.ts ./scripts/admin.ts
 RUN npm run postinstall
 ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
 EXPOSE 3000

@@ -1,14 +1,14 @@
 /**
  * Operator commands, run with the service's own configuration (docs/operations.md):
  *
- *   bun scripts/admin.ts set-plan --account <email|usr_id> --plan <name>
- *   bun scripts/admin.ts show-plan --account <email|usr_id>
- *   bun scripts/admin.ts set-subscription --team <team_id> --seats <n> --status active|canceled
- *   bun scripts/admin.ts show-subscription --team <team_id>
- *   bun scripts/admin.ts health | backlog
- *   bun scripts/admin.ts retention         (one retention sweep now)
- *   bun scripts/admin.ts backup <DIR>      (embedded data; the service may be running)
- *   bun scripts/admin.ts restore <DIR>     (into an empty DATA_DIR; the service must be stopped)
+ *   node_modules/.bin/bun scripts/admin.ts set-plan --account <email|usr_id> --plan <name>
+ *   node_modules/.bin/bun scripts/admin.ts show-plan --account <email|usr_id>
+ *   node_modules/.bin/bun scripts/admin.ts set-subscription --team <team_id> --seats <n> --status active|canceled
+ *   node_modules/.bin/bun scripts/admin.ts show-subscription --team <team_id>
+ *   node_modules/.bin/bun scripts/admin.ts health | backlog
+ *   node_modules/.bin/bun scripts/admin.ts retention         (one retention sweep now)
+ *   node_modules/.bin/bun scripts/admin.ts backup <DIR>      (embedded data; the service may be running)
+ *   node_modules/.bin/bun scripts/admin.ts restore <DIR>     (into an empty DATA_DIR; the service must be stopped)
  *
  * With ADMIN_TOKEN set, the command asks the running service through /admin/api (at --url, by
  * default http://127.0.0.1:$PORT), so an embedded node is administered without a restart. When no
@@ -39,15 +39,15 @@ import { openPglite, openPostgres, type StateDb } from '../src/stores/state/db';
 import { errorMessage } from '../src/unknown';
 
 const USAGE = `usage:
-  bun scripts/admin.ts set-plan --account <email|usr_id> --plan <name>
-  bun scripts/admin.ts show-plan --account <email|usr_id>
-  bun scripts/admin.ts set-subscription --team <team_id> --seats <n> --status ${ADMIN_STATUSES.join('|')}
-  bun scripts/admin.ts show-subscription --team <team_id>
-  bun scripts/admin.ts health
-  bun scripts/admin.ts backlog
-  bun scripts/admin.ts retention
-  bun scripts/admin.ts backup <DIR>
-  bun scripts/admin.ts restore <DIR>
+  node_modules/.bin/bun scripts/admin.ts set-plan --account <email|usr_id> --plan <name>
+  node_modules/.bin/bun scripts/admin.ts show-plan --account <email|usr_id>
+  node_modules/.bin/bun scripts/admin.ts set-subscription --team <team_id> --seats <n> --status ${ADMIN_STATUSES.join('|')}
+  node_modules/.bin/bun scripts/admin.ts show-subscription --team <team_id>
+  node_modules/.bin/bun scripts/admin.ts health
+  node_modules/.bin/bun scripts/admin.ts backlog
+  node_modules/.bin/bun scripts/admin.ts retention
+  node_modules/.bin/bun scripts/admin.ts backup <DIR>
+  node_modules/.bin/bun scripts/admin.ts restore <DIR>
 options: --url <base URL of the running service> (default http://127.0.0.1:$PORT; used with ADMIN_TOKEN)`;
 
 class UsageError extends Error {}

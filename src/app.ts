@@ -26,9 +26,10 @@ import { requestGuards } from './http/guards';
 import { receiverBunRoutes, receiverDocs, receiverHandler } from './http/receiver';
 import { streamRoutes } from './http/stream';
 import { StreamHub } from './services/stream/hub';
+import { StateProbe } from './services/state-probe';
 import { within } from './deadline';
 import { errorMessage } from './unknown';
-import { log } from './log';
+import { log, redact } from './log';
 import type { Ctx } from './services/context';
 import { createServices } from './services/build';
 import { startPurger } from './services/purger';
@@ -65,11 +66,16 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   // The dashboard is the API role's. Its build is made at install, or here when its sources
   // changed; first, so a failed build stops start-up before anything is opened.
   const web = config.roles.has('api') ? await loadWebBundle() : null;
-  const state: StateDb = config.databaseUrl ? await openPostgres(config.databaseUrl, config.databasePoolMax) : await openPglite(config.dataDir);
+  const databaseUrl = config.databaseUrl;
+  const state: StateDb = databaseUrl
+    ? await opening('DATABASE_URL', databaseUrl, () => openPostgres(databaseUrl, config.databasePoolMax))
+    : await openPglite(config.dataDir);
   const storeSpec = captureStoreSpec(config.clickhouseUrl, config.dataDir);
   const captures = openCaptureStore(storeSpec);
-  await captures.migrate();
-  const bus: Bus = config.natsUrl ? await createNatsBus(config.natsUrl, config.natsPrefix) : createLocalBus();
+  if (config.clickhouseUrl) await opening('CLICKHOUSE_URL', config.clickhouseUrl, () => captures.migrate());
+  else await captures.migrate();
+  const natsUrl = config.natsUrl;
+  const bus: Bus = natsUrl ? await opening('NATS_URL', natsUrl, () => createNatsBus(natsUrl, config.natsPrefix)) : createLocalBus();
 
   const endpointCache = new EndpointCache({
     maxEntries: config.endpointCacheMax,
@@ -117,10 +123,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   // Live streams: one bus subscription per watched endpoint on this node.
   const streamHub = config.roles.has('stream') ? new StreamHub(bus, { ...config.stream, clock, loadCapture: (endpointId, id) => captures.get(id, [{ endpointId, since: 0 }]) }) : null;
 
+  // Postgres reachability for /healthz, checked in the background (PGlite is in-process).
+  const stateProbe = state.kind === 'postgres' ? new StateProbe(state.db) : null;
+  stateProbe?.start();
+
   // /healthz, and the operator API's health.
   const health = (): Health => {
     const shipping = shipper?.health() ?? null;
-    return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? endpointCache.missingStats() : null, endpointCache: isReceiver ? endpointCache.stats() : null, captureLog: opened ? { ...opened.log.stats, writeMs: opened.log.writeLatency() } : null };
+    return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind, busConnected: bus.connected, stateReachable: stateProbe?.reachable ?? null }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? endpointCache.missingStats() : null, endpointCache: isReceiver ? endpointCache.stats() : null, captureLog: opened ? { ...opened.log.stats, writeMs: opened.log.writeLatency() } : null };
   };
 
   const receive = engine ? receiverHandler(engine, config) : null;
@@ -213,6 +223,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       await drain('purger, retention and agent sweeper', Promise.all([purger?.stop(), retention?.stop(), agentSweeper?.stop()]));
       unsubscribeConfig();
       unwatchBus();
+      stateProbe?.stop();
       if (opened && shipper) {
         await drain('capture log', opened.log.close());
         // Captures made durable in the last flush window still go to live streams elsewhere.
@@ -249,6 +260,31 @@ function probePort(host: string, port: number): void {
     Bun.serve({ port, hostname: host, reusePort: false, fetch: () => new Response(null, { status: 503 }) }).stop(true);
   } catch (err) {
     throw new ListenError(host, port, err);
+  }
+}
+
+/**
+ * A server backend could not be opened at start (unreachable, refused the login, a migration
+ * failed): main.ts prints the message as one line, naming the setting and the host, never the
+ * URL's user or password.
+ */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+async function opening<T>(setting: string, urls: string, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (err) {
+    const hosts = urls.split(',').map((u) => {
+      try {
+        return new URL(u.trim()).host;
+      } catch {
+        return '?';
+      }
+    });
+    const why = String(redact(errorMessage(err))).replace(/\s*[\r\n]+\s*/g, ' ');
+    throw new StartupError(`${setting}: could not open ${hosts.join(', ')}: ${why}`);
   }
 }
 

@@ -207,22 +207,43 @@ function positive(env: Env, name: string, def: number): number {
   return n;
 }
 
-function url(env: Env, name: string, def: string | null): string | null {
+/** A TCP port (PORT, RECEIVER_PORT): a larger number would only fail later, at listen. */
+function port(env: Env, name: string, def: number): number {
+  return int(env, name, def, 0, 65_535);
+}
+
+/** A URL as it may appear in a message: user and password (DATABASE_URL's) never do. */
+function shownUrl(raw: string): string {
+  return raw.replace(/\/\/[^/@\s]*@/g, '//…@');
+}
+
+/**
+ * A URL with one of the schemes its client understands. `localhost:3000` parses as a URL with the
+ * scheme "localhost:", and `http://` given to DATABASE_URL fails at connect with a stack trace: both
+ * stop start-up here instead.
+ */
+function url(env: Env, name: string, def: string | null, schemes: readonly string[]): string | null {
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
+  let parsed: URL;
   try {
-    new URL(raw);
+    parsed = new URL(raw);
   } catch {
-    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+    throw new ConfigError(`${name} must be a URL, got "${shownUrl(raw)}"`);
+  }
+  if (!schemes.includes(parsed.protocol.slice(0, -1)) || parsed.hostname === '') {
+    throw new ConfigError(`${name} must be a ${schemes.map((s) => `${s}://`).join(' or ')} URL with a host, got "${shownUrl(raw)}"`);
   }
   return raw;
 }
 
+const HTTP = ['http', 'https'] as const;
+
 /** A comma-separated list of URLs, each checked; kept as written (null when unset). */
-function urlList(env: Env, name: string): string | null {
+function urlList(env: Env, name: string, schemes: readonly string[]): string | null {
   const raw = env[name];
   if (raw === undefined || raw === '') return null;
-  for (const part of raw.split(',')) url({ [name]: part.trim() }, name, null);
+  for (const part of raw.split(',')) url({ [name]: part.trim() }, name, null, schemes);
   return raw;
 }
 
@@ -325,36 +346,47 @@ export function defaultShipMaxAgeMs(clickhouse: boolean): number {
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  const port = int(env, 'PORT', 3000);
+  const apiPort = port(env, 'PORT', 3000);
   const receiverPortRaw = env.RECEIVER_PORT;
-  const receiverPort = receiverPortRaw ? int(env, 'RECEIVER_PORT', 0) : null;
+  const receiverPort = receiverPortRaw ? port(env, 'RECEIVER_PORT', 0) : null;
+  // Two listeners on one port: the second would fail with "address in use", naming no setting.
+  if (receiverPort !== null && receiverPort !== 0 && receiverPort === apiPort) {
+    throw new ConfigError(`RECEIVER_PORT must differ from PORT (both ${apiPort}); leave it unset to serve /w/ on PORT`);
+  }
   const host = env.HOST || '0.0.0.0';
-  const baseUrl = (url(env, 'BASE_URL', `http://localhost:${port}`) ?? '').replace(/\/+$/, '');
+  const baseUrl = (url(env, 'BASE_URL', `http://localhost:${apiPort}`, HTTP) ?? '').replace(/\/+$/, '');
   const receiverUrl = (
-    url(env, 'RECEIVER_URL', receiverPort === null ? baseUrl : `http://localhost:${receiverPort}`) ?? baseUrl
+    url(env, 'RECEIVER_URL', receiverPort === null ? baseUrl : `http://localhost:${receiverPort}`, HTTP) ?? baseUrl
   ).replace(/\/+$/, '');
   const roleNames = (env.ROLES || ROLES.join(',')).split(',').map((r) => r.trim()).filter(Boolean);
   for (const r of roleNames) {
     if (!ROLES.includes(r as Role)) throw new ConfigError(`ROLES has unknown role "${r}" (use ${ROLES.join(', ')})`);
   }
+  // "ROLES=," would start a node that serves nothing.
+  if (roleNames.length === 0) throw new ConfigError(`ROLES must name at least one role (${ROLES.join(', ')}), got "${env.ROLES}"`);
+  const natsPrefix = env.NATS_PREFIX || 'hookcap';
+  // Every subject is `<prefix>.<name>`: a space, `*` or `>` in the prefix would make them invalid or wildcards.
+  if (!/^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/.test(natsPrefix)) {
+    throw new ConfigError(`NATS_PREFIX must be letters, digits, "_" or "-", in parts separated by dots, got "${natsPrefix}"`);
+  }
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be debug, info, warn or error`);
   const listMaxLimit = int(env, 'LIST_MAX_LIMIT', 1000, 1);
-  const clickhouseUrl = url(env, 'CLICKHOUSE_URL', null);
+  const clickhouseUrl = url(env, 'CLICKHOUSE_URL', null, HTTP);
   return Object.freeze({
-    port,
+    port: apiPort,
     receiverPort,
     host,
     reusePort: bool(env, 'REUSE_PORT', false),
     baseUrl,
     receiverUrl,
     dataDir: resolve(env.DATA_DIR || './data'),
-    databaseUrl: url(env, 'DATABASE_URL', null),
+    databaseUrl: url(env, 'DATABASE_URL', null, ['postgres', 'postgresql']),
     databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1),
     clickhouseUrl,
-    natsUrl: urlList(env, 'NATS_URL'),
-    natsPrefix: env.NATS_PREFIX || 'hookcap',
-    smtpUrl: url(env, 'SMTP_URL', null),
+    natsUrl: urlList(env, 'NATS_URL', ['nats', 'tls']),
+    natsPrefix,
+    smtpUrl: url(env, 'SMTP_URL', null, ['smtp', 'smtps']),
     mailFrom: env.MAIL_FROM || 'hookcap <no-reply@localhost>',
     agentIdjagProviders: idjagProviders(env, bool(env, 'AGENT_ALLOW_INSECURE_ISSUERS', false)),
     roles: new Set(roleNames as Role[]),

@@ -132,7 +132,8 @@ export function lockDataDirOrExit(config: Pick<Config, 'dataDir' | 'roles' | 'da
   try {
     result = lockDataDir(config.dataDir);
   } catch (err) {
-    console.error(err instanceof Error ? err.message : String(err));
+    // The system's message names the path but not the setting ("EEXIST: file already exists, mkdir '…'").
+    console.error(`DATA_DIR ${config.dataDir} cannot be used: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);
   }
   if (result.ok) return result.lock;

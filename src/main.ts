@@ -1,5 +1,5 @@
 /** Entry point: read config once, start the roles, drain on SIGTERM/SIGINT within SHUTDOWN_TIMEOUT_MS. */
-import { ListenError, startService, type Service } from './app';
+import { ListenError, StartupError, startService, type Service } from './app';
 import { loadConfigOrExit } from './config';
 import { lockDataDirOrExit } from './data-dir-lock';
 import { log, setLogLevel } from './log';
@@ -12,7 +12,7 @@ let service: Service;
 try {
   service = await startService(config);
 } catch (err) {
-  if (!(err instanceof ListenError)) throw err;
+  if (!(err instanceof ListenError || err instanceof StartupError)) throw err;
   console.error(err.message);
   process.exit(1);
 }

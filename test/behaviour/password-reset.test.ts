@@ -83,6 +83,8 @@ describeBackends(
       expect(done.body.user).toEqual({ id: human.userId, email: human.email });
       expect(done.body.token).toMatch(/^ses_/);
       expect(done.body.revokedApiKeys).toBe(2);
+      // The operator's record of it says how many (it was logged as "[redacted]").
+      await eventually(async () => h.server.output().includes(`"msg":"password reset","userId":"${human.userId}","apiKeysRevoked":2`));
       expect(done.headers.get('set-cookie') ?? '').toContain(`session=${done.body.token}`);
 
       expect((await me(h.url, human.session)).status).toBe(401);
@@ -273,7 +275,7 @@ describeBackends(
       });
     }
   },
-  { ...AGENT_ENV, RATE_LIMIT_RESET_EMAIL: '100000/600' },
+  { ...AGENT_ENV, RATE_LIMIT_RESET_EMAIL: '100000/600', LOG_LEVEL: 'info' },
 );
 
 describeBackends(

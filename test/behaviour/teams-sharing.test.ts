@@ -168,6 +168,10 @@ describeBackends(
         expectFullAccess(await access(h.url, s.owner.key, s.ep.slug, s.ids), s.ids);
         expectNoAccess(await access(h.url, s.outsider.key, s.ep.slug, s.ids), s.ids);
         expect((await access(h.url, s.outsider.key, s.ep.slug, s.ids)).count).toBe(0);
+        // One by id names the shared endpoint it was sent to, for the member as for the owner.
+        const one = await call<{ endpointSlug: string; endpointUrl: string }>(h.url, 'GET', `/api/requests/${s.ids[0]}`, { token: s.member.key });
+        expect(one.body.endpointSlug).toBe(s.ep.slug);
+        expect(one.body.endpointUrl).toEndWith(`/w/${s.ep.slug}`);
         // A member's search covers their own endpoints and shared ones together.
         const mine = await newEndpoint(h.url, s.member.key, 'own');
         const own = await capture(h.url, mine.slug, 'mine');

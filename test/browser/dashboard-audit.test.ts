@@ -94,11 +94,17 @@ describeBackends(
       // The endpoint lists take their time (a slow network): held until the end of the test.
       const held: Route[] = [];
       await page.route(/\/api\/(endpoints|teams)$/, (route) => void held.push(route));
+      const asked: string[] = [];
+      page.on('request', (r) => {
+        if (new URL(r.url()).pathname.startsWith('/api/requests/')) asked.push(`${new URL(r.url()).pathname}${new URL(r.url()).search}`);
+      });
       try {
         await page.goto(`${h.url}/search/requests/${id}?q=needle`);
         const heading = page.getByRole('heading', { name: `${ep.url}/found?k=v` });
         await heading.waitFor();
         expect(held.length).toBeGreaterThan(0);
+        // Named by the request-by-id answer itself (endpointSlug, endpointUrl), not by downloading its HAR export.
+        expect(asked).toEqual([`/api/requests/${id}`]);
         expect(await page.getByText('unknown-endpoint').count()).toBe(0);
         await page.getByRole('button', { name: 'Copy as cURL' }).click();
         expect(String(await page.evaluate('navigator.clipboard.readText()'))).toContain(`'${ep.url}/found?k=v'`);

@@ -144,9 +144,13 @@ describeBackends(
       // A second endpoint of the same key shares the quota.
       const second = await call<{ slug: string }>(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential });
       expect((await fetch(`${h.url}/w/${second.body.slug}`, { method: 'POST', body: 'x' })).status).toBe(429);
+      // Stored captures reach the store after the ack (ClickHouse ships them within a second or so
+      // under load): wait for the quota's worth, then make sure no more arrive.
+      const storedCount = async () =>
+        (await call<SandboxCaptures>(h.url, 'GET', `/api/agent/sandbox/endpoints?slug=${slug}`, { token: reg.credential })).body.length;
+      await eventually(async () => (await storedCount()) >= SANDBOX_CAPTURES, 10_000);
       await Bun.sleep(300);
-      const stored = await call<SandboxCaptures>(h.url, 'GET', `/api/agent/sandbox/endpoints?slug=${slug}`, { token: reg.credential });
-      expect(stored.body.length).toBe(SANDBOX_CAPTURES);
+      expect(await storedCount()).toBe(SANDBOX_CAPTURES);
       // Accounts are not held to the sandbox quota.
       const { endpoint } = await accountWithEndpoint(h.url);
       for (let i = 0; i <= SANDBOX_CAPTURES; i++) expect((await fetch(`${h.url}/w/${endpoint.slug}`, { method: 'POST', body: 'x' })).status).toBe(200);

@@ -4,7 +4,7 @@
  * is in test/browser/dashboard-audit.test.ts.
  */
 import { describe, expect, test } from 'bun:test';
-import { bodyExtension } from '../../web/src/lib/body';
+import { bodyExtension, droppedBodyNotice } from '../../web/src/lib/body';
 import { captureUrl, readableCaptureQuery, readablePath, readableQuery, readableUrl } from '../../web/src/lib/url';
 
 describe('readablePath', () => {
@@ -78,5 +78,23 @@ describe('bodyExtension', () => {
     expect(ext('application/octet-stream', 'base64')).toBe('bin');
     expect(ext('application/x-unknown')).toBe('bin');
     expect(ext('../../etc/passwd')).toBe('bin');
+  });
+});
+
+describe('droppedBodyNotice', () => {
+  const get = (headers: Record<string, string>, method = 'GET', body = '') => droppedBodyNotice({ method, body, headers });
+  test('a GET or HEAD stored empty while its headers declare a body says so', () => {
+    expect(get({ 'content-length': '11' })).toBe(
+      "This GET request declared a body of 11 bytes (content-length: 11); hookcap's runtime does not receive bodies of GET requests, so none was captured.",
+    );
+    expect(get({ 'content-length': '1' }, 'HEAD')).toContain('declared a body of 1 byte (content-length: 1)');
+    expect(get({ 'transfer-encoding': 'chunked' })).toContain('declared a body (transfer-encoding: chunked)');
+  });
+  test('nothing to say otherwise', () => {
+    expect(get({})).toBeNull();
+    expect(get({ 'content-length': '0' })).toBeNull();
+    expect(get({ 'content-length': 'x' })).toBeNull();
+    expect(get({ 'content-length': '11' }, 'POST')).toBeNull();
+    expect(get({ 'content-length': '11' }, 'GET', 'hello world')).toBeNull();
   });
 });

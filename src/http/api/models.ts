@@ -83,6 +83,19 @@ export const EndpointBody = t.Object({
 
 export const RequestRecord = CaptureRecord;
 
+/**
+ * `GET /api/requests/{id}`: the record plus where it was sent, so a client holding only a
+ * request's id (a deep link) can name its endpoint without loading every endpoint list. Added
+ * fields only: a client that reads the plain record still reads this one.
+ */
+export const RequestById = t.Composite([
+  CaptureRecord,
+  t.Object({
+    endpointSlug: t.String({ description: 'The slug of the endpoint it was sent to (the `endpointId`\'s endpoint: own or shared with a team)' }),
+    endpointUrl: t.String({ description: 'That endpoint\'s receiver URL (`{RECEIVER_URL}/w/{slug}`), without the captured path and query' }),
+  }),
+]);
+
 export const RequestPage = t.Object({
   items: t.Array(CaptureRecord),
   cursor: t.Union([t.String(), t.Null()]),

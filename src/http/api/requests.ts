@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia';
 import type { Ctx } from '../../services/context';
 import * as requests from '../../services/requests';
 import { authMacro } from '../auth';
-import { AUTH_ERRORS, errors, ListQuery, NoContent, PageQuery, RequestPage, RequestRecord } from './models';
+import { AUTH_ERRORS, errors, ListQuery, NoContent, PageQuery, RequestById, RequestPage, RequestRecord } from './models';
 
 export const requestRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: '/api', detail: { tags: ['requests'] } })
@@ -36,8 +36,8 @@ export const requestRoutes = (ctx: Ctx) =>
       },
       { auth: 'account', response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) }, detail: { summary: 'Delete every captured request of the endpoint; the endpoint stays' } },
     )
-    .get('/requests/:id', ({ user, params }) => requests.getRequest(ctx, user, params.id), {
+    .get('/requests/:id', ({ user, params }) => requests.getRequestWithEndpoint(ctx, user, params.id), {
       auth: 'account',
-      response: { 200: RequestRecord, ...errors(...AUTH_ERRORS, 404) },
-      detail: { summary: 'One captured request' },
+      response: { 200: RequestById, ...errors(...AUTH_ERRORS, 404) },
+      detail: { summary: 'One captured request, with the slug and receiver URL of the endpoint it was sent to (endpointSlug, endpointUrl)' },
     });

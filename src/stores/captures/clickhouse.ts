@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
-import { createClient } from '@clickhouse/client';
+import { createClient, type Logger } from '@clickhouse/client';
+import { log } from '../../log';
 import { idTime } from '../../ids';
 import type { Capture } from '../../model/capture';
 import * as sql from './clickhouse-sql';
@@ -90,6 +91,24 @@ function captureKey(c: Capture): sql.RowKey {
 }
 
 /**
+ * The client's own logger writes multi-line text to stderr (each failed request, with its query
+ * id and arguments); the service's log is JSON lines. Every failure reaches our code as an error
+ * and is logged there, so the client's lines go to `debug`, as JSON, message only.
+ */
+class ClientLog implements Logger {
+  trace(): void {}
+  debug(): void {}
+  info(): void {}
+  warn(p: { module: string; message: string; err?: Error }): void {
+    log.debug('clickhouse client', { module: p.module, message: p.message, error: p.err?.message });
+  }
+  error(p: { module: string; message: string; err: Error }): void {
+    log.debug('clickhouse client', { module: p.module, message: p.message, error: p.err.message });
+  }
+}
+const clientLog = { LoggerClass: ClientLog };
+
+/**
  * Captures in ClickHouse through @clickhouse/client, written to run on 18.16 (no query
  * parameters: values are rendered by sql-quote) and on current releases.
  *
@@ -100,7 +119,7 @@ function captureKey(c: Capture): sql.RowKey {
 export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions): CaptureStore {
   const database = quoteIdentifier(opts.database);
   const auth = { username: opts.username ?? 'default', password: opts.password ?? '' };
-  const client = createClient({ url: opts.url, database: opts.database, ...auth });
+  const client = createClient({ url: opts.url, database: opts.database, ...auth, log: clientLog });
   let spare: Buffer | null = null;
   const insertUrl = new URL(opts.url);
   insertUrl.searchParams.set('database', opts.database);
@@ -169,7 +188,7 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
 
     async migrate() {
       // A client bound to a database that does not exist yet fails every request, even this one.
-      const bootstrap = createClient({ url: opts.url, ...auth });
+      const bootstrap = createClient({ url: opts.url, ...auth, log: clientLog });
       try {
         await bootstrap.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
       } finally {

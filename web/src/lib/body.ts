@@ -9,6 +9,23 @@ export { bodyBytes } from '../../../src/model/render';
 
 type BodyOf = Pick<Capture, 'body' | 'bodyEncoding'>;
 
+/**
+ * Bun's HTTP server hands the receiver no body for GET and HEAD, so one sent with a body (some
+ * providers' verification pings, Elasticsearch-style clients) is stored empty while its headers
+ * declare one. Said plainly, not "No body." (docs/dashboard.md, docs/api.md).
+ */
+export function droppedBodyNotice(c: Pick<Capture, 'method' | 'body' | 'headers'>): string | null {
+  const method = c.method.toUpperCase();
+  if ((method !== 'GET' && method !== 'HEAD') || c.body !== '') return null;
+  const length = Number(c.headers['content-length'] ?? '');
+  const encoding = c.headers['transfer-encoding'];
+  let declared: string;
+  if (Number.isSafeInteger(length) && length > 0) declared = `a body of ${length.toLocaleString('en')} ${length === 1 ? 'byte' : 'bytes'} (content-length: ${length})`;
+  else if (encoding !== undefined && encoding.trim() !== '') declared = `a body (transfer-encoding: ${encoding})`;
+  else return null;
+  return `This ${method} request declared ${declared}; hookcap's runtime does not receive bodies of ${method} requests, so none was captured.`;
+}
+
 /** The body's text when it is text (valid UTF-8), else null. */
 export function bodyText(c: BodyOf): string | null {
   return c.bodyEncoding === 'utf8' ? c.body : null;

@@ -1,5 +1,5 @@
 /** Sign in and sign up: the same accounts and `session` cookie as the API. */
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { signInNote, useSignIn } from '../api/queries';
 import { paths } from '../paths';
@@ -13,6 +13,18 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
   const signup = mode === 'signup';
   // Read at mount: the app came here by itself (the session expired) and says so.
   const [note] = useState(signInNote);
+  const emailField = useRef<HTMLInputElement>(null);
+  const shown = useRef(mode);
+  const { reset } = submit;
+  // "Create an account" and "Sign in" swap the form in place: the link that had the focus now
+  // names the way back (Enter again would undo it), and the last form's error is not this one's.
+  // So the form starts over: no error, the focus in Email.
+  useEffect(() => {
+    if (shown.current === mode) return;
+    shown.current = mode;
+    reset();
+    emailField.current?.focus();
+  }, [mode, reset]);
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -34,7 +46,7 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
       ) : null}
       <form onSubmit={onSubmit} aria-label={signup ? 'Create an account' : 'Sign in'}>
         <label htmlFor="auth-email">Email</label>
-        <input id="auth-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        <input id="auth-email" ref={emailField} type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
         <label htmlFor="auth-password">{signup ? 'Password (at least 8 characters)' : 'Password'}</label>
         <input
           id="auth-password"

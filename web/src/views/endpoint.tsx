@@ -17,12 +17,15 @@ import { ErrorMessage } from '../ui/error';
 import { RequestList } from '../ui/request-list';
 import { useSharedEndpoints } from '../api/teams';
 import { useCaptureEndpoint } from '../api/capture-endpoint';
-import { ReceiverUrl } from './endpoints';
+import { ReceiverUrl, takeJustCreated } from './endpoints';
 import { SharedEndpointHeader } from './teams/shared-endpoints';
 import { RequestDetail } from './request-detail';
 import { useTitle } from '../ui/title';
 import { useFocusWhenGone } from '../ui/focus';
 import { BusyButton } from '../ui/busy-button';
+import { announce } from '../ui/toast';
+import { readablePath } from '../lib/url';
+import type { Capture } from '../api/client';
 
 function RenameForm({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => void }) {
   const [name, setName] = useState(endpoint.name);
@@ -64,6 +67,11 @@ function EndpointHeader({ endpoint, onCleared }: { endpoint: Endpoint; onCleared
   const clear = useClearCaptures();
   const [, navigate] = useLocation();
   const error = remove.error ?? clear.error;
+  const title = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    const active = document.activeElement;
+    if (takeJustCreated(endpoint.slug) && (active === null || active === document.body)) title.current?.focus();
+  }, [endpoint.slug]);
   return (
     <header className="endpoint-head">
       <nav aria-label="Breadcrumb" className="crumbs">
@@ -72,7 +80,9 @@ function EndpointHeader({ endpoint, onCleared }: { endpoint: Endpoint; onCleared
       {renaming ? (
         <RenameForm endpoint={endpoint} onDone={() => setRenaming(false)} />
       ) : (
-        <h1 className="endpoint-title">{endpoint.name}</h1>
+        <h1 className="endpoint-title" ref={title} tabIndex={-1}>
+          {endpoint.name}
+        </h1>
       )}
       <ReceiverUrl url={endpoint.url} />
       <div className="endpoint-actions">
@@ -158,6 +168,31 @@ function FirstRequestHint({ url }: { url: string }) {
       <CopyButton text={line} label="Copy command" done="Copied the curl command" />
     </div>
   );
+}
+
+/**
+ * The first request arrives and the waiting hint gives way to the list: said in the polite status
+ * region (a screen reader hears nothing else), and when the focus was in the hint (its Copy
+ * command button) and fell to the page with it, it goes to the new request's row, so Enter opens
+ * it. The row is drawn a frame or two after the list (it is virtualised).
+ */
+function FirstArrival({ waiting, first }: { waiting: boolean; first: Capture | undefined }) {
+  const was = useRef(waiting);
+  useLayoutEffect(() => {
+    const before = was.current;
+    was.current = waiting;
+    if (!before || waiting || !first) return;
+    announce(`First request received: ${first.method} ${readablePath(first.path)}`);
+    const dropped = () => document.activeElement === null || document.activeElement === document.body;
+    if (!dropped()) return;
+    const toRow = (frames: number) => {
+      const row = document.querySelector<HTMLElement>(`.request-list a[data-id="${CSS.escape(first.id)}"]`);
+      if (row) row.focus();
+      else if (frames > 0 && dropped()) requestAnimationFrame(() => toRow(frames - 1));
+    };
+    toRow(30);
+  });
+  return null;
 }
 
 function Toolbar({ state, onPause, onResume }: { state: LiveState; onPause: () => void; onResume: () => void }) {
@@ -307,12 +342,14 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
     if (requestId !== null) navigate(paths.endpoint(slug), { replace: true });
   };
 
+  const waiting = !state.loading && state.items.length === 0 && state.held === 0;
   const listArea = (
     <section className="live" aria-label="Captured requests">
       <Toolbar state={state} onPause={() => store?.pause()} onResume={() => store?.resume()} />
       {state.status === 'ended' && state.endReason ? <p className="notice">{END_TEXT[state.endReason] ?? 'The live stream ended.'}</p> : null}
       {state.error && state.status !== 'ended' ? <ErrorMessage error={new Error(state.error)} /> : null}
-      {!state.loading && state.items.length === 0 && state.held === 0 ? (
+      <FirstArrival waiting={waiting} first={state.items[0]} />
+      {waiting ? (
         <FirstRequestHint url={endpoint.url} />
       ) : (
         <RequestList

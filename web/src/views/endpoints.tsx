@@ -9,12 +9,29 @@ import { useTitle } from '../ui/title';
 import { SharedEndpointsSection } from './teams/shared-endpoints';
 import { BusyButton } from '../ui/busy-button';
 
+/**
+ * The endpoint just made with New endpoint: its page takes the focus on its title (the button
+ * that had it is gone with the home page), so the next Tab reaches its Copy URL.
+ */
+let justCreated: string | null = null;
+
+/** True once, for the page of the endpoint New endpoint has just made. */
+export function takeJustCreated(slug: string): boolean {
+  const yes = justCreated === slug;
+  if (yes) justCreated = null;
+  return yes;
+}
+
 export function NewEndpointButton({ className = 'primary' }: { className?: string }) {
   const create = useCreateEndpoint();
   const [, navigate] = useLocation();
+  const onCreated = (e: Endpoint) => {
+    justCreated = e.slug;
+    navigate(paths.endpoint(e.slug));
+  };
   return (
     <>
-      <BusyButton type="button" className={className} busy={create.isPending} onClick={() => create.mutate('', { onSuccess: (e) => navigate(paths.endpoint(e.slug)) })}>
+      <BusyButton type="button" className={className} busy={create.isPending} onClick={() => create.mutate('', { onSuccess: onCreated })}>
         New endpoint
       </BusyButton>
       {create.error ? <ErrorMessage error={create.error} /> : null}
@@ -36,7 +53,9 @@ export function ReceiverUrl({ url, of }: { url: string; of?: string }) {
 export function EndpointCardLinks({ slug, name }: { slug: string; name: string }) {
   return (
     <div className="endpoint-card-links">
-      <Link href={paths.endpoint(slug)}>Requests</Link>
+      <Link href={paths.endpoint(slug)} aria-label={`Requests of ${name}`}>
+        Requests
+      </Link>
       <Link href={paths.endpointSettings(slug)} aria-label={`Settings of ${name}`}>
         Settings
       </Link>

@@ -7,7 +7,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { JsonView, collapseAllNested, defaultStyles } from 'react-json-view-lite';
 import { errorText, type Capture } from '../api/client';
-import { bodyBytes, bodyFilename, bodyKind, formRows, HEX_ROW, hexLine, parseJson, type BodyKind } from '../lib/body';
+import { bodyBytes, bodyFilename, bodyKind, droppedBodyNotice, formRows, HEX_ROW, hexLine, parseJson, type BodyKind } from '../lib/body';
 import { copyText, download } from '../lib/browser';
 import { curlCommand } from '../lib/curl';
 import { exactTime, formatSize } from '../lib/format';
@@ -143,7 +143,10 @@ function BodyView({ capture }: { capture: Capture }) {
   const [chosen, setChosen] = useState<Tab | null>(null);
   const tablist = useRef<HTMLDivElement>(null);
   const tab = chosen && tabs.includes(chosen) ? chosen : tabs[0];
-  if (!tab) return <p className="muted">No body.</p>;
+  if (!tab) {
+    const dropped = droppedBodyNotice(capture);
+    return dropped ? <p className="notice">{dropped}</p> : <p className="muted">No body.</p>;
+  }
   // The tabs pattern: one stop in the Tab order (the chosen view); arrows, Home and End choose another.
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     const at = tabs.indexOf(tab);
@@ -215,6 +218,13 @@ export function RequestDetail({ capture, endpointUrl, endpointName }: { capture:
         <dd>{capture.size >= 1024 ? `${formatSize(capture.size)} (${capture.size.toLocaleString('en')} bytes)` : formatSize(capture.size)}</dd>
         <dt>From</dt>
         <dd>{capture.ip}</dd>
+        {capture.responseStatus !== undefined ? (
+          <>
+            {/* What the sender got: 200 by default, the mock response's status when one is set. */}
+            <dt>Answered</dt>
+            <dd>{capture.responseStatus}</dd>
+          </>
+        ) : null}
         <dt>ID</dt>
         <dd>
           <code>{capture.id}</code>
