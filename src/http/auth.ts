@@ -48,13 +48,29 @@ export function presentedToken(request: Request, cookie: CookieJar | undefined):
   return session === null ? null : { token: session, viaCookie: true };
 }
 
+/**
+ * The challenge of every 401 from an API route (RFC 6750 §3, RFC 9728 §5.1): it names the
+ * protected resource metadata, from which a client without a key (an AI agent) finds where to
+ * register (docs/agents.md, Discovery).
+ */
+export function bearerChallenge(baseUrl: string, error?: 'invalid_token'): Record<string, string> {
+  const metadata = `resource_metadata="${baseUrl}/.well-known/oauth-protected-resource"`;
+  return { 'www-authenticate': error ? `Bearer error="${error}", ${metadata}` : `Bearer ${metadata}` };
+}
+
 export async function authenticate(ctx: Ctx, request: Request, cookie: CookieJar | undefined): Promise<Principal> {
   const presented = presentedToken(request, cookie);
-  if (!presented) throw new AppError('unauthorized', 'missing API key: send Authorization: Bearer svc_…');
+  if (!presented) {
+    throw new AppError(
+      'unauthorized',
+      'missing API key: send Authorization: Bearer svc_… (an AI agent without a key gets one at POST /api/agent/auth; see /.well-known/oauth-authorization-server)',
+      bearerChallenge(ctx.config.baseUrl),
+    );
+  }
   // A browser attaches the cookie to requests other sites start too (src/http/origin.ts).
   if (presented.viaCookie) assertSameOriginJson(request, ctx.config.baseUrl);
   const principal = await resolveToken(ctx, presented.token);
-  if (!principal) throw new AppError('unauthorized', 'invalid or revoked API key');
+  if (!principal) throw new AppError('unauthorized', 'invalid or revoked API key', bearerChallenge(ctx.config.baseUrl, 'invalid_token'));
   return principal;
 }
 

@@ -2,6 +2,8 @@
  * The OpenAPI page at /docs, served entirely from this origin: Swagger UI's files come from the
  * swagger-ui-dist package (read once, on first use), so the page works with no internet. The spec
  * itself stays at /docs/json (the swagger plugin). Must be registered after the plugin (see below).
+ * The page names /docs/json in its text and in a `service-desc` link (RFC 8631), so a program that
+ * follows `resource_documentation` from the discovery documents finds the machine-readable spec.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -29,7 +31,8 @@ const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>hookcap API</title>
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css?v=${VERSION}">
-</head><body><div id="swagger-ui"></div>
+<link rel="service-desc" type="application/json" href="/docs/json">
+</head><body><p>The OpenAPI document (JSON, for programs and AI agents): <a href="/docs/json">/docs/json</a>. Agents register at <a href="/.well-known/oauth-authorization-server">/.well-known/oauth-authorization-server</a>.</p><div id="swagger-ui"></div>
 <script src="/docs/assets/swagger-ui-bundle.js?v=${VERSION}"></script>
 <script src="/docs/assets/init.js?v=${VERSION}"></script>
 </body></html>`;
@@ -62,7 +65,7 @@ export const docsRoutes = () =>
     .get(
       '/docs',
       new Response(PAGE, {
-        headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': DOCS_CSP, 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'same-origin' },
+        headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': DOCS_CSP, 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'same-origin', link: '</docs/json>; rel="service-desc"; type="application/json"' },
       }),
     )
     .get('/docs/assets/:file', ({ request, params }) => {

@@ -54,6 +54,23 @@ describeInProcess(
       expect((await list(reg.credential)).body).toHaveLength(CAP);
     });
 
+    test('a mock response, notifications or signing asked of the sandbox are refused, not silently dropped', async () => {
+      const reg = await registerAnonymous(h.url);
+      const asks = [{ mockResponse: { status: 201, body: 'ok' } }, { notificationUrl: 'https://example.com/n' }, { signing: { provider: 'stripe' } }];
+      for (const ask of asks) {
+        const r = await call(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential, body: ask });
+        expect(r.status).toBe(400);
+        expect(r.body).toMatchObject({ code: 'validation' });
+        // It names what was refused and what gives it.
+        expect(r.body.error).toContain(Object.keys(ask)[0] ?? '');
+        expect(r.body.error).toContain('claimed key');
+      }
+      expect((await list(reg.credential)).body).toEqual([]);
+      // No body, an empty object, or null settings still create one.
+      expect((await create(reg.credential)).status).toBe(201);
+      expect((await call(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential, body: { mockResponse: null } })).status).toBe(201);
+    });
+
     test('isolation: another agent, an account, or a stranger never sees a sandbox endpoint', async () => {
       const a = await registerAnonymous(h.url, 'agent a');
       const b = await registerAnonymous(h.url, 'agent b');
@@ -87,7 +104,10 @@ describeInProcess(
       expect((await fetch(ep.url, { method: 'POST', body: 'in time' })).status).toBe(200);
       h.clock.advance(1100);
       expect((await fetch(ep.url, { method: 'POST', body: 'late' })).status).toBe(404);
-      expect((await requests(reg.credential, ep.slug)).status).toBe(404);
+      const gone = await requests(reg.credential, ep.slug);
+      expect(gone.status).toBe(404);
+      // The agent learns why it no longer sees its endpoint, and what to do.
+      expect((gone.body as unknown as { error: string }).error).toContain('expire');
       expect((await list(reg.credential)).body.some((e: { slug: string }) => e.slug === ep.slug)).toBe(false);
       expect((await create(reg.credential)).status).toBe(201);
     });

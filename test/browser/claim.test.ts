@@ -95,6 +95,36 @@ describeBackends(
       }
     });
 
+    test('by keyboard, found by role and accessible name: the two forms of the log-in page are told apart', async () => {
+      const clientName = 'Keyboard "agent" </strong><b>bold</b> & co';
+      const reg = await registerAnonymous(h.url, clientName);
+      const page = await newPage();
+      try {
+        await page.goto(reg.claim_url);
+        // Both forms have an "Email" field: each form has a name, so a screen reader (and a test) can tell them apart.
+        const signup = page.getByRole('form', { name: 'Create an account' });
+        expect(await page.getByRole('form', { name: 'Sign in' }).getByRole('textbox', { name: 'Email' }).count()).toBe(1);
+        await signup.getByRole('textbox', { name: 'Email' }).fill(uniqueEmail('keyboard'));
+        const password = signup.getByRole('textbox', { name: /^Password/ });
+        await password.fill('correct horse battery');
+        await Promise.all([page.waitForURL(/\/agent\/claim\?token=/), password.press('Enter')]);
+
+        expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Connect an AI agent to your account');
+        // client_name is shown as text, markup and all.
+        expect(await page.getByText(clientName, { exact: true }).count()).toBe(1);
+        expect(await page.locator('b').count()).toBe(0);
+        // The confirm button is the first stop of the Tab key, and Enter presses it.
+        await page.keyboard.press('Tab');
+        const confirm = page.getByRole('button', { name: 'Confirm and connect' });
+        expect(await confirm.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+        await Promise.all([page.waitForURL(/\/agent\/claim$/), page.keyboard.press('Enter')]);
+        expect(await page.getByRole('status').textContent()).toContain(clientName);
+        expect((await call(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: reg.claim_token } })).body.status).toBe('claimed');
+      } finally {
+        await page.context().close();
+      }
+    });
+
     test('pages cannot be framed, are not cached, and keep the claim token off other sites', async () => {
       const reg = await registerAnonymous(h.url);
       const human = await signUp(h.url);

@@ -4,7 +4,7 @@
  * these answers are specified byte for byte. Instead, src/http/api/agent.ts types each handler's
  * answer with these schemas, so a service that drifts from its document fails the typecheck.
  */
-import { t } from 'elysia';
+import { t, type TSchema } from 'elysia';
 import { CaptureRecord } from '../../model/capture';
 
 const Iso = (description: string) => t.String({ description: `${description} (ISO 8601)` });
@@ -82,3 +82,66 @@ export const SandboxEndpoint = t.Object({
 export const SandboxListing = t.Union([t.Array(SandboxEndpoint), t.Array(CaptureRecord)], {
   description: "The key's sandbox endpoints, or with ?slug= that endpoint's captured requests",
 });
+
+/*
+ * Request bodies, for the OpenAPI document only: the routes read their bodies raw and check them
+ * in src/services/agent/input.ts, so every refusal is a SPEC 7.2 code, never Elysia's message.
+ */
+
+const ClientName = t.String({ minLength: 1, maxLength: 100, description: 'Shown to the person who claims the key (one printable line)' });
+const ClaimToken = t.String({ pattern: '^clm_', description: 'The claim_token of the registration (clm_…)' });
+
+export const AnonymousRequest = t.Object({
+  type: t.Literal('anonymous', { description: '`identity_type` is accepted as an alias' }),
+  client_name: ClientName,
+  requested_credential_type: t.Optional(t.Literal('api_key', { description: 'Anything else is unsupported_credential_type' })),
+});
+
+export const EmailRequest = t.Object({
+  type: t.Literal('verified_email', { description: '`identity_type` is accepted as an alias' }),
+  email: t.String({ description: 'A 6-digit code is mailed here; the key is bound to the account of this address' }),
+  client_name: ClientName,
+  requested_credential_type: t.Optional(t.Literal('api_key')),
+});
+
+const Jwt = (description: string) => t.String({ pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*\\.[A-Za-z0-9_-]*$', description });
+
+/** OpenAPI request body objects, by media type. */
+const requestBody = (content: Record<string, TSchema>, description?: string) => ({
+  required: true,
+  ...(description ? { description } : {}),
+  content: Object.fromEntries(Object.entries(content).map(([type, schema]) => [type, { schema }])),
+});
+
+export const RegisterRequestDoc = requestBody(
+  {
+    'application/json': t.Union([AnonymousRequest, EmailRequest]),
+    'application/jwt': Jwt('Identity assertion (ID-JAG): header typ oauth-id-jag+jwt; aud {base_url}/api/; iss, sub, jti, exp, iat, email, email_verified: true'),
+  },
+  'JSON with `type` anonymous or verified_email, or the signed identity assertion itself with Content-Type: application/jwt',
+);
+
+export const PollRequestDoc = requestBody({ 'application/json': t.Object({ claim_token: ClaimToken }) });
+
+export const VerifyOtpRequestDoc = requestBody({
+  'application/json': t.Object({ claim_token: ClaimToken, otp: t.String({ pattern: '^[0-9]{6}$', description: 'The 6-digit code from the mail' }) }),
+});
+
+export const ConfirmRequestDoc = requestBody(
+  {
+    'application/json': t.Union([
+      t.Object({ claim_token: ClaimToken }),
+      t.Object({ user_code: t.String({ description: 'XXXX-XXXX; case, spaces and dashes do not matter' }) }),
+    ]),
+  },
+  'Exactly one of claim_token and user_code',
+);
+
+export const RevokeRequestDoc = requestBody({
+  'application/logout+jwt': Jwt('OIDC Back-Channel Logout token: header typ logout+jwt; iss, aud, sub, jti, iat, exp, events'),
+});
+
+export const SandboxQueryDoc: { name: string; in: 'query'; required: false; schema: { type: 'string' | 'integer'; minimum?: number }; description: string }[] = [
+  { name: 'slug', in: 'query', required: false, schema: { type: 'string' }, description: "One of this key's sandbox endpoints: list its captured requests (newest first) instead of the endpoints" },
+  { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1 }, description: 'With slug: how many requests (LIST_DEFAULT_LIMIT, at most LIST_MAX_LIMIT)' },
+];

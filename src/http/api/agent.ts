@@ -15,20 +15,27 @@ import { registerAnonymous, registerVerifiedEmail, registerWithAssertion } from 
 import { revokeBySubject } from '../../services/agent/revoke';
 import { createSandboxEndpoint, listSandboxEndpoints, requireUnclaimedKey, sandboxRequests } from '../../services/agent/sandbox';
 import type { Ctx } from '../../services/context';
-import { authenticate, authMacro } from '../auth';
+import { authenticate, authMacro, bearerChallenge, presentedToken } from '../auth';
 import { errorResponse } from '../errors';
 import { mediaTypeOf } from '../origin';
+import { isRecord } from '../../unknown';
 import { clientIp } from '../rate-limit-plugin';
 import {
   AgentRegistration,
   ClaimResult,
+  ConfirmRequestDoc,
+  PollRequestDoc,
+  RegisterRequestDoc,
+  RevokeRequestDoc,
+  SandboxQueryDoc,
+  VerifyOtpRequestDoc,
   IssuedKey,
   RegistrationStatus,
   RevokeResult,
   SandboxEndpoint,
   SandboxListing,
 } from './agent-models';
-import { AUTH_ERRORS, documented, documentedErrors } from './models';
+import { codedErrors, documented } from './models';
 
 /** Far above any real body here (assertions are capped at 16 KiB by the verifier). */
 const MAX_AGENT_BODY = 64 * 1024;
@@ -50,6 +57,44 @@ function jsonBody(request: Request, body: unknown): Record<string, unknown> {
   if (type !== 'application/json' && type !== '') throw new AppError('invalid_request', 'send a JSON body (Content-Type: application/json)');
   return parseJsonObject(bodyText(body));
 }
+
+/** Endpoint settings the sandbox does not offer (SPEC 4.9 rule 2). */
+const SANDBOX_REFUSED = ['mockResponse', 'notificationUrl', 'signing'] as const;
+
+/**
+ * The sandbox create takes no body. One that asks for a setting the sandbox lacks is refused
+ * rather than ignored: an agent must not believe its mock response or signing is in place.
+ */
+function refuseSandboxSettings(body: unknown): void {
+  let json: unknown;
+  try {
+    json = JSON.parse(typeof body === 'string' && body.length <= MAX_AGENT_BODY ? body : '');
+  } catch {
+    return;
+  }
+  const asked = isRecord(json) ? SANDBOX_REFUSED.filter((k) => json[k] !== undefined && json[k] !== null) : [];
+  if (asked.length > 0) {
+    throw new AppError('validation', `sandbox endpoints have no ${asked.join(', ')}: those need a claimed key (then POST /api/endpoints); create a sandbox endpoint with no body`);
+  }
+}
+
+/** A JWT in compact form (a JSON header starts `eyJ`). */
+const COMPACT_JWS = /^\s*eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\s*$/;
+
+/**
+ * `GET` on a POST-only agent route (an agent or a person opening the email flow's claim_url, which
+ * is the verify-otp route): 405 with Allow and what to send, not a bare 404.
+ */
+const postOnly = (what: string) => () =>
+  new Response(JSON.stringify({ error: 'invalid_request', error_description: `use POST: ${what}` }), {
+    status: 405,
+    headers: { 'content-type': 'application/json', allow: 'POST', ...NO_STORE },
+  });
+const HIDDEN = { detail: { hide: true } };
+
+/** What an agent that called claim confirm itself should do instead. */
+const PERSON_CONFIRMS =
+  'a signed-in person confirms the claim; an agent shows that person its claim_url (or the user_code to type at /agent/claim) and polls /api/agent/auth/poll';
 
 /** Responses carrying credentials or codes are never cached (RFC 6749 §5.1). */
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
@@ -95,6 +140,9 @@ export const agentRoutes = (ctx: Ctx) => {
         const out = await metered(meter, set, async (): Promise<Static<typeof AgentRegistration>> => {
           const type = mediaTypeOf(request);
           if (type === 'application/jwt') return registerWithAssertion(deps, bodyText(body), caller);
+          if (COMPACT_JWS.test(bodyText(body))) {
+            throw new AppError('invalid_request', 'this body looks like an identity assertion: send it with Content-Type: application/jwt');
+          }
           const input = parseRegisterJson(jsonBody(request, body));
           return input.type === 'anonymous'
             ? registerAnonymous(deps, input, caller)
@@ -108,9 +156,16 @@ export const agentRoutes = (ctx: Ctx) => {
         detail: {
           summary: 'Register an agent: anonymous, verified_email (JSON with type), or an identity assertion (Content-Type: application/jwt)',
           security: [],
+          requestBody: RegisterRequestDoc,
           responses: documented({
             201: { description: 'Registered: the key at once (anonymous, assertion) or a code sent by mail (verified_email)', schema: AgentRegistration },
-            ...documentedErrors(400, 401, 403, 409, 503),
+            ...codedErrors({
+              400: 'invalid_request, invalid_email, unsupported_credential_type, invalid_token',
+              401: 'invalid_issuer, invalid_audience, invalid_signature, credential_expired, replay_detected',
+              403: 'missing_verified_email',
+              409: 'too_many_keys',
+              503: 'temporarily_unavailable (Retry-After says when to retry)',
+            }),
           }),
         },
       },
@@ -127,7 +182,11 @@ export const agentRoutes = (ctx: Ctx) => {
         detail: {
           summary: 'Poll a registration with {claim_token}: pending (with user_code) or claimed',
           security: [],
-          responses: documented({ 200: { description: 'Its status', schema: RegistrationStatus }, ...documentedErrors(400, 410) }),
+          requestBody: PollRequestDoc,
+          responses: documented({
+            200: { description: 'Its status', schema: RegistrationStatus },
+            ...codedErrors({ 400: 'invalid_request, invalid_claim_token', 410: 'claim_expired (register again)' }),
+          }),
         },
       },
     )
@@ -147,7 +206,16 @@ export const agentRoutes = (ctx: Ctx) => {
         detail: {
           summary: 'Verify the emailed code {claim_token, otp}; returns the API key once',
           security: [],
-          responses: documented({ 200: { description: 'The key', schema: IssuedKey }, ...documentedErrors(400, 401, 409, 410) }),
+          requestBody: VerifyOtpRequestDoc,
+          responses: documented({
+            200: { description: 'The key', schema: IssuedKey },
+            ...codedErrors({
+              400: 'invalid_request, invalid_claim_token',
+              401: 'otp_invalid (the attempt counts)',
+              409: 'previously_claimed, too_many_keys',
+              410: 'otp_expired (register again)',
+            }),
+          }),
         },
       },
     )
@@ -158,7 +226,11 @@ export const agentRoutes = (ctx: Ctx) => {
         // Authenticated here, not by the macro: its refusals carry the meter's headers and
         // no-store like every other answer of this verb. The body is raw text, so no schema runs first.
         return metered(meter, set, async (): Promise<Static<typeof ClaimResult>> => {
-          const user = requireSession(await authenticate(ctx, request, cookie));
+          // Agents call this by mistake, keyless or with their own key: say who confirms instead.
+          if (!presentedToken(request, cookie)) throw new AppError('unauthorized', `this route needs a browser session: ${PERSON_CONFIRMS}`, bearerChallenge(ctx.config.baseUrl));
+          const principal = await authenticate(ctx, request, cookie);
+          if (principal.kind !== 'session') throw new AppError('forbidden', `this route needs a browser session, not an API key: ${PERSON_CONFIRMS}`);
+          const user = requireSession(principal);
           const ref = parseClaimRef(jsonBody(request, body));
           return confirmClaim(deps, user, ref, { ip: clientIp(request, server, ctx.config.trustProxy), meter });
         });
@@ -167,7 +239,17 @@ export const agentRoutes = (ctx: Ctx) => {
         parse: rawText,
         detail: {
           summary: 'Claim an anonymous registration {claim_token} or {user_code} (browser session only)',
-          responses: documented({ 200: { description: 'Claimed', schema: ClaimResult }, ...documentedErrors(400, ...AUTH_ERRORS, 409, 410) }),
+          requestBody: ConfirmRequestDoc,
+          responses: documented({
+            200: { description: 'Claimed', schema: ClaimResult },
+            ...codedErrors({
+              400: 'invalid_request, invalid_claim_token',
+              401: 'unauthorized (no browser session)',
+              403: 'forbidden (an API key: this route needs a browser session)',
+              409: 'previously_claimed, too_many_keys',
+              410: 'claim_expired',
+            }),
+          }),
         },
       },
     )
@@ -190,18 +272,23 @@ export const agentRoutes = (ctx: Ctx) => {
         detail: {
           summary: 'Identity providers: revoke every key issued for a subject (logout token)',
           security: [],
+          requestBody: RevokeRequestDoc,
           responses: documented({
             200: { description: 'Done', schema: RevokeResult },
             // OIDC Back-Channel Logout: every refusal is a 400, except our issuer's keys being unreachable.
-            ...documentedErrors(400, 503),
+            ...codedErrors({
+              400: 'invalid_request, invalid_token, invalid_issuer, invalid_signature, invalid_audience, credential_expired, replay_detected',
+              503: 'temporarily_unavailable (the issuer keys could not be fetched)',
+            }),
           }),
         },
       },
     )
     .post(
       '/sandbox/endpoints',
-      async ({ principal, set }): Promise<Static<typeof SandboxEndpoint>> => {
+      async ({ principal, body, set }): Promise<Static<typeof SandboxEndpoint>> => {
         const key = requireUnclaimedKey(principal);
+        refuseSandboxSettings(body);
         set.status = 201;
         return createSandboxEndpoint(ctx, key);
       },
@@ -209,8 +296,16 @@ export const agentRoutes = (ctx: Ctx) => {
         credential: true,
         parse: rawText,
         detail: {
-          summary: 'Unclaimed agent keys: create an ephemeral capture-only endpoint',
-          responses: documented({ 201: { description: 'The endpoint', schema: SandboxEndpoint }, ...documentedErrors(...AUTH_ERRORS, 409) }),
+          summary: 'Unclaimed agent keys: create an ephemeral capture-only endpoint (no body: mockResponse, notificationUrl and signing are refused)',
+          responses: documented({
+            201: { description: 'The endpoint', schema: SandboxEndpoint },
+            ...codedErrors({
+              401: 'unauthorized (no or unknown key)',
+              403: 'forbidden (not an unclaimed agent key: use /api/endpoints)',
+              400: 'validation (a body asking for a mock response, notifications or signing)',
+              409: `conflict (the key already has its live sandbox endpoints)`,
+            }),
+          }),
         },
       },
     )
@@ -226,8 +321,22 @@ export const agentRoutes = (ctx: Ctx) => {
         credential: true,
         detail: {
           summary: "Unclaimed agent keys: list this key's sandbox endpoints, or ?slug= one endpoint's captured requests",
-          responses: documented({ 200: { description: 'Endpoints or requests', schema: SandboxListing }, ...documentedErrors(400, ...AUTH_ERRORS, 404) }),
+          parameters: SandboxQueryDoc,
+          responses: documented({
+            200: { description: 'Endpoints or requests', schema: SandboxListing },
+            ...codedErrors({
+              400: 'validation (limit)',
+              401: 'unauthorized (no or unknown key)',
+              403: 'forbidden (not an unclaimed agent key: use /api/endpoints)',
+              404: "not_found (not one of this key's live sandbox endpoints)",
+            }),
+          }),
         },
       },
-    );
+    )
+    .get('/auth', postOnly('a JSON body {"type": "anonymous" or "verified_email", "client_name", …}, or an identity assertion with Content-Type: application/jwt'), HIDDEN)
+    .get('/auth/poll', postOnly('a JSON body {"claim_token": "clm_…"}'), HIDDEN)
+    .get('/auth/claim/verify-otp', postOnly('a JSON body {"claim_token": "clm_…", "otp": "<the 6 digits from the mail>"}'), HIDDEN)
+    .get('/auth/claim/confirm', postOnly(`a JSON body {"claim_token"} or {"user_code"}, with a browser session; ${PERSON_CONFIRMS}`), HIDDEN)
+    .get('/auth/revoke', postOnly('a logout token with Content-Type: application/logout+jwt'), HIDDEN);
 };

@@ -51,6 +51,19 @@ export function documentedErrors(...statuses: number[]) {
   return out;
 }
 
+/**
+ * Like `documentedErrors`, each status described by the `error` codes it carries, so a client
+ * reading the OpenAPI document knows which codes to expect where (SPEC 7.2 on /api/agent).
+ * 429 is always included.
+ */
+export function codedErrors(codes: Record<number, string>) {
+  const out: Record<number, { description: string; schema: TSchema }> = {};
+  for (const [status, list] of Object.entries({ 429: 'rate_limited (Retry-After says when to retry)', ...codes })) {
+    out[Number(status)] = { description: `Error: ${list}`, schema: ErrorBody };
+  }
+  return out;
+}
+
 export const MockResponseBody = t.Object({
   status: t.Integer({ minimum: 200, maximum: 599 }),
   body: t.String({ default: '' }),

@@ -44,7 +44,7 @@ function codeForm(user: UserRow, error: string | null = null, status = 200): Res
     'Connect an agent',
     html`<h1>Connect an AI agent</h1>
 <p>Type the code your agent showed you.</p>${error ? html`<p class="error" role="alert">${error}</p>` : null}
-<form method="get" action="/agent/claim" id="code-form">
+<form method="get" action="/agent/claim" id="code-form" aria-label="Agent code">
 <label for="code">Code</label><input id="code" name="code" placeholder="XXXX-XXXX" autocomplete="off" autocapitalize="characters" required>
 <button type="submit">Continue</button></form>
 <p class="muted">Signed in as ${user.email}.</p>`,

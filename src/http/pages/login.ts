@@ -25,13 +25,13 @@ export function loginPage(next: string, error: string | null = null, status = 20
     'Sign in',
     html`<h1>Sign in to continue</h1>
 <p>An AI agent wants to be connected to a hookcap account. Sign in, or create an account, to review it.</p>${note}
-<form method="post" action="/agent/login" id="login">${hidden}
+<form method="post" action="/agent/login" id="login" aria-label="Sign in">${hidden}
 <label for="login-email">Email</label><input id="login-email" name="email" type="email" autocomplete="username" required>
 <label for="login-password">Password</label><input id="login-password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button></form>
 <p><a href="${paths.forgotPassword}">Forgot password?</a></p>
 <h2>New to hookcap?</h2>
-<form method="post" action="/agent/signup" id="signup">${hidden}
+<form method="post" action="/agent/signup" id="signup" aria-label="Create an account">${hidden}
 <label for="signup-email">Email</label><input id="signup-email" name="email" type="email" autocomplete="username" required>
 <label for="signup-password">Password (at least 8 characters)</label><input id="signup-password" name="password" type="password" autocomplete="new-password" minlength="8" required>
 <button type="submit">Create account</button></form>`,

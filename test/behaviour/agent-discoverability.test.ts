@@ -1,0 +1,128 @@
+/**
+ * What an AI agent that knows only the service's address can learn from it: a keyless call's 401
+ * points at the discovery documents (RFC 9728 §5.1), the documentation link leads to the
+ * machine-readable OpenAPI document, that document gives every agent route's request body and the
+ * error codes of each status, and a call an agent makes by mistake (confirming its own claim) says
+ * what to do instead.
+ */
+import { expect, test } from 'bun:test';
+import { call } from '../support/client';
+import { describeBackends } from '../support/suite';
+import { AGENT_ENV, expectAgentError, registerAnonymous, uniqueEmail } from './agent-support';
+
+const BASE = 'https://hooks.example.test';
+
+interface Schema {
+  type?: string;
+  required?: string[];
+  properties?: Record<string, Schema & { const?: string; pattern?: string }>;
+  anyOf?: Schema[];
+}
+interface Operation {
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+  parameters?: { name: string; in: string }[];
+  responses?: Record<string, { description?: string }>;
+}
+type Doc = { paths: Record<string, Record<string, Operation>> };
+
+describeBackends(
+  'agent discoverability',
+  (h) => {
+    test('a keyless or unknown-key 401 names the protected resource metadata, which leads to the registration endpoint', async () => {
+      const none = await call(h.url, 'GET', '/api/endpoints');
+      expect(none.status).toBe(401);
+      const challenge = none.headers.get('www-authenticate') ?? '';
+      expect(challenge).toBe(`Bearer resource_metadata="${BASE}/.well-known/oauth-protected-resource"`);
+      expect((none.body as { error: string }).error).toContain('/api/agent/auth');
+
+      const bad = await call(h.url, 'GET', '/api/endpoints', { token: 'svc_not-a-key-at-all-0000000000000000' });
+      expect(bad.status).toBe(401);
+      expect(bad.headers.get('www-authenticate')).toBe(`Bearer error="invalid_token", resource_metadata="${BASE}/.well-known/oauth-protected-resource"`);
+
+      // Follow it, on this server (the documents name BASE_URL, not the host asked).
+      const metadataPath = new URL(/resource_metadata="([^"]+)"/.exec(challenge)?.[1] ?? '').pathname;
+      const resource = await call<{ authorization_servers: string[] }>(h.url, 'GET', metadataPath);
+      expect(resource.body.authorization_servers).toEqual([BASE]);
+      const server = await call<{ agent_registration_endpoint: string }>(h.url, 'GET', '/.well-known/oauth-authorization-server');
+      expect(server.body.agent_registration_endpoint).toBe(`${BASE}/api/agent/auth`);
+    });
+
+    test('the documentation link leads to the OpenAPI document', async () => {
+      const resource = await call<{ resource_documentation: string }>(h.url, 'GET', '/.well-known/oauth-protected-resource');
+      const page = await fetch(`${h.url}${new URL(resource.body.resource_documentation).pathname}`);
+      expect(page.headers.get('link')).toBe('</docs/json>; rel="service-desc"; type="application/json"');
+      // Readable without running Swagger UI's script: the page's text names the document.
+      expect(await page.text()).toContain('<a href="/docs/json">/docs/json</a>');
+      const doc = await call<{ openapi: string; info: { description: string } }>(h.url, 'GET', '/docs/json');
+      expect(doc.body.openapi).toStartWith('3.');
+      expect(doc.body.info.description).toContain('/.well-known/oauth-authorization-server');
+    });
+
+    test('the OpenAPI document gives every agent route its request body and the error codes of each status', async () => {
+      const doc = (await call<Doc>(h.url, 'GET', '/docs/json')).body;
+      const op = (path: string, method = 'post'): Operation => doc.paths[path]?.[method] ?? {};
+      const json = (path: string) => op(path).requestBody?.content?.['application/json']?.schema ?? {};
+
+      const register = op('/api/agent/auth').requestBody?.content ?? {};
+      const flows = (register['application/json']?.schema?.anyOf ?? []).map((s) => s.properties?.type?.const);
+      expect(flows).toEqual(['anonymous', 'verified_email']);
+      expect(register['application/json']?.schema?.anyOf?.[1]?.required).toEqual(expect.arrayContaining(['type', 'email', 'client_name']));
+      expect(register['application/jwt']?.schema?.type).toBe('string');
+
+      expect(json('/api/agent/auth/poll').required).toEqual(['claim_token']);
+      expect(json('/api/agent/auth/claim/verify-otp').required).toEqual(['claim_token', 'otp']);
+      expect(json('/api/agent/auth/claim/verify-otp').properties?.otp?.pattern).toBe('^[0-9]{6}$');
+      expect((json('/api/agent/auth/claim/confirm').anyOf ?? []).map((s) => s.required)).toEqual([['claim_token'], ['user_code']]);
+      expect(op('/api/agent/auth/revoke').requestBody?.content?.['application/logout+jwt']?.schema?.type).toBe('string');
+      expect((op('/api/agent/sandbox/endpoints', 'get').parameters ?? []).map((p) => `${p.in}:${p.name}`)).toEqual(['query:slug', 'query:limit']);
+
+      // Each status names its codes, so a client knows which refusal means what.
+      const codes = (path: string, status: string) => op(path).responses?.[status]?.description ?? '';
+      expect(codes('/api/agent/auth', '401')).toContain('replay_detected');
+      expect(codes('/api/agent/auth', '403')).toContain('missing_verified_email');
+      expect(codes('/api/agent/auth', '429')).toContain('rate_limited');
+      expect(codes('/api/agent/auth/claim/verify-otp', '401')).toContain('otp_invalid');
+      expect(codes('/api/agent/auth/claim/verify-otp', '410')).toContain('otp_expired');
+      expect(codes('/api/agent/auth/poll', '410')).toContain('claim_expired');
+    });
+
+    test('an agent that tries to confirm its own claim is told that a person confirms, and how', async () => {
+      const reg = await registerAnonymous(h.url, 'impatient agent');
+      const keyless = await call(h.url, 'POST', '/api/agent/auth/claim/confirm', { body: { claim_token: reg.claim_token } });
+      expect(keyless.status).toBe(401);
+      expect((keyless.body as { error: string }).error).toContain('claim_url');
+      expect(keyless.headers.get('www-authenticate')).toContain('resource_metadata=');
+      const ownKey = await call(h.url, 'POST', '/api/agent/auth/claim/confirm', { token: reg.credential, body: { claim_token: reg.claim_token } });
+      expect(ownKey.status).toBe(403);
+      expect((ownKey.body as { error: string }).error).toContain('claim_url');
+      const poll = await call(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: reg.claim_token } });
+      expect((poll.body as { status: string }).status).toBe('pending');
+      expectAgentError(await call(h.url, 'POST', '/api/agent/auth/poll', { body: {} }), 400, 'invalid_request');
+    });
+
+    test('opening a POST-only agent route, such as the email flow’s claim_url, says to POST and what', async () => {
+      const reg = await call<{ claim_url: string }>(h.url, 'POST', '/api/agent/auth', {
+        body: { type: 'verified_email', email: uniqueEmail(), client_name: 'reading agent' },
+      });
+      expect(reg.status).toBe(201);
+      const opened = await call(h.url, 'GET', new URL(reg.body.claim_url).pathname);
+      expect(opened.status).toBe(405);
+      expect(opened.headers.get('allow')).toBe('POST');
+      expect(opened.body).toMatchObject({ error: 'invalid_request' });
+      expect((opened.body as { error_description: string }).error_description).toContain('"otp"');
+      for (const path of ['/api/agent/auth', '/api/agent/auth/poll', '/api/agent/auth/claim/confirm', '/api/agent/auth/revoke']) {
+        expect((await call(h.url, 'GET', path)).status).toBe(405);
+      }
+    });
+
+    test('an identity assertion sent as JSON is told its content type', async () => {
+      const jwt = `${Buffer.from('{"alg":"ES256","typ":"oauth-id-jag+jwt"}').toString('base64url')}.${Buffer.from('{}').toString('base64url')}.c2ln`;
+      const r = await fetch(`${h.url}/api/agent/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: jwt });
+      const body = (await r.json()) as { error: string; error_description: string };
+      expect(r.status).toBe(400);
+      expect(body.error).toBe('invalid_request');
+      expect(body.error_description).toContain('Content-Type: application/jwt');
+    });
+  },
+  { ...AGENT_ENV, BASE_URL: BASE },
+);
