@@ -9,9 +9,9 @@ import { DEFAULT_API_URL } from '../client/index';
 import { clientFor, resolveSettings, type Settings } from './config';
 import { createEndpoint, deleteEndpoint, listEndpoints, login } from './commands/account';
 import { checkRange, exportCaptures } from './commands/export';
-import { BACKLOG_CHOICES, listen, tail, type ListenOptions } from './commands/listen';
+import { BACKLOG_CHOICES, listen, MAX_NEWEST, tail, type ListenOptions } from './commands/listen';
 import { replay, send } from './commands/replay';
-import { describeError, EXIT_USAGE } from './errors';
+import { describeError, EXIT_USAGE, UsageError } from './errors';
 import { err, styleFor, type Style } from './output';
 import { bodySource, captureIdArg, collectHeader, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
 
@@ -108,6 +108,12 @@ function forwardingOptions(cmd: Command): Command {
 }
 
 const runListen = async (slug: string, flags: ListenFlags, cmd: Command) => {
+  if (flags.backlog === 'newest' && flags.maxBacklog > MAX_NEWEST) {
+    throw new UsageError(
+      `--backlog newest takes --max-backlog ${MAX_NEWEST.toLocaleString('en-US')} at most (the server's search offset limit), got ${flags.maxBacklog}`,
+      '--backlog all forwards every capture waiting; --since <time|id> starts at a point of your choosing',
+    );
+  }
   const { settings: s, style } = setup(cmd);
   return listen(clientFor(s), s, slug, { ...flags, json: flags.json === true }, style);
 };

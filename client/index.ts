@@ -13,7 +13,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { EndpointBody, MockResponseBody, RequestPage, UserBody } from '../src/http/api/models';
-import { captureIdFloor } from '../src/ids';
+import { captureIdFloor, idTime } from '../src/ids';
 import type { Capture } from '../src/model/capture';
 import type { ReplayInput, ReplayResult } from '../src/model/replay';
 import type { RawSearchQuery } from '../src/services/search-params';
@@ -92,6 +92,37 @@ export interface StreamOptions {
   onOpen?(info: { after: string | null; reconnects: number }): void;
   /** Called before each reconnect, with why and how long until it. */
   onReconnect?(info: { reason: string; delayMs: number; attempt: number }): void;
+  /**
+   * Called before each reconnect's request (after `onReconnect`'s delay), with where the stream
+   * would resume and a way to count what waits after it: a laptop back from sleep may be far
+   * behind. Return a capture id to resume after that one instead (say the newest one's, from
+   * `newestId`, to skip the backlog); return nothing to resume where it left off. While it runs
+   * nothing is requested. A HookcapError it throws for a network error, 429 or 5xx (the server
+   * still away) counts as a failed attempt: backoff, then called again; any other error ends the
+   * stream with it.
+   */
+  onResume?(info: ResumeInfo): string | null | undefined | void | Promise<string | null | undefined | void>;
+}
+
+/** What `onResume` is told before a reconnect. */
+export interface ResumeInfo {
+  /** The capture id the reconnect resumes after (sent as Last-Event-ID): the last one yielded. */
+  after: string;
+  /**
+   * When the client noticed that the last open connection was lost (ms since the epoch). A process
+   * that was asleep, or a caller that stopped reading, notices only when it runs or reads again:
+   * the capture id `after` tells when the last capture it got was received.
+   */
+  disconnectedAt: number;
+  /** Why the previous attempt ended (as `onReconnect` said it). */
+  reason: string;
+  /** Reconnects made so far (this one is the next). */
+  reconnects: number;
+  /**
+   * How many captures of the endpoint were received after `after`'s millisecond: one count call,
+   * made only when this is called (so `onResume` costs nothing unless it asks).
+   */
+  waiting(): Promise<number>;
 }
 
 /** Captures as they arrive; `lastEventId` is the id of the last one yielded. */
@@ -308,7 +339,7 @@ export class HookcapClient {
   /**
    * The live captures of `slug` (SSE), resuming with Last-Event-ID: after `after`, or from `since`,
    * or live. Reconnects by itself after the server's 30-minute limit and after network drops,
-   * each capture yielded once. Ends when `signal` aborts; throws HookcapError on 401/403/404 and
+   * each capture yielded once (unless `onResume` chooses to skip ahead). Ends when `signal` aborts; throws HookcapError on 401/403/404 and
    * when the endpoint is deleted or expires (`endpoint_deleted`, `endpoint_expired`), the key is
    * revoked meanwhile (`credential_revoked`) or the session token used reaches its expiry
    * (`session_expired`).
@@ -319,19 +350,43 @@ export class HookcapClient {
     const generator = async function* (): AsyncGenerator<Capture> {
       let attempt = 0;
       let reconnects = 0;
+      /** When the last open connection was lost; null while one is open. */
+      let lostAt: number | null = null;
+      let reason = '';
       // Always resume from somewhere, so a reconnect before the first capture misses nothing either.
       last ??= await client.newestId(slug);
       for (;;) {
         if (opts.signal?.aborted) return;
-        const outcome = yield* client.streamOnce(slug, last, opts, reconnects, {
+        let outcome: StreamOutcome | null = null;
+        if (reconnects > 0 && opts.onResume) {
+          const after: string = last;
+          try {
+            const chosen = await opts.onResume({
+              after,
+              disconnectedAt: lostAt ?? Date.now(),
+              reason,
+              reconnects,
+              waiting: () => client.count({ slug, from: idTime(after) + 1 }),
+            });
+            if (typeof chosen === 'string' && chosen !== '') last = chosen;
+          } catch (err) {
+            if (opts.signal?.aborted) return;
+            if (!(err instanceof HookcapError) || !(err.status === 0 || err.status === 429 || err.status >= 500) || err.code === 'validation') throw err;
+            outcome = { kind: 'failed', reason: err.message };
+          }
+          if (opts.signal?.aborted) return;
+        }
+        outcome ??= yield* client.streamOnce(slug, last, opts, reconnects, {
           opened: () => {
             attempt = 0;
+            lostAt = null;
           },
           handled: (id) => {
             last = id;
           },
         });
         if (opts.signal?.aborted || outcome.kind === 'aborted') return;
+        lostAt ??= Date.now();
         if (opts.reconnect === false) {
           if (outcome.kind === 'failed') throw new HookcapError(0, 'network', outcome.reason);
           return;
@@ -339,7 +394,8 @@ export class HookcapClient {
         attempt++;
         // The server's time limit is routine: straight back. Anything else backs off.
         const delayMs = outcome.kind === 'failed' ? (outcome.retryAfterMs ?? backoffMs(attempt)) : 0;
-        opts.onReconnect?.({ reason: outcome.kind === 'failed' ? outcome.reason : 'the server ended the stream', delayMs, attempt });
+        reason = outcome.kind === 'failed' ? outcome.reason : 'the server ended the stream';
+        opts.onReconnect?.({ reason, delayMs, attempt });
         await sleep(delayMs, opts.signal);
         reconnects++;
       }

@@ -96,10 +96,67 @@ interface Start {
 }
 
 /**
+ * The most `--backlog newest` can skip to: the newest N are found with a search offset of N, and
+ * the server refuses offsets over SEARCH_MAX_OFFSET (10,000 by default). A larger --max-backlog
+ * with `--backlog newest` is a usage error; with `ask`, the question then offers y/N only.
+ */
+export const MAX_NEWEST = 10_000;
+
+/** A backlog found: `lastId` is where forwarding stopped, `waiting` how many captures came after it. */
+interface BacklogFound {
+  lastId: string;
+  waiting: number;
+  /** At start: "while listen was stopped"; on a reconnect: "while listen was disconnected". */
+  stopped: boolean;
+  /** The rest of the question's first line, in brackets. */
+  context: string;
+}
+
+/**
+ * What to do with more than --max-backlog captures waiting, at start or on a reconnect: forward
+ * them only when asked for (--backlog all or newest, or a yes on a terminal); otherwise go live
+ * and one line on stderr says how to forward what was passed over. Returns where to start.
+ */
+async function chooseBacklog(client: HookcapClient, slug: string, opts: ListenOptions, errStyle: Style, b: BacklogFound): Promise<Start> {
+  const { lastId, waiting } = b;
+  const meanwhile = b.stopped ? 'while listen was stopped' : 'while listen was disconnected';
+  // Live means after the newest capture now, so what arrives while the question waits is live.
+  const newest = await client.newestId(slug);
+  let choice: Backlog = opts.backlog;
+  const asking = choice === 'ask' && canAsk();
+  if (asking) {
+    const offerNewest = opts.maxBacklog <= MAX_NEWEST;
+    err(`${count(waiting)} captures arrived on ${slug} ${meanwhile} (${b.context}).`);
+    const answer = await ask(
+      `Forward them to ${opts.forward}? y: all ${count(waiting)}, oldest first · N: none, ${b.stopped ? 'start' : 'go on'} live` +
+        (offerNewest ? ` · newest: the newest ${count(opts.maxBacklog)} [y/N/newest] ` : ' [y/N] '),
+    );
+    choice = answer === 'y' || answer === 'yes' ? 'all' : answer === 'newest' && offerNewest ? 'newest' : 'skip';
+  } else if (choice === 'ask') {
+    // No one to ask (CI, a pipe, stderr to a file): never block; skip, and say so.
+    choice = 'skip';
+  }
+  if (choice === 'skip' && !asking) {
+    err(
+      paint(errStyle, 'yellow', `not forwarding the ${count(waiting)} captures that arrived ${meanwhile} (more than --max-backlog ${opts.maxBacklog}); ${b.stopped ? 'starting' : 'going on'} live.`) +
+        ` To forward them: --backlog all (or newest), or --since ${lastId}`,
+    );
+  }
+  if (choice === 'all') return { after: lastId, said: `resuming after ${lastId}: all ${count(waiting)} captures received meanwhile, then live` };
+  if (choice === 'newest') {
+    if (opts.maxBacklog === 0) return { after: newest, said: 'from now on' };
+    // The capture just older than the newest --max-backlog: the stream starts after it.
+    const [before] = await client.search({ slug, order: 'desc', limit: 1, offset: opts.maxBacklog });
+    const after = before && before.id > lastId ? before.id : lastId;
+    return { after, said: `the newest ${count(opts.maxBacklog)} of the ${count(waiting)} captures received meanwhile, then live` };
+  }
+  return { after: newest, said: `from now on (${count(waiting)} captures after ${lastId} not forwarded)` };
+}
+
+/**
  * Where a stream starts: after --since, else after the saved position, else live. Resuming with
- * more than --max-backlog captures waiting (a laptop back after a weekend) is a backlog: it is
- * forwarded only when asked for (--backlog all or newest, or a yes on a terminal); otherwise the
- * stream starts live and one line on stderr says how to forward what was passed over.
+ * more than --max-backlog captures waiting (a laptop back after a weekend) is a backlog
+ * (`chooseBacklog`).
  */
 async function startPoint(client: HookcapClient, slug: string, settings: Settings, opts: ListenOptions, errStyle: Style): Promise<Start> {
   if (opts.since) return { after: opts.since, said: sinceSaid(opts.since) };
@@ -112,33 +169,27 @@ async function startPoint(client: HookcapClient, slug: string, settings: Setting
   // not counted: the count only decides whether to ask).
   const waiting = await client.count({ slug, from: idTime(saved.lastId) + 1 });
   if (waiting <= opts.maxBacklog) return resumed;
-  // Live means after the newest capture now, so what arrives while the question waits is live.
-  const newest = await client.newestId(slug);
-  let choice: Backlog = opts.backlog;
-  const asking = choice === 'ask' && canAsk();
-  if (asking) {
-    err(`${count(waiting)} captures arrived on ${slug} while listen was stopped (the last one forwarded was ${handledAt}).`);
-    const answer = await ask(`Forward them to ${opts.forward}? y: all ${count(waiting)}, oldest first · N: none, start live · newest: the newest ${count(opts.maxBacklog)} [y/N/newest] `);
-    choice = answer === 'y' || answer === 'yes' ? 'all' : answer === 'newest' ? 'newest' : 'skip';
-  } else if (choice === 'ask') {
-    // No one to ask (CI, a pipe, stderr to a file): never block; skip, and say so.
-    choice = 'skip';
-  }
-  if (choice === 'skip' && !asking) {
-    err(
-      paint(errStyle, 'yellow', `not forwarding the ${count(waiting)} captures that arrived while listen was stopped (more than --max-backlog ${opts.maxBacklog}); starting live.`) +
-        ` To forward them: --backlog all (or newest), or --since ${saved.lastId}`,
-    );
-  }
-  if (choice === 'all') return { after: saved.lastId, said: `resuming after ${saved.lastId}: all ${count(waiting)} captures received meanwhile, then live` };
-  if (choice === 'newest') {
-    if (opts.maxBacklog === 0) return { after: newest, said: 'from now on' };
-    // The capture just older than the newest --max-backlog: the stream starts after it.
-    const [before] = await client.search({ slug, order: 'desc', limit: 1, offset: opts.maxBacklog });
-    const after = before && before.id > saved.lastId ? before.id : saved.lastId;
-    return { after, said: `the newest ${count(opts.maxBacklog)} of the ${count(waiting)} captures received meanwhile, then live` };
-  }
-  return { after: newest, said: `from now on (${count(waiting)} captures after ${saved.lastId} not forwarded)` };
+  return chooseBacklog(client, slug, opts, errStyle, { lastId: saved.lastId, waiting, stopped: true, context: `the last one forwarded was ${handledAt}` });
+}
+
+/**
+ * The same rule on a reconnect: a laptop that slept with listen running finds its stream ended
+ * and, on waking, more than --max-backlog captures after the last one it received. Returns the
+ * capture id to resume after instead, or nothing to resume where the stream left off.
+ */
+function onResume(client: HookcapClient, slug: string, opts: ListenOptions, errStyle: Style): StreamOptions['onResume'] {
+  if (opts.backlog === 'all') return undefined;
+  return async ({ after, waiting }) => {
+    const n = await waiting();
+    if (n <= opts.maxBacklog) return;
+    // The client notices a lost connection only once the laptop wakes: the last capture's own time
+    // says how long ago it was.
+    const at = idTime(after);
+    const context = at > 0 ? `the last one received came at ${when(at)}` : 'none had come before';
+    const start = await chooseBacklog(client, slug, opts, errStyle, { lastId: after, waiting: n, stopped: false, context });
+    err(paint(errStyle, 'dim', `reconnecting: ${start.said}`));
+    return start.after;
+  };
 }
 
 /** The style of status lines: coloured only when stderr is a terminal too (not `2> listen.log`). */
@@ -262,7 +313,7 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
   let stream: CaptureStream | null = null;
   try {
     const banner = `Forwarding ${slug} → ${opts.forward}, ${start.said}. Ctrl-C to stop.`;
-    stream = client.stream(slug, { after, signal: stop.signal, ...streamHooks(style, banner) });
+    stream = client.stream(slug, { after, signal: stop.signal, onResume: onResume(client, slug, opts, errStyle), ...streamHooks(style, banner) });
     for await (const capture of stream) {
       // Stopped: not started, so not recorded as handled; the next run forwards it.
       if (stop.signal.aborted) break;

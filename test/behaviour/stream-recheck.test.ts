@@ -1,7 +1,8 @@
 /**
  * The backstop for a lost revocation announcement: every STREAM_RECHECK_MS a stream node re-reads
- * the credentials of all its open streams (one query) and ends those that are gone. Here the
- * revocation is written straight in Postgres and announced to nobody, which is exactly what a
+ * the credentials, endpoints and team access of all its open streams (one query) and ends those
+ * that are gone. Here the revocation, deletion or unsharing is written straight in Postgres and
+ * announced to nobody, which is exactly what a
  * node sees when the announcement was lost on NATS. Real Postgres and NATS only: the embedded
  * bus cannot lose a message, and its PGlite cannot be written from outside while it runs.
  */
@@ -11,6 +12,7 @@ import { BACKENDS, provision, type BackendEnv } from '../support/backends';
 import { call, newAccount } from '../support/client';
 import { startServer, stopServer, type TestServer } from '../support/server';
 import { SseClient } from '../support/sse';
+import { joinTeam, newEndpoint, paidTeam, TEAMS_ENV } from './teams-support';
 
 const RECHECK_MS = 500;
 
@@ -20,7 +22,7 @@ describe.skipIf(!BACKENDS.includes('server'))('live stream, when its credential 
   let sql: postgres.Sql | undefined;
   beforeAll(async () => {
     provisioned = await provision('server');
-    server = await startServer({ env: { ...provisioned.env, STREAM_RECHECK_MS: String(RECHECK_MS) } });
+    server = await startServer({ env: { ...provisioned.env, ...TEAMS_ENV, STREAM_RECHECK_MS: String(RECHECK_MS) } });
     sql = postgres(provisioned.env.DATABASE_URL ?? '', { max: 1, onnotice: () => {} });
   });
   afterAll(async () => {
@@ -126,5 +128,59 @@ describe.skipIf(!BACKENDS.includes('server'))('live stream, when its credential 
     await Bun.sleep(RECHECK_MS * 2);
     expect(byKey.ended).toBe(false);
     byKey.close();
+  });
+
+  test('an endpoint deleted in the store without an announcement ends its streams within the re-check interval, as endpoint_deleted; other endpoints stream on', async () => {
+    const a = await newAccount(base());
+    const gone = (await call(base(), 'POST', '/api/endpoints', { token: a.key, body: { name: 'recheck gone' } })).body;
+    const kept = (await call(base(), 'POST', '/api/endpoints', { token: a.key, body: { name: 'recheck kept' } })).body;
+    const onGone = await Promise.all([a.key, a.session].map((token) => SseClient.live(`${base()}/api/stream/${gone.slug}`, { token })));
+    const onKept = await SseClient.live(`${base()}/api/stream/${kept.slug}`, { token: a.key });
+    const first = await capture(gone.slug, 'before');
+    for (const s of onGone) await s.until(() => s.events.length === 1);
+
+    const at = Date.now();
+    expect((await db()`DELETE FROM endpoints WHERE id = ${gone.id}`).count).toBe(1);
+    for (const s of onGone) await s.until(() => s.ended, RECHECK_MS * 6);
+    for (const s of onGone) {
+      expect(s.endedAt - at).toBeLessThan(RECHECK_MS + 1_000);
+      expect(s.events.map((e) => [e.event, e.data])).toEqual([
+        ['request', expect.any(String)],
+        ['end', '{"reason":"endpoint_deleted"}'],
+      ]);
+      expect(s.events[1]?.id).toBe(first);
+    }
+    await Bun.sleep(RECHECK_MS * 2);
+    const live = await capture(kept.slug, 'kept');
+    await onKept.until(() => onKept.events.length === 1);
+    expect(onKept.ids).toEqual([live]);
+    expect(onKept.ended).toBe(false);
+    onKept.close();
+  });
+
+  test('a share removed in the store without an announcement ends the team viewer\'s stream within the re-check interval; the owner\'s goes on', async () => {
+    const [owner, member] = await Promise.all([newAccount(base()), newAccount(base())]);
+    const team = await paidTeam(base(), owner, 10, 'Recheck');
+    await joinTeam(base(), owner, team, member);
+    const ep = await newEndpoint(base(), owner.key, 'shared recheck');
+    expect((await call(base(), 'POST', `/api/teams/${team.id}/endpoints`, { token: owner.key, body: { endpointId: ep.id } })).status).toBe(201);
+    const url = `${base()}/api/stream/${ep.slug}`;
+    const viewer = await SseClient.live(url, { token: member.key });
+    const byOwner = await SseClient.live(url, { token: owner.key });
+    const first = await capture(ep.slug, 'before');
+    for (const s of [viewer, byOwner]) await s.until(() => s.events.length === 1);
+
+    const at = Date.now();
+    expect((await db()`DELETE FROM team_endpoints WHERE team_id = ${team.id} AND endpoint_id = ${ep.id}`).count).toBe(1);
+    await viewer.until(() => viewer.ended, RECHECK_MS * 6);
+    expect(viewer.endedAt - at).toBeLessThan(RECHECK_MS + 1_000);
+    expect(viewer.ids).toEqual([first]);
+    const second = await capture(ep.slug, 'after');
+    await byOwner.until(() => byOwner.events.length === 2);
+    await Bun.sleep(RECHECK_MS * 2);
+    expect(byOwner.ids).toEqual([first, second]);
+    expect(byOwner.ended).toBe(false);
+    byOwner.close();
+    expect((await SseClient.open(url, { token: member.key })).response.status).toBe(404);
   });
 });

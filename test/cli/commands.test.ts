@@ -49,6 +49,9 @@ describe('usage', () => {
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--bogus'], "unknown option '--bogus'"],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--backlog', 'maybe'], '--backlog must be one of ask, all, newest, skip'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--max-backlog', 'lots'], '--max-backlog must be a whole number ≥ 0'],
+      // The newest N are found by a search offset of N, which the server caps at 10,000.
+      [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--backlog', 'newest', '--max-backlog', '10001'], '--backlog newest takes --max-backlog 10,000 at most'],
+      [['forward', SLUG, 'http://127.0.0.1:1', '--max-backlog', '50000', '--backlog', 'newest'], '--backlog newest takes --max-backlog 10,000 at most'],
       [['forward', SLUG], "missing required argument 'url'"],
       [['export', SLUG, '--format', 'xml'], '--format must be one of har, ndjson, curl'],
       [['export', SLUG], "required option '--format <format>'"],

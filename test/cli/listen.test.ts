@@ -450,6 +450,79 @@ describeBackends(
       await ctrlC(tty);
     });
 
+    // A laptop that sleeps with listen running: the process is suspended (SIGSTOP), the server
+    // ends its stream at STREAM_MAX_MS (3 s here) meanwhile, captures keep coming, and on waking
+    // (SIGCONT) it reconnects with a backlog. The same rule as at start applies.
+    const SLEEP_MS = 4_000;
+    const sleepThrough = async (pid: number, s: Setup, away: string[], total: number, wake: number[] = []) => {
+      process.kill(pid, 'SIGSTOP');
+      try {
+        // The stream open at the suspension (at most 3 s old) has ended before anything is sent.
+        await Bun.sleep(SLEEP_MS);
+        for (const b of away) await send(h.url, s.slug, `/${b}`, { body: b });
+        await stored(h.url, s, total);
+      } finally {
+        for (const p of [pid, ...wake]) process.kill(p, 'SIGCONT');
+      }
+    };
+
+    test('waking from sleep with more than --max-backlog waiting, off a terminal: goes on live with one line saying how to forward them', async () => {
+      const s = await setup(h.url);
+      const cli = await listen(s, ['--max-backlog', '2']);
+      const first = await send(h.url, s.slug, '/1', { body: 'one' });
+      await cli.until(() => s.app.arrived.length === 1);
+      await sleepThrough(cli.proc.pid, s, ['b1', 'b2', 'b3'], 4);
+      await cli.until(() => cli.stderr.includes('reconnecting: from now on'));
+      expect(cli.stderr).toContain(
+        `not forwarding the 3 captures that arrived while listen was disconnected (more than --max-backlog 2); going on live. To forward them: --backlog all (or newest), or --since ${first}\n`,
+      );
+      expect(cli.stderr).toContain(`reconnecting: from now on (3 captures after ${first} not forwarded)`);
+      await send(h.url, s.slug, '/live', { body: 'live' });
+      await cli.until(() => s.app.arrived.length === 2);
+      await Bun.sleep(500);
+      expect(bodiesOf(s.app.arrived)).toEqual(['one', 'live']);
+      // Within the limit the reconnect resumes as before, quietly.
+      await sleepThrough(cli.proc.pid, s, ['c1', 'c2'], 7);
+      await cli.until(() => s.app.arrived.length === 4, 30_000);
+      expect(bodiesOf(s.app.arrived).slice(2)).toEqual(['c1', 'c2']);
+      expect(cli.stderr.split('not forwarding').length).toBe(2);
+      expect(await cli.stop()).toBe(0);
+      // --backlog all: every one of them after the sleep.
+      const all = await listen(s, ['--max-backlog', '2', '--backlog', 'all']);
+      await sleepThrough(all.proc.pid, s, ['d1', 'd2', 'd3'], 10);
+      await all.until(() => s.app.arrived.length === 7, 30_000);
+      expect(bodiesOf(s.app.arrived).slice(4)).toEqual(['d1', 'd2', 'd3']);
+      expect(all.stderr).not.toContain('not forwarding');
+      expect(await all.stop()).toBe(0);
+    });
+
+    test('waking from sleep with more than --max-backlog waiting, on a terminal: asks the same question; newest forwards the newest', async () => {
+      const s = await setup(h.url);
+      const tty = new TtyCli(['listen', s.slug, '--forward', `${s.app.url}/hooks`, '--max-backlog', '2', '--no-resume'], s.cli.env);
+      cleanups.push(() => tty.kill());
+      await tty.until(() => tty.output.includes('Ctrl-C to stop'));
+      await send(h.url, s.slug, '/1', { body: 'one' });
+      await tty.until(() => s.app.arrived.length === 1);
+      // script(1) runs the CLI as its child (exec'd, so the CLI itself): that is the process that
+      // sleeps. script stops itself when its child stops, as a shell would; it is woken too.
+      const children = readFileSync(`/proc/${tty.proc.pid}/task/${tty.proc.pid}/children`, 'utf8').trim().split(/\s+/);
+      expect(children.length).toBe(1);
+      await sleepThrough(Number(children[0]), s, ['b1', 'b2', 'b3'], 4, [tty.proc.pid]);
+      await tty.until(() => tty.output.includes('[y/N/newest]'));
+      expect(tty.output).toContain(`3 captures arrived on ${s.slug} while listen was disconnected (the last one received came at `);
+      expect(tty.output).toContain(`Forward them to ${s.app.url}/hooks? y: all 3, oldest first · N: none, go on live · newest: the newest 2 [y/N/newest]`);
+      // Nothing is forwarded while the question waits.
+      await Bun.sleep(300);
+      expect(s.app.arrived.length).toBe(1);
+      tty.type('newest\n');
+      await tty.until(() => s.app.arrived.length === 3);
+      await Bun.sleep(500);
+      expect(bodiesOf(s.app.arrived)).toEqual(['one', 'b2', 'b3']);
+      expect(tty.output).toContain('reconnecting: the newest 2 of the 3 captures received meanwhile, then live');
+      tty.type('\u0003');
+      expect(await tty.exited(), tty.output).toBe(0);
+    });
+
     test('the endpoint deleted while listening: one line saying so, exit 1', async () => {
       const s = await setup(h.url);
       const cli = await listen(s);

@@ -152,6 +152,54 @@ describeBackends(
       expect(fromStart).toEqual([before, sent[0] ?? '']);
     });
 
+    test('stream onResume: after a gap the caller learns how many captures wait and may resume after another id', async () => {
+      const c = await client();
+      const ep = await c.endpoints.create('gap');
+      const stop = new AbortController();
+      const deadline = setTimeout(() => stop.abort(), 40_000);
+      const resumes: { after: string; waiting: number; disconnectedAt: number }[] = [];
+      const stream = c.stream(ep.slug, {
+        signal: stop.signal,
+        onResume: async ({ after, waiting, disconnectedAt }) => {
+          const n = await waiting();
+          resumes.push({ after, waiting: n, disconnectedAt });
+          // Over 2 waiting: skip to the newest stored one, as listen's --backlog skip does.
+          if (n > 2) return c.newestId(ep.slug);
+        },
+      });
+      const it = stream[Symbol.asyncIterator]();
+      const next = it.next();
+      await Bun.sleep(500);
+      const first = await send(ep.slug, '/first');
+      expect((await next).value?.id).toBe(first);
+      // The caller stops reading (a laptop asleep): the server ends the stream (1.5 s) meanwhile,
+      // then three captures arrive with no stream open for it.
+      await Bun.sleep(2_000);
+      const wentAt = Date.now();
+      const missed = [await send(ep.slug, '/m1'), await send(ep.slug, '/m2'), await send(ep.slug, '/m3')];
+      for (let i = 0; i < 50 && (await c.count({ slug: ep.slug })) < 4; i++) await Bun.sleep(200);
+      // Reading again: the reconnect asks first, is told 3 wait after `first`, and skips them.
+      const after = it.next();
+      await Bun.sleep(2_000);
+      const live = await send(ep.slug, '/live');
+      expect((await after).value?.id).toBe(live);
+      const gap = resumes.find((r) => r.waiting === 3);
+      expect(gap?.after).toBe(first);
+      // When the loss was noticed: a caller that was not reading notices it when it reads again.
+      expect(gap?.disconnectedAt ?? 0).toBeGreaterThanOrEqual(wentAt);
+      expect(stream.lastEventId).toBe(live);
+      stop.abort();
+      clearTimeout(deadline);
+      await it.return?.();
+      // Skipped, not lost: a stream from `first` gets them.
+      const all: string[] = [];
+      for await (const r of c.stream(ep.slug, { after: first, signal: AbortSignal.timeout(20_000) })) {
+        all.push(r.id);
+        if (all.length === 4) break;
+      }
+      expect(all).toEqual([...missed, live]);
+    });
+
     test('stream ends with endpoint_deleted; a stream of an unknown slug throws not_found', async () => {
       const c = await client();
       const ep = await c.endpoints.create('gone');

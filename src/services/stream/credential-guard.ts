@@ -12,8 +12,9 @@
  * it attaches, after the bus has confirmed the subscription.
  *
  * The bus is at-most-once, so an announcement can be lost (a publisher that had lost NATS drops
- * it). As a backstop the node re-checks the credentials of all its open streams every
- * STREAM_RECHECK_MS, in one query, and once more whenever its bus connection comes back.
+ * it). As a backstop the node's periodic re-check (./recheck.ts) reads the credentials of all its
+ * open streams every STREAM_RECHECK_MS, in one query, and once more whenever its bus connection
+ * comes back.
  *
  * A session's expiry is known at open: a stream that would still be open then gets a timer at it,
  * which re-reads the session before ending anything (a session whose expiry moved later is kept).
@@ -28,6 +29,8 @@ import * as accounts from '../../stores/state/accounts';
 import { errorMessage } from '../../unknown';
 import type { BaseCtx, Principal } from '../context';
 import { CREDENTIALS_REVOKED_SUBJECT, decodeRevoked } from '../credential-revocation';
+import type { StreamStates } from '../../stores/state/stream-states';
+import type { RecheckSource, RecheckTargets, StreamRecheck } from './recheck';
 import { StreamWatches } from './watches';
 
 /** What opened a stream: an account's API key (by id) or a browser session (by its token's hash, with its expiry). */
@@ -57,8 +60,6 @@ export interface CredentialWatch {
 }
 
 export interface CredentialGuardOptions {
-  /** STREAM_RECHECK_MS: every open stream's credential is re-read this often, all in one query. */
-  recheckMs: number;
   /**
    * STREAM_MAX_MS: no stream lives longer, so a session expiring later than that after the stream
    * attached needs no timer (the stream is gone by then).
@@ -68,9 +69,6 @@ export interface CredentialGuardOptions {
 
 /** setTimeout's longest delay; a later expiry re-arms when the timer fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** Distinct credentials per re-check query (bind parameters stay far below Postgres' 65,535). */
-const RECHECK_BATCH = 10_000;
 
 /** What a read says about one stream's credential. */
 type Verdict = { live: true; expiresAt: number | null } | { live: false; loss: 'revoked' | 'expired' };
@@ -85,6 +83,8 @@ class Watch implements CredentialWatch {
   expiresAt: number | null;
   timer: ReturnType<typeof setTimeout> | null = null;
   remove: () => void = () => {};
+  /** Lets the periodic re-check stop once no stream is open. */
+  release: () => void = () => {};
 
   constructor(
     readonly userId: string,
@@ -123,24 +123,23 @@ class Watch implements CredentialWatch {
   }
 }
 
-export class CredentialStreamGuard {
+export class CredentialStreamGuard implements RecheckSource {
   private readonly watches: StreamWatches<Watch>;
   /** Every attached watch: what the periodic re-check reads. */
   private readonly open = new Set<Watch>();
-  private interval: ReturnType<typeof setInterval> | null = null;
-  private unwatchBus: (() => void) | null = null;
-  private rechecking = false;
   private closed = false;
 
   constructor(
     private readonly ctx: Pick<BaseCtx, 'db' | 'bus' | 'clock'>,
     private readonly opts: CredentialGuardOptions,
+    private readonly recheck: StreamRecheck,
   ) {
     this.watches = new StreamWatches<Watch>(ctx.bus, CREDENTIALS_REVOKED_SUBJECT, decodeRevoked, (_userId, set) => {
       // Bus handlers run on the read path: only schedule the checks. A watch not yet attached
       // checks as it attaches.
       for (const w of [...set]) if (w.attached) void this.check(w);
     });
+    recheck.add(this);
   }
 
   /** Starts watching the credential of one stream of `userId`'s. */
@@ -159,80 +158,45 @@ export class CredentialStreamGuard {
     return w;
   }
 
-  /**
-   * Re-reads the credentials of every open stream of this node in one query (per
-   * RECHECK_BATCH distinct credentials) and ends those that are gone or expired. Runs every
-   * `recheckMs` while the node has streams, and when the bus connection comes back.
-   */
-  async recheckAll(): Promise<void> {
-    if (this.rechecking || this.open.size === 0) return;
-    this.rechecking = true;
-    try {
-      const watches = [...this.open];
-      const keyIds = new Set<string>();
-      const hashes = new Set<string>();
-      for (const w of watches) {
-        if (w.credential.kind === 'key') keyIds.add(w.credential.keyId);
-        else hashes.add(w.credential.tokenHash);
-      }
-      const keys = new Map<string, accounts.CredentialState>();
-      const sessions = new Map<string, accounts.CredentialState>();
-      const ids = [...keyIds];
-      const hs = [...hashes];
-      for (let i = 0; i < ids.length || i < hs.length; i += RECHECK_BATCH) {
-        const out = await accounts.credentialStates(this.ctx.db, ids.slice(i, i + RECHECK_BATCH), hs.slice(i, i + RECHECK_BATCH));
-        for (const [k, v] of out.keys) keys.set(k, v);
-        for (const [k, v] of out.sessions) sessions.set(k, v);
-      }
-      const now = this.ctx.clock.now();
-      for (const w of watches) {
-        if (!w.attached) continue;
-        const c = w.credential;
-        const verdict = judge(w, c.kind === 'key' ? keys.get(c.keyId) : sessions.get(c.tokenHash), now);
-        // Rare: the per-stream check reads again and tells revoked from a deleted account.
-        if (!verdict.live) void this.check(w);
-        else this.renew(w, verdict.expiresAt);
-      }
-    } catch (e) {
-      // The streams stay open; the next re-check, announcement or STREAM_MAX_MS ends them.
-      log.warn('could not re-check stream credentials', { error: errorMessage(e) });
-    } finally {
-      this.rechecking = false;
+  /** The periodic re-check (./recheck.ts): the keys and sessions of every attached stream. */
+  collect(t: RecheckTargets): void {
+    for (const w of this.open) {
+      if (w.credential.kind === 'key') t.keyIds.add(w.credential.keyId);
+      else t.tokenHashes.add(w.credential.tokenHash);
     }
   }
 
-  /** Shutdown: drops the bus subscription and the re-check timer. */
+  /** Ends nothing by itself: a credential found gone is read again for its stream, for the reason. */
+  apply(states: StreamStates): void {
+    const now = this.ctx.clock.now();
+    for (const w of [...this.open]) {
+      if (!w.attached) continue;
+      const c = w.credential;
+      const verdict = judge(w, c.kind === 'key' ? states.keys.get(c.keyId) : states.sessions.get(c.tokenHash), now);
+      // Rare: the per-stream check reads again and tells revoked from a deleted account.
+      if (!verdict.live) void this.check(w);
+      else this.renew(w, verdict.expiresAt);
+    }
+  }
+
+  /** Shutdown: drops the bus subscription and the expiry timers. */
   close(): void {
     this.closed = true;
     this.watches.close();
     for (const w of this.open) w.disarm();
+    for (const w of this.open) w.release();
     this.open.clear();
-    this.stopRechecks();
   }
 
   private track(w: Watch): void {
     if (this.closed) return;
     this.open.add(w);
+    w.release = this.recheck.hold();
     this.arm(w);
-    if (this.interval === null) {
-      this.interval = setInterval(() => void this.recheckAll(), this.opts.recheckMs);
-      // Messages lost while the bus was away are not redelivered: read everything again.
-      this.unwatchBus = this.ctx.bus.onConnectionChange((up) => {
-        if (up) void this.recheckAll();
-      });
-    }
   }
 
   private untrack(w: Watch): void {
-    if (!this.open.delete(w) || this.open.size > 0) return;
-    this.stopRechecks();
-  }
-
-  private stopRechecks(): void {
-    if (this.interval !== null) clearInterval(this.interval);
-    this.interval = null;
-    this.unwatchBus?.();
-    this.unwatchBus = null;
+    if (this.open.delete(w)) w.release();
   }
 
   /**

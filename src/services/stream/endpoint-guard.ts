@@ -7,6 +7,11 @@
  * from the row's expiresAt (only sandbox endpoints have one) and re-armed when a re-read finds it
  * changed (a claim clears it).
  *
+ * The bus is at-most-once: an announcement lost on the wire would leave the streams open until
+ * STREAM_MAX_MS. The node's periodic re-check (./recheck.ts) reads the slugs of all its open
+ * streams every STREAM_RECHECK_MS in the same query as their credentials, and ends those whose
+ * endpoint is gone the same way.
+ *
  * @example
  * const watch = ctx.streams.endpoints.watch(slug); // before the permission read
  * const ep = await getReadableEndpoint(ctx, user, slug);
@@ -20,6 +25,8 @@ import { findEndpointBySlug } from '../../stores/state/endpoints';
 import type { EndpointRow } from '../../stores/state/schema';
 import type { BaseCtx } from '../context';
 import type { FinalReason } from './frames';
+import type { StreamStates } from '../../stores/state/stream-states';
+import type { RecheckSource, RecheckTargets, StreamRecheck } from './recheck';
 import { StreamWatches } from './watches';
 import { errorMessage } from '../../unknown';
 
@@ -52,8 +59,10 @@ class Watch implements EndpointWatch {
   remove: () => void = () => {};
 
   constructor(
+    readonly slug: string,
     private readonly reread: () => void,
     private readonly clock: Clock,
+    private readonly onAttach: (w: Watch) => void,
   ) {}
 
   get attached(): boolean {
@@ -65,11 +74,12 @@ class Watch implements EndpointWatch {
     this.endpoint = { id: endpoint.id, expiresAt: endpoint.expiresAt };
     this.end = end;
     this.arm();
+    this.onAttach(this);
     if (this.dirty) this.reread();
   }
 
   /** The endpoint's row as just read (null: no row has the slug any more). */
-  apply(row: EndpointRow | null): void {
+  apply(row: Lifetime | null): void {
     const known = this.endpoint;
     if (known === null || this.done) return;
     // A slug is never reused in practice; a different id is a different endpoint all the same.
@@ -115,12 +125,18 @@ function slugsOf(data: Uint8Array): string[] {
   return typeof slug === 'string' ? [slug] : [];
 }
 
-export class EndpointStreamGuard {
+export class EndpointStreamGuard implements RecheckSource {
   private readonly watches: StreamWatches<Watch>;
   /** Slugs being re-read, each with whether another announcement came in meanwhile. */
   private readonly reading = new Map<string, boolean>();
+  /** Every attached watch: what the periodic re-check reads. */
+  private readonly open = new Set<Watch>();
 
-  constructor(private readonly ctx: Pick<BaseCtx, 'db' | 'bus' | 'clock'>) {
+  constructor(
+    private readonly ctx: Pick<BaseCtx, 'db' | 'bus' | 'clock'>,
+    private readonly recheck: StreamRecheck,
+  ) {
+    recheck.add(this);
     this.watches = new StreamWatches<Watch>(ctx.bus, subjects.endpointChanged, slugsOf, (slug, set) => {
       let attached = false;
       for (const w of set) {
@@ -136,16 +152,39 @@ export class EndpointStreamGuard {
    * a deletion committed after that read is then announced to a registered watch.
    */
   watch(slug: string): EndpointWatch {
-    const w = new Watch(() => void this.reread(slug), this.ctx.clock);
-    w.remove = this.watches.add(slug, w);
+    let release: (() => void) | null = null;
+    const w = new Watch(slug, () => void this.reread(slug), this.ctx.clock, (attached) => {
+      this.open.add(attached);
+      release = this.recheck.hold();
+    });
+    const unregister = this.watches.add(slug, w);
+    w.remove = () => {
+      unregister();
+      this.open.delete(w);
+      release?.();
+    };
     // Until the bus has confirmed the subscription, an announcement may pass this node unheard.
     w.dirty = !this.watches.listening;
     return w;
   }
 
+  /** The periodic re-check (./recheck.ts): the slugs of every attached stream. */
+  collect(t: RecheckTargets): void {
+    for (const w of this.open) t.slugs.add(w.slug);
+  }
+
+  /**
+   * Ends the streams whose endpoint is no longer there, as an announced deletion would (its
+   * announcement may have been lost); follows an expiry that changed.
+   */
+  apply(states: StreamStates): void {
+    for (const w of [...this.open]) if (w.attached) w.apply(states.endpoints.get(w.slug) ?? null);
+  }
+
   /** Shutdown: drops the bus subscription. */
   close(): void {
     this.watches.close();
+    this.open.clear();
   }
 
   /** One read per slug at a time, and one more after it when announcements came in meanwhile. */

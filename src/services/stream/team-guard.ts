@@ -2,7 +2,9 @@
  * Closes live streams whose viewer reads an endpoint only through a team, the moment that access
  * ends (leave, removal, unshare, team deletion, lapsed subscription), on whichever node holds the
  * stream. Every read path asks Postgres per call; a stream is one long read, so it is re-asked
- * whenever a team access change is announced on the bus for its endpoint.
+ * whenever a team access change is announced on the bus for its endpoint, and, should that
+ * announcement be lost, at the node's periodic re-check (./recheck.ts: every STREAM_RECHECK_MS,
+ * the same one query as the streams' credentials and endpoints).
  *
  * @example
  * // after getReadableEndpoint succeeded for a viewer who is not the owner:
@@ -13,20 +15,29 @@ import { log } from '../../log';
 import type { UserRow } from '../../stores/state/schema';
 import type { BaseCtx } from '../context';
 import { getReadableEndpoint } from '../visibility';
+import { shareKey, type StreamStates } from '../../stores/state/stream-states';
+import type { RecheckSource, RecheckTargets, StreamRecheck } from './recheck';
 import { StreamWatches } from './watches';
 import { decodeTeamAccess, TEAM_ACCESS_SUBJECT } from '../team-access';
 import { errorMessage } from '../../unknown';
 
 interface TeamWatch {
+  endpointId: string;
   user: UserRow;
   slug: string;
   revoke: () => void;
 }
 
-export class TeamStreamGuard {
+export class TeamStreamGuard implements RecheckSource {
   private readonly watches: StreamWatches<TeamWatch>;
+  /** Every open team viewer's stream: what the periodic re-check reads. */
+  private readonly open = new Set<TeamWatch>();
 
-  constructor(private readonly ctx: Pick<BaseCtx, 'db' | 'bus'>) {
+  constructor(
+    private readonly ctx: Pick<BaseCtx, 'db' | 'bus'>,
+    private readonly recheck: StreamRecheck,
+  ) {
+    recheck.add(this);
     this.watches = new StreamWatches<TeamWatch>(
       ctx.bus,
       TEAM_ACCESS_SUBJECT,
@@ -45,6 +56,7 @@ export class TeamStreamGuard {
   watch(target: { endpointId: string; user: UserRow; slug: string }, revoke: () => void): () => void {
     let revoked = false;
     const w: TeamWatch = {
+      endpointId: target.endpointId,
       user: target.user,
       slug: target.slug,
       revoke: () => {
@@ -53,15 +65,32 @@ export class TeamStreamGuard {
         revoke();
       },
     };
-    const remove = this.watches.add(target.endpointId, w);
+    const unregister = this.watches.add(target.endpointId, w);
+    this.open.add(w);
+    const release = this.recheck.hold();
     // Access may have ended between the opening check and this registration.
     void this.check(w);
-    return remove;
+    return () => {
+      unregister();
+      this.open.delete(w);
+      release();
+    };
+  }
+
+  /** The periodic re-check (./recheck.ts): every team viewer's endpoint and account. */
+  collect(t: RecheckTargets): void {
+    for (const w of this.open) t.shares.set(shareKey(w.endpointId, w.user.id), { endpointId: w.endpointId, userId: w.user.id });
+  }
+
+  /** A viewer no longer reading through an active team (its announcement lost) is read again, then ended. */
+  apply(states: StreamStates): void {
+    for (const w of [...this.open]) if (!states.shares.has(shareKey(w.endpointId, w.user.id))) void this.check(w);
   }
 
   /** Shutdown: drops the bus subscription. */
   close(): void {
     this.watches.close();
+    this.open.clear();
   }
 
   private async check(w: TeamWatch): Promise<void> {
