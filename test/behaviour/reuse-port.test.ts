@@ -14,10 +14,10 @@ import type { Health } from '../../src/health';
 import { freePort, runUntilExit, startServer, stopServer, type ExitedRun, type TestServer } from '../support/server';
 
 /** Starts the service on its own fresh DATA_DIR, waits for it to exit by itself, and lists what it left there. */
-async function startExpectingExit(env: Record<string, string>): Promise<ExitedRun & { files: string[] }> {
+async function startExpectingExit(env: Record<string, string>, timeoutMs?: number): Promise<ExitedRun & { files: string[] }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hookcap-port-'));
   try {
-    const run = await runUntilExit({ LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...env });
+    const run = await runUntilExit({ LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...env }, timeoutMs);
     return { ...run, files: readdirSync(dataDir) };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
@@ -47,10 +47,12 @@ describe('REUSE_PORT', () => {
     expect(r.stdout).not.toContain('hookcap ready');
     // Found before any store was opened.
     expect(r.files).toEqual([LOCK_FILE]);
-    // Sharing takes both sides: a process asking for it cannot join one that did not.
-    expect((await startExpectingExit({ PORT: String(first.port), REUSE_PORT: 'true' })).code).toBe(1);
+    // Sharing takes both sides: a process asking for it cannot join one that did not. With
+    // REUSE_PORT no port is probed first, so this one opens its stores (PGlite: seconds, and over
+    // 30 s on a loaded CI machine) before its listen fails: give it longer than the default.
+    expect((await startExpectingExit({ PORT: String(first.port), REUSE_PORT: 'true' }, 90_000)).code).toBe(1);
     expect((await call<Health>(first.url, 'GET', '/healthz')).status).toBe(200);
-  }, 120_000);
+  }, 180_000);
 
   test('on: two processes, each its own DATA_DIR, serve one port; when one stops the other still answers', async () => {
     const port = await freePort();
