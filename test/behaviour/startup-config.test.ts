@@ -12,7 +12,7 @@ import { freePort, runUntilExit, seedPglite, type ExitedRun } from '../support/s
 async function startExpectingExit(env: Record<string, string>, opts: { seed?: boolean } = {}): Promise<ExitedRun & { dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hookcap-badconfig-'));
   if (opts.seed) await seedPglite(dataDir);
-  return { ...(await runUntilExit({ PORT: String(await freePort()), DATA_DIR: dataDir, ...env }, 20_000)), dataDir };
+  return { ...(await runUntilExit({ PORT: String(await freePort()), DATA_DIR: dataDir, ...env }, 60_000)), dataDir };
 }
 
 /** One line on stderr, as given, with no stack trace and no "ready". */
@@ -70,7 +70,7 @@ describe('start-up with a bad setting', () => {
       } finally {
         rmSync(r.dataDir, { recursive: true, force: true });
       }
-    }, 30_000);
+    }, 90_000);
   }
 
   test('the same value is refused on a node without the api role', async () => {
@@ -78,7 +78,7 @@ describe('start-up with a bad setting', () => {
     rmSync(r.dataDir, { recursive: true, force: true });
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toStartWith('config: AGENT_IDJAG_PROVIDERS[0]');
-  }, 30_000);
+  }, 90_000);
 
   test('an http issuer is accepted with AGENT_ALLOW_INSECURE_ISSUERS=true (the check follows that setting)', async () => {
     const r = await startExpectingExit({
@@ -90,7 +90,7 @@ describe('start-up with a bad setting', () => {
     rmSync(r.dataDir, { recursive: true, force: true });
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe('config: INVITE_TTL_DAYS must be a number > 0, got "0"');
-  }, 30_000);
+  }, 90_000);
 
   for (const [env, line] of BAD_VALUES) {
     test(`${JSON.stringify(env)}: exit 2 and one line naming it`, async () => {
@@ -98,7 +98,7 @@ describe('start-up with a bad setting', () => {
       rmSync(r.dataDir, { recursive: true, force: true });
       expectOneLine(r, 2, line);
       expect(r.stderr).not.toContain('s3cret-pw');
-    }, 30_000);
+    }, 90_000);
   }
 });
 
@@ -107,12 +107,12 @@ test('a DATA_DIR that cannot be a directory: exit 1 and one line naming DATA_DIR
   const file = join(parent, 'not-a-dir');
   writeFileSync(file, '');
   try {
-    const r = await runUntilExit({ PORT: String(await freePort()), DATA_DIR: file }, 20_000);
+    const r = await runUntilExit({ PORT: String(await freePort()), DATA_DIR: file }, 60_000);
     expectOneLine(r, 1, new RegExp(`^DATA_DIR ${file} cannot be used: EEXIST`));
   } finally {
     rmSync(parent, { recursive: true, force: true });
   }
-}, 30_000);
+}, 90_000);
 
 describe('start-up with a server backend that cannot be reached', () => {
   // Ports 1 and 2 of 127.0.0.1: privileged, nothing listens there (a free port picked now could be
@@ -124,7 +124,7 @@ describe('start-up with a server backend that cannot be reached', () => {
     rmSync(r.dataDir, { recursive: true, force: true });
     expectOneLine(r, 1, `DATABASE_URL: could not open 127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`);
     expect(r.stderr).not.toContain('s3cret-pw');
-  }, 30_000);
+  }, 90_000);
 
   test('CLICKHOUSE_URL: one line, and none of the ClickHouse client\'s own text on stderr', async () => {
     const port = 1;
@@ -132,7 +132,7 @@ describe('start-up with a server backend that cannot be reached', () => {
     rmSync(r.dataDir, { recursive: true, force: true });
     expectOneLine(r, 1, `CLICKHOUSE_URL: could not open 127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`);
     expect(r.stderr).not.toContain('s3cret-pw');
-  }, 30_000);
+  }, 90_000);
 
   test('NATS_URL with two servers: one line naming both hosts', async () => {
     const [a, b] = [1, 2];
@@ -140,5 +140,5 @@ describe('start-up with a server backend that cannot be reached', () => {
     rmSync(r.dataDir, { recursive: true, force: true });
     expectOneLine(r, 1, `NATS_URL: could not open 127.0.0.1:${a}, 127.0.0.1:${b}: CONNECTION_REFUSED`);
     expect(r.stderr).not.toContain('s3cret-pw');
-  }, 30_000);
+  }, 90_000);
 });
