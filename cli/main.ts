@@ -142,15 +142,20 @@ program
   .option('--json', 'each capture as its full request record, one per line')
   .option('--count <n>', 'stop after n captures', integer('--count', 1))
   .option('--timeout <seconds>', 'stop after this long; exit 1 if --count captures have not all come', integer('--timeout', 1))
+  .option('--method <method>', 'only captures with this HTTP method (others are neither printed nor counted)')
+  .option('--path <path>', 'only captures at this path after the slug (/stripe for /w/<slug>/stripe)')
+  .option('--event <event>', 'only captures whose detected event is this (invoice.paid)')
   .addHelpText(
     'after',
     '\nWaiting for a webhook in a script or test (exit 0 with its record, or 1 after 30 s); --since the moment\n' +
       'before the trigger (ms since the epoch) also finds one that came before tail connected, and no earlier one:\n' +
       '  t=$(date +%s%3N); trigger-the-webhook; hookcap tail SLUG --since $t --count 1 --timeout 30 --json',
   )
-  .action(act(async (slug: string, opts: { since?: string; json?: boolean; count?: number; timeout?: number }, cmd: Command) => {
+  .action(act(async (slug: string, opts: { since?: string; json?: boolean; count?: number; timeout?: number; method?: string; path?: string; event?: string }, cmd: Command) => {
     const { settings: s, style } = setup(cmd);
-    return tail(clientFor(s), slug, { since: opts.since, json: opts.json === true, count: opts.count, timeout: opts.timeout }, style);
+    const { since: from, json, count, timeout, method, path, event } = opts;
+    const at = path === undefined || path.startsWith('/') ? path : `/${path}`;
+    return tail(clientFor(s), slug, { since: from, json: json === true, count, timeout, method, path: at, event }, style);
   }));
 
 program

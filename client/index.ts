@@ -13,14 +13,16 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { EndpointBody, MockResponseBody, RequestPage, UserBody } from '../src/http/api/models';
+import type { SigningConfig } from '../src/engine/signing/types';
 import { captureIdFloor, idTime } from '../src/ids';
 import type { Capture } from '../src/model/capture';
+import { bodyBytes as recordBytes } from '../src/model/render';
 import type { ReplayInput, ReplayResult } from '../src/model/replay';
 import type { RawSearchQuery } from '../src/services/search-params';
 import type { SendTestInput, SendTestResult } from '../src/services/send-test';
 import { readSse } from './sse';
 
-export type { Capture, ReplayInput, ReplayResult, SendTestResult };
+export type { Capture, ReplayInput, ReplayResult, SendTestResult, SigningConfig };
 export type Endpoint = Static<typeof EndpointBody>;
 export type MockResponse = Static<typeof MockResponseBody>;
 export type RequestPageResult = Static<typeof RequestPage>;
@@ -134,12 +136,150 @@ export interface WaitOptions {
   /** Give up after this long (ms); default 30 s. */
   timeout?: number;
   /**
-   * Consider captures from this time on. Default: those after the newest capture stored when the
-   * call starts, so a request sent right after the call (or while it sets up) is never missed.
+   * Consider captures from this time on (the server's clock: a test machine's clock ahead of the
+   * server's misses what came in between; `after` has no such risk). Default: those after the
+   * newest capture stored when the call starts, so a request sent right after the call (or while
+   * it sets up) is never missed.
    */
   since?: TimeBound;
+  /**
+   * Consider captures after this capture id (e.g. `await hookcap.newestId(slug)` taken before the
+   * trigger): no clock involved. Takes precedence over `since`.
+   */
+  after?: string;
+  /** What is waited for, for the timeout's message when `predicate` is a function (a matcher names itself). */
+  description?: string;
   signal?: AbortSignal;
 }
+
+/** A value a matcher field accepts: the exact string, or a RegExp tested against it. */
+export type TextMatch = string | RegExp;
+
+/**
+ * A predicate written as data (every field given must hold): what most tests wait for, and it
+ * names itself in a timeout's message.
+ */
+export interface RequestMatcher {
+  /** The HTTP method, any case. */
+  method?: string;
+  /** The path after the endpoint's slug (`/` when nothing followed it). */
+  path?: TextMatch;
+  /** Query parameters; a repeated name matches when any of its values does. */
+  query?: Record<string, TextMatch>;
+  /** Headers (names in any case); `true` only asks that the header be there. */
+  headers?: Record<string, TextMatch | true>;
+  /** Fields of the JSON body: objects match partially (the fields given), anything else exactly; a RegExp tests a string. */
+  json?: Record<string, unknown>;
+  /** The detected sender (`stripe`, `github`, …) and event (`invoice.paid`). */
+  provider?: string;
+  event?: string;
+  /** The signature check's result (only on endpoints with signing configured). */
+  signatureVerified?: boolean;
+}
+
+export type RequestPredicate = ((capture: Capture) => boolean) | RequestMatcher;
+
+/** `timeout` from waitForRequest(s): what did arrive is attached, for the test's own report. */
+export class WaitTimeoutError extends HookcapError {
+  constructor(
+    message: string,
+    readonly slug: string,
+    readonly timeoutMs: number,
+    /** The captures that matched (fewer than asked for). */
+    readonly matched: Capture[],
+    /** Captures that arrived and did not match (the first 100). */
+    readonly unmatched: Capture[],
+    /** How many arrived and did not match. */
+    readonly unmatchedCount: number,
+  ) {
+    super(0, 'timeout', message);
+    this.name = 'WaitTimeoutError';
+  }
+}
+
+/** The exact body bytes of a capture (a `bodyEncoding: "base64"` body decoded). */
+export function bodyBytes(capture: Pick<Capture, 'body' | 'bodyEncoding'>): Uint8Array {
+  return recordBytes(capture);
+}
+
+/** The body as text (UTF-8). */
+export function bodyText(capture: Pick<Capture, 'body' | 'bodyEncoding'>): string {
+  return capture.bodyEncoding === 'utf8' ? capture.body : new TextDecoder().decode(recordBytes(capture));
+}
+
+/** The body parsed as JSON; HookcapError `bad_response` naming the capture when it is not JSON. */
+export function bodyJson<T = unknown>(capture: Pick<Capture, 'id' | 'body' | 'bodyEncoding' | 'contentType'>): T {
+  try {
+    return JSON.parse(bodyText(capture)) as T;
+  } catch {
+    const start = JSON.stringify(bodyText(capture).slice(0, 60));
+    throw new HookcapError(0, 'bad_response', `the body of ${capture.id} is not JSON (content-type ${capture.contentType || 'none'}): ${start}`);
+  }
+}
+
+const textMatches = (want: TextMatch, got: string | undefined): boolean =>
+  got !== undefined && (typeof want === 'string' ? got === want : new RegExp(want.source, want.flags.replace(/[gy]/g, '')).test(got));
+
+function jsonMatches(want: unknown, got: unknown): boolean {
+  if (want instanceof RegExp) return typeof got === 'string' && textMatches(want, got);
+  if (Array.isArray(want)) return Array.isArray(got) && got.length === want.length && want.every((w, i) => jsonMatches(w, got[i]));
+  if (typeof want === 'object' && want !== null) {
+    if (typeof got !== 'object' || got === null || Array.isArray(got)) return false;
+    return Object.entries(want).every(([k, w]) => Object.hasOwn(got, k) && jsonMatches(w, (got as Record<string, unknown>)[k]));
+  }
+  return Object.is(want, got);
+}
+
+/** A matcher as a predicate: `hookcap.search(…).filter(matches({ method: 'POST' }))`. */
+export function matches(matcher: RequestMatcher): (capture: Capture) => boolean {
+  return (c) => {
+    if (matcher.method !== undefined && c.method.toUpperCase() !== matcher.method.toUpperCase()) return false;
+    if (matcher.path !== undefined && !textMatches(matcher.path, c.path)) return false;
+    if (matcher.provider !== undefined && c.detectedProvider !== matcher.provider) return false;
+    if (matcher.event !== undefined && c.detectedEvent !== matcher.event) return false;
+    if (matcher.signatureVerified !== undefined && c.signatureVerified !== matcher.signatureVerified) return false;
+    for (const [name, want] of Object.entries(matcher.query ?? {})) {
+      const got = c.queryParams[name];
+      const values = got === undefined ? [] : Array.isArray(got) ? got : [got];
+      if (!values.some((v) => textMatches(want, v))) return false;
+    }
+    if (matcher.headers) {
+      const headers = new Map(Object.entries(c.headers).map(([k, v]) => [k.toLowerCase(), v]));
+      for (const [name, want] of Object.entries(matcher.headers)) {
+        const got = headers.get(name.toLowerCase());
+        if (want === true ? got === undefined : !textMatches(want, got)) return false;
+      }
+    }
+    if (matcher.json !== undefined) {
+      let body: unknown;
+      try {
+        body = JSON.parse(bodyText(c));
+      } catch {
+        return false;
+      }
+      if (!jsonMatches(matcher.json, body)) return false;
+    }
+    return true;
+  };
+}
+
+const shown = (v: unknown): string => (v instanceof RegExp ? String(v) : typeof v === 'string' ? v : JSON.stringify(v, (_k, x: unknown) => (x instanceof RegExp ? String(x) : x)));
+
+/** A matcher in words: `POST /orders, header x-app: shop, json {"type":"order.paid"}`. */
+export function describeMatcher(m: RequestMatcher): string {
+  const parts: string[] = [];
+  if (m.method !== undefined || m.path !== undefined) parts.push([m.method?.toUpperCase(), m.path === undefined ? undefined : shown(m.path)].filter(Boolean).join(' '));
+  for (const [k, v] of Object.entries(m.query ?? {})) parts.push(`query ${k}=${shown(v)}`);
+  for (const [k, v] of Object.entries(m.headers ?? {})) parts.push(v === true ? `header ${k}` : `header ${k}: ${shown(v)}`);
+  if (m.json !== undefined) parts.push(`json ${shown(m.json)}`);
+  if (m.provider !== undefined) parts.push(`provider ${m.provider}`);
+  if (m.event !== undefined) parts.push(`event ${m.event}`);
+  if (m.signatureVerified !== undefined) parts.push(`signatureVerified ${m.signatureVerified}`);
+  return parts.length === 0 ? 'any request' : parts.join(', ');
+}
+
+const summary = (c: Capture) => `${c.method} ${c.path}${c.query ? `?${c.query}` : ''}${c.detectedEvent ? ` (${c.detectedEvent})` : ''} ${c.id}`;
+const seconds = (ms: number) => `${Math.round(ms) / 1000} s`;
 
 function toMs(t: TimeBound): number {
   if (typeof t === 'number') return t;
@@ -260,7 +400,7 @@ export class HookcapClient {
     list: (): Promise<Endpoint[]> => this.json('GET', '/api/endpoints'),
     create: (name: string): Promise<Endpoint> => this.json('POST', '/api/endpoints', { name }),
     get: (slug: string): Promise<Endpoint> => this.json('GET', `/api/endpoints/${encodeURIComponent(slug)}`),
-    update: (slug: string, patch: { name?: string; mockResponse?: MockResponse | null; notificationUrl?: string | null }): Promise<Endpoint> =>
+    update: (slug: string, patch: { name?: string; mockResponse?: MockResponse | null; notificationUrl?: string | null; signing?: SigningConfig | null }): Promise<Endpoint> =>
       this.json('PATCH', `/api/endpoints/${encodeURIComponent(slug)}`, patch),
     delete: (slug: string): Promise<void> => this.json('DELETE', `/api/endpoints/${encodeURIComponent(slug)}`),
   };
@@ -490,22 +630,91 @@ export class HookcapClient {
   }
 
   /**
-   * The first capture of `slug` for which `predicate` holds. By default it considers captures that
-   * arrive after the call starts (and any already acknowledged but not yet listed); pass `since`
-   * to look back. Throws HookcapError `timeout` after `timeout` ms (default 30 s).
+   * The first capture of `slug` for which `predicate` (a function or a RequestMatcher) holds. By
+   * default it considers captures that arrive after the call starts (and any already acknowledged
+   * but not yet listed); pass `after` (a capture id) or `since` to look back. Throws
+   * WaitTimeoutError (a HookcapError, code `timeout`) after `timeout` ms (default 30 s), naming
+   * what it waited for and what arrived instead.
    */
-  async waitForRequest(slug: string, predicate: (capture: Capture) => boolean, opts: WaitOptions = {}): Promise<Capture> {
+  async waitForRequest(slug: string, predicate: RequestPredicate, opts: WaitOptions = {}): Promise<Capture> {
+    const [first] = await this.waitForRequests(slug, predicate, { ...opts, count: 1 });
+    if (!first) throw new HookcapError(0, 'bad_response', 'no capture');
+    return first;
+  }
+
+  /** The first `count` captures of `slug` for which `predicate` holds, oldest first; as waitForRequest. */
+  async waitForRequests(slug: string, predicate: RequestPredicate, opts: WaitOptions & { count: number }): Promise<Capture[]> {
+    if (!Number.isInteger(opts.count) || opts.count < 1) throw new HookcapError(0, 'validation', `count must be a whole number of at least 1, got ${opts.count}`);
     const timeout = opts.timeout ?? 30_000;
+    const watch = await this.watch(slug, predicate, opts, timeout, opts.count);
+    if (watch.matched.length >= opts.count) return watch.matched;
+    if (opts.signal?.aborted) throw new HookcapError(0, 'aborted', 'waitForRequest was aborted');
+    const matching = watch.what === 'any request' ? '' : ` matching ${watch.what}`;
+    const wanted = opts.count === 1 ? `no request${matching}` : `${watch.matched.length} of ${opts.count} requests${matching}`;
+    const others =
+      watch.unmatchedCount === 0
+        ? 'no other request arrived'
+        : `${watch.unmatchedCount} other${watch.unmatchedCount === 1 ? '' : 's'} arrived: ${watch.unmatched.slice(0, 5).map(summary).join('; ')}${watch.unmatchedCount > 5 ? '; …' : ''}`;
+    const neverOpen = watch.opened || watch.failure === '' ? '' : `; the stream never connected (${watch.failure})`;
+    throw new WaitTimeoutError(
+      `${wanted} on ${slug} within ${seconds(timeout)}; ${others}${neverOpen}`,
+      slug,
+      timeout,
+      watch.matched,
+      watch.unmatched,
+      watch.unmatchedCount,
+    );
+  }
+
+  /**
+   * Resolves when no capture of `slug` matching `predicate` (any, by default) arrives within
+   * `within` ms (default 2 s) from the call (or from `after`/`since`); throws HookcapError
+   * `unexpected_request` as soon as one does, naming it (the capture is the error's `capture`).
+   */
+  async expectNoRequest(slug: string, predicate: RequestPredicate = {}, opts: Omit<WaitOptions, 'timeout'> & { within?: number } = {}): Promise<void> {
+    const within = opts.within ?? 2_000;
+    const watch = await this.watch(slug, predicate, opts, within, 1);
+    const [hit] = watch.matched;
+    if (opts.signal?.aborted) throw new HookcapError(0, 'aborted', 'expectNoRequest was aborted');
+    if (hit) {
+      throw Object.assign(new HookcapError(0, 'unexpected_request', `expected no ${watch.what === 'any request' ? 'request' : `request matching ${watch.what}`} on ${slug} within ${seconds(within)}, got ${summary(hit)}`), {
+        capture: hit,
+      });
+    }
+    if (!watch.opened && watch.failure !== '') throw new HookcapError(0, 'network', `could not watch ${slug}: ${watch.failure}`);
+  }
+
+  /** Reads the stream until `count` captures matched or `ms` passed; what matched and what did not. */
+  private async watch(slug: string, predicate: RequestPredicate, opts: WaitOptions, ms: number, count: number) {
+    const test = typeof predicate === 'function' ? predicate : matches(predicate);
+    const what = typeof predicate === 'function' ? (opts.description ?? 'the predicate') : (opts.description ?? describeMatcher(predicate));
     const stop = new AbortController();
-    const timer = setTimeout(() => stop.abort(), timeout);
+    const timer = setTimeout(() => stop.abort(), ms);
     const onAbort = () => stop.abort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const got = { what, matched: [] as Capture[], unmatched: [] as Capture[], unmatchedCount: 0, opened: false, failure: '' };
     try {
-      for await (const capture of this.stream(slug, { since: opts.since, signal: stop.signal })) {
-        if (predicate(capture)) return capture;
+      const stream = this.stream(slug, {
+        after: opts.after,
+        since: opts.since,
+        signal: stop.signal,
+        onOpen: () => {
+          got.opened = true;
+        },
+        onReconnect: ({ reason }) => {
+          got.failure = reason;
+        },
+      });
+      for await (const capture of stream) {
+        if (test(capture)) {
+          got.matched.push(capture);
+          if (got.matched.length >= count) break;
+        } else {
+          got.unmatchedCount++;
+          if (got.unmatched.length < 100) got.unmatched.push(capture);
+        }
       }
-      if (opts.signal?.aborted) throw new HookcapError(0, 'aborted', 'waitForRequest was aborted');
-      throw new HookcapError(0, 'timeout', `no matching request on ${slug} within ${timeout} ms`);
+      return got;
     } finally {
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);

@@ -4,7 +4,7 @@
  * it handled per slug, so a restart (or a dropped connection) resumes with Last-Event-ID and every
  * capture reaches the local app once, oldest first. `hookcap tail SLUG` prints captures instead.
  */
-import type { Capture, CaptureStream, HookcapClient, StreamOptions } from '../../client/index';
+import { describeMatcher, matches, type Capture, type CaptureStream, type HookcapClient, type RequestMatcher, type StreamOptions } from '../../client/index';
 import { captureIdFloor, idTime } from '../../src/ids';
 import { captureQuery, rebuildRequest, targetUrl } from '../../src/model/render';
 import { loadResume, saveResume, type Settings } from '../config';
@@ -347,14 +347,27 @@ export interface TailOptions {
   count?: number;
   /** Stop after this many seconds; with `count` not reached, that is a failure (exit 1). */
   timeout?: number;
+  /** Only captures with this method, path, detected event (the others are neither printed nor counted). */
+  method?: string;
+  path?: string;
+  event?: string;
 }
 
 /** Prints each capture as it arrives: time, method, path, size, detected sender and event, answered status. */
 export async function tail(client: HookcapClient, slug: string, opts: TailOptions, style: Style): Promise<number> {
   const stop = stopOnSignals('output');
-  const banner = opts.json ? null : `Watching ${slug}${opts.since ? `, ${sinceSaid(opts.since)}` : ''}. Ctrl-C to stop.`;
+  const matcher: RequestMatcher = { method: opts.method, path: opts.path, event: opts.event };
+  const filtered = Object.values(matcher).some((v) => v !== undefined);
+  const wanted = filtered ? matches(matcher) : () => true;
+  const only = filtered ? ` (only ${describeMatcher(matcher)})` : '';
+  const banner = opts.json ? null : `Watching ${slug}${only}${opts.since ? `, ${sinceSaid(opts.since)}` : ''}. Ctrl-C to stop.`;
   let seen = 0;
+  let skipped = 0;
   let timedOut = false;
+  // Why the stream is not open, while it never was: a --timeout then says so rather than "no capture".
+  let opened = false;
+  let failure = '';
+  const hooks = streamHooks(style, banner);
   const timer =
     opts.timeout === undefined
       ? undefined
@@ -363,9 +376,25 @@ export async function tail(client: HookcapClient, slug: string, opts: TailOption
           stop.stop();
         }, opts.timeout * 1000);
   try {
-    for await (const c of client.stream(slug, { after: opts.since, signal: stop.signal, ...streamHooks(style, banner) })) {
+    const stream = client.stream(slug, {
+      after: opts.since,
+      signal: stop.signal,
+      onOpen: (info) => {
+        opened = true;
+        hooks.onOpen?.(info);
+      },
+      onReconnect: (info) => {
+        failure = info.reason;
+        hooks.onReconnect?.(info);
+      },
+    });
+    for await (const c of stream) {
       // Stopped (Ctrl-C, --timeout): what the last read brought along is not printed.
       if (stop.signal.aborted) break;
+      if (!wanted(c)) {
+        skipped++;
+        continue;
+      }
       seen++;
       if (opts.json) {
         out(JSON.stringify(c));
@@ -384,8 +413,14 @@ export async function tail(client: HookcapClient, slug: string, opts: TailOption
     stop.release();
   }
   if (timedOut && opts.count !== undefined && seen < opts.count) {
-    const got = seen === 0 ? 'no capture' : `${seen} of ${opts.count} captures`;
-    throw new CliError(`${got} on ${slug} within ${opts.timeout} s`);
+    const got = `${seen === 0 ? 'no capture' : `${seen} of ${opts.count} captures`}${filtered ? ` matching ${describeMatcher(matcher)}` : ''}`;
+    if (!opened && failure !== '') {
+      throw new CliError(
+        `${got} on ${slug} within ${opts.timeout} s: the stream never connected (${failure})`,
+        `is hookcap running at ${client.apiUrl}? Set the address with --api-url or HOOKCAP_API_URL`,
+      );
+    }
+    throw new CliError(`${got} on ${slug} within ${opts.timeout} s${skipped > 0 ? ` (${skipped} other${skipped === 1 ? '' : 's'} arrived)` : ''}`);
   }
   return EXIT_OK;
 }

@@ -1,0 +1,62 @@
+/**
+ * `hookcap tail --count --timeout` as a CI script waits for one webhook among several, and what it
+ * says when the server cannot be reached at all. The CLI as a subprocess against a real server.
+ */
+import { expect, test } from 'bun:test';
+import type { Capture } from '../../src/model/capture';
+import { cleanupAfterAll } from '../support/cleanups';
+import { call, eventually, newAccount } from '../support/client';
+import { describeBackends } from '../support/suite';
+import { cliEnv, runCli } from './support';
+
+const cleanups = cleanupAfterAll();
+function env(vars: Record<string, string>) {
+  const e = cliEnv(vars);
+  cleanups.push(e.cleanup);
+  return e;
+}
+
+test('the server down: --timeout says the stream never connected and where it looked, exit 1', async () => {
+  const e = env({ HOOKCAP_API_KEY: 'svc_x', HOOKCAP_API_URL: 'http://127.0.0.1:9' });
+  const r = await runCli(['tail', 'abcdefghjkmn', '--since', '1m', '--count', '1', '--timeout', '2', '--json'], e.env);
+  expect(r.code).toBe(1);
+  expect(r.stdout).toBe('');
+  const last = r.stderr.trim().split('\n').at(-1) ?? '';
+  expect(last).toStartWith('error: no capture on abcdefghjkmn within 2 s: the stream never connected (cannot reach http://127.0.0.1:9');
+  expect(last).toEndWith('; is hookcap running at http://127.0.0.1:9? Set the address with --api-url or HOOKCAP_API_URL');
+});
+
+describeBackends('tail --method/--path/--event', (h) => {
+  test('only the matching captures are printed and counted; a timeout says how many others came', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'filter' } })).body;
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    const send = (path: string, body: string, method = 'POST', headers: Record<string, string> = {}) =>
+      fetch(`${h.url}/w/${ep.slug}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: method === 'GET' ? undefined : body });
+    await send('/stripe', JSON.stringify({ object: 'event', type: 'customer.created' }), 'POST', { 'stripe-signature': 't=1700000000,v1=00' });
+    await send('/stripe', '', 'GET');
+    await send('/other', '{}');
+    await send('/stripe', '{"n":2}');
+    await eventually(async () => (await call(h.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).body.count === 4);
+
+    const got = await runCli(['tail', ep.slug, '--since', '1h', '--method', 'post', '--path', 'stripe', '--count', '2', '--timeout', '30', '--json'], e.env);
+    expect(got.code, got.stderr).toBe(0);
+    const records = got.stdout.trim().split('\n').map((l) => JSON.parse(l) as Capture);
+    expect(records.map((c) => `${c.method} ${c.path} ${c.body.length} ${c.detectedEvent}`)).toEqual(['POST /stripe 44 customer.created', 'POST /stripe 7 ']);
+
+    const event = await runCli(['tail', ep.slug, '--since', '1h', '--event', 'customer.created', '--count', '1', '--timeout', '30', '--json'], e.env);
+    expect(event.code, event.stderr).toBe(0);
+    expect((JSON.parse(event.stdout) as Capture).id).toBe(records[0]?.id ?? '');
+
+    const short = await runCli(['tail', ep.slug, '--since', '1h', '--path', '/other', '--count', '2', '--timeout', '2', '--json'], e.env);
+    expect(short.code).toBe(1);
+    expect(short.stdout.trim().split('\n').length).toBe(1);
+    expect(short.stderr).toBe(`error: 1 of 2 captures matching /other on ${ep.slug} within 2 s (3 others arrived)\n`);
+
+    const none = await runCli(['tail', ep.slug, '--since', '1h', '--method', 'DELETE', '--count', '1', '--timeout', '2'], e.env);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toContain(`Watching ${ep.slug} (only DELETE)`);
+    expect(none.stderr).toEndWith(`error: no capture matching DELETE on ${ep.slug} within 2 s (4 others arrived)\n`);
+  });
+});
