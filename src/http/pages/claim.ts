@@ -141,7 +141,7 @@ export const claimPages = (ctx: Ctx) => {
         const ref = formRef(form);
         if (!ref) return codeForm(user, 'Enter the code your agent showed you.', 400);
         try {
-          const out = await denyClaim(deps, user, ref, callerOf(request, server));
+          const out = await denyClaim(deps, ref, callerOf(request, server));
           const ended = out.endpoints_ended > 0 ? html` Its ${out.endpoints_ended} sandbox endpoint${out.endpoints_ended === 1 ? '' : 's'} ended with it.` : null;
           return page(
             'Agent denied',

@@ -108,9 +108,10 @@ export async function confirmClaim(deps: AgentDeps, user: UserRow, ref: ClaimRef
  * registration's row lock: the registration is marked denied (final; confirm is then claim_denied),
  * its unowned key is revoked (every later call with it is 401, on every node: keys are looked up
  * in Postgres each time) and its live sandbox endpoints expire now (senders get 404; the sweeper
- * deletes them and purges their captures). Counted as a claim attempt like confirm.
+ * deletes them and purges their captures). Counted as a claim attempt like confirm. Who denied is
+ * not recorded: the route only checks that a signed-in person did.
  */
-export async function denyClaim(deps: AgentDeps, _user: UserRow, ref: ClaimRef, caller: { ip: string; meter: RateMeter }) {
+export async function denyClaim(deps: AgentDeps, ref: ClaimRef, caller: { ip: string; meter: RateMeter }) {
   const { ctx } = deps;
   await caller.meter.consume(buckets.claimIp(caller.ip), ctx.config.agent.ratePerIp);
   const secret = await deps.secret();
