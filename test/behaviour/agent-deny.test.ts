@@ -5,6 +5,7 @@
  */
 import { expect, test } from 'bun:test';
 import { call, eventually, newAccount, type OpenApiDoc } from '../support/client';
+import { describeInProcess } from '../support/in-process';
 import { describeBackends } from '../support/suite';
 import { AGENT_ENV, expectAgentError, registerAnonymous, signUp, type PollReply, type SandboxList } from './agent-support';
 
@@ -133,6 +134,23 @@ describeBackends(
         const local = new URL(link);
         expect({ link, status: (await fetch(`${h.url}${local.pathname}`)).status }).toEqual({ link, status: 200 });
       }
+    });
+  },
+  AGENT_ENV,
+);
+
+describeInProcess(
+  'agent claim deny is final',
+  (h) => {
+    test('a denied registration still polls as denied after its claim window closes; a pending one is claim_expired', async () => {
+      const refused = await registerAnonymous(h.url, 'refused');
+      const forgotten = await registerAnonymous(h.url, 'forgotten');
+      const human = await signUp(h.url);
+      expect((await call(h.url, 'POST', '/api/agent/auth/claim/deny', { token: human.session, body: { claim_token: refused.claim_token } })).status).toBe(200);
+      h.clock.advance(2 * 3600_000);
+      const poll = (claimToken: string) => call<PollReply>(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: claimToken } });
+      expect((await poll(refused.claim_token)).body.status).toBe('denied');
+      expectAgentError(await poll(forgotten.claim_token), 410, 'claim_expired');
     });
   },
   AGENT_ENV,
