@@ -12,6 +12,7 @@
  * ```
  */
 import type { Static } from '@sinclair/typebox';
+import type { AnonymousRegistration as AnonymousRegistrationBody, RegistrationStatus as RegistrationStatusBody, SandboxEndpoint as SandboxEndpointBody } from '../src/http/api/agent-models';
 import type { EndpointBody, MockResponseBody, RequestPage, UserBody } from '../src/http/api/models';
 import type { SigningConfig } from '../src/engine/signing/types';
 import { captureIdFloor, idTime } from '../src/ids';
@@ -27,6 +28,12 @@ export type Endpoint = Static<typeof EndpointBody>;
 export type MockResponse = Static<typeof MockResponseBody>;
 export type RequestPageResult = Static<typeof RequestPage>;
 export type User = Static<typeof UserBody>;
+/** What `POST /api/agent/auth` returns for `{type: "anonymous"}` (SPEC 4.8), field for field. */
+export type AnonymousRegistration = Static<typeof AnonymousRegistrationBody>;
+/** What the poll returns: `pending` (with `user_code`), `claimed` or `denied`. */
+export type RegistrationStatus = Static<typeof RegistrationStatusBody>;
+/** A sandbox endpoint of an unclaimed agent key (SPEC 4.9): `{url, slug, expiresAt}`. */
+export type SandboxEndpoint = Static<typeof SandboxEndpointBody>;
 
 export const DEFAULT_API_URL = 'http://localhost:3000';
 
@@ -405,6 +412,20 @@ export class HookcapClient {
     delete: (slug: string): Promise<void> => this.json('DELETE', `/api/endpoints/${encodeURIComponent(slug)}`),
   };
 
+  /**
+   * The sandbox of an unclaimed agent key (SPEC 4.9): a few ephemeral, capture-only endpoints.
+   * Any other credential gets HookcapError 403 `forbidden`; once claimed, use `endpoints`.
+   */
+  readonly sandbox = {
+    /** A new endpoint at `url` (`{receiver_url}/w/<slug>`) that expires at `expiresAt` (ms). */
+    create: (): Promise<SandboxEndpoint> => this.json('POST', '/api/agent/sandbox/endpoints'),
+    /** This key's live sandbox endpoints. */
+    list: (): Promise<SandboxEndpoint[]> => this.json('GET', '/api/agent/sandbox/endpoints'),
+    /** The requests `slug` captured, newest first (limit default 50). */
+    captures: (slug: string, opts: { limit?: number } = {}): Promise<Capture[]> =>
+      this.json('GET', `/api/agent/sandbox/endpoints${query({ slug, limit: opts.limit })}`),
+  };
+
   readonly requests = {
     /** The newest captures (limit default 50, max 1000). */
     list: (slug: string, opts: { limit?: number } = {}): Promise<Capture[]> =>
@@ -719,6 +740,70 @@ export class HookcapClient {
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
     }
+  }
+}
+
+/** Where an agent registration call goes; no key is needed (the registration issues it). */
+export interface AgentCallOptions {
+  /** Where the API is; default http://localhost:3000. */
+  apiUrl?: string;
+  /** A fetch to use instead of the global one. */
+  fetch?: typeof fetch;
+  signal?: AbortSignal;
+}
+
+async function agentPost<T>(opts: AgentCallOptions, path: string, body: unknown): Promise<T> {
+  const apiUrl = (opts.apiUrl ?? DEFAULT_API_URL).replace(/\/+$/, '');
+  let res: Response;
+  try {
+    res = await (opts.fetch ?? fetch)(`${apiUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: opts.signal,
+    });
+  } catch (err) {
+    if (opts.signal?.aborted) throw err;
+    throw new HookcapError(0, 'network', `cannot reach ${apiUrl}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!res.ok) throw await errorOf(res);
+  return (await res.json()) as T;
+}
+
+/**
+ * Registers an agent anonymously (`POST /api/agent/auth`): the key (`credential`) works at once in
+ * the sandbox (`createClient({key: reg.credential}).sandbox`); show your person `claim_url` (or
+ * `user_code` to type at `/agent/claim`) and wait with `waitForClaim`. Refusals throw HookcapError
+ * with the agent API's code (`invalid_request`, `rate_limited`, `temporarily_unavailable`, …).
+ */
+export function registerAnonymous(opts: AgentCallOptions & { clientName: string }): Promise<AnonymousRegistration> {
+  return agentPost(opts, '/api/agent/auth', { type: 'anonymous', requested_credential_type: 'api_key', client_name: opts.clientName });
+}
+
+/** One poll of a registration (`POST /api/agent/auth/poll`): `pending`, `claimed` or `denied`. */
+export function pollRegistration(opts: AgentCallOptions & { claimToken: string }): Promise<RegistrationStatus> {
+  return agentPost(opts, '/api/agent/auth/poll', { claim_token: opts.claimToken });
+}
+
+/**
+ * Polls every `intervalMs` (default 5 s) until a person decides: resolves with the `claimed`
+ * status (the same key now uses the full API), throws HookcapError `claim_denied` (status 409)
+ * when they refuse (the key is revoked), `claim_expired` (410) when the window closes first,
+ * and `timeout` after `timeout` ms (default: none; the claim window bounds it).
+ */
+export async function waitForClaim(
+  opts: AgentCallOptions & { claimToken: string; intervalMs?: number; timeout?: number },
+): Promise<Extract<RegistrationStatus, { status: 'claimed' }>> {
+  const deadline = opts.timeout === undefined ? Infinity : Date.now() + opts.timeout;
+  for (;;) {
+    const status = await pollRegistration(opts);
+    if (status.status === 'claimed') return status;
+    if (status.status === 'denied') throw new HookcapError(409, 'claim_denied', 'a person denied this registration; its key is revoked: register again');
+    if (opts.signal?.aborted) throw new HookcapError(0, 'aborted', 'waitForClaim was aborted');
+    const wait = Math.min(opts.intervalMs ?? 5_000, deadline - Date.now());
+    if (wait <= 0) throw new HookcapError(0, 'timeout', `the registration was not claimed within ${opts.timeout} ms`);
+    await sleep(wait, opts.signal);
+    if (opts.signal?.aborted) throw new HookcapError(0, 'aborted', 'waitForClaim was aborted');
   }
 }
 

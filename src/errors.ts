@@ -38,6 +38,8 @@ export const ERROR_STATUS = {
   invalid_claim_token: 400,
   claim_expired: 410,
   previously_claimed: 409,
+  /** A person refused this anonymous registration (its key is revoked): final. */
+  claim_denied: 409,
   otp_invalid: 401,
   otp_expired: 410,
   too_many_keys: 409,
@@ -62,6 +64,7 @@ const AGENT_CODES = new Set<ErrorCode>([
   'invalid_claim_token',
   'claim_expired',
   'previously_claimed',
+  'claim_denied',
   'otp_invalid',
   'otp_expired',
   'too_many_keys',

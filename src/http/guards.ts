@@ -1,6 +1,8 @@
 /**
  * Checks every request to the API, the pages and the docs gets before a route sees it (the
- * receiver has its own: src/http/receiver.ts). Each refusal is the usual `{error, code}` JSON.
+ * receiver has its own: src/http/receiver.ts). Each refusal is the usual `{error, code}` JSON,
+ * except on the claim and log-in pages (an HTML page) and under `/api/agent/` (the agent API's
+ * `{error: "invalid_request", error_description}`, same status).
  *
  * - A declared body over the API's limit is a JSON 413, refused unread (the connection is then
  *   closed rather than drained); a body without a declared length is a 411. Bun's own size limit
@@ -13,6 +15,7 @@ import { Elysia } from 'elysia';
 import type { Config } from '../config';
 import { AppError } from '../errors';
 import { hazardMessage, jsonHazard } from '../unknown';
+import { html, page } from './pages/html';
 
 /**
  * The largest body an API route reads: room for a send-test or mock body of MAX_BODY_BYTES in
@@ -48,12 +51,40 @@ function refuseHazardsInBody(body: unknown): void {
   if (hazard) throw new AppError('validation', hazardMessage(hazard, MAX_BODY_DEPTH));
 }
 
+/** The server-rendered pages people open (src/http/pages/): their refusals are HTML pages. */
+const isHumanPage = (pathname: string): boolean => /^\/agent\/(?:claim|login|signup)(?:\/|$)/.test(pathname);
+
+/**
+ * A guard's refusal in the shape of the route it stopped: an HTML page for a person's page, the
+ * SPEC 7.2 `{error: "invalid_request", error_description}` (same status) under `/api/agent/`,
+ * and the usual `{error, code}` everywhere else (thrown to the error handler).
+ */
+function refusal(request: Request, e: AppError): Response {
+  const { pathname } = new URL(request.url);
+  if (isHumanPage(pathname)) {
+    return page('Bad request', html`<h1>This address cannot be opened</h1><p class="error" role="alert" data-code="${e.code}">${e.message}.</p>
+<p><a href="/agent/claim">Enter an agent's code</a></p>`, e.status, e.headers);
+  }
+  if (pathname.startsWith('/api/agent/')) {
+    return new Response(JSON.stringify({ error: 'invalid_request', error_description: e.message }), {
+      status: e.status,
+      headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...e.headers },
+    });
+  }
+  throw e;
+}
+
 export const requestGuards = (config: Config) => {
   const maxBody = apiBodyLimit(config);
   return new Elysia({ name: 'request-guards' })
     .onRequest(({ request }) => {
-      refuseUnboundedBody(request, maxBody);
-      refuseNulInUrl(request);
+      try {
+        refuseUnboundedBody(request, maxBody);
+        refuseNulInUrl(request);
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        return refusal(request, e);
+      }
     })
     // After parsing, before validation and every handler.
     .onTransform({ as: 'global' }, ({ body }) => refuseHazardsInBody(body));

@@ -41,12 +41,53 @@ export function authorizationServerMetadata(config: Pick<Config, 'baseUrl'>, pro
     agent_poll_endpoint: `${base}/api/agent/auth/poll`,
     agent_otp_verification_endpoint: `${base}/api/agent/auth/claim/verify-otp`,
     agent_claim_endpoint: `${base}/api/agent/auth/claim/confirm`,
+    agent_claim_deny_endpoint: `${base}/api/agent/auth/claim/deny`,
     agent_claim_page: `${base}/agent/claim`,
     agent_sandbox_endpoint: `${base}/api/agent/sandbox/endpoints`,
     agent_revocation_endpoint: `${base}/api/agent/auth/revoke`,
     identity_assertion_token_types_supported: [ID_JAG_TOKEN_TYPE],
     identity_assertion_signing_alg_values_supported: algs,
   };
+}
+
+/**
+ * `/llms.txt` (the llmstxt.org convention): what the service is and how an agent gets a key, in
+ * Markdown an LLM reads as is, with links to the machine-readable document. Every API route it
+ * names is in /docs/json (tested). Built from BASE_URL like the metadata.
+ */
+export function llmsTxt(config: Pick<Config, 'baseUrl' | 'receiverUrl'>): string {
+  const base = config.baseUrl;
+  return `# hookcap
+
+> hookcap captures webhooks: each endpoint has a URL (${config.receiverUrl}/w/<slug>) that records every request sent to it, and an API lists, searches, streams and replays what was captured. AI agents can get an API key themselves; a person then claims it into their account.
+
+Every API call carries \`Authorization: Bearer <key>\` (keys start \`svc_\`). Errors of the agent routes are JSON \`{"error": "<code>", "error_description": "<words>"}\`.
+
+## Get a key (agents)
+
+- POST /api/agent/auth with JSON \`{"type": "anonymous", "client_name": "<your name>"}\`: a key at once (sandbox only), a \`claim_url\` and a \`user_code\` to show your person, and a \`claim_token\`.
+- POST /api/agent/auth/poll with JSON \`{"claim_token": "clm_…"}\`: \`status\` is \`pending\`, then \`claimed\` (the key now uses the full API) or \`denied\` (the person refused; the key is revoked).
+- POST /api/agent/auth with JSON \`{"type": "verified_email", "email": "…", "client_name": "…"}\`: a 6-digit code is mailed; then POST /api/agent/auth/claim/verify-otp with \`{"claim_token", "otp"}\` returns the key.
+- POST /api/agent/auth with \`Content-Type: application/jwt\` and a signed identity assertion (ID-JAG) from a trusted provider: the key at once.
+- A person signed in at ${base}/agent/claim confirms or denies an anonymous registration; agents never call the confirm or deny routes.
+
+## Sandbox (an unclaimed key)
+
+- POST /api/agent/sandbox/endpoints: a capture-only endpoint (\`url\`, \`slug\`, \`expiresAt\`), no body.
+- GET /api/agent/sandbox/endpoints: this key's sandbox endpoints; with \`?slug=<slug>\` the requests it captured, newest first.
+
+## Once claimed
+
+- GET /api/endpoints, POST /api/endpoints: the account's endpoints.
+- GET /api/auth/me: who the key belongs to.
+
+## Docs
+
+- [OpenAPI document](${base}/docs/json): every route, its body, its answers and error codes
+- [API reference](${base}/docs): the same, as a page
+- [Protected resource metadata](${base}/.well-known/oauth-protected-resource) (RFC 9728)
+- [Authorization server metadata](${base}/.well-known/oauth-authorization-server) (RFC 8414): where agents register, poll and get claimed
+`;
 }
 
 const HEADERS = {
@@ -59,6 +100,7 @@ const HEADERS = {
 const json = (body: unknown) => new Response(JSON.stringify(body), { headers: HEADERS });
 
 export const wellKnownRoutes = (config: Config, providers: readonly IdJagProvider[]) => {
+  const llms = llmsTxt(config);
   const resource = protectedResourceMetadata(config);
   const server = authorizationServerMetadata(config, providers);
   const detail = { tags: ['discovery'] };
@@ -69,5 +111,9 @@ export const wellKnownRoutes = (config: Config, providers: readonly IdJagProvide
       .get('/.well-known/oauth-protected-resource/api', () => json(resource), { detail: { ...detail, summary: 'RFC 9728 metadata' } })
       .get('/.well-known/oauth-protected-resource/api/', () => json(resource), { detail: { ...detail, summary: 'RFC 9728 metadata' } })
       .get('/.well-known/oauth-authorization-server', () => json(server), { detail: { ...detail, summary: 'RFC 8414 metadata' } })
+      // Public text that changes only with a deploy: cached like the metadata, no CORS (docs/agents.md).
+      .get('/llms.txt', () => new Response(llms, { headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'public, max-age=300' } }), {
+        detail: { ...detail, summary: 'llms.txt: what hookcap is and how an agent gets a key (llmstxt.org)' },
+      })
   );
 };

@@ -59,6 +59,12 @@ export const RegistrationStatus = t.Union([
     scopes: Scopes,
     claimed_at: Iso('When it was claimed'),
   }),
+  t.Object({
+    registration_id: t.String(),
+    registration_type: RegistrationType,
+    status: t.Literal('denied', { description: 'A person refused it: the key is revoked and its sandbox endpoints ended; register again' }),
+    denied_at: Iso('When it was refused'),
+  }),
 ]);
 
 export const IssuedKey = t.Object({ credential_type: t.Literal('api_key'), credential: t.String({ description: 'Shown once' }), scopes: Scopes });
@@ -69,6 +75,13 @@ export const ClaimResult = t.Object({
   client_name: t.String(),
   scopes: Scopes,
   endpoints_adopted: t.Integer({ description: 'Sandbox endpoints that became the account’s' }),
+});
+
+export const DenyResult = t.Object({
+  registration_id: t.String(),
+  status: t.Literal('denied'),
+  client_name: t.String(),
+  endpoints_ended: t.Integer({ description: 'Live sandbox endpoints of the key that ended with it' }),
 });
 
 export const RevokeResult = t.Object({ revoked: t.Integer({ description: 'Keys revoked' }) });

@@ -6,16 +6,17 @@
 import { Elysia, type Static } from 'elysia';
 import { AppError } from '../../errors';
 import { requireSession } from '../../services/auth';
-import { confirmClaim, pollRegistration } from '../../services/agent/claim';
+import { confirmClaim, denyClaim, pollRegistration } from '../../services/agent/claim';
 import { agentDeps } from '../../services/agent/deps';
-import { claimTokenOf, otpOf, parseClaimRef, parseJsonObject, parseRegisterJson } from '../../services/agent/input';
+import { claimTokenOf, otpOf, parseClaimRef, parseJsonObject, parseRegisterJson, type ClaimRef } from '../../services/agent/input';
+import type { UserRow } from '../../stores/state/schema';
 import { verifyOtp } from '../../services/agent/otp';
 import { RateMeter } from '../../services/agent/rate-meter';
 import { registerAnonymous, registerVerifiedEmail, registerWithAssertion } from '../../services/agent/register';
 import { revokeBySubject } from '../../services/agent/revoke';
 import { createSandboxEndpoint, listSandboxEndpoints, requireUnclaimedKey, sandboxRequests } from '../../services/agent/sandbox';
 import type { Ctx } from '../../services/context';
-import { authenticate, authMacro, bearerChallenge, presentedToken } from '../auth';
+import { authenticate, authMacro, bearerChallenge, presentedToken, type CookieJar } from '../auth';
 import { errorResponse } from '../errors';
 import { mediaTypeOf } from '../origin';
 import { isRecord } from '../../unknown';
@@ -24,6 +25,7 @@ import {
   AgentRegistration,
   ClaimResult,
   ConfirmRequestDoc,
+  DenyResult,
   PollRequestDoc,
   RegisterRequestDoc,
   RevokeRequestDoc,
@@ -94,7 +96,7 @@ const HIDDEN = { detail: { hide: true } };
 
 /** What an agent that called claim confirm itself should do instead. */
 const PERSON_CONFIRMS =
-  'a signed-in person confirms the claim; an agent shows that person its claim_url (or the user_code to type at /agent/claim) and polls /api/agent/auth/poll';
+  'a signed-in person confirms (or denies) the claim; an agent shows that person its claim_url (or the user_code to type at /agent/claim) and polls /api/agent/auth/poll';
 
 /** Responses carrying credentials or codes are never cached (RFC 6749 §5.1). */
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
@@ -129,6 +131,35 @@ function logoutFailure(e: unknown): Response {
 
 export const agentRoutes = (ctx: Ctx) => {
   const deps = agentDeps(ctx);
+  type Server = Parameters<typeof clientIp>[1];
+  type Caller = { ip: string; meter: RateMeter };
+
+  /**
+   * Confirm and deny: a browser session decides on a registration named by {claim_token} or
+   * {user_code}. Authenticated here, not by the macro: its refusals carry the meter's headers and
+   * no-store like every other answer of these verbs. The body is raw text, so no schema runs first.
+   */
+  async function sessionClaimVerb<T>(
+    request: Request,
+    cookie: CookieJar,
+    body: unknown,
+    server: Server,
+    set: { headers: Record<string, string | number> },
+    run: (user: UserRow, ref: ClaimRef, caller: Caller) => Promise<T>,
+  ): Promise<T> {
+    const meter = new RateMeter(ctx);
+    Object.assign(set.headers, NO_STORE);
+    return metered(meter, set, async () => {
+      // Agents call this by mistake, keyless or with their own key: say who decides instead.
+      if (!presentedToken(request, cookie)) throw new AppError('unauthorized', `this route needs a browser session: ${PERSON_CONFIRMS}`, bearerChallenge(ctx.config.baseUrl));
+      const principal = await authenticate(ctx, request, cookie);
+      if (principal.kind !== 'session') throw new AppError('forbidden', `this route needs a browser session, not an API key: ${PERSON_CONFIRMS}`);
+      const user = requireSession(principal);
+      const ref = parseClaimRef(jsonBody(request, body));
+      return run(user, ref, { ip: clientIp(request, server, ctx.config.trustProxy), meter });
+    });
+  }
+
   return new Elysia({ prefix: '/api/agent', detail: { tags: ['agent'] } })
     .use(authMacro(ctx))
     .post(
@@ -221,20 +252,8 @@ export const agentRoutes = (ctx: Ctx) => {
     )
     .post(
       '/auth/claim/confirm',
-      async ({ request, cookie, body, server, set }) => {
-        const meter = new RateMeter(ctx);
-        // Authenticated here, not by the macro: its refusals carry the meter's headers and
-        // no-store like every other answer of this verb. The body is raw text, so no schema runs first.
-        return metered(meter, set, async (): Promise<Static<typeof ClaimResult>> => {
-          // Agents call this by mistake, keyless or with their own key: say who confirms instead.
-          if (!presentedToken(request, cookie)) throw new AppError('unauthorized', `this route needs a browser session: ${PERSON_CONFIRMS}`, bearerChallenge(ctx.config.baseUrl));
-          const principal = await authenticate(ctx, request, cookie);
-          if (principal.kind !== 'session') throw new AppError('forbidden', `this route needs a browser session, not an API key: ${PERSON_CONFIRMS}`);
-          const user = requireSession(principal);
-          const ref = parseClaimRef(jsonBody(request, body));
-          return confirmClaim(deps, user, ref, { ip: clientIp(request, server, ctx.config.trustProxy), meter });
-        });
-      },
+      async ({ request, cookie, body, server, set }): Promise<Static<typeof ClaimResult>> =>
+        sessionClaimVerb(request, cookie, body, server, set, (user, ref, caller) => confirmClaim(deps, user, ref, caller)),
       {
         parse: rawText,
         detail: {
@@ -246,7 +265,29 @@ export const agentRoutes = (ctx: Ctx) => {
               400: 'invalid_request, invalid_claim_token',
               401: 'unauthorized (no browser session)',
               403: 'forbidden (an API key: this route needs a browser session)',
-              409: 'previously_claimed, too_many_keys',
+              409: 'previously_claimed, claim_denied, too_many_keys',
+              410: 'claim_expired',
+            }),
+          }),
+        },
+      },
+    )
+    .post(
+      '/auth/claim/deny',
+      async ({ request, cookie, body, server, set }): Promise<Static<typeof DenyResult>> =>
+        sessionClaimVerb(request, cookie, body, server, set, (_user, ref, caller) => denyClaim(deps, ref, caller)),
+      {
+        parse: rawText,
+        detail: {
+          summary: 'Refuse an anonymous registration {claim_token} or {user_code} (browser session only): its key is revoked, its sandbox endpoints end, the poll says denied',
+          requestBody: ConfirmRequestDoc,
+          responses: documented({
+            200: { description: 'Refused', schema: DenyResult },
+            ...codedErrors({
+              400: 'invalid_request, invalid_claim_token',
+              401: 'unauthorized (no browser session)',
+              403: 'forbidden (an API key: this route needs a browser session)',
+              409: 'previously_claimed, claim_denied',
               410: 'claim_expired',
             }),
           }),
@@ -338,5 +379,6 @@ export const agentRoutes = (ctx: Ctx) => {
     .get('/auth/poll', postOnly('a JSON body {"claim_token": "clm_…"}'), HIDDEN)
     .get('/auth/claim/verify-otp', postOnly('a JSON body {"claim_token": "clm_…", "otp": "<the 6 digits from the mail>"}'), HIDDEN)
     .get('/auth/claim/confirm', postOnly(`a JSON body {"claim_token"} or {"user_code"}, with a browser session; ${PERSON_CONFIRMS}`), HIDDEN)
+    .get('/auth/claim/deny', postOnly(`a JSON body {"claim_token"} or {"user_code"}, with a browser session; ${PERSON_CONFIRMS}`), HIDDEN)
     .get('/auth/revoke', postOnly('a logout token with Content-Type: application/logout+jwt'), HIDDEN);
 };

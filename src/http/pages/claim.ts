@@ -1,11 +1,12 @@
 /**
  * The claim ceremony pages (SPEC 4.8): `/agent/claim?token=<claim_token>` (the link the agent
  * shows) and `/agent/claim` (type the user code). Both show who is asking and what the key will
- * be allowed to do, and end at one confirm button that posts to the same verb as the API.
+ * be allowed to do, and end at a confirm button and a deny button that post to the same verbs as
+ * the API (confirm, deny).
  */
 import { Elysia } from 'elysia';
 import { AppError } from '../../errors';
-import { confirmClaim, previewClaim, type ClaimPreview } from '../../services/agent/claim';
+import { confirmClaim, denyClaim, previewClaim, type ClaimPreview } from '../../services/agent/claim';
 import { agentDeps } from '../../services/agent/deps';
 import type { ClaimRef } from '../../services/agent/input';
 import { RateMeter } from '../../services/agent/rate-meter';
@@ -25,6 +26,7 @@ const FAILURE_WORDS: Partial<Record<AppError['code'], string>> = {
   invalid_claim_token: 'This claim link or code does not match any agent waiting to be connected. Check it and try again.',
   claim_expired: 'This request has expired. Ask the agent to register again and use its new link or code.',
   previously_claimed: 'This agent has already been connected to an account.',
+  claim_denied: 'This agent was refused: its key no longer works. If that was a mistake, ask the agent to register again.',
   too_many_keys: 'Your account already holds the maximum number of API keys. Delete one on your account page, then try again.',
   rate_limited: 'Too many attempts. Wait a few minutes and try again.',
 };
@@ -64,9 +66,12 @@ function confirmPage(user: UserRow, preview: ClaimPreview, field: 'claim_token' 
 <p>An agent calling itself <strong id="client-name">${preview.clientName}</strong> asks to use your hookcap account <strong>${user.email}</strong>.</p>
 <p>If you confirm, its API key will be allowed to:</p><ul id="scopes">${scopes}</ul>${sandbox}
 <p>Confirm only if you started this agent yourself. This request expires at ${new Date(preview.expiresAt).toISOString()}.</p>
-<form method="post" action="/agent/claim" id="confirm-form"><input type="hidden" name="${field}" value="${value}">
+<form method="post" action="/agent/claim" id="confirm-form" aria-label="Confirm"><input type="hidden" name="${field}" value="${value}">
 <button type="submit" id="confirm">Confirm and connect</button></form>
-<p><a href="/agent/claim">Cancel</a></p>`,
+<p>If you did not start this agent, or do not want it in your account, deny it: its key stops working at once and its sandbox endpoints end.</p>
+<form method="post" action="/agent/claim/deny" id="deny-form" aria-label="Deny"><input type="hidden" name="${field}" value="${value}">
+<button type="submit" id="deny">Deny this agent</button></form>
+<p><a href="/agent/claim">Cancel</a> (decide later: the agent keeps waiting until the request expires)</p>`,
   );
 }
 
@@ -79,6 +84,13 @@ export const claimPages = (ctx: Ctx) => {
   const deps = agentDeps(ctx);
   type Server = Parameters<typeof clientIp>[1];
   const callerOf = (request: Request, server: Server) => ({ ip: clientIp(request, server, ctx.config.trustProxy), meter: new RateMeter(ctx) });
+
+  /** The claim reference of a confirm or deny form post: one of its two hidden fields. */
+  const formRef = (form: URLSearchParams): ClaimRef | null => {
+    const token = form.get('claim_token');
+    const code = form.get('user_code');
+    return token ? { claimToken: token } : code ? { userCode: code } : null;
+  };
 
   return new Elysia({ detail: { tags: ['pages'], hide: true } })
     .get('/agent/claim', async ({ request, cookie, server, query }) => {
@@ -103,9 +115,7 @@ export const claimPages = (ctx: Ctx) => {
         const user = await sessionUser(ctx, cookie);
         if (!user) return redirect('/agent/claim');
         if (!isSameOriginPost(ctx, request)) return failurePage(new AppError('invalid_request', 'This form must be sent from this site.'), user);
-        const token = form.get('claim_token');
-        const code = form.get('user_code');
-        const ref: ClaimRef | null = token ? { claimToken: token } : code ? { userCode: code } : null;
+        const ref = formRef(form);
         if (!ref) return codeForm(user, 'Enter the code your agent showed you.', 400);
         try {
           const out = await confirmClaim(deps, user, ref, callerOf(request, server));
@@ -113,6 +123,30 @@ export const claimPages = (ctx: Ctx) => {
             'Agent connected',
             html`<h1>Agent connected</h1><p class="ok" role="status" id="claimed"><strong>${out.client_name}</strong> is now connected to ${user.email}.</p>
 <p>Its key can now ${out.scopes.map((s) => SCOPE_WORDS[s] ?? s).join(', and ')}. You can see and delete it among your API keys.</p>`,
+          );
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          return failurePage(e, user);
+        }
+      },
+      { parse: rawText },
+    )
+    .post(
+      '/agent/claim/deny',
+      async ({ request, cookie, body, server }) => {
+        const form = readForm(body);
+        const user = await sessionUser(ctx, cookie);
+        if (!user) return redirect('/agent/claim');
+        if (!isSameOriginPost(ctx, request)) return failurePage(new AppError('invalid_request', 'This form must be sent from this site.'), user);
+        const ref = formRef(form);
+        if (!ref) return codeForm(user, 'Enter the code your agent showed you.', 400);
+        try {
+          const out = await denyClaim(deps, ref, callerOf(request, server));
+          const ended = out.endpoints_ended > 0 ? html` Its ${out.endpoints_ended} sandbox endpoint${out.endpoints_ended === 1 ? '' : 's'} ended with it.` : null;
+          return page(
+            'Agent denied',
+            html`<h1>Agent denied</h1><p class="ok" role="status" id="denied"><strong>${out.client_name}</strong> was refused and not connected to ${user.email}.</p>
+<p>Its key no longer works.${ended} The agent is told when it next checks.</p>`,
           );
         } catch (e) {
           if (!(e instanceof AppError)) throw e;

@@ -9,9 +9,10 @@ import {
   adoptSandbox,
   bindUnownedKey,
   countLiveSandbox,
+  expireSandbox,
   findRegistrationByTokenHash,
   findRegistrationByUserCodeHash,
-
+  revokeUnownedKey,
   updateRegistration,
   type Q,
 } from '../../stores/state/agent';
@@ -39,6 +40,7 @@ async function findByRef(q: Q, ref: ClaimRef, secret: string, lock: boolean): Pr
 function assertClaimable(reg: AgentRegistrationRow | null, now: number): asserts reg is AgentRegistrationRow & { keyId: string } {
   if (!reg || reg.type !== 'anonymous' || !reg.keyId) throw new AppError('invalid_claim_token', 'no registration has this claim token or user code');
   if (reg.status === 'claimed') throw new AppError('previously_claimed', 'this registration was already claimed');
+  if (reg.status === 'denied') throw new AppError('claim_denied', 'a person refused this registration and its key was revoked; the agent must register again');
   if (reg.expiresAt <= now) throw new AppError('claim_expired', 'the claim window of this registration has closed; the agent must register again');
 }
 
@@ -102,8 +104,37 @@ export async function confirmClaim(deps: AgentDeps, user: UserRow, ref: ClaimRef
 }
 
 /**
+ * Claim deny: the person shown the confirm page refuses. In one transaction under the
+ * registration's row lock: the registration is marked denied (final; confirm is then claim_denied),
+ * its unowned key is revoked (every later call with it is 401, on every node: keys are looked up
+ * in Postgres each time) and its live sandbox endpoints expire now (senders get 404; the sweeper
+ * deletes them and purges their captures). Counted as a claim attempt like confirm. Who denied is
+ * not recorded: the route only checks that a signed-in person did.
+ */
+export async function denyClaim(deps: AgentDeps, ref: ClaimRef, caller: { ip: string; meter: RateMeter }) {
+  const { ctx } = deps;
+  await caller.meter.consume(buckets.claimIp(caller.ip), ctx.config.agent.ratePerIp);
+  const secret = await deps.secret();
+  const now = ctx.clock.now();
+  const { reg, slugs } = await writeEndpoints(ctx, async (w) => {
+    const found = await findByRef(w.tx, ref, secret, true);
+    assertClaimable(found, now);
+    await revokeUnownedKey(w.tx, found.keyId, now);
+    const ended = await expireSandbox(w, found.keyId, now);
+    await updateRegistration(w.tx, found.id, { status: 'denied', deniedAt: now });
+    return { reg: found, slugs: ended };
+  });
+  return {
+    registration_id: reg.id,
+    status: 'denied' as const,
+    client_name: reg.clientName,
+    endpoints_ended: slugs.length,
+  };
+}
+
+/**
  * The agent's poll (`POST /api/agent/auth/poll {claim_token}`): pending (echoing user_code for
- * the anonymous flow) until claimed; claim_expired once a pending window has closed.
+ * the anonymous flow) until claimed or denied (both final); claim_expired once a pending window has closed.
  */
 export async function pollRegistration(deps: AgentDeps, claimToken: string) {
   const reg = await findRegistrationByTokenHash(deps.ctx.db, hashClaimToken(claimToken));
@@ -111,6 +142,9 @@ export async function pollRegistration(deps: AgentDeps, claimToken: string) {
   const base = { registration_id: reg.id, registration_type: registrationType(reg.type) };
   if (reg.status === 'claimed') {
     return { ...base, status: 'claimed' as const, scopes: [...POST_CLAIM_SCOPES], claimed_at: isoTime(reg.claimedAt ?? reg.createdAt) };
+  }
+  if (reg.status === 'denied') {
+    return { ...base, status: 'denied' as const, denied_at: isoTime(reg.deniedAt ?? reg.createdAt) };
   }
   if (reg.expiresAt <= deps.ctx.clock.now()) throw new AppError('claim_expired', 'the registration was not completed in time; register again');
   const pending = { ...base, status: 'pending' as const, claim_token_expires: isoTime(reg.expiresAt) };

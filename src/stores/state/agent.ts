@@ -64,7 +64,7 @@ export async function countPendingAnonymous(q: Q, now: number): Promise<number> 
 export async function updateRegistration(
   q: Q,
   id: string,
-  patch: Partial<Pick<AgentRegistrationRow, 'status' | 'otpHash' | 'otpAttempts' | 'keyId' | 'claimedBy' | 'claimedAt'>>,
+  patch: Partial<Pick<AgentRegistrationRow, 'status' | 'otpHash' | 'otpAttempts' | 'keyId' | 'claimedBy' | 'claimedAt' | 'deniedAt'>>,
 ): Promise<void> {
   await q.update(agentRegistrations).set(patch).where(eq(agentRegistrations.id, id));
 }
@@ -105,6 +105,16 @@ export async function bindUnownedKey(q: Q, keyId: string, userId: string, scopes
   const out = await q
     .update(apiKeys)
     .set({ userId, scopes })
+    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.userId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  return out.length > 0;
+}
+
+/** Revokes a key that no account owns (a refused registration's); false if it was owned or is gone. */
+export async function revokeUnownedKey(q: Q, keyId: string, now: number): Promise<boolean> {
+  const out = await q
+    .update(apiKeys)
+    .set({ revokedAt: now })
     .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.userId), isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id });
   return out.length > 0;
@@ -176,6 +186,16 @@ export async function adoptSandbox(w: EndpointWrite, keyId: string, userId: stri
     .set({ userId, ownerKeyId: null, expiresAt: null })
     .where(liveSandboxOf(keyId, now))
     .returning({ slug: endpoints.slug });
+  for (const r of out) w.changed.add(r.slug);
+  return out.map((r) => r.slug);
+}
+
+/**
+ * On a refused claim, the key's live sandbox endpoints expire now: senders get 404 at once and the
+ * sweeper deletes them and queues their captures for purging. Returns their slugs.
+ */
+export async function expireSandbox(w: EndpointWrite, keyId: string, now: number): Promise<string[]> {
+  const out = await w.tx.update(endpoints).set({ expiresAt: now }).where(liveSandboxOf(keyId, now)).returning({ slug: endpoints.slug });
   for (const r of out) w.changed.add(r.slug);
   return out.map((r) => r.slug);
 }

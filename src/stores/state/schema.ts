@@ -71,7 +71,7 @@ import * as agentPg from 'drizzle-orm/pg-core';
 export const agentRegistrations = pgTable('agent_registrations', {
   id: text('id').primaryKey(),
   type: text('type').$type<'anonymous' | 'verified_email'>().notNull(),
-  status: text('status').$type<'pending' | 'claimed'>().notNull().default('pending'),
+  status: text('status').$type<'pending' | 'claimed' | 'denied'>().notNull().default('pending'),
   clientName: text('client_name').notNull(),
   claimTokenHash: text('claim_token_hash').notNull(),
   userCodeHash: text('user_code_hash'),
@@ -83,6 +83,8 @@ export const agentRegistrations = pgTable('agent_registrations', {
   createdAt: ms('created_at').notNull(),
   expiresAt: ms('expires_at').notNull(),
   claimedAt: ms('claimed_at'),
+  /** When a person refused the registration (sql/008_agent_denied.sql). */
+  deniedAt: ms('denied_at'),
 });
 
 export const agentCredentials = pgTable('agent_credentials', {
