@@ -33,6 +33,7 @@ import { errorMessage } from './unknown';
 import { log, redact } from './log';
 import type { Ctx } from './services/context';
 import { createServices } from './services/build';
+import { warnIfOutboxDeployed } from './mail';
 import { startPurger } from './services/purger';
 import { startRetention, sweepRetention } from './services/retention';
 import { startAgentSweeper } from './services/agent/sweeper';
@@ -86,6 +87,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     clock,
   });
   const services = createServices({ config, db: state.db, captures, bus, clock, endpointCache });
+  warnIfOutboxDeployed(config);
   const { ctx } = services;
   const unsubscribeConfig = bus.subscribe(subjects.endpointChanged, (data) => {
     endpointCache.invalidate(decodeJson<{ slug: string }>(data).slug);
