@@ -18,7 +18,7 @@
  *
  * Prints the result as one JSON line on stdout (how it was reached goes to stderr); exits 1 with a
  * one-line message on a bad argument, a refusal or an error from the service, 2 on a bad
- * configuration.
+ * configuration. A verb's refusal is `admin: <message> (<code>)` in both modes, the code the API's.
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -290,7 +290,13 @@ async function main(): Promise<number> {
     console.log(JSON.stringify(result));
     return 0;
   } catch (e) {
-    if (e instanceof AppError || e instanceof AdminFailure) {
+    // A verb's refusal reads the same either way: through the service it arrives as {error, code}
+    // and callService prints `<error> (<code>)`; opened directly, it is the AppError itself.
+    if (e instanceof AppError) {
+      console.error(`admin: ${e.message} (${e.code})`);
+      return 1;
+    }
+    if (e instanceof AdminFailure) {
       console.error(`admin: ${e.message}`);
       return 1;
     }

@@ -151,6 +151,36 @@ for (const backend of BACKENDS) {
       expect(bad.body).toMatchObject({ code: 'validation' });
     });
 
+    test('a refusal is the same line, with its code, whether the command goes through the service or opens the stores itself', async () => {
+      if (!node) throw new Error('no server');
+      const cases: string[][] = [
+        ['set-plan', '--account', 'nobody@example.com', '--plan', 'pro'],
+        ['show-plan', '--account', 'usr_missing'],
+        ['show-subscription', '--team', 'team_missing'],
+        ['set-subscription', '--team', 'team_missing', '--seats', '1', '--status', 'active'],
+      ];
+      if (backend === 'server') cases.push(['backup', join(node.dataDir, 'bk')]);
+      const lastLine = (r: AdminRun) => r.stderr.trim().split('\n').at(-1) ?? '';
+      const viaService: string[] = [];
+      for (const args of cases) {
+        const r = await admin(env(), args);
+        expect(r.stderr).toContain('via the running service');
+        expect({ args, exit: r.code }).toEqual({ args, exit: 1 });
+        viaService.push(lastLine(r));
+      }
+      await stopServer(node, { keepData: true });
+      try {
+        for (const [i, args] of cases.entries()) {
+          const r = await admin(node.env, args);
+          expect(r.stderr).toContain('opening the stores directly');
+          expect({ args, exit: r.code, line: lastLine(r) }).toEqual({ args, exit: 1, line: viaService[i] ?? '' });
+          expect(lastLine(r)).toMatch(/^admin: .+ \((not_found|conflict)\)$/);
+        }
+      } finally {
+        node = await startServer({ env: node.env, dataDir: node.dataDir, port: node.port });
+      }
+    });
+
     test('the token is never written to the service\'s output', () => {
       expect(node?.output() ?? '').not.toContain(TOKEN);
       expect(node?.output() ?? '').not.toContain(TOKEN.slice(8, 24));
