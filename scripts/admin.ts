@@ -29,6 +29,8 @@ import { systemClock } from '../src/clock';
 import { loadConfigOrExit, type Config } from '../src/config';
 import { busyMessage, dataDirUses, lockDataDir, type DataDirLock } from '../src/data-dir-lock';
 import { AppError } from '../src/errors';
+import { isStoreUnreachable } from '../src/http/errors';
+import { redact } from '../src/log';
 import { backupEmbedded, restoreEmbedded } from '../src/services/backup';
 import { ADMIN_STATUSES, getSubscription, publicSubscription, setSubscription, type AdminStatus } from '../src/services/billing';
 import { readLogBacklog } from '../src/services/log-backlog';
@@ -298,6 +300,12 @@ async function main(): Promise<number> {
     }
     if (e instanceof AdminFailure) {
       console.error(`admin: ${e.message}`);
+      return 1;
+    }
+    // Postgres or ClickHouse not answering: through the service that is 503 unavailable; here the
+    // client's own reason, cleaned as the log cleans it, on one line.
+    if (isStoreUnreachable(e)) {
+      console.error(`admin: a data store is unavailable: ${String(redact(errorMessage(e))).replace(/\s*[\r\n]+\s*/g, ' ')} (unavailable)`);
       return 1;
     }
     throw e;

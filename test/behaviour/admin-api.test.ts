@@ -4,6 +4,7 @@
  * stores itself while it does not. Both backends.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call } from '../support/client';
 import { BACKENDS, provision, type BackendEnv } from '../support/backends';
@@ -33,6 +34,15 @@ async function admin(env: Record<string, string>, args: string[]): Promise<Admin
   }
   return { code, stdout, stderr, json };
 }
+
+test('opened directly, an unreachable Postgres is one line with (unavailable), as the service would answer, no stack trace and no password', async () => {
+  // Port 1 of 127.0.0.1: nothing listens there; no service is started or touched.
+  const r = await admin({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: 'postgres://hookcap:s3cret-pw@127.0.0.1:1/hookcap', DATA_DIR: join(tmpdir(), 'hookcap-admin-unused') }, ['show-plan', '--account', 'x@example.com']);
+  expect(r.code).toBe(1);
+  const lines = r.stderr.trim().split('\n');
+  expect(lines).toEqual(['admin: no running service; opening the stores directly', 'admin: a data store is unavailable: connect ECONNREFUSED 127.0.0.1:1 (unavailable)']);
+  expect(r.stderr).not.toContain('s3cret-pw');
+});
 
 for (const backend of BACKENDS) {
   describe(`operator API and admin command [${backend}]`, () => {
