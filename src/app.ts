@@ -130,7 +130,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   // path (PGlite and SQLite are in-process).
   const stateProbe = state.kind === 'postgres' ? new BackendProbe(() => state.db.execute(sql`SELECT 1`)) : null;
   stateProbe?.start();
-  const capturesProbe = captures.probeRead ? new BackendProbe((signal) => captures.probeRead?.(signal) ?? Promise.resolve()) : null;
+  const probeRead = captures.probeRead?.bind(captures);
+  const capturesProbe = probeRead ? new BackendProbe(probeRead) : null;
   capturesProbe?.start();
 
   // /healthz, and the operator API's health.

@@ -352,7 +352,8 @@ function serverSecret(env: Env): string | null {
 /**
  * MAIL_FROM becomes the From header and the SMTP envelope sender: exactly one address, optionally
  * with a display name (`hookcap <no-reply@example.com>`, `"Hook, Inc." <no-reply@example.com>`).
- * A line break could add header lines, a comma or semicolon a second sender.
+ * Unchecked, nodemailer made `a@x\r\nBcc: b@y` a From of `a@x Bcc:b@y` with `b@y` as the envelope
+ * sender, and a comma a second From address.
  */
 function mailFrom(env: Env): string {
   const raw = env.MAIL_FROM;
