@@ -18,7 +18,7 @@
  *
  * Prints the result as one JSON line on stdout (how it was reached goes to stderr); exits 1 with a
  * one-line message on a bad argument, a refusal or an error from the service, 2 on a bad
- * configuration.
+ * configuration. A verb's refusal is `admin: <message> (<code>)` in both modes, the code the API's.
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -29,6 +29,8 @@ import { systemClock } from '../src/clock';
 import { loadConfigOrExit, type Config } from '../src/config';
 import { busyMessage, dataDirUses, lockDataDir, type DataDirLock } from '../src/data-dir-lock';
 import { AppError } from '../src/errors';
+import { isStoreUnreachable } from '../src/http/errors';
+import { redact } from '../src/log';
 import { backupEmbedded, restoreEmbedded } from '../src/services/backup';
 import { ADMIN_STATUSES, getSubscription, publicSubscription, setSubscription, type AdminStatus } from '../src/services/billing';
 import { readLogBacklog } from '../src/services/log-backlog';
@@ -290,8 +292,20 @@ async function main(): Promise<number> {
     console.log(JSON.stringify(result));
     return 0;
   } catch (e) {
-    if (e instanceof AppError || e instanceof AdminFailure) {
+    // A verb's refusal reads the same either way: through the service it arrives as {error, code}
+    // and callService prints `<error> (<code>)`; opened directly, it is the AppError itself.
+    if (e instanceof AppError) {
+      console.error(`admin: ${e.message} (${e.code})`);
+      return 1;
+    }
+    if (e instanceof AdminFailure) {
       console.error(`admin: ${e.message}`);
+      return 1;
+    }
+    // Postgres or ClickHouse not answering: through the service that is 503 unavailable; here the
+    // client's own reason, cleaned as the log cleans it, on one line.
+    if (isStoreUnreachable(e)) {
+      console.error(`admin: a data store is unavailable: ${String(redact(errorMessage(e))).replace(/\s*[\r\n]+\s*/g, ' ')} (unavailable)`);
       return 1;
     }
     throw e;

@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { swagger } from '@elysiajs/swagger';
+import { sql } from 'drizzle-orm';
 import { Elysia, type AnyElysia } from 'elysia';
 import { createLocalBus } from './bus/local';
 import { createNatsBus } from './bus/nats';
@@ -26,12 +27,13 @@ import { requestGuards } from './http/guards';
 import { receiverBunRoutes, receiverDocs, receiverHandler } from './http/receiver';
 import { streamRoutes } from './http/stream';
 import { StreamHub } from './services/stream/hub';
-import { StateProbe } from './services/state-probe';
+import { BackendProbe } from './services/backend-probe';
 import { within } from './deadline';
 import { errorMessage } from './unknown';
 import { log, redact } from './log';
 import type { Ctx } from './services/context';
 import { createServices } from './services/build';
+import { warnIfOutboxDeployed } from './mail';
 import { startPurger } from './services/purger';
 import { startRetention, sweepRetention } from './services/retention';
 import { startAgentSweeper } from './services/agent/sweeper';
@@ -85,6 +87,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     clock,
   });
   const services = createServices({ config, db: state.db, captures, bus, clock, endpointCache });
+  warnIfOutboxDeployed(config);
   const { ctx } = services;
   const unsubscribeConfig = bus.subscribe(subjects.endpointChanged, (data) => {
     endpointCache.invalidate(decodeJson<{ slug: string }>(data).slug);
@@ -123,14 +126,18 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   // Live streams: one bus subscription per watched endpoint on this node.
   const streamHub = config.roles.has('stream') ? new StreamHub(bus, { ...config.stream, clock, loadCapture: (endpointId, id) => captures.get(id, [{ endpointId, since: 0 }]) }) : null;
 
-  // Postgres reachability for /healthz, checked in the background (PGlite is in-process).
-  const stateProbe = state.kind === 'postgres' ? new StateProbe(state.db) : null;
+  // Postgres and ClickHouse reachability for /healthz, checked in the background, off the capture
+  // path (PGlite and SQLite are in-process).
+  const stateProbe = state.kind === 'postgres' ? new BackendProbe(() => state.db.execute(sql`SELECT 1`)) : null;
   stateProbe?.start();
+  const probeRead = captures.probeRead?.bind(captures);
+  const capturesProbe = probeRead ? new BackendProbe(probeRead) : null;
+  capturesProbe?.start();
 
   // /healthz, and the operator API's health.
   const health = (): Health => {
     const shipping = shipper?.health() ?? null;
-    return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind, busConnected: bus.connected, stateReachable: stateProbe?.reachable ?? null }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? endpointCache.missingStats() : null, endpointCache: isReceiver ? endpointCache.stats() : null, captureLog: opened ? { ...opened.log.stats, writeMs: opened.log.writeLatency() } : null };
+    return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind, busConnected: bus.connected, stateReachable: stateProbe?.reachable ?? null, capturesReachable: capturesProbe?.reachable ?? null }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? endpointCache.missingStats() : null, endpointCache: isReceiver ? endpointCache.stats() : null, captureLog: opened ? { ...opened.log.stats, writeMs: opened.log.writeLatency() } : null };
   };
 
   const receive = engine ? receiverHandler(engine, config) : null;
@@ -224,6 +231,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       unsubscribeConfig();
       unwatchBus();
       stateProbe?.stop();
+      capturesProbe?.stop();
       if (opened && shipper) {
         await drain('capture log', opened.log.close());
         // Captures made durable in the last flush window still go to live streams elsewhere.

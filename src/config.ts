@@ -333,6 +333,49 @@ function adminToken(env: Env): string | null {
   return raw;
 }
 
+/**
+ * SERVER_SECRET keys the HMACs of one-time codes and reset tokens: a short one could be guessed
+ * offline from one mailed code and its stored HMAC. 32 characters at least, like the generated one
+ * (43); no white space (a pasted value's stray newline would make nodes disagree).
+ */
+function serverSecret(env: Env): string | null {
+  const raw = env.SERVER_SECRET;
+  if (raw === undefined || raw === '') return null;
+  // The value itself never goes into the message.
+  if (raw.length < 32 || /\s/.test(raw)) {
+    const got = raw.length < 32 ? `${raw.length} characters` : 'white space in it';
+    throw new ConfigError(`SERVER_SECRET must be at least 32 characters without spaces or line breaks (e.g. openssl rand -hex 32), got ${got}`);
+  }
+  return raw;
+}
+
+/**
+ * MAIL_FROM becomes the From header and the SMTP envelope sender: exactly one address, optionally
+ * with a display name (`hookcap <no-reply@example.com>`, `"Hook, Inc." <no-reply@example.com>`).
+ * Unchecked, nodemailer made `a@x\r\nBcc: b@y` a From of `a@x Bcc:b@y` with `b@y` as the envelope
+ * sender, and a comma a second From address.
+ */
+function mailFrom(env: Env): string {
+  const raw = env.MAIL_FROM;
+  if (raw === undefined || raw === '') return 'hookcap <no-reply@localhost>';
+  const addr = /[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+/.source;
+  // Control characters (CR, LF among them) nowhere; a quoted name may hold commas.
+  const name = /(?:[^\x00-\x1f\x7f<>()",;:@\\[\]]*|"[^\x00-\x1f\x7f"\\]*")/.source;
+  if (!new RegExp(`^(?:${addr}|${name}\\s*<${addr}>)$`).test(raw)) {
+    throw new ConfigError(`MAIL_FROM must be one address, optionally with a name ("hookcap <no-reply@example.com>"), on one line, got ${JSON.stringify(raw)}`);
+  }
+  return raw;
+}
+
+/** A default limit above its maximum is refused rather than silently lowered; unset, the default follows the maximum down. */
+function defaultLimit(env: Env, name: string, def: number, maxName: string, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return Math.min(def, max);
+  const n = int(env, name, def, 1);
+  if (n > max) throw new ConfigError(`${name} must be at most ${maxName} (${max}), got ${n}`);
+  return n;
+}
+
 const ROLES: readonly Role[] = ['receiver', 'api', 'stream'];
 
 /**
@@ -372,6 +415,7 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be debug, info, warn or error`);
   const listMaxLimit = int(env, 'LIST_MAX_LIMIT', 1000, 1);
+  const searchMaxLimit = int(env, 'SEARCH_MAX_LIMIT', 1000, 1);
   const clickhouseUrl = url(env, 'CLICKHOUSE_URL', null, HTTP);
   return Object.freeze({
     port: apiPort,
@@ -387,7 +431,7 @@ export function loadConfig(env: Env = process.env): Config {
     natsUrl: urlList(env, 'NATS_URL', ['nats', 'tls']),
     natsPrefix,
     smtpUrl: url(env, 'SMTP_URL', null, ['smtp', 'smtps']),
-    mailFrom: env.MAIL_FROM || 'hookcap <no-reply@localhost>',
+    mailFrom: mailFrom(env),
     agentIdjagProviders: idjagProviders(env, bool(env, 'AGENT_ALLOW_INSECURE_ISSUERS', false)),
     roles: new Set(roleNames as Role[]),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1024 * 1024, 1),
@@ -409,14 +453,14 @@ export function loadConfig(env: Env = process.env): Config {
     endpointCacheMax: int(env, 'ENDPOINT_CACHE_MAX', 100_000, 1),
     endpointCacheMaxAgeMs: int(env, 'ENDPOINT_CACHE_MAX_AGE_MS', 300_000, 1_000),
     trustProxy: bool(env, 'TRUST_PROXY', false),
-    listDefaultLimit: Math.min(int(env, 'LIST_DEFAULT_LIMIT', 50, 1), listMaxLimit),
+    listDefaultLimit: defaultLimit(env, 'LIST_DEFAULT_LIMIT', 50, 'LIST_MAX_LIMIT', listMaxLimit),
     listMaxLimit,
     search: Object.freeze({
-      defaultLimit: Math.min(int(env, 'SEARCH_DEFAULT_LIMIT', 50, 1), int(env, 'SEARCH_MAX_LIMIT', 1000, 1)),
-      maxLimit: int(env, 'SEARCH_MAX_LIMIT', 1000, 1),
+      defaultLimit: defaultLimit(env, 'SEARCH_DEFAULT_LIMIT', 50, 'SEARCH_MAX_LIMIT', searchMaxLimit),
+      maxLimit: searchMaxLimit,
       maxOffset: int(env, 'SEARCH_MAX_OFFSET', 10_000, 0),
     }),
-    serverSecret: env.SERVER_SECRET || null,
+    serverSecret: serverSecret(env),
     sessionTtlMs: int(env, 'SESSION_TTL_MS', 30 * 24 * 3600_000, 1000),
     logLevel,
     stream: Object.freeze({

@@ -18,10 +18,10 @@ export interface Health {
    * `busConnected`: false while this node has lost NATS (it reconnects by itself; live streams are
    * ended and config changes wait, docs/reliability.md). Always true on the in-process bus.
    * `stateReachable`: false while Postgres fails or does not answer a `SELECT 1` checked every 5 s
-   * (src/services/state-probe.ts); null on PGlite. ClickHouse is not probed: the shipper's fields
-   * show it refusing inserts.
+   * (src/services/backend-probe.ts); null on PGlite. `capturesReachable`: the same for ClickHouse
+   * reads (one row of the captures table every 5 s); null on SQLite. Inserts show in `shipper`.
    */
-  backends: { state: string; captures: string; bus: string; busConnected: boolean; stateReachable: boolean | null };
+  backends: { state: string; captures: string; bus: string; busConnected: boolean; stateReachable: boolean | null; capturesReachable: boolean | null };
   /** Receiver nodes: captures acknowledged but not yet stored, the worker's counters and state. */
   shipper: ShipperHealth | null;
   notifications: NotifierStats | null;

@@ -72,7 +72,7 @@ const UNREACHABLE = new Set([
 ]);
 
 /** A store that could not be reached (on the error or a cause, as drizzle and clients wrap it), or SQLSTATE class 08. */
-function isStoreUnreachable(err: unknown): boolean {
+export function isStoreUnreachable(err: unknown): boolean {
   let e: unknown = err;
   for (let depth = 0; depth < 4 && typeof e === 'object' && e !== null; depth++) {
     if ('code' in e && typeof e.code === 'string' && (UNREACHABLE.has(e.code) || /^08[0-9A-Z]{3}$/.test(e.code))) return true;

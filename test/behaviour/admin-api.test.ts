@@ -4,6 +4,7 @@
  * stores itself while it does not. Both backends.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call } from '../support/client';
 import { BACKENDS, provision, type BackendEnv } from '../support/backends';
@@ -33,6 +34,15 @@ async function admin(env: Record<string, string>, args: string[]): Promise<Admin
   }
   return { code, stdout, stderr, json };
 }
+
+test('opened directly, an unreachable Postgres is one line with (unavailable), as the service would answer, no stack trace and no password', async () => {
+  // Port 1 of 127.0.0.1: nothing listens there; no service is started or touched.
+  const r = await admin({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: 'postgres://hookcap:s3cret-pw@127.0.0.1:1/hookcap', DATA_DIR: join(tmpdir(), 'hookcap-admin-unused') }, ['show-plan', '--account', 'x@example.com']);
+  expect(r.code).toBe(1);
+  const lines = r.stderr.trim().split('\n');
+  expect(lines).toEqual(['admin: no running service; opening the stores directly', 'admin: a data store is unavailable: connect ECONNREFUSED 127.0.0.1:1 (unavailable)']);
+  expect(r.stderr).not.toContain('s3cret-pw');
+});
 
 for (const backend of BACKENDS) {
   describe(`operator API and admin command [${backend}]`, () => {
@@ -149,6 +159,36 @@ for (const backend of BACKENDS) {
       const bad = await call(base(), 'PUT', '/admin/api/teams/team_x/subscription', { body: { seats: -1, status: 'gold', extra: 1 }, headers: { authorization: `Bearer ${TOKEN}` } });
       expect(bad.status).toBe(400);
       expect(bad.body).toMatchObject({ code: 'validation' });
+    });
+
+    test('a refusal is the same line, with its code, whether the command goes through the service or opens the stores itself', async () => {
+      if (!node) throw new Error('no server');
+      const cases: string[][] = [
+        ['set-plan', '--account', 'nobody@example.com', '--plan', 'pro'],
+        ['show-plan', '--account', 'usr_missing'],
+        ['show-subscription', '--team', 'team_missing'],
+        ['set-subscription', '--team', 'team_missing', '--seats', '1', '--status', 'active'],
+      ];
+      if (backend === 'server') cases.push(['backup', join(node.dataDir, 'bk')]);
+      const lastLine = (r: AdminRun) => r.stderr.trim().split('\n').at(-1) ?? '';
+      const viaService: string[] = [];
+      for (const args of cases) {
+        const r = await admin(env(), args);
+        expect(r.stderr).toContain('via the running service');
+        expect({ args, exit: r.code }).toEqual({ args, exit: 1 });
+        viaService.push(lastLine(r));
+      }
+      await stopServer(node, { keepData: true });
+      try {
+        for (const [i, args] of cases.entries()) {
+          const r = await admin(node.env, args);
+          expect(r.stderr).toContain('opening the stores directly');
+          expect({ args, exit: r.code, line: lastLine(r) }).toEqual({ args, exit: 1, line: viaService[i] ?? '' });
+          expect(lastLine(r)).toMatch(/^admin: .+ \((not_found|conflict)\)$/);
+        }
+      } finally {
+        node = await startServer({ env: node.env, dataDir: node.dataDir, port: node.port });
+      }
     });
 
     test('the token is never written to the service\'s output', () => {

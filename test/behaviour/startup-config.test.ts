@@ -44,6 +44,16 @@ const BAD_VALUES: [Record<string, string>, string | RegExp][] = [
   [{ SMTP_URL: 'http://mail.example.com' }, 'config: SMTP_URL must be a smtp:// or smtps:// URL with a host, got "http://mail.example.com"'],
   [{ ROLES: ',' }, 'config: ROLES must name at least one role (receiver, api, stream), got ","'],
   [{ NATS_PREFIX: 'hook cap' }, 'config: NATS_PREFIX must be letters, digits, "_" or "-", in parts separated by dots, got "hook cap"'],
+  // MAIL_FROM reaches nodemailer as the From header and the envelope sender: a line break there
+  // made "evil@example.com" the envelope sender, a comma a second From address.
+  [{ MAIL_FROM: 'hookcap <no-reply@example.com>\r\nBcc: evil@example.com' }, 'config: MAIL_FROM must be one address, optionally with a name ("hookcap <no-reply@example.com>"), on one line, got "hookcap <no-reply@example.com>\\r\\nBcc: evil@example.com"'],
+  [{ MAIL_FROM: 'no-reply@example.com, evil@example.com' }, 'config: MAIL_FROM must be one address, optionally with a name ("hookcap <no-reply@example.com>"), on one line, got "no-reply@example.com, evil@example.com"'],
+  // The secret itself is never echoed.
+  [{ SERVER_SECRET: 'hunter2-s3cret-pw' }, 'config: SERVER_SECRET must be at least 32 characters without spaces or line breaks (e.g. openssl rand -hex 32), got 17 characters'],
+  [{ SERVER_SECRET: `${'s3cret-pw'.repeat(4)}\n` }, 'config: SERVER_SECRET must be at least 32 characters without spaces or line breaks (e.g. openssl rand -hex 32), got white space in it'],
+  // A default above its maximum was lowered to it without a word.
+  [{ LIST_DEFAULT_LIMIT: '5000' }, 'config: LIST_DEFAULT_LIMIT must be at most LIST_MAX_LIMIT (1000), got 5000'],
+  [{ SEARCH_MAX_LIMIT: '100', SEARCH_DEFAULT_LIMIT: '200' }, 'config: SEARCH_DEFAULT_LIMIT must be at most SEARCH_MAX_LIMIT (100), got 200'],
 ];
 
 const BAD_PROVIDERS: [string, string, RegExp][] = [

@@ -1,14 +1,15 @@
 /**
- * `/healthz` says when a node has lost NATS or Postgres (docs/operations.md): a private nats-server
- * or PostgreSQL cluster is killed and restarted; `backends.busConnected` / `stateReachable` follow
- * it while the answer stays 200 and the receiver keeps acknowledging. The other stores are the
+ * `/healthz` says when a node has lost NATS, Postgres or ClickHouse (docs/operations.md): a private
+ * nats-server, PostgreSQL cluster or clickhouse-server is killed and restarted;
+ * `backends.busConnected` / `stateReachable` / `capturesReachable` follow it while the answer stays
+ * 200 and the receiver keeps acknowledging. The other stores are the
  * embedded ones, so only the broken dependency is private and nothing shared is touched.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import type { Health } from '../../src/health';
 import { BACKENDS } from '../support/backends';
 import { call, eventually, newAccount } from '../support/client';
-import { privateNats, privatePostgres, type PrivateService } from '../support/private-services';
+import { privateClickHouse, privateNats, privatePostgres, type PrivateService } from '../support/private-services';
 import { startServer, stopServer, type TestServer } from '../support/server';
 
 describe.skipIf(!BACKENDS.includes('server'))('/healthz while NATS is away', () => {
@@ -28,7 +29,7 @@ describe.skipIf(!BACKENDS.includes('server'))('/healthz while NATS is away', () 
       expect(r.status).toBe(200);
       return r.body;
     };
-    expect((await health()).backends).toEqual({ state: 'pglite', captures: 'sqlite', bus: 'nats', busConnected: true, stateReachable: null });
+    expect((await health()).backends).toEqual({ state: 'pglite', captures: 'sqlite', bus: 'nats', busConnected: true, stateReachable: null, capturesReachable: null });
     const a = await newAccount(url);
     const ep = (await call(url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'bus' } })).body;
     expect((await fetch(`${url}/w/${ep.slug}`, { method: 'POST', body: 'before' })).status).toBe(200);
@@ -62,7 +63,7 @@ describe.skipIf(!BACKENDS.includes('server'))('/healthz while Postgres is away',
       expect(r.status).toBe(200);
       return r.body;
     };
-    expect((await health()).backends).toEqual({ state: 'postgres', captures: 'sqlite', bus: 'local', busConnected: true, stateReachable: true });
+    expect((await health()).backends).toEqual({ state: 'postgres', captures: 'sqlite', bus: 'local', busConnected: true, stateReachable: true, capturesReachable: null });
     const a = await newAccount(url);
     const ep = (await call(url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'pg' } })).body;
     expect((await fetch(`${url}/w/${ep.slug}`, { method: 'POST', body: 'before' })).status).toBe(200);
@@ -82,4 +83,43 @@ describe.skipIf(!BACKENDS.includes('server'))('/healthz while Postgres is away',
     await eventually(async () => (await health()).backends.stateReachable === true, 15_000);
     expect((await call(url, 'GET', '/api/endpoints', { token: a.key })).status).toBe(200);
   }, 60_000);
+});
+
+describe.skipIf(!BACKENDS.includes('server'))('/healthz while ClickHouse is away', () => {
+  let ch: PrivateService | null = null;
+  let node: TestServer | null = null;
+  afterAll(async () => {
+    if (node) await stopServer(node);
+    await ch?.destroy();
+  });
+
+  // With nothing to ship, the shipper has nothing to fail on: before the read probe, /healthz
+  // said nothing at all about a ClickHouse that was gone.
+  test('capturesReachable is false during the outage, with nothing waiting to ship, and true again after it; 200 throughout', async () => {
+    ch = await privateClickHouse();
+    node = await startServer({ env: { CLICKHOUSE_URL: `${ch.url}/health_${Date.now()}` } });
+    const url = node.url;
+    const health = async () => {
+      const r = await call<Health>(url, 'GET', '/healthz');
+      expect(r.status).toBe(200);
+      return r.body;
+    };
+    expect((await health()).backends).toEqual({ state: 'pglite', captures: 'clickhouse', bus: 'local', busConnected: true, stateReachable: null, capturesReachable: true });
+    const a = await newAccount(url);
+    const ep = (await call(url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'ch' } })).body;
+    expect((await fetch(`${url}/w/${ep.slug}`, { method: 'POST', body: 'before' })).status).toBe(200);
+    await eventually(async () => (await health()).shipper?.backlog === 0, 15_000);
+
+    await ch.stop();
+    // Checked every 5 s.
+    await eventually(async () => (await health()).backends.capturesReachable === false, 15_000);
+    const during = await health();
+    expect(during.ok).toBe(true);
+    expect(during.shipper?.backlog).toBe(0);
+    expect((await call(url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: a.key })).status).toBe(503);
+
+    await ch.start();
+    await eventually(async () => (await health()).backends.capturesReachable === true, 15_000);
+    expect((await call(url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: a.key })).status).toBe(200);
+  }, 120_000);
 });

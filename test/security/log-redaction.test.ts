@@ -55,14 +55,21 @@ test('a password-reset link mailed through the development outbox is in the outb
   const token = `rst_${'r'.repeat(43)}`;
   const dir = mkdtempSync(join(tmpdir(), 'hookcap-outbox-'));
   const file = join(dir, 'outbox.jsonl');
+  // showText: what a terminal gets (the text, with the token masked); without it, what a collected
+  // log gets (one line naming the file, no text at all).
   const err = await stderrOf(`
     const { createOutboxMailer } = await import(${JSON.stringify(join(ROOT, 'src/mail/outbox.ts'))});
-    const mailer = createOutboxMailer({ file: ${JSON.stringify(file)}, from: 'hookcap <no-reply@localhost>' });
-    await mailer.sendMail({ to: 'ada@example.com', subject: 'Reset your hookcap password', text: 'Choose a new password here:\\nhttp://localhost:3000/reset-password#token=${token}\\n' });
+    const text = 'Choose a new password here:\\nhttp://localhost:3000/reset-password#token=${token}\\n';
+    await createOutboxMailer({ file: ${JSON.stringify(file)}, from: 'hookcap <no-reply@localhost>', showText: true }).sendMail({ to: 'ada@example.com', subject: 'Reset your hookcap password', text });
+    await createOutboxMailer({ file: ${JSON.stringify(file)}, from: 'hookcap <no-reply@localhost>' }).sendMail({ to: 'ada@example.com', subject: 'Reset your hookcap password', text });
   `);
-  expect(err).toContain('mail written to the outbox');
+  const [onTerminal, collected] = err.trim().split('\n').map((l) => JSON.parse(l));
   expect(err).not.toContain(token);
-  expect(err).toContain('#token=rst_[redacted]');
+  expect(onTerminal.msg).toBe('mail written to the outbox (no SMTP_URL)');
+  expect(onTerminal.text).toContain('#token=rst_[redacted]');
+  expect(collected.msg).toBe('mail written to the outbox (no SMTP_URL); its text is in the file');
+  expect(collected).toMatchObject({ file, to: 'ada@example.com', subject: 'Reset your hookcap password' });
+  expect(collected.text).toBeUndefined();
   expect(readFileSync(file, 'utf8')).toContain(token);
   rmSync(dir, { recursive: true, force: true });
 });

@@ -253,6 +253,13 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
       return page(c, p.order, p.limit, p.offset);
     },
 
+    async probeRead(signal: AbortSignal) {
+      // The smallest column's first granule: reads the table's data, not only its metadata (a
+      // count() is answered from the parts' row counts), and costs one small read.
+      const result = await client.query({ query: `SELECT 1 AS ok FROM ${sql.CAPTURES_TABLE} LIMIT 1`, format: 'JSONEachRow', abort_signal: signal });
+      await result.json();
+    },
+
     async count(filter: SearchFilter) {
       if (filter.scopes.length === 0) return 0;
       const [row] = await select(sql.countQuery(filter));

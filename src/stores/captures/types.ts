@@ -123,5 +123,10 @@ export interface CaptureStore {
   expire(input: ExpiryInput): Promise<ExpiryResult>;
   /** Physically removes every capture of these endpoints (may complete asynchronously). */
   purge(endpointIds: string[]): Promise<void>;
+  /**
+   * One cheap read of the captures table, for /healthz (`backends.capturesReachable`); aborted
+   * by `signal`. Only server stores have it: SQLite runs inside the process.
+   */
+  probeRead?(signal: AbortSignal): Promise<void>;
   close(): Promise<void>;
 }
