@@ -171,6 +171,23 @@ function FirstRequestHint({ url }: { url: string }) {
 }
 
 /**
+ * The open-request pane (wide screens) before the first capture: nothing to select yet, so what
+ * will show here, and for the owner a way to send one without a terminal.
+ */
+function WaitingDetail({ own }: { own: boolean }) {
+  return (
+    <div className="muted panel-pad select-hint">
+      <p>Each request opens here in full: its headers, query, body, and a cURL command that replays it.</p>
+      {own ? (
+        <p>
+          No terminal at hand? <strong>Send test</strong> in this endpoint's <strong>Settings</strong> sends one from the dashboard.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/**
  * The first request arrives and the waiting hint gives way to the list: said in the polite status
  * region (a screen reader hears nothing else), and when the focus was in the hint (its Copy
  * command button) and fell to the page with it, it goes to the new request's row, so Enter opens
@@ -372,7 +389,17 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
         <SplitPane
           openId={requestId}
           list={listArea}
-          detail={requestId ? <OpenRequest id={requestId} state={state} endpoint={endpoint} backHref={paths.endpoint(slug)} /> : <p className="muted panel-pad select-hint">Select a request to see it in full. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>c</kbd> copies it as cURL, <kbd>/</kbd> searches.</p>}
+          detail={
+            requestId ? (
+              <OpenRequest id={requestId} state={state} endpoint={endpoint} backHref={paths.endpoint(slug)} />
+            ) : waiting ? (
+              <WaitingDetail own={own !== undefined} />
+            ) : (
+              <p className="muted panel-pad select-hint">
+                Select a request to see it in full. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>c</kbd> copies it as cURL, <kbd>/</kbd> searches.
+              </p>
+            )
+          }
         />
       )}
     </div>
