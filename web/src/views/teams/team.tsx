@@ -23,6 +23,7 @@ import {
   type TeamEndpoint,
 } from '../../api/teams';
 import { placeError } from '../../lib/field-error';
+import { plural } from '../../lib/format';
 import { paths } from '../../paths';
 import { ConfirmDialog } from '../../ui/confirm';
 import { ErrorMessage } from '../../ui/error';
@@ -66,6 +67,22 @@ function TeamTitle({ team }: { team: TeamDetail }) {
   );
 }
 
+/**
+ * Seats as docs/teams.md counts them: the owner and each member take one, each unexpired pending
+ * invite holds one. A team without a subscription has none, so "0 seats, 1 taken" would read as a
+ * fault; it says what the team would need instead.
+ */
+function seatsText(s: TeamDetail['subscription']): string {
+  const taken = s.seatsUsed + s.pendingInvites;
+  if (s.seats === 0) {
+    const invites = s.pendingInvites ? `; each pending invite holds one (${s.pendingInvites})` : '';
+    return `None yet. Each member takes one, the owner included (${s.seatsUsed} so far)${invites}.`;
+  }
+  const invites = s.pendingInvites ? `, ${plural(s.pendingInvites, 'pending invite')}` : '';
+  const free = s.seats > taken ? ` ${s.seats - taken} free.` : '';
+  return `${taken} of ${s.seats} taken: ${plural(s.seatsUsed, 'member')} (the owner included)${invites}.${free}`;
+}
+
 function Subscription({ team, ownerEmail }: { team: TeamDetail; ownerEmail?: string }) {
   const s = team.subscription;
   const free = s.seats - s.seatsUsed - s.pendingInvites;
@@ -79,7 +96,7 @@ function Subscription({ team, ownerEmail }: { team: TeamDetail; ownerEmail?: str
         </dd>
         <dt>Seats</dt>
         <dd>
-          {s.seats}: {s.seatsUsed} taken by members{s.pendingInvites ? `, ${s.pendingInvites} held by pending invites` : ''}
+          {seatsText(s)}
         </dd>
         <dt>Price</dt>
         <dd>{s.pricePerSeatUsd} USD per seat per month</dd>
