@@ -157,6 +157,28 @@ describeBackends('dashboard: first run', (h) => {
     }
   });
 
+  test('on a wide screen the empty endpoint offers nothing to select: the pane beside the hint says what will show there, until the first request', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'wide');
+    const { page, context, errors } = await openPage(chromium(), h.url, account, { viewport: { width: 1280, height: 800 } });
+    try {
+      await page.goto(`${h.url}/endpoints/${ep.slug}`);
+      await page.getByRole('heading', { name: 'Waiting for the first request' }).waitFor();
+      const pane = page.locator('.split-detail');
+      await pane.getByText('Each request opens here in full').waitFor();
+      expect(await pane.getByText('No terminal at hand? Send test in this endpoint\'s Settings sends one from the dashboard.').isVisible()).toBe(true);
+      expect(await page.getByText('Select a request to see it in full').count()).toBe(0);
+      // Once there is something to select, the pane says how.
+      await fetch(`${ep.url}/hello`, { method: 'POST', body: '{}' });
+      await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /^POST \/hello / }).waitFor();
+      await pane.getByText('Select a request to see it in full').waitFor();
+      expect(await pane.getByText('Each request opens here in full').count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('a mock response set in Settings: the request it answered says what the sender got', async () => {
     const account = await signUpAccount(h.url);
     const ep = await createEndpoint(h.url, account, 'mocked');

@@ -50,7 +50,7 @@ describeBackends(
         await o.page.reload();
         const subscription = o.page.getByRole('region', { name: 'Subscription' });
         expect(await subscription.locator('dl').textContent()).toContain('active');
-        expect(await subscription.locator('dl').textContent()).toContain('5: 1 taken by members');
+        expect(await subscription.locator('dl').textContent()).toContain('1 of 5 taken: 1 member (the owner included). 4 free.');
 
         // Share an endpoint, then invite the second account.
         const shared = o.page.getByRole('region', { name: 'Shared endpoints' });
@@ -142,6 +142,9 @@ describeBackends(
         const teamId = await createTeamInPage(o.page, h.url, 'Unpaid');
         const subscription = o.page.getByRole('region', { name: 'Subscription' });
         expect(await subscription.textContent()).toContain('not active');
+        // No subscription, no seats: said as such, not as "0: 1 taken" (the owner takes one).
+        const seats = subscription.getByRole('definition').filter({ hasText: 'None yet' });
+        expect(await seats.textContent()).toBe('None yet. Each member takes one, the owner included (1 so far).');
 
         const members = o.page.getByRole('region', { name: 'Members' });
         await members.getByLabel('Email address to invite').fill(invitee.email);

@@ -14,6 +14,20 @@ export const ROW_HEIGHT = 56;
 /** Stable, so the virtualiser keeps its measurements between renders instead of redoing them all. */
 const rowSize = () => ROW_HEIGHT;
 
+/**
+ * Focuses the row of capture `id` under `root` once the list draws it: a frame or two after the
+ * list itself (it is virtualised), so it is looked for on each of up to 30 frames, and given up as
+ * soon as `stillWanted()` says the focus went elsewhere meanwhile.
+ */
+export function focusRowWhenDrawn(root: ParentNode, id: string, stillWanted: () => boolean): void {
+  const toRow = (frames: number) => {
+    const row = root.querySelector<HTMLElement>(`.request-list a[data-id="${CSS.escape(id)}"]`);
+    if (row) row.focus();
+    else if (frames > 0 && stillWanted()) requestAnimationFrame(() => toRow(frames - 1));
+  };
+  toRow(30);
+}
+
 export interface RequestListProps {
   label: string;
   items: readonly Capture[];

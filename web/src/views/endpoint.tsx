@@ -14,7 +14,8 @@ import { paths } from '../paths';
 import { ConfirmDialog } from '../ui/confirm';
 import { CopyButton } from '../ui/copy-button';
 import { ErrorMessage } from '../ui/error';
-import { RequestList } from '../ui/request-list';
+import { focusRowWhenDrawn, RequestList } from '../ui/request-list';
+import { SplitPane } from '../ui/split-pane';
 import { useSharedEndpoints } from '../api/teams';
 import { useCaptureEndpoint } from '../api/capture-endpoint';
 import { ReceiverUrl, takeJustCreated } from './endpoints';
@@ -171,6 +172,23 @@ function FirstRequestHint({ url }: { url: string }) {
 }
 
 /**
+ * The open-request pane (wide screens) before the first capture: nothing to select yet, so what
+ * will show here, and for the owner a way to send one without a terminal.
+ */
+function WaitingDetail({ own }: { own: boolean }) {
+  return (
+    <div className="muted panel-pad select-hint">
+      <p>Each request opens here in full: its headers, query, body, and a cURL command that replays it.</p>
+      {own ? (
+        <p>
+          No terminal at hand? <strong>Send test</strong> in this endpoint's <strong>Settings</strong> sends one from the dashboard.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/**
  * The first request arrives and the waiting hint gives way to the list: said in the polite status
  * region (a screen reader hears nothing else), and when the focus was in the hint (its Copy
  * command button) and fell to the page with it, it goes to the new request's row, so Enter opens
@@ -184,13 +202,7 @@ function FirstArrival({ waiting, first }: { waiting: boolean; first: Capture | u
     if (!before || waiting || !first) return;
     announce(`First request received: ${first.method} ${readablePath(first.path)}`);
     const dropped = () => document.activeElement === null || document.activeElement === document.body;
-    if (!dropped()) return;
-    const toRow = (frames: number) => {
-      const row = document.querySelector<HTMLElement>(`.request-list a[data-id="${CSS.escape(first.id)}"]`);
-      if (row) row.focus();
-      else if (frames > 0 && dropped()) requestAnimationFrame(() => toRow(frames - 1));
-    };
-    toRow(30);
+    if (dropped()) focusRowWhenDrawn(document, first.id, dropped);
   });
   return null;
 }
@@ -225,57 +237,6 @@ function Toolbar({ state, onPause, onResume }: { state: LiveState; onPause: () =
           </button>
         )}
       </span>
-    </div>
-  );
-}
-
-/**
- * The list beside the open request. On a narrow screen they take turns, so opening a request
- * hides the row that had the focus, and going back hides the link that had it; the browser then
- * drops the focus to the page, and a keyboard or screen reader user starts over from the top.
- * So when the pane holding the focus is hidden, the focus moves on: to the open request's heading
- * (or its back link while it loads), and back to the row of the request that was open.
- */
-export function SplitPane({ list, detail, openId }: { list: ReactNode; detail: ReactNode; openId: string | null }) {
-  const listPane = useRef<HTMLDivElement>(null);
-  const detailPane = useRef<HTMLDivElement>(null);
-  const previous = useRef(openId);
-  /** The pane the focus was last in (an element removed while focused sends no blur). */
-  const focusedPane = useRef<HTMLDivElement | null>(null);
-  useLayoutEffect(() => {
-    const before = previous.current;
-    previous.current = openId;
-    if (before === openId) return;
-    const [from, to] = openId !== null ? [listPane.current, detailPane.current] : [detailPane.current, listPane.current];
-    const active = document.activeElement;
-    const wasInFrom = active && active !== document.body ? from?.contains(active) : focusedPane.current === from;
-    // Wide screens show both panes: nothing was hidden, the focus stays where it is.
-    if (!from || !to || !wasInFrom || from.getClientRects().length > 0) return;
-    if (openId !== null) {
-      (to.querySelector<HTMLElement>('.detail-title') ?? to.querySelector<HTMLElement>('.back-link'))?.focus();
-      return;
-    }
-    // The list drew no rows while hidden (it is virtualised): hold the focus on it until its rows are back.
-    const scroller = to.querySelector<HTMLElement>('.request-scroller');
-    scroller?.focus({ preventScroll: true });
-    const rowOf = () => to.querySelector<HTMLElement>(`a[data-id="${CSS.escape(before ?? '')}"]`);
-    const toRow = (frames: number) => {
-      const row = rowOf();
-      if (row) row.focus();
-      else if (frames > 0 && document.activeElement === scroller) requestAnimationFrame(() => toRow(frames - 1));
-    };
-    toRow(30);
-  }, [openId]);
-  return (
-    <div className={openId !== null ? 'split has-detail' : 'split'} onBlur={(e) => {
-      if (!e.currentTarget.contains(e.relatedTarget)) focusedPane.current = null;
-    }}>
-      <div className="split-list" ref={listPane} onFocus={() => (focusedPane.current = listPane.current)}>
-        {list}
-      </div>
-      <div className="split-detail" ref={detailPane} onFocus={() => (focusedPane.current = detailPane.current)}>
-        {detail}
-      </div>
     </div>
   );
 }
@@ -372,7 +333,17 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
         <SplitPane
           openId={requestId}
           list={listArea}
-          detail={requestId ? <OpenRequest id={requestId} state={state} endpoint={endpoint} backHref={paths.endpoint(slug)} /> : <p className="muted panel-pad select-hint">Select a request to see it in full. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>c</kbd> copies it as cURL, <kbd>/</kbd> searches.</p>}
+          detail={
+            requestId ? (
+              <OpenRequest id={requestId} state={state} endpoint={endpoint} backHref={paths.endpoint(slug)} />
+            ) : waiting ? (
+              <WaitingDetail own={own !== undefined} />
+            ) : (
+              <p className="muted panel-pad select-hint">
+                Select a request to see it in full. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>c</kbd> copies it as cURL, <kbd>/</kbd> searches.
+              </p>
+            )
+          }
         />
       )}
     </div>

@@ -13,7 +13,7 @@ import { plural } from '../lib/format';
 import { paths } from '../paths';
 import { ErrorMessage } from '../ui/error';
 import { RequestList } from '../ui/request-list';
-import { SplitPane } from './endpoint';
+import { SplitPane } from '../ui/split-pane';
 import { RequestDetail } from './request-detail';
 import { useTitle } from '../ui/title';
 
