@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { call, itemAt, json, newAccount, type ErrorFields } from '../support/client';
+import { call, itemAt, newAccount, type ErrorFields } from '../support/client';
 import { describeBackends } from '../support/suite';
 
 describeBackends('accounts, sessions and API keys', (h) => {

@@ -12,7 +12,7 @@ import { bodyBytes } from '../../src/model/render';
 interface Har {
   log: { entries: { request: { url: string; postData: { _encoding?: string; text: string } }; response: { status: number }; _hookcap: { id: string } }[] };
 }
-import { call, eventually, json, newAccount } from '../support/client';
+import { call, eventually, newAccount } from '../support/client';
 import { startHookReceiver } from '../support/hook-receiver';
 import { freePort } from '../support/server';
 import { describeBackends } from '../support/suite';

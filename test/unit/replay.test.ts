@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test';
+import { describe, test } from 'bun:test';
 import { assertFirstUse, createMemoryJtiStore } from '../../src/auth/agent/replay';
 import { expectCode } from '../support/idp';
 

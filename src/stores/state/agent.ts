@@ -4,7 +4,7 @@
  * drizzle's parameters. Functions take a `Q` so the verbs can run several in one transaction.
  */
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
-import { inTransaction, type Db, type Q, type Tx } from './db';
+import { inTransaction, type Q, type Tx } from './db';
 import type { EndpointWrite } from './endpoints';
 import {
   agentCredentials,

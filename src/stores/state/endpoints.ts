@@ -6,7 +6,7 @@
  * changed, which services/endpoint-writes.ts announces once the transaction has committed. A
  * write cannot be made without one, so none can forget to tell the other nodes.
  */
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from './db';
 import { capturePurges, endpoints, type EndpointRow } from './schema';
 
