@@ -264,7 +264,7 @@ describeBackends(
         expect(cancel.code).toBe(0);
         expect(await subscription(base(), owner.key, team)).toMatchObject({ status: 'canceled', active: false });
         expect(await canInvite(base(), owner, team)).toBe(402);
-      });
+      }, 120_000);
 
       test('bad arguments and unknown teams exit 1 with a message and change nothing', async () => {
         const base = () => node?.url ?? '';
@@ -284,7 +284,8 @@ describeBackends(
           expect(r.stderr).toContain('admin:');
         }
         expect(await subscription(base(), owner.key, team)).toMatchObject({ status: 'none', active: false });
-      });
+        // Embedded: seven stops and starts of PGlite, several seconds each on a loaded CI machine.
+      }, 240_000);
 
       // Only the embedded backend has a single-process database to protect.
       if (h.backend === 'embedded') {

@@ -118,8 +118,10 @@ describeBackends(
       const at = Date.now();
       expect((await confirm(h.url, token)).status).toBe(200);
       for (const s of streams) {
-        await s.until(() => s.ended, 3_000);
-        expect(s.endedAt - at).toBeLessThan(1_500);
+        // Announced on the bus, not found by the periodic re-check (STREAM_RECHECK_MS, 60 s):
+        // a few seconds at most even on a loaded CI machine (1.9 s was seen at load 16).
+        await s.until(() => s.ended, 10_000);
+        expect(s.endedAt - at).toBeLessThan(8_000);
         expect(s.events.map((e) => e.event)).toEqual(['end']);
         expect(JSON.parse(s.events[0]?.data ?? '')).toEqual({ reason: 'credential_revoked' });
       }
