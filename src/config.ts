@@ -485,7 +485,7 @@ export function loadConfig(env: Env = process.env): Config {
     retention: Object.freeze({
       everyMs: int(env, 'RETENTION_INTERVAL_MS', 3_600_000, 1_000),
       batchRows: int(env, 'RETENTION_BATCH_ROWS', 500, 1),
-      clockOffsetMs: int(env, 'RETENTION_CLOCK_OFFSET_MS', 0),
+      clockOffsetMs: int(env, 'RETENTION_CLOCK_OFFSET_MS', 0, Number.MIN_SAFE_INTEGER),
       pinLimit: int(env, 'PIN_LIMIT', 100, 0),
     }),
     usageFlushMs: int(env, 'USAGE_FLUSH_MS', 1_000, 10),
