@@ -14,6 +14,7 @@ import type { Ctx } from '../../services/context';
 import type { UserRow } from '../../stores/state/schema';
 import { rawText } from '../api/agent';
 import { clientIp } from '../rate-limit-plugin';
+import type { CookieJar } from '../auth';
 import { html, isSameOriginPost, page, readForm, redirect, sessionUser } from './html';
 
 /** What each scope lets the key do, in words for the person deciding. */
@@ -92,6 +93,26 @@ export const claimPages = (ctx: Ctx) => {
     return token ? { claimToken: token } : code ? { userCode: code } : null;
   };
 
+  /**
+   * A confirm or deny form post: signed in, sent from this site, naming a claim. The verb's answer
+   * is the page; its refusal (an AppError) the failure page.
+   */
+  const formPost =
+    (act: (user: UserRow, ref: ClaimRef, caller: ReturnType<typeof callerOf>) => Promise<Response>) =>
+    async ({ request, cookie, body, server }: { request: Request; cookie: CookieJar; body: unknown; server: Server }) => {
+      const user = await sessionUser(ctx, cookie);
+      if (!user) return redirect('/agent/claim');
+      if (!isSameOriginPost(ctx, request)) return failurePage(new AppError('invalid_request', 'This form must be sent from this site.'), user);
+      const ref = formRef(readForm(body));
+      if (!ref) return codeForm(user, 'Enter the code your agent showed you.', 400);
+      try {
+        return await act(user, ref, callerOf(request, server));
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        return failurePage(e, user);
+      }
+    };
+
   return new Elysia({ detail: { tags: ['pages'], hide: true } })
     .get('/agent/claim', async ({ request, cookie, server, query }) => {
       const user = await sessionUser(ctx, cookie);
@@ -110,49 +131,27 @@ export const claimPages = (ctx: Ctx) => {
     })
     .post(
       '/agent/claim',
-      async ({ request, cookie, body, server }) => {
-        const form = readForm(body);
-        const user = await sessionUser(ctx, cookie);
-        if (!user) return redirect('/agent/claim');
-        if (!isSameOriginPost(ctx, request)) return failurePage(new AppError('invalid_request', 'This form must be sent from this site.'), user);
-        const ref = formRef(form);
-        if (!ref) return codeForm(user, 'Enter the code your agent showed you.', 400);
-        try {
-          const out = await confirmClaim(deps, user, ref, callerOf(request, server));
-          return page(
-            'Agent connected',
-            html`<h1>Agent connected</h1><p class="ok" role="status" id="claimed"><strong>${out.client_name}</strong> is now connected to ${user.email}.</p>
+      formPost(async (user, ref, caller) => {
+        const out = await confirmClaim(deps, user, ref, caller);
+        return page(
+          'Agent connected',
+          html`<h1>Agent connected</h1><p class="ok" role="status" id="claimed"><strong>${out.client_name}</strong> is now connected to ${user.email}.</p>
 <p>Its key can now ${out.scopes.map((s) => SCOPE_WORDS[s] ?? s).join(', and ')}. You can see and delete it among your API keys.</p>`,
-          );
-        } catch (e) {
-          if (!(e instanceof AppError)) throw e;
-          return failurePage(e, user);
-        }
-      },
+        );
+      }),
       { parse: rawText },
     )
     .post(
       '/agent/claim/deny',
-      async ({ request, cookie, body, server }) => {
-        const form = readForm(body);
-        const user = await sessionUser(ctx, cookie);
-        if (!user) return redirect('/agent/claim');
-        if (!isSameOriginPost(ctx, request)) return failurePage(new AppError('invalid_request', 'This form must be sent from this site.'), user);
-        const ref = formRef(form);
-        if (!ref) return codeForm(user, 'Enter the code your agent showed you.', 400);
-        try {
-          const out = await denyClaim(deps, ref, callerOf(request, server));
-          const ended = out.endpoints_ended > 0 ? html` Its ${out.endpoints_ended} sandbox endpoint${out.endpoints_ended === 1 ? '' : 's'} ended with it.` : null;
-          return page(
-            'Agent denied',
-            html`<h1>Agent denied</h1><p class="ok" role="status" id="denied"><strong>${out.client_name}</strong> was refused and not connected to ${user.email}.</p>
+      formPost(async (user, ref, caller) => {
+        const out = await denyClaim(deps, ref, caller);
+        const ended = out.endpoints_ended > 0 ? html` Its ${out.endpoints_ended} sandbox endpoint${out.endpoints_ended === 1 ? '' : 's'} ended with it.` : null;
+        return page(
+          'Agent denied',
+          html`<h1>Agent denied</h1><p class="ok" role="status" id="denied"><strong>${out.client_name}</strong> was refused and not connected to ${user.email}.</p>
 <p>Its key no longer works.${ended} The agent is told when it next checks.</p>`,
-          );
-        } catch (e) {
-          if (!(e instanceof AppError)) throw e;
-          return failurePage(e, user);
-        }
-      },
+        );
+      }),
       { parse: rawText },
     );
 };
