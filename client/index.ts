@@ -49,7 +49,7 @@ export interface ClientOptions {
 /**
  * A refused call: `status` is the HTTP status (0 when no answer came), `code` the API's error code
  * (`not_found`, `unauthorized`, …) or one of the client's: `network`, `timeout`, `endpoint_deleted`, `credential_revoked`,
- * `session_expired`, `endpoint_expired`, `bad_response`.
+ * `session_expired`, `endpoint_expired`, `access_revoked`, `bad_response`.
  */
 export class HookcapError extends Error {
   constructor(
@@ -502,8 +502,8 @@ export class HookcapClient {
    * or live. Reconnects by itself after the server's 30-minute limit and after network drops,
    * each capture yielded once (unless `onResume` chooses to skip ahead). Ends when `signal` aborts; throws HookcapError on 401/403/404 and
    * when the endpoint is deleted or expires (`endpoint_deleted`, `endpoint_expired`), the key is
-   * revoked meanwhile (`credential_revoked`) or the session token used reaches its expiry
-   * (`session_expired`).
+   * revoked meanwhile (`credential_revoked`), the session token used reaches its expiry
+   * (`session_expired`), or an endpoint read through a team may no longer be read (`access_revoked`).
    */
   stream(slug: string, opts: StreamOptions = {}): CaptureStream {
     const client = this;
@@ -630,6 +630,9 @@ export class HookcapClient {
             const reason = (JSON.parse(item.data) as { reason?: string }).reason ?? 'endpoint_deleted';
             if (reason === 'credential_revoked') throw new HookcapError(401, reason, `the API key was revoked; the stream of ${slug} ended`);
             if (reason === 'session_expired') throw new HookcapError(401, reason, `the session expired; the stream of ${slug} ended`);
+            if (reason === 'access_revoked') {
+              throw new HookcapError(404, reason, `your access to ${slug} through a team ended (removed or left, unshared, team deleted, or its subscription is not active)`);
+            }
             throw new HookcapError(410, reason, reason === 'endpoint_expired' ? `endpoint ${slug} expired` : `endpoint ${slug} was deleted`);
           }
           if (item.event !== 'request') continue;

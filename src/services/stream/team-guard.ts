@@ -8,7 +8,7 @@
  *
  * @example
  * // after getReadableEndpoint succeeded for a viewer who is not the owner:
- * conn.onEnd(ctx.streams.teams.watch({ endpointId: ep.id, user, slug }, () => conn.end('error')));
+ * conn.onEnd(ctx.streams.teams.watch({ endpointId: ep.id, user, slug }, () => conn.end('access_revoked')));
  */
 import { AppError } from '../../errors';
 import { log } from '../../log';

@@ -22,7 +22,7 @@ export interface LiveState {
   held: number;
   paused: boolean;
   status: LiveStatus;
-  /** Why the stream ended: endpoint_deleted, endpoint_expired, credential_revoked, session_expired, not_found, signed_out. */
+  /** Why the stream ended: endpoint_deleted, endpoint_expired, access_revoked, credential_revoked, session_expired, not_found, signed_out. */
   endReason: string | null;
   loading: boolean;
   hasMore: boolean;

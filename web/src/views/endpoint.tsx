@@ -151,6 +151,7 @@ const STATUS_TEXT: Record<LiveState['status'], string> = {
 const END_TEXT: Record<string, string> = {
   endpoint_deleted: 'This endpoint was deleted.',
   endpoint_expired: 'This endpoint has expired.',
+  access_revoked: "You can no longer read this endpoint: your team access to it ended (you left or were removed, it was unshared, the team was deleted, or the team's subscription is not active).",
   not_found: 'This endpoint no longer exists, or you cannot read it.',
   signed_out: 'You were signed out.',
   credential_revoked: 'You were signed out.',
