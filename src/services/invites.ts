@@ -119,6 +119,7 @@ async function pendingInviteOf(ctx: Ctx, tx: store.Tx, user: UserRow, inviteId: 
   if (!invite) throw new AppError('not_found', 'invite not found');
   const expired = () => new AppError('conflict', `this invite expired at ${iso(expiresAt(ctx, invite))}; ask the team's owner to invite you again`);
   if (invite.status === 'expired') throw expired();
+  if (invite.status === 'revoked') throw new AppError('conflict', "the team's owner withdrew this invite; ask them to invite you again");
   if (invite.status !== 'pending') throw new AppError('conflict', `this invite was already ${invite.status}; an invite can be used once`);
   if (invite.createdAt <= inviteCutoff(ctx)) throw expired();
   return invite;

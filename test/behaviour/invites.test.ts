@@ -249,6 +249,8 @@ describeBackends(
         expect(await myInvites(a.key)).toEqual([]);
         const r = await call(h.url, 'POST', `/api/invites/${inv.body.id}/accept`, { token: a.key });
         expect(r.status).toBe(409);
+        // Said in the words the dashboard uses ("Withdraw"), not the stored status.
+        expect([r.body.error, r.body.code]).toEqual(["the team's owner withdrew this invite; ask them to invite you again", 'conflict']);
         expect((await call(h.url, 'DELETE', `/api/teams/${team.id}/invites/${inv.body.id}`, { token: owner.key })).status).toBe(404);
       });
 

@@ -132,6 +132,62 @@ describeBackends(
       }
     });
 
+    test('a member watching a shared endpoint is removed: the live list stops and says why; the team page and a withdrawn invite explain themselves', async () => {
+      const owner = await signUpAccount(h.url);
+      const member = await signUpAccount(h.url);
+      const memberId = (await call(h.url, 'GET', '/api/auth/me', { token: member.session })).body.id;
+      const ep = await createEndpoint(h.url, owner, 'Billing hooks');
+      const team = await createTeam(h.url, owner.session, 'Night shift');
+      await setStripeSubscription(h.url, { teamId: team.id, seats: 5, created: nowSeconds() - 60 });
+      await call(h.url, 'POST', `/api/invites/${await invite(h.url, owner, team.id, member.email)}/accept`, { token: member.session });
+      expect((await call(h.url, 'POST', `/api/teams/${team.id}/endpoints`, { token: owner.session, body: { endpointId: ep.id } })).status).toBe(201);
+      const m = await openPage(chromium(), h.url, member);
+      try {
+        await m.page.goto(`${h.url}/endpoints/${ep.slug}`);
+        await m.page.getByRole('status', { name: 'Stream status' }).filter({ hasText: 'Live' }).waitFor();
+        await fetch(`${ep.url}/before-removal`, { method: 'POST', body: 'seen' });
+        await m.page.getByRole('link', { name: /\/before-removal/ }).waitFor();
+
+        // Removed while watching: the stream ends with its reason, and the page says it in words.
+        expect((await call(h.url, 'DELETE', `/api/teams/${team.id}/members/${memberId}`, { token: owner.session })).status).toBe(204);
+        const why = 'You can no longer read this endpoint: your team access to it ended';
+        await m.page.getByText(why).waitFor({ timeout: 5_000 });
+        await m.page.getByRole('status', { name: 'Stream status' }).filter({ hasText: 'Stream ended' }).waitFor();
+        // The list's next read gets a 404; the reason already given stays (it says more).
+        await m.page.waitForTimeout(3_500);
+        expect(await m.page.getByText(why).count()).toBe(1);
+        expect(await m.page.getByText('This endpoint no longer exists').count()).toBe(0);
+        // What was captured before stays on screen.
+        expect(await m.page.getByRole('link', { name: /\/before-removal/ }).count()).toBe(1);
+
+        // The team's page: not a bare "team not found".
+        await m.page.goto(`${h.url}/teams/${team.id}`);
+        const alert = m.page.getByRole('alert').filter({ hasText: 'You are not a member of this team.' });
+        await alert.waitFor();
+        expect(await alert.textContent()).toContain('you left it or were removed from it');
+        await alert.getByRole('link', { name: 'Your teams' }).click();
+        await m.page.getByRole('heading', { name: 'Teams', level: 1 }).waitFor();
+
+        // Invited again, but the owner withdraws it while the page is open: Accept is refused, and
+        // the refusal stays on screen after the invite leaves the list.
+        const again = await invite(h.url, owner, team.id, member.email);
+        await m.page.reload();
+        const accept = m.page.getByRole('button', { name: 'Accept the invite to Night shift' });
+        await accept.waitFor();
+        expect((await call(h.url, 'DELETE', `/api/teams/${team.id}/invites/${again}`, { token: owner.session })).status).toBe(204);
+        await accept.click();
+        const refused = m.page.getByRole('region', { name: 'Invites for you' }).getByRole('alert');
+        await refused.filter({ hasText: "the team's owner withdrew this invite" }).waitFor();
+        expect(await refused.textContent()).toContain(`the invite to Night shift from ${owner.email}`);
+        await eventually(async () => (await accept.count()) === 0);
+        expect(await refused.count()).toBe(1);
+        expect(await m.page.getByRole('heading', { name: 'Teams', level: 1 }).count()).toBe(1);
+        expect(m.errors).toEqual([]);
+      } finally {
+        await m.context.close();
+      }
+    });
+
     test('a 402 is explained in plain words with what to do, for the owner and for an invitee', async () => {
       const owner = await signUpAccount(h.url);
       const invitee = await signUpAccount(h.url);

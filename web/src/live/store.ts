@@ -210,9 +210,11 @@ export class LiveList {
     }
   }
 
+  /** The first reason stays: a read refused after the stream said why (a 404 after `access_revoked`) says less. */
   private end(reason: string): void {
     this.source?.close();
     this.source = null;
+    if (this.state.status === 'ended' && this.state.endReason !== null) return;
     this.set({ status: 'ended', endReason: reason });
   }
 

@@ -19,6 +19,7 @@ import {
   type TeamDetail,
   type TeamEndpoint,
 } from '../../api/teams';
+import { ApiError } from '../../api/client';
 import { plural } from '../../lib/format';
 import { paths } from '../../paths';
 import { ConfirmDialog } from '../../ui/confirm';
@@ -231,6 +232,24 @@ function LeaveOrDelete({ team }: { team: TeamDetail }) {
   );
 }
 
+/**
+ * The API answers 404 for a team the caller is not in, whether it never existed, was deleted, or
+ * they left or were removed (team ids do not leak): the page says those, in words.
+ */
+function NotInTeam() {
+  return (
+    <div className="error" role="alert">
+      <p>
+        <strong>You are not a member of this team.</strong> It was deleted, or you left it or were removed from it; its shared endpoints are no longer
+        yours to read. To come back you need a new invite from its owner.
+      </p>
+      <p>
+        <Link href={paths.teams}>Your teams</Link>
+      </p>
+    </div>
+  );
+}
+
 export function TeamPage({ id }: { id: string }) {
   const team = useTeam(id);
   useTitle(team.data ? `Team ${team.data.name}` : 'Teams');
@@ -243,7 +262,9 @@ export function TeamPage({ id }: { id: string }) {
       <nav aria-label="Breadcrumb" className="crumbs">
         <Link href={paths.teams}>Teams</Link> <span aria-hidden="true">/</span>
       </nav>
-      {team.error ? (
+      {team.error instanceof ApiError && team.error.status === 404 ? (
+        <NotInTeam />
+      ) : team.error ? (
         <ErrorMessage error={team.error} />
       ) : !team.data ? (
         <p className="muted">Loading team…</p>
