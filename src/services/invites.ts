@@ -57,8 +57,10 @@ function inviteMail(ctx: Ctx, team: TeamRow, inviter: UserRow, invite: TeamInvit
     text: [
       `${inviter.email} invited you to join the team "${team.name}" on hookcap.`,
       '',
-      `Sign in (or sign up) at ${ctx.config.baseUrl} with this address, ${invite.email}.`,
-      'Your pending invites are listed by GET /api/invites; accept this one with',
+      `Sign in (or sign up) with this address, ${invite.email}, and open`,
+      `${ctx.config.baseUrl}/teams to accept or decline it.`,
+      '',
+      `From the API: GET ${ctx.config.baseUrl}/api/invites lists your pending invites; accept this one with`,
       `POST ${ctx.config.baseUrl}/api/invites/${invite.id}/accept (or decline with …/decline).`,
       `It expires at ${iso(expiresAt(ctx, invite))}.`,
       '',

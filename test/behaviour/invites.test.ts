@@ -48,6 +48,8 @@ describeBackends(
         expect(mail[0]?.subject).toContain('Mail Team');
         expect(mail[0]?.text).toContain(owner.email);
         expect(mail[0]?.text).toContain(`/api/invites/${r.body.id}/accept`);
+        // A person is sent to the dashboard's Teams page, where Accept and Decline are.
+        expect(mail[0]?.text).toContain(`${h.url}/teams to accept or decline it`);
       });
 
       test('someone without an account is invited; the invite appears when they sign up with that address', async () => {
