@@ -7,7 +7,7 @@
  */
 import { expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
-import { createTeam, nowSeconds, setStripeSubscription, TEAMS_ENV } from '../behaviour/teams-support';
+import { createTeam, mailTo, nowSeconds, setStripeSubscription, TEAMS_ENV } from '../behaviour/teams-support';
 import { unnamedControls } from '../support/a11y';
 import { openPage, signUpAccount, type Account, useChromium, CHROMIUM_SKIP, createEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
@@ -185,6 +185,34 @@ describeBackends(
         expect(m.errors).toEqual([]);
       } finally {
         await m.context.close();
+      }
+    });
+
+    test('someone without an account follows the invite mail\'s link, creates an account from there, and lands on the invite', async () => {
+      const owner = await signUpAccount(h.url);
+      const team = await createTeam(h.url, owner.session, 'Newcomers');
+      await setStripeSubscription(h.url, { teamId: team.id, seats: 5, created: nowSeconds() - 60 });
+      const email = `newcomer${Date.now()}${Math.random().toString(36).slice(2, 6)}@example.com`;
+      await invite(h.url, owner, team.id, email);
+      const link = /(http:\/\/\S+\/teams)\b/.exec(mailTo(h.server.dataDir, email)[0]?.text ?? '')?.[1];
+      expect(link).toBe(`${h.url}/teams`);
+      const p = await openPage(chromium(), h.url, null);
+      try {
+        await p.page.goto(link ?? '');
+        await p.page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+        await p.page.getByRole('link', { name: 'Create an account' }).click();
+        await p.page.getByRole('heading', { name: 'Create an account', level: 1 }).waitFor();
+        await p.page.getByLabel('Email').fill(email);
+        await p.page.getByLabel('Password (at least 8 characters)').fill('correct horse battery');
+        await p.page.getByRole('button', { name: 'Sign up' }).click();
+        // Where the mail sent them, not the home page.
+        await p.page.getByRole('heading', { name: 'Teams', level: 1 }).waitFor();
+        expect(new URL(p.page.url()).pathname).toBe('/teams');
+        await p.page.getByRole('button', { name: 'Accept the invite to Newcomers' }).click();
+        await p.page.getByRole('heading', { name: 'Newcomers', level: 1 }).waitFor();
+        expect(p.errors).toEqual([]);
+      } finally {
+        await p.context.close();
       }
     });
 
