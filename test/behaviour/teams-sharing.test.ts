@@ -288,7 +288,11 @@ describeBackends(
         await eventually(async () => (await call(h.url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: s.member.key })).body.length === 1);
         const live = await SseClient.live(`${h.url}/api/stream/${ep.slug}`, { token: s.member.key });
         const sharers = await SseClient.live(`${h.url}/api/stream/${ep.slug}`, { token: sharer.key });
+        const ownersEp = await SseClient.live(`${h.url}/api/stream/${s.ep.slug}`, { token: s.member.key });
         expect((await call(h.url, 'DELETE', '/api/account', { token: s.owner.session })).status).toBe(204);
+        // The owner's own shared endpoint is deleted with the account: that is the reason given.
+        await ownersEp.until(() => ownersEp.ended, 5_000);
+        expect(ownersEp.events.map((e) => [e.event, e.data])).toEqual([['end', '{"reason":"endpoint_deleted"}']]);
         expect((await call(h.url, 'GET', `/api/teams/${s.team.id}`, { token: s.member.key })).status).toBe(404);
         expect((await call(h.url, 'GET', '/api/teams', { token: sharer.key })).body).toEqual([]);
         expectNoAccess(await access(h.url, s.member.key, ep.slug, [id]), [id]);

@@ -59,13 +59,17 @@ export async function listTeamEndpoints(q: Q, teamId: string): Promise<SharedEnd
     .orderBy(asc(teamEndpoints.sharedAt), asc(teamEndpoints.endpointId));
 }
 
-/** The endpoints shared with each team the user owns (what deleting the user takes away from members). */
+/**
+ * Other accounts' endpoints shared with each team the user owns: what deleting the user takes away
+ * from members without deleting the endpoint (the user's own endpoints go with them, announced as deleted).
+ */
 export async function listOwnedTeamsShares(q: Q, userId: string): Promise<{ teamId: string; endpointIds: string[] }[]> {
   const out = await q
     .select({ teamId: teamEndpoints.teamId, endpointId: teamEndpoints.endpointId })
     .from(teamEndpoints)
     .innerJoin(teams, eq(teams.id, teamEndpoints.teamId))
-    .where(eq(teams.ownerId, userId));
+    .innerJoin(endpoints, eq(endpoints.id, teamEndpoints.endpointId))
+    .where(and(eq(teams.ownerId, userId), ne(endpoints.userId, userId)));
   const byTeam = new Map<string, string[]>();
   for (const r of out) byTeam.set(r.teamId, [...(byTeam.get(r.teamId) ?? []), r.endpointId]);
   return [...byTeam].map(([teamId, endpointIds]) => ({ teamId, endpointIds }));
