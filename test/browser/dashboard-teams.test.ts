@@ -258,11 +258,17 @@ describeBackends(
         expect(await told.textContent()).toContain(`What to do: ask the team's owner (${owner.email}) to renew the subscription, then try again.`);
         // Nothing happened: still invited, not a member.
         expect((await call(h.url, 'GET', '/api/invites', { token: invitee.session })).body.length).toBe(1);
+        // The owner's page: a lapsed subscription does not "renew"; it has a period end.
+        await o.page.reload();
+        const facts = subscription.getByRole('term');
+        await subscription.getByText('past_due').waitFor();
+        expect(await facts.allTextContents()).toEqual(['Status', 'Seats', 'Price', 'Period ends']);
         expect((await call(h.url, 'GET', '/api/teams', { token: invitee.session })).body).toEqual([]);
 
         // A full team says so too: every seat taken.
         await setStripeSubscription(h.url, { teamId, type: 'customer.subscription.updated', status: 'active', seats: 2, created: nowSeconds() - 30, subscriptionId: `sub_${teamId}` });
         await o.page.reload();
+        await subscription.getByRole('term').filter({ hasText: 'Renews' }).waitFor();
         await members.getByLabel('Email address to invite').fill(`third-${Date.now()}@example.com`);
         await members.getByRole('button', { name: 'Invite', exact: true }).click();
         await members.getByRole('alert').filter({ hasText: "Every seat of this team's Teams subscription is taken." }).waitFor();

@@ -99,7 +99,8 @@ function Subscription({ team, ownerEmail }: { team: TeamDetail; ownerEmail?: str
         <dd>{s.pricePerSeatUsd} USD per seat per month</dd>
         {s.currentPeriodEnd ? (
           <>
-            <dt>Renews</dt>
+            {/* Only an active subscription renews; a lapsed or canceled one just has a period end. */}
+            <dt>{s.active ? 'Renews' : Date.parse(s.currentPeriodEnd) < Date.now() ? 'Period ended' : 'Period ends'}</dt>
             <dd>{longDay.format(Date.parse(s.currentPeriodEnd))}</dd>
           </>
         ) : null}
