@@ -376,6 +376,7 @@ describeBackends(
           expect((await call(h.url, 'DELETE', `/api/teams/${s.team.id}/endpoints/${s.ep.id}`, { token: s.owner.key })).status).toBe(204);
           expectNoAccess(await access(node2.url, s.member.key, s.ep.slug, s.ids), s.ids);
           await live.until(() => live.ended, 5_000);
+          expect(live.events.map((e) => [e.event, e.data])).toEqual([['end', '{"reason":"access_revoked"}']]);
           // The same for leaving.
           const again = await call(h.url, 'POST', `/api/teams/${s.team.id}/endpoints`, { token: s.owner.key, body: { endpointId: s.ep.id } });
           expect(again.status).toBe(201);
