@@ -47,6 +47,9 @@ export function describeError(err: unknown, apiUrl: string): { message: string; 
         return { message: `the API key was refused (${err.message})`, hint: 'log in again: hookcap login --key svc_…', exitCode: EXIT_FAILURE };
       case 'credential_revoked':
         return { message: err.message, hint: 'create a new key in the dashboard, then: hookcap login --key svc_…', exitCode: EXIT_FAILURE };
+      case 'access_revoked':
+        // Read through a team, and no longer: removed or left, unshared, team deleted, or unpaid.
+        return { message: err.message, hint: "ask the team's owner to share it again or invite you back; hookcap endpoints list shows your own endpoints", exitCode: EXIT_FAILURE };
       case 'session_expired':
         // A session token (ses_…) used as the key: it lasts SESSION_TTL_MS; keys do not expire.
         return { message: err.message, hint: 'use an API key, which does not expire: create one in the dashboard, then: hookcap login --key svc_…', exitCode: EXIT_FAILURE };
