@@ -170,6 +170,8 @@ describeBackends(
 
         // Invited again, but the owner withdraws it while the page is open: Accept is refused, and
         // the refusal stays on screen after the invite leaves the list.
+        // Invites are per address: signed in as the member, the owner's own page lists none and says why.
+        await m.page.getByText(`No invites for ${member.email}. An invite shows only to the account with the address it was sent to`).waitFor();
         const again = await invite(h.url, owner, team.id, member.email);
         await m.page.reload();
         const accept = m.page.getByRole('button', { name: 'Accept the invite to Night shift' });

@@ -45,14 +45,21 @@ function InviteItem({ invite, answer, asked }: { invite: MyInvite; answer: Answe
  * withdrawn, declined elsewhere or expired while this page was open is gone from the list read
  * after the refusal, and the refusal still says why (docs/dashboard.md, Teams).
  */
-function MyInvites() {
+function MyInvites({ email }: { email: string | undefined }) {
   const invites = useMyInvites();
   const answer = useAnswerInvite();
   if (invites.error) return <ErrorMessage error={invites.error} />;
   const list = invites.data ?? [];
   const asked = answer.variables?.invite ?? null;
   const gone = answer.error && asked && !list.some((i) => i.id === asked.id) ? asked : null;
-  if (list.length === 0 && !gone) return null;
+  if (list.length === 0 && !gone) {
+    // Someone signed in with another account than the invited address would otherwise see nothing.
+    return invites.data && email ? (
+      <p className="muted">
+        No invites for {email}. An invite shows only to the account with the address it was sent to: sign in with that one.
+      </p>
+    ) : null;
+  }
   return (
     <Section title="Invites for you">
       {gone ? (
@@ -96,7 +103,7 @@ export function TeamsHome() {
     <div className="page settings-body">
       <h1>Teams</h1>
       <p className="muted">A team shares endpoints among its members: they watch and search the shared endpoints' requests; each endpoint's owner keeps its settings. Teams need a Teams subscription (12 USD per seat per month) to invite and share.</p>
-      <MyInvites />
+      <MyInvites email={me.data?.email} />
       <Section title="Your teams">
         {teams.error ? <ErrorMessage error={teams.error} /> : null}
         {teams.data && teams.data.length > 0 ? (
