@@ -7,13 +7,14 @@
 import { Command, CommanderError, Option } from 'commander';
 import { DEFAULT_API_URL } from '../client/index';
 import { clientFor, resolveSettings, type Settings } from './config';
-import { createEndpoint, deleteEndpoint, listEndpoints, login } from './commands/account';
+import { createEndpoint, deleteEndpoint, listEndpoints, login, newestCapture } from './commands/account';
+import { EXPIRES_IN_MAX_S, EXPIRES_IN_MIN_S } from '../src/model/endpoint-expiry';
 import { checkRange, exportCaptures } from './commands/export';
 import { BACKLOG_CHOICES, listen, MAX_NEWEST, tail, type ListenOptions } from './commands/listen';
 import { replay, send } from './commands/replay';
 import { describeError, EXIT_USAGE, UsageError } from './errors';
 import { err, styleFor, type Style } from './output';
-import { bodySource, captureIdArg, collectHeader, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
+import { bodySource, captureIdArg, collectHeader, duration, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
 
 interface GlobalFlags {
   apiUrl?: string;
@@ -56,10 +57,10 @@ program
   .addHelpText('after', '\nExample:\n  hookcap login --key svc_… --api-url https://hookcap.example.com')
   .action(act(async (_opts, cmd: Command) => login(setup(cmd).settings)));
 
-const endpoints = program.command('endpoints').description('list, create and delete capture endpoints');
+const endpoints = program.command('endpoints').description('list, create and delete capture endpoints; print the newest capture id of one');
 endpoints
   .command('list')
-  .description('your endpoints: slug, name, URL')
+  .description('your endpoints: slug, name, expiry (UTC), URL')
   .option('--json', 'machine-readable output')
   .action(act(async (opts: { json?: boolean }, cmd: Command) => {
     const { settings: s, style } = setup(cmd);
@@ -69,8 +70,24 @@ endpoints
   .command('create')
   .description('create an endpoint and print its capture URL')
   .argument('<name>', 'a name for it')
+  .option('--expires <duration>', 'delete it and its captures after this long (1m to 30d: 30m, 2h, 1d, 1w); for CI runs that may not clean up', duration('--expires', EXPIRES_IN_MIN_S, EXPIRES_IN_MAX_S))
   .option('--json', 'machine-readable output')
-  .action(act(async (name: string, opts: { json?: boolean }, cmd: Command) => createEndpoint(clientFor(setup(cmd).settings), name, opts.json === true)));
+  .addHelpText('after', '\nIn a CI job (nothing left behind if the job dies):\n  slug=$(hookcap endpoints create "ci-$RUN_ID" --expires 2h --json | jq -r .slug)')
+  .action(act(async (name: string, opts: { json?: boolean; expires?: number }, cmd: Command) =>
+    createEndpoint(clientFor(setup(cmd).settings), name, { json: opts.json === true, expiresIn: opts.expires }),
+  ));
+endpoints
+  .command('newest')
+  .description('print the id of the newest capture of an endpoint (exit 3 and nothing printed when it has none)')
+  .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
+  .addHelpText(
+    'after',
+    '\nWait for the webhook a step triggers, and no earlier one, without comparing clocks:\n' +
+      '  since=$(hookcap endpoints newest SLUG) || [ $? -eq 3 ] || exit 1   # exit 3: no capture yet\n' +
+      '  trigger-the-webhook\n' +
+      '  hookcap tail SLUG --since "${since:-0}" --count 1 --timeout 30 --json',
+  )
+  .action(act(async (slug: string, _opts: unknown, cmd: Command) => newestCapture(clientFor(setup(cmd).settings), slug)));
 endpoints
   .command('delete')
   .description('delete an endpoint and all its captures (asks first on a terminal; elsewhere needs --yes)')

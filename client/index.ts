@@ -405,10 +405,17 @@ export class HookcapClient {
 
   readonly endpoints = {
     list: (): Promise<Endpoint[]> => this.json('GET', '/api/endpoints'),
-    create: (name: string): Promise<Endpoint> => this.json('POST', '/api/endpoints', { name }),
+    /**
+     * A new endpoint. `expiresIn` (seconds, 60 to 2,592,000 = 30 days): it and its captures are
+     * deleted then, so a crashed test run leaves nothing behind; `expiresAt` says when (ms).
+     */
+    create: (name: string, opts: { expiresIn?: number } = {}): Promise<Endpoint> => this.json('POST', '/api/endpoints', { name, expiresIn: opts.expiresIn }),
     get: (slug: string): Promise<Endpoint> => this.json('GET', `/api/endpoints/${encodeURIComponent(slug)}`),
-    update: (slug: string, patch: { name?: string; mockResponse?: MockResponse | null; notificationUrl?: string | null; signing?: SigningConfig | null }): Promise<Endpoint> =>
-      this.json('PATCH', `/api/endpoints/${encodeURIComponent(slug)}`, patch),
+    /** `expiresIn`: a new expiry counted from now, or null to keep the endpoint until deleted. */
+    update: (
+      slug: string,
+      patch: { name?: string; mockResponse?: MockResponse | null; notificationUrl?: string | null; signing?: SigningConfig | null; expiresIn?: number | null },
+    ): Promise<Endpoint> => this.json('PATCH', `/api/endpoints/${encodeURIComponent(slug)}`, patch),
     delete: (slug: string): Promise<void> => this.json('DELETE', `/api/endpoints/${encodeURIComponent(slug)}`),
   };
 

@@ -50,6 +50,23 @@ describeBackends(
       expect(await c.endpoints.list()).toEqual([]);
     });
 
+    test('endpoints.create takes expiresIn; expiresAt says when; update moves or clears it; a bad value is a validation HookcapError', async () => {
+      const c = await client();
+      const before = Date.now();
+      const ep = await c.endpoints.create('ci run', { expiresIn: 3600 });
+      expect(ep.expiresAt).toBe(ep.createdAt + 3600_000);
+      expect(ep.createdAt).toBeGreaterThanOrEqual(before - 1000);
+      expect((await c.endpoints.list()).map((e) => e.expiresAt)).toEqual([ep.expiresAt]);
+      expect((await c.endpoints.create('kept')).expiresAt).toBeNull();
+      expect((await c.endpoints.update(ep.slug, { expiresIn: 120 })).expiresAt ?? 0).toBeLessThan(ep.expiresAt ?? 0);
+      expect((await c.endpoints.update(ep.slug, { expiresIn: null })).expiresAt).toBeNull();
+      const bad = await c.endpoints.create('too short', { expiresIn: 10 }).catch((e: unknown) => e);
+      expect(bad).toBeInstanceOf(HookcapError);
+      expect(bad).toMatchObject({ status: 400, code: 'validation' });
+      expect((bad as HookcapError).message).toStartWith('expiresIn');
+      expect(await c.endpoints.list()).toHaveLength(2);
+    });
+
     test('the raw query comes back exactly as sent from list, page, get, search, the stream (live and resumed) and every export', async () => {
       const c = await client();
       const ep = await c.endpoints.create('raw query');

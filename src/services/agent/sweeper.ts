@@ -1,11 +1,13 @@
 /**
- * Background clean-up of the agent tables: expired sandbox endpoints (their captures queued for
- * purging like any deleted endpoint) and registrations long past their window.
+ * Background clean-up: expired endpoints (sandbox endpoints of unclaimed agent keys, and accounts'
+ * endpoints created with `expiresIn`), deleted and their captures queued for purging exactly as
+ * DELETE /api/endpoints/{slug} does, and agent registrations long past their window. Readers and
+ * the receiver treat an endpoint as gone from its expiresAt on; this only removes the rows.
  * Every API node runs it; the deletes are idempotent, so nodes never conflict.
  */
 import { log } from '../../log';
-import { deleteRegistrationsExpiredBefore, listExpiredSandbox } from '../../stores/state/agent';
-import { deleteEndpoints } from '../../stores/state/endpoints';
+import { deleteRegistrationsExpiredBefore } from '../../stores/state/agent';
+import { deleteEndpoints, listExpiredEndpoints } from '../../stores/state/endpoints';
 import type { Ctx } from '../context';
 import { writeEndpoints } from '../endpoint-writes';
 import { runEvery, type Periodic } from '../periodic';
@@ -16,7 +18,7 @@ const DAY_MS = 24 * 3600_000;
 export const REGISTRATION_RETENTION_MS = 7 * DAY_MS;
 
 export async function sweepOnce(ctx: Ctx, now = ctx.clock.now()): Promise<void> {
-  const expired = await listExpiredSandbox(ctx.db, now, 500);
+  const expired = await listExpiredEndpoints(ctx.db, now, 500);
   await writeEndpoints(ctx, (w) =>
     deleteEndpoints(
       w,
