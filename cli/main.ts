@@ -10,7 +10,7 @@ import { clientFor, resolveSettings, type Settings } from './config';
 import { createEndpoint, deleteEndpoint, listEndpoints, login, newestCapture } from './commands/account';
 import { EXPIRES_IN_MAX_S, EXPIRES_IN_MIN_S } from '../src/model/endpoint-expiry';
 import { checkRange, exportCaptures } from './commands/export';
-import { BACKLOG_CHOICES, listen, MAX_NEWEST, tail, type ListenOptions } from './commands/listen';
+import { BACKLOG_CHOICES, listen, MAX_NEWEST, tail, type Backlog, type ListenOptions } from './commands/listen';
 import { replay, send } from './commands/replay';
 import { describeError, EXIT_USAGE, UsageError } from './errors';
 import { err, styleFor, type Style } from './output';
@@ -124,13 +124,18 @@ function forwardingOptions(cmd: Command): Command {
     );
 }
 
-const runListen = async (slug: string, flags: ListenFlags, cmd: Command) => {
+/** `--backlog newest` finds the newest N with a search offset of N, which the server bounds. */
+function checkNewest(flags: { backlog?: string; maxBacklog: number }, all: string): void {
   if (flags.backlog === 'newest' && flags.maxBacklog > MAX_NEWEST) {
     throw new UsageError(
       `--backlog newest takes --max-backlog ${MAX_NEWEST.toLocaleString('en-US')} at most (the server's search offset limit), got ${flags.maxBacklog}`,
-      '--backlog all forwards every capture waiting; --since <time|id> starts at a point of your choosing',
+      `--backlog all ${all} every capture waiting; --since <time|id> starts at a point of your choosing`,
     );
   }
+}
+
+const runListen = async (slug: string, flags: ListenFlags, cmd: Command) => {
+  checkNewest(flags, 'forwards');
   const { settings: s, style } = setup(cmd);
   return listen(clientFor(s), s, slug, { ...flags, json: flags.json === true }, style);
 };
@@ -162,17 +167,28 @@ program
   .option('--method <method>', 'only captures with this HTTP method (others are neither printed nor counted)')
   .option('--path <path>', 'only captures at this path after the slug (/stripe for /w/<slug>/stripe)')
   .option('--event <event>', 'only captures whose detected event is this (invoice.paid)')
+  .option('--max-backlog <n>', 'reconnecting with more captures than this waiting (a laptop back from sleep) asks first (see --backlog)', integer('--max-backlog', 0), 100)
+  .addOption(
+    new Option('--backlog <what>', 'over --max-backlog on a reconnect: ask, all, newest (the newest --max-backlog) or skip (go on live); default: ask on a terminal, all elsewhere')
+      .argParser(oneOf('--backlog', BACKLOG_CHOICES)),
+  )
   .addHelpText(
     'after',
-    '\nWaiting for a webhook in a script or test (exit 0 with its record, or 1 after 30 s); --since the moment\n' +
-      'before the trigger (ms since the epoch) also finds one that came before tail connected, and no earlier one:\n' +
-      '  t=$(date +%s%3N); trigger-the-webhook; hookcap tail SLUG --since $t --count 1 --timeout 30 --json',
+    '\nWaiting for a webhook in a script or test (exit 0 with its record, or 1 after 30 s); --since the newest capture\n' +
+      'before the trigger also finds one that came before tail connected, and no earlier one (exit 3: none yet):\n' +
+      '  since=$(hookcap endpoints newest SLUG) || [ $? -eq 3 ] || exit 1\n' +
+      '  trigger-the-webhook; hookcap tail SLUG --since "${since:-0}" --count 1 --timeout 30 --json',
   )
-  .action(act(async (slug: string, opts: { since?: string; json?: boolean; count?: number; timeout?: number; method?: string; path?: string; event?: string }, cmd: Command) => {
+  .action(act(async (
+    slug: string,
+    opts: { since?: string; json?: boolean; count?: number; timeout?: number; method?: string; path?: string; event?: string; backlog?: Backlog; maxBacklog: number },
+    cmd: Command,
+  ) => {
+    checkNewest(opts, 'prints');
     const { settings: s, style } = setup(cmd);
-    const { since: from, json, count, timeout, method, path, event } = opts;
+    const { since: from, json, count, timeout, method, path, event, backlog, maxBacklog } = opts;
     const at = path === undefined || path.startsWith('/') ? path : `/${path}`;
-    return tail(clientFor(s), slug, { since: from, json: json === true, count, timeout, method, path: at, event }, style);
+    return tail(clientFor(s), slug, { since: from, json: json === true, count, timeout, method, path: at, event, backlog, maxBacklog }, style);
   }));
 
 program
