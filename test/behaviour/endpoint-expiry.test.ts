@@ -6,7 +6,9 @@
  */
 import { expect, test } from 'bun:test';
 import { sweepOnce } from '../../src/services/agent/sweeper';
-import { findEndpointBySlug, listPendingPurges } from '../../src/stores/state/endpoints';
+import { newSlug, randomId } from '../../src/ids';
+import { writeEndpoints } from '../../src/services/endpoint-writes';
+import { findEndpointBySlug, insertEndpoint, listPendingPurges } from '../../src/stores/state/endpoints';
 import { call, eventually, newAccount, type OpenApiDoc } from '../support/client';
 import { describeInProcess } from '../support/in-process';
 
@@ -118,6 +120,27 @@ describeInProcess('endpoint expiry', (h) => {
     // A name-only PATCH leaves the expiry as it is.
     const again = (await patch({ expiresIn: 600 })).body.expiresAt;
     expect((await patch({ name: 'renamed' })).body.expiresAt).toBe(again);
+  });
+
+  test('more endpoints expiring at once than one sweep batch (500) are all deleted by one sweep', async () => {
+    const a = await newAccount(h.url);
+    const { ctx } = h.server.service;
+    const me = (await call<{ id: string }>(h.url, 'GET', '/api/auth/me', { token: a.key })).body;
+    const now = h.clock.now();
+    // A crashed CI fleet's worth, written as POST /api/endpoints writes them (faster than 520 requests).
+    const slugs = await writeEndpoints(ctx, async (w) => {
+      const out: string[] = [];
+      for (let i = 0; i < 520; i++) {
+        const row = await insertEndpoint(w, { id: randomId('ep'), slug: newSlug(), name: `ci ${i}`, userId: me.id, expiresAt: now + MIN_S * 1000, createdAt: now });
+        if (row) out.push(row.slug);
+      }
+      return out;
+    });
+    expect(slugs).toHaveLength(520);
+    h.clock.advance(MIN_S * 1000 + 1);
+    expect((await call<Ep[]>(h.url, 'GET', '/api/endpoints', { token: a.key })).body).toEqual([]);
+    await sweepOnce(ctx);
+    for (const slug of [slugs[0], slugs[499], slugs[500], slugs[519]]) expect(await findEndpointBySlug(ctx.db, slug ?? '')).toBeNull();
   });
 
   test('/docs/json documents expiresIn on create and PATCH, and expiresAt on the endpoint', async () => {

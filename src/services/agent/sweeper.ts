@@ -17,15 +17,24 @@ const DAY_MS = 24 * 3600_000;
 /** A registration stays pollable this long after its window closed. */
 export const REGISTRATION_RETENTION_MS = 7 * DAY_MS;
 
+/** Expired endpoints deleted per transaction, and transactions per sweep at most (the rest wait a minute). */
+const SWEEP_BATCH = 500;
+const SWEEP_BATCHES = 20;
+
 export async function sweepOnce(ctx: Ctx, now = ctx.clock.now()): Promise<void> {
-  const expired = await listExpiredEndpoints(ctx.db, now, 500);
-  await writeEndpoints(ctx, (w) =>
-    deleteEndpoints(
-      w,
-      expired.map((e) => e.id),
-      now,
-    ),
-  );
+  // Many CI runs' endpoints may expire in the same minute: batches until none is left, bounded.
+  for (let i = 0; i < SWEEP_BATCHES; i++) {
+    const expired = await listExpiredEndpoints(ctx.db, now, SWEEP_BATCH);
+    if (expired.length === 0) break;
+    await writeEndpoints(ctx, (w) =>
+      deleteEndpoints(
+        w,
+        expired.map((e) => e.id),
+        now,
+      ),
+    );
+    if (expired.length < SWEEP_BATCH) break;
+  }
   await deleteRegistrationsExpiredBefore(ctx.db, now - REGISTRATION_RETENTION_MS);
 }
 
