@@ -13,7 +13,8 @@ import { BACKLOG_CHOICES, listen, MAX_NEWEST, tail, type ListenOptions } from '.
 import { replay, send } from './commands/replay';
 import { describeError, EXIT_USAGE, UsageError } from './errors';
 import { err, styleFor, type Style } from './output';
-import { bodySource, captureIdArg, collectHeader, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
+import type { HeaderFilter } from '../src/stores/captures/types';
+import { bodySource, captureIdArg, collectHeader, collectHeaderFilter, headerFilterParam, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
 
 interface GlobalFlags {
   apiUrl?: string;
@@ -145,17 +146,18 @@ program
   .option('--method <method>', 'only captures with this HTTP method (others are neither printed nor counted)')
   .option('--path <path>', 'only captures at this path after the slug (/stripe for /w/<slug>/stripe)')
   .option('--event <event>', 'only captures whose detected event is this (invoice.paid)')
+  .option('--header <name:value>', "only captures with this header whose value contains value, any case ('x-github-event:push'; 'name' alone: present); repeatable, all must hold", collectHeaderFilter, [])
   .addHelpText(
     'after',
     '\nWaiting for a webhook in a script or test (exit 0 with its record, or 1 after 30 s); --since the moment\n' +
       'before the trigger (ms since the epoch) also finds one that came before tail connected, and no earlier one:\n' +
       '  t=$(date +%s%3N); trigger-the-webhook; hookcap tail SLUG --since $t --count 1 --timeout 30 --json',
   )
-  .action(act(async (slug: string, opts: { since?: string; json?: boolean; count?: number; timeout?: number; method?: string; path?: string; event?: string }, cmd: Command) => {
+  .action(act(async (slug: string, opts: { since?: string; json?: boolean; count?: number; timeout?: number; method?: string; path?: string; event?: string; header: HeaderFilter[] }, cmd: Command) => {
     const { settings: s, style } = setup(cmd);
-    const { since: from, json, count, timeout, method, path, event } = opts;
+    const { since: from, json, count, timeout, method, path, event, header } = opts;
     const at = path === undefined || path.startsWith('/') ? path : `/${path}`;
-    return tail(clientFor(s), slug, { since: from, json: json === true, count, timeout, method, path: at, event }, style);
+    return tail(clientFor(s), slug, { since: from, json: json === true, count, timeout, method, path: at, event, headers: header }, style);
   }));
 
 program
@@ -182,6 +184,7 @@ program
   .option('--since <time>', 'only captures since then (30s, 15m, 2h, 7d, 1w, ms or ISO 8601)', timeBound('--since'))
   .option('--until <time>', 'only captures until then (default: now)', timeBound('--until'))
   .option('--q <text>', 'only captures with this text in path, body, header values or query, or a header of this name')
+  .option('--header <name:value>', "only captures with this header whose value contains value, any case ('x-github-event:push'; 'name' alone: present); repeatable, all must hold", collectHeaderFilter, [])
   .option('--method <method>', 'only this HTTP method')
   .option('--to <url>', 'curl: point the commands at this base URL (+ captured path) instead of hookcap', httpUrl('--to'))
   .option('-o, --output <file>', 'write to a file instead of stdout')
@@ -189,11 +192,11 @@ program
   .action(act(
     async (
       slug: string,
-      opts: { format: 'har' | 'ndjson' | 'curl'; since?: string; until?: string; q?: string; method?: string; to?: string; output?: string; quiet?: boolean },
+      opts: { format: 'har' | 'ndjson' | 'curl'; since?: string; until?: string; q?: string; header: HeaderFilter[]; method?: string; to?: string; output?: string; quiet?: boolean },
       cmd: Command,
     ) => {
       checkRange(opts.since, opts.until);
-      return exportCaptures(clientFor(setup(cmd).settings), slug, { ...opts, quiet: opts.quiet === true });
+      return exportCaptures(clientFor(setup(cmd).settings), slug, { ...opts, header: opts.header.map(headerFilterParam), quiet: opts.quiet === true });
     },
   ));
 
