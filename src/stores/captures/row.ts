@@ -90,7 +90,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  * Null when q is not a token, and so no header's name.
  */
 export function headerNameNeedle(q: string): string | null {
-  return TOKEN.test(q) ? `"${q.toLowerCase()}":` : null;
+  return TOKEN.test(q) ? headerKeyNeedle(q.toLowerCase()) : null;
 }
 
 /**
