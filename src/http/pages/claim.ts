@@ -144,7 +144,7 @@ export const claimPages = (ctx: Ctx) => {
     .post(
       '/agent/claim/deny',
       formPost(async (user, ref, caller) => {
-        const out = await denyClaim(deps, ref, caller);
+        const out = await denyClaim(deps, user, ref, caller);
         const ended = out.endpoints_ended > 0 ? html` Its ${out.endpoints_ended} sandbox endpoint${out.endpoints_ended === 1 ? '' : 's'} ended with it.` : null;
         return page(
           'Agent denied',

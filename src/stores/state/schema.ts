@@ -85,6 +85,8 @@ export const agentRegistrations = pgTable('agent_registrations', {
   claimedAt: ms('claimed_at'),
   /** When a person refused the registration (sql/008_agent_denied.sql). */
   deniedAt: ms('denied_at'),
+  /** The user who refused it (sql/009_agent_denied_by.sql); null once that account is deleted. */
+  deniedBy: text('denied_by'),
 });
 
 export const agentCredentials = pgTable('agent_credentials', {
