@@ -215,6 +215,8 @@ export const pinnedCaptures = pgTable('pinned_captures', {
   accountId: text('account_id').notNull(),
   receivedAt: ms('received_at').notNull(),
   pinnedAt: ms('pinned_at').notNull(),
+  /** The user who pinned it (sql/010_pinned_by.sql); null for pins made before it was kept. */
+  pinnedBy: text('pinned_by'),
 });
 
 export type PinRow = typeof pinnedCaptures.$inferSelect;
