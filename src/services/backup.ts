@@ -154,7 +154,8 @@ export async function backupEmbedded(source: BackupSource, dir: string): Promise
   const started = performance.now();
   const staging = join(dirname(dir), `.${basename(dir)}.partial-${process.pid}-${Date.now()}`);
   try {
-    mkdirSync(staging);
+    // Private, like DATA_DIR itself: the backup holds the same captures, hashes and server secret.
+    mkdirSync(staging, { mode: 0o700 });
     const logDir = join(source.dataDir, LOG_DIR);
     const checkpoint = existsSync(logDir) ? readCheckpoint(logDir) : { segment: 0, offset: 0 };
     // The notifier's place too (notify-log.ts): notifications not settled by now are sent after a
