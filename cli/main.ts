@@ -14,7 +14,8 @@ import { BACKLOG_CHOICES, listen, MAX_NEWEST, tail, type Backlog, type ListenOpt
 import { replay, send } from './commands/replay';
 import { describeError, EXIT_USAGE, UsageError } from './errors';
 import { err, styleFor, type Style } from './output';
-import { bodySource, captureIdArg, collectHeader, duration, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
+import type { HeaderFilter } from '../src/stores/captures/types';
+import { bodySource, captureIdArg, collectHeader, collectHeaderFilter, duration, headerFilterParam, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
 
 interface GlobalFlags {
   apiUrl?: string;
@@ -167,6 +168,7 @@ program
   .option('--method <method>', 'only captures with this HTTP method (others are neither printed nor counted)')
   .option('--path <path>', 'only captures at this path after the slug (/stripe for /w/<slug>/stripe)')
   .option('--event <event>', 'only captures whose detected event is this (invoice.paid)')
+  .option('--header <name:value>', "only captures with this header whose value contains value, any case ('x-github-event:push'; 'name' alone: present); repeatable, all must hold", collectHeaderFilter, [])
   .option('--max-backlog <n>', 'reconnecting with more captures than this waiting (a laptop back from sleep) asks first (see --backlog)', integer('--max-backlog', 0), 100)
   .addOption(
     new Option('--backlog <what>', 'over --max-backlog on a reconnect: ask, all, newest (the newest --max-backlog) or skip (go on live); default: ask on a terminal, all elsewhere')
@@ -181,14 +183,25 @@ program
   )
   .action(act(async (
     slug: string,
-    opts: { since?: string; json?: boolean; count?: number; timeout?: number; method?: string; path?: string; event?: string; backlog?: Backlog; maxBacklog: number },
+    opts: {
+      since?: string;
+      json?: boolean;
+      count?: number;
+      timeout?: number;
+      method?: string;
+      path?: string;
+      event?: string;
+      header: HeaderFilter[];
+      backlog?: Backlog;
+      maxBacklog: number;
+    },
     cmd: Command,
   ) => {
     checkNewest(opts, 'prints');
     const { settings: s, style } = setup(cmd);
-    const { since: from, json, count, timeout, method, path, event, backlog, maxBacklog } = opts;
+    const { since: from, json, count, timeout, method, path, event, header, backlog, maxBacklog } = opts;
     const at = path === undefined || path.startsWith('/') ? path : `/${path}`;
-    return tail(clientFor(s), slug, { since: from, json: json === true, count, timeout, method, path: at, event, backlog, maxBacklog }, style);
+    return tail(clientFor(s), slug, { since: from, json: json === true, count, timeout, method, path: at, event, headers: header, backlog, maxBacklog }, style);
   }));
 
 program
@@ -215,6 +228,7 @@ program
   .option('--since <time>', 'only captures since then (30s, 15m, 2h, 7d, 1w, ms or ISO 8601)', timeBound('--since'))
   .option('--until <time>', 'only captures until then (default: now)', timeBound('--until'))
   .option('--q <text>', 'only captures with this text in path, body, header values or query, or a header of this name')
+  .option('--header <name:value>', "only captures with this header whose value contains value, any case ('x-github-event:push'; 'name' alone: present); repeatable, all must hold", collectHeaderFilter, [])
   .option('--method <method>', 'only this HTTP method')
   .option('--to <url>', 'curl: point the commands at this base URL (+ captured path) instead of hookcap', httpUrl('--to'))
   .option('-o, --output <file>', 'write to a file instead of stdout')
@@ -222,11 +236,11 @@ program
   .action(act(
     async (
       slug: string,
-      opts: { format: 'har' | 'ndjson' | 'curl'; since?: string; until?: string; q?: string; method?: string; to?: string; output?: string; quiet?: boolean },
+      opts: { format: 'har' | 'ndjson' | 'curl'; since?: string; until?: string; q?: string; header: HeaderFilter[]; method?: string; to?: string; output?: string; quiet?: boolean },
       cmd: Command,
     ) => {
       checkRange(opts.since, opts.until);
-      return exportCaptures(clientFor(setup(cmd).settings), slug, { ...opts, quiet: opts.quiet === true });
+      return exportCaptures(clientFor(setup(cmd).settings), slug, { ...opts, header: opts.header.map(headerFilterParam), quiet: opts.quiet === true });
     },
   ));
 

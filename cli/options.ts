@@ -1,6 +1,9 @@
 /** Option values checked as they are parsed: a bad one is a usage error (exit 2) that names it. */
 import { readFileSync } from 'node:fs';
+import { AppError } from '../src/errors';
 import { captureIdFloor, isCaptureId, isSlug } from '../src/ids';
+import { parseHeaderFilter } from '../src/services/search-params';
+import type { HeaderFilter } from '../src/stores/captures/types';
 import { UsageError } from './errors';
 
 export function integer(name: string, min: number) {
@@ -39,6 +42,23 @@ export function collectHeader(raw: string, previous: [string, string | null][] =
   const value = raw.slice(colon + 1).trim();
   return [...previous, [name, value === '' ? null : value]];
 }
+
+/**
+ * `--header 'name:value'` as a filter (export, tail), repeatable: checked by the rule the API
+ * applies (docs/search.md), so a bad one is a usage error here rather than a 400 later.
+ */
+export function collectHeaderFilter(raw: string, previous: HeaderFilter[] = []): HeaderFilter[] {
+  try {
+    const filter = parseHeaderFilter(raw);
+    return filter === null ? previous : [...previous, filter];
+  } catch (err) {
+    if (err instanceof AppError) throw new UsageError(`--${err.message}`);
+    throw err;
+  }
+}
+
+/** A parsed header filter back in the API's `name:value` form. */
+export const headerFilterParam = (h: HeaderFilter): string => `${h.name}:${h.value}`;
 
 const DURATION = /^(\d+)(s|m|h|d|w)$/;
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;

@@ -7,6 +7,7 @@
 import { describeMatcher, matches, type Capture, type CaptureStream, type HookcapClient, type RequestMatcher, type StreamOptions } from '../../client/index';
 import { captureIdFloor, idTime } from '../../src/ids';
 import { captureQuery, rebuildRequest, targetUrl } from '../../src/model/render';
+import type { HeaderFilter } from '../../src/stores/captures/types';
 import { loadResume, saveResume, type Settings } from '../config';
 import { deliver, DeliveryError } from '../deliver';
 import { CliError, EXIT_OK } from '../errors';
@@ -393,6 +394,8 @@ export interface TailOptions {
   method?: string;
   path?: string;
   event?: string;
+  /** Only captures whose headers pass every one of these, as search's `header` does. */
+  headers?: readonly HeaderFilter[];
   /**
    * The backlog rule on a reconnect (a laptop that slept with tail running), as listen's. Unset:
    * ask on a terminal, and everything (all) elsewhere, where a script reads each capture tail prints.
@@ -401,10 +404,36 @@ export interface TailOptions {
   maxBacklog: number;
 }
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Header filters as a matcher's headers: a name alone asks for the header, a value for a
+ * case-insensitive substring (a RegExp, so the timeout message shows it). The same name twice
+ * must hold both values.
+ */
+export function headerMatchers(filters: readonly HeaderFilter[]): RequestMatcher['headers'] {
+  const values = new Map<string, string[]>();
+  for (const f of filters) values.set(f.name, [...(values.get(f.name) ?? []), ...(f.value === '' ? [] : [f.value])]);
+  // No prototype: a header may be named __proto__.
+  const out: NonNullable<RequestMatcher['headers']> = Object.create(null);
+  for (const [name, wanted] of values) {
+    const [only] = wanted;
+    if (only === undefined) out[name] = true;
+    else if (wanted.length === 1) out[name] = new RegExp(escapeRegExp(only), 'iu');
+    else out[name] = new RegExp(wanted.map((v) => `(?=[\\s\\S]*${escapeRegExp(v)})`).join(''), 'iu');
+  }
+  return out;
+}
+
 /** Prints each capture as it arrives: time, method, path, size, detected sender and event, answered status. */
 export async function tail(client: HookcapClient, slug: string, opts: TailOptions, style: Style): Promise<number> {
   const stop = stopOnSignals('output');
-  const matcher: RequestMatcher = { method: opts.method, path: opts.path, event: opts.event };
+  const matcher: RequestMatcher = {
+    method: opts.method,
+    path: opts.path,
+    event: opts.event,
+    headers: opts.headers && opts.headers.length > 0 ? headerMatchers(opts.headers) : undefined,
+  };
   const filtered = Object.values(matcher).some((v) => v !== undefined);
   const wanted = filtered ? matches(matcher) : () => true;
   const only = filtered ? ` (only ${describeMatcher(matcher)})` : '';

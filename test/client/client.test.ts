@@ -36,6 +36,12 @@ describeBackends(
       expect((await c.requests.get(id)).path).toBe('/a');
       expect(await c.count({ slug: ep.slug, q: 'HELLO' })).toBe(1);
       expect((await c.search({ slug: ep.slug, from: '1h' })).map((r) => r.id)).toEqual([id]);
+      // header: one string or several (all must hold); fetch sends user-agent Bun/…, no content-type.
+      expect(await c.count({ slug: ep.slug, header: 'User-Agent:bun/' })).toBe(1);
+      expect((await c.search({ slug: ep.slug, header: ['host', 'user-agent:BUN'] })).map((r) => r.id)).toEqual([id]);
+      expect(await c.count({ header: ['host', 'content-type'] })).toBe(0);
+      expect(await c.count({ header: [] })).toBe(1);
+      expect(await c.count({ header: 'x a' }).catch((e: unknown) => e)).toMatchObject({ status: 400, code: 'validation' });
       expect((await c.requests.page(ep.slug, { limit: 1 })).items.map((r) => r.id)).toEqual([id]);
       const curl = new TextDecoder().decode(await c.requests.export(id, 'curl'));
       expect(curl).toContain('curl');

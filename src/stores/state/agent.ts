@@ -64,7 +64,7 @@ export async function countPendingAnonymous(q: Q, now: number): Promise<number> 
 export async function updateRegistration(
   q: Q,
   id: string,
-  patch: Partial<Pick<AgentRegistrationRow, 'status' | 'otpHash' | 'otpAttempts' | 'keyId' | 'claimedBy' | 'claimedAt' | 'deniedAt'>>,
+  patch: Partial<Pick<AgentRegistrationRow, 'status' | 'otpHash' | 'otpAttempts' | 'keyId' | 'claimedBy' | 'claimedAt' | 'deniedAt' | 'deniedBy'>>,
 ): Promise<void> {
   await q.update(agentRegistrations).set(patch).where(eq(agentRegistrations.id, id));
 }
