@@ -138,7 +138,7 @@ export async function updateEndpoint(ctx: Ctx, user: UserRow, slug: string, patc
   if (patch.signing !== undefined) set.signing = patch.signing;
   if (patch.expiresIn !== undefined) set.expiresAt = patch.expiresIn === null ? null : expiryFrom(ctx.clock.now(), patch.expiresIn);
   if (Object.keys(set).length === 0) return current;
-  const row = await writeEndpoints(ctx, (w) => store.updateEndpoint(w, current.id, set));
+  const row = await writeEndpoints(ctx, (w) => store.updateEndpoint(w, current.id, set, ctx.clock.now()));
   if (!row) throw new AppError('not_found', 'endpoint not found');
   return row;
 }

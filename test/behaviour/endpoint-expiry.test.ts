@@ -8,9 +8,10 @@ import { expect, test } from 'bun:test';
 import { sweepOnce } from '../../src/services/agent/sweeper';
 import { newSlug, randomId } from '../../src/ids';
 import { writeEndpoints } from '../../src/services/endpoint-writes';
-import { findEndpointBySlug, insertEndpoint, listPendingPurges } from '../../src/stores/state/endpoints';
+import { findEndpointBySlug, insertEndpoint, listPendingPurges, updateEndpoint } from '../../src/stores/state/endpoints';
 import { call, eventually, newAccount, type OpenApiDoc } from '../support/client';
 import { describeInProcess } from '../support/in-process';
+import { paidTeam, TEAMS_ENV } from './teams-support';
 
 const MIN_S = 60;
 const MAX_S = 30 * 24 * 3600;
@@ -154,3 +155,33 @@ describeInProcess('endpoint expiry', (h) => {
     expect(JSON.stringify(spec.paths['/api/endpoints']?.post?.responses['201'])).toContain('expiresAt');
   });
 });
+
+describeInProcess(
+  'endpoint expiry, shared with a team',
+  (h) => {
+    test('an expired endpoint not yet swept is gone from the team: left out of its list, refused for sharing; a PATCH cannot revive it', async () => {
+      const owner = await newAccount(h.url);
+      const team = await paidTeam(h.url, owner, 10, 'CI team', h.clock.now());
+      const make = async (name: string) =>
+        (await call<Ep>(h.url, 'POST', '/api/endpoints', { token: owner.key, body: { name, expiresIn: MIN_S } })).body;
+      const shared = await make('shared, expiring');
+      const unshared = await make('not yet shared');
+      const share = (ep: Ep) => call(h.url, 'POST', `/api/teams/${team.id}/endpoints`, { token: owner.key, body: { endpointId: ep.id } });
+      expect((await share(shared)).status).toBe(201);
+      const listed = async () =>
+        (await call<{ slug: string }[]>(h.url, 'GET', `/api/teams/${team.id}/endpoints`, { token: owner.key })).body.map((e) => e.slug);
+      expect(await listed()).toEqual([shared.slug]);
+
+      h.clock.advance(MIN_S * 1000 + 1000);
+      expect(await listed()).toEqual([]);
+      expect((await share(unshared)).status).toBe(404);
+      // What a PATCH racing the expiry would reach, after its own read had seen it live: the write
+      // itself matches only a live row.
+      const row = await findEndpointBySlug(h.server.service.ctx.db, unshared.slug);
+      const revived = await writeEndpoints(h.server.service.ctx, (w) => updateEndpoint(w, row?.id ?? '', { expiresAt: null }, h.clock.now()));
+      expect(revived).toBeNull();
+      expect((await call(h.url, 'GET', `/api/endpoints/${unshared.slug}`, { token: owner.key })).status).toBe(404);
+    });
+  },
+  TEAMS_ENV,
+);

@@ -60,8 +60,11 @@ export async function updateEndpoint(
   w: EndpointWrite,
   id: string,
   patch: Partial<Pick<EndpointRow, 'name' | 'mockResponse' | 'notificationUrl' | 'signing' | 'expiresAt'>>,
+  now: number,
 ): Promise<EndpointRow | null> {
-  const out = await w.tx.update(endpoints).set(patch).where(eq(endpoints.id, id)).returning();
+  // Not one that expired meanwhile: a PATCH racing its expiry must not revive it (null: 404).
+  const live = or(isNull(endpoints.expiresAt), gt(endpoints.expiresAt, now));
+  const out = await w.tx.update(endpoints).set(patch).where(and(eq(endpoints.id, id), live)).returning();
   const row = out[0] ?? null;
   if (row) w.changed.add(row.slug);
   return row;
