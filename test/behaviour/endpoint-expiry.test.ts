@@ -5,7 +5,7 @@
  * at once instead of waiting for the minute.
  */
 import { expect, test } from 'bun:test';
-import { sweepOnce } from '../../src/services/agent/sweeper';
+import { sweepOnce } from '../../src/services/expiry-sweeper';
 import { newSlug, randomId } from '../../src/ids';
 import { writeEndpoints } from '../../src/services/endpoint-writes';
 import { findEndpointBySlug, insertEndpoint, listPendingPurges, updateEndpoint } from '../../src/stores/state/endpoints';

@@ -5,13 +5,13 @@
  * the receiver treat an endpoint as gone from its expiresAt on; this only removes the rows.
  * Every API node runs it; the deletes are idempotent, so nodes never conflict.
  */
-import { log } from '../../log';
-import { deleteRegistrationsExpiredBefore } from '../../stores/state/agent';
-import { deleteEndpoints, listExpiredEndpoints } from '../../stores/state/endpoints';
-import type { Ctx } from '../context';
-import { writeEndpoints } from '../endpoint-writes';
-import { runEvery, type Periodic } from '../periodic';
-import { errorMessage } from '../../unknown';
+import { log } from '../log';
+import { deleteRegistrationsExpiredBefore } from '../stores/state/agent';
+import { deleteEndpoints, listExpiredEndpoints } from '../stores/state/endpoints';
+import type { Ctx } from './context';
+import { writeEndpoints } from './endpoint-writes';
+import { runEvery, type Periodic } from './periodic';
+import { errorMessage } from '../unknown';
 
 const DAY_MS = 24 * 3600_000;
 /** A registration stays pollable this long after its window closed. */
@@ -39,10 +39,10 @@ export async function sweepOnce(ctx: Ctx, now = ctx.clock.now()): Promise<void> 
 }
 
 /** Starts the periodic sweep; `stop` waits for a sweep under way. */
-export function startAgentSweeper(ctx: Ctx, intervalMs = 60_000): Periodic {
+export function startExpirySweeper(ctx: Ctx, intervalMs = 60_000): Periodic {
   return runEvery(
     intervalMs,
     () => sweepOnce(ctx),
-    (e) => log.warn('agent sweep failed', { error: errorMessage(e) }),
+    (e) => log.warn('expiry sweep failed', { error: errorMessage(e) }),
   );
 }
