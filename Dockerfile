@@ -15,6 +15,9 @@ COPY clickhouse ./clickhouse
 # The operator command (docs/operations.md): docker compose exec app1 node_modules/.bin/bun scripts/admin.ts …
 COPY scripts/admin.ts ./scripts/admin.ts
 RUN npm run postinstall
+# Private to the service (docs/security.md, "The data directory is private"); a new named volume
+# mounted here takes this mode from the image.
+RUN mkdir -m 700 /data
 ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
 EXPOSE 3000
 CMD ["node_modules/.bin/bun", "src/main.ts"]

@@ -1,12 +1,15 @@
 /**
  * What the CLI tells a user when something goes wrong: one line, what to do next, and an exit
- * code that means something (1 failure, 2 usage). Never a stack trace for a user's mistake.
+ * code that means something (1 failure, 2 usage, 3 nothing there: `endpoints newest` of an endpoint
+ * without captures). Never a stack trace for a user's mistake.
  */
 import { HookcapError } from '../client/index';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+/** The command worked and found nothing to print (`endpoints newest`: no capture yet). */
+export const EXIT_EMPTY = 3;
 
 /** Something went wrong that the user may fix; `hint` says how. */
 export class CliError extends Error {

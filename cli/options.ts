@@ -1,6 +1,9 @@
 /** Option values checked as they are parsed: a bad one is a usage error (exit 2) that names it. */
 import { readFileSync } from 'node:fs';
+import { AppError } from '../src/errors';
 import { captureIdFloor, isCaptureId, isSlug } from '../src/ids';
+import { parseHeaderFilter } from '../src/services/search-params';
+import type { HeaderFilter } from '../src/stores/captures/types';
 import { UsageError } from './errors';
 
 export function integer(name: string, min: number) {
@@ -40,6 +43,23 @@ export function collectHeader(raw: string, previous: [string, string | null][] =
   return [...previous, [name, value === '' ? null : value]];
 }
 
+/**
+ * `--header 'name:value'` as a filter (export, tail), repeatable: checked by the rule the API
+ * applies (docs/search.md), so a bad one is a usage error here rather than a 400 later.
+ */
+export function collectHeaderFilter(raw: string, previous: HeaderFilter[] = []): HeaderFilter[] {
+  try {
+    const filter = parseHeaderFilter(raw);
+    return filter === null ? previous : [...previous, filter];
+  } catch (err) {
+    if (err instanceof AppError) throw new UsageError(`--${err.message}`);
+    throw err;
+  }
+}
+
+/** A parsed header filter back in the API's `name:value` form. */
+export const headerFilterParam = (h: HeaderFilter): string => `${h.name}:${h.value}`;
+
 const DURATION = /^(\d+)(s|m|h|d|w)$/;
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 
@@ -49,6 +69,21 @@ export function timeBound(name: string) {
     const t = raw.trim();
     if (DURATION.test(t) || /^\d{10,}$/.test(t) || !Number.isNaN(Date.parse(t))) return t;
     throw new UsageError(`${name} must be a duration (30s, 15m, 2h, 7d, 1w), ms since the epoch or an ISO 8601 time, got ${JSON.stringify(raw)}`);
+  };
+}
+
+/**
+ * A span written as the time options write one (30m, 2h, 1d, 1w), in whole seconds, within
+ * `[minS, maxS]`: `endpoints create --expires`.
+ */
+export function duration(name: string, minS: number, maxS: number) {
+  const say = (s: number) => (s % 86_400 === 0 ? `${s / 86_400}d` : s % 3_600 === 0 ? `${s / 3_600}h` : s % 60 === 0 ? `${s / 60}m` : `${s}s`);
+  return (raw: string): number => {
+    const d = DURATION.exec(raw.trim());
+    if (!d) throw new UsageError(`${name} must be a duration such as 30m, 2h, 1d or 1w, got ${JSON.stringify(raw)}`);
+    const seconds = (Number(d[1]) * UNIT_MS[d[2] as keyof typeof UNIT_MS]) / 1000;
+    if (seconds < minS || seconds > maxS) throw new UsageError(`${name} must be from ${say(minS)} to ${say(maxS)}, got ${JSON.stringify(raw)}`);
+    return seconds;
   };
 }
 

@@ -66,9 +66,14 @@ export class HookcapError extends Error {
 export type TimeBound = number | Date | string;
 
 /** The search filters (as in GET /api/search/requests). */
-export type SearchFilters = Omit<RawSearchQuery, 'from' | 'to' | 'limit' | 'offset' | 'order'> & {
+export type SearchFilters = Omit<RawSearchQuery, 'from' | 'to' | 'limit' | 'offset' | 'order' | 'header'> & {
   from?: TimeBound;
   to?: TimeBound;
+  /**
+   * `name:value` (a header of exactly that name, any case, whose value holds `value` in any case),
+   * or `name` (present); several must all hold. E.g. `'x-github-event:push'`.
+   */
+  header?: string | readonly string[];
 };
 export type SearchOptions = SearchFilters & { limit?: number; offset?: number; order?: 'asc' | 'desc' };
 
@@ -304,18 +309,24 @@ function toMs(t: TimeBound): number {
 
 const timeParam = (t: TimeBound) => (typeof t === 'string' ? t : String(toMs(t)));
 
-function query(params: Record<string, string | number | undefined>): string {
+type QueryValue = string | number | readonly string[] | undefined;
+
+function query(params: Record<string, QueryValue>): string {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v));
+  for (const [k, v] of Object.entries(params)) {
+    if (Array.isArray(v)) for (const each of v) q.append(k, each);
+    else if (v !== undefined && v !== '') q.set(k, String(v));
+  }
   const s = q.toString();
   return s ? `?${s}` : '';
 }
 
-function filterParams(f: SearchFilters): Record<string, string | undefined> {
+function filterParams(f: SearchFilters): Record<string, QueryValue> {
   return {
     slug: f.slug,
     method: f.method,
     q: f.q,
+    header: typeof f.header === 'string' ? [f.header] : f.header,
     from: f.from === undefined ? undefined : timeParam(f.from),
     to: f.to === undefined ? undefined : timeParam(f.to),
   };
@@ -405,10 +416,17 @@ export class HookcapClient {
 
   readonly endpoints = {
     list: (): Promise<Endpoint[]> => this.json('GET', '/api/endpoints'),
-    create: (name: string): Promise<Endpoint> => this.json('POST', '/api/endpoints', { name }),
+    /**
+     * A new endpoint. `expiresIn` (seconds, 60 to 2,592,000 = 30 days): it and its captures are
+     * deleted then, so a crashed test run leaves nothing behind; `expiresAt` says when (ms).
+     */
+    create: (name: string, opts: { expiresIn?: number } = {}): Promise<Endpoint> => this.json('POST', '/api/endpoints', { name, expiresIn: opts.expiresIn }),
     get: (slug: string): Promise<Endpoint> => this.json('GET', `/api/endpoints/${encodeURIComponent(slug)}`),
-    update: (slug: string, patch: { name?: string; mockResponse?: MockResponse | null; notificationUrl?: string | null; signing?: SigningConfig | null }): Promise<Endpoint> =>
-      this.json('PATCH', `/api/endpoints/${encodeURIComponent(slug)}`, patch),
+    /** `expiresIn`: a new expiry counted from now, or null to keep the endpoint until deleted. */
+    update: (
+      slug: string,
+      patch: { name?: string; mockResponse?: MockResponse | null; notificationUrl?: string | null; signing?: SigningConfig | null; expiresIn?: number | null },
+    ): Promise<Endpoint> => this.json('PATCH', `/api/endpoints/${encodeURIComponent(slug)}`, patch),
     delete: (slug: string): Promise<void> => this.json('DELETE', `/api/endpoints/${encodeURIComponent(slug)}`),
   };
 

@@ -18,7 +18,8 @@
  *
  * Prints the result as one JSON line on stdout (how it was reached goes to stderr); exits 1 with a
  * one-line message on a bad argument, a refusal or an error from the service, 2 on a bad
- * configuration. A verb's refusal is `admin: <message> (<code>)` in both modes, the code the API's.
+ * configuration. A verb's refusal is `admin: <message> (<code>)` in both modes, the code the API's;
+ * any other error opening or using the stores directly is `admin: failed: <message> (internal)`.
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -264,6 +265,11 @@ async function direct(config: Config, cmd: Command): Promise<unknown> {
   }
 }
 
+/** An error's message as the log would show it (secrets redacted), on one line. */
+function oneLine(e: unknown): string {
+  return String(redact(errorMessage(e))).replace(/\s*[\r\n]+\s*/g, ' ');
+}
+
 function defaultUrl(config: Config): string {
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
   return `http://${host}:${config.port}`;
@@ -305,10 +311,14 @@ async function main(): Promise<number> {
     // Postgres or ClickHouse not answering: through the service that is 503 unavailable; here the
     // client's own reason, cleaned as the log cleans it, on one line.
     if (isStoreUnreachable(e)) {
-      console.error(`admin: a data store is unavailable: ${String(redact(errorMessage(e))).replace(/\s*[\r\n]+\s*/g, ' ')} (unavailable)`);
+      console.error(`admin: a data store is unavailable: ${oneLine(e)} (unavailable)`);
       return 1;
     }
-    throw e;
+    // Anything else (a database that does not exist, a backup directory that cannot be written, a
+    // store's own error): through the service it is a 500 {code: "internal"}; here the same code
+    // with the error's own words, cleaned and on one line, never a stack trace.
+    console.error(`admin: failed: ${oneLine(e)} (internal)`);
+    return 1;
   }
 }
 

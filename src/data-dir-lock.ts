@@ -11,9 +11,10 @@
  * The file is never deleted: unlinking a lock file races with a process that has just opened it.
  */
 import { dlopen, FFIType, read, type Pointer } from 'bun:ffi';
-import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync, constants } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, writeSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from './config';
+import { log } from './log';
 
 export const LOCK_FILE = 'hookcap.lock';
 
@@ -81,7 +82,9 @@ const WOULD_BLOCK = process.platform === 'darwin' ? 35 : 11;
 /** Takes the lock without waiting. Throws only on an OS error other than "held". */
 export function lockDataDir(dir: string): LockResult {
   const { flock, errno } = loadLibc();
-  mkdirSync(dir, { recursive: true });
+  // Private to the service's user: it holds captures (strangers' bodies), password and token
+  // hashes and, on PGlite, the server secret (docs/security.md, "The data directory is private").
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, LOCK_FILE);
   const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
   if (flock(fd, LOCK_EX | LOCK_NB) !== 0) {
@@ -136,7 +139,23 @@ export function lockDataDirOrExit(config: Pick<Config, 'dataDir' | 'roles' | 'da
     console.error(`DATA_DIR ${config.dataDir} cannot be used: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);
   }
-  if (result.ok) return result.lock;
+  if (result.ok) {
+    warnIfShared(config.dataDir);
+    return result.lock;
+  }
   console.error(busyMessage(result.dir, result.holderPid));
   process.exit(1);
+}
+
+/**
+ * A DATA_DIR made before it was created private (or by hand) may let other local users in; the
+ * service does not change an operator's permissions, it says how to.
+ */
+function warnIfShared(dir: string): void {
+  const mode = statSync(dir).mode & 0o777;
+  if ((mode & 0o077) === 0) return;
+  log.warn('DATA_DIR can be read by other users of this machine: it holds captures, password and token hashes and the server secret. Run chmod 700 on it', {
+    dir,
+    mode: mode.toString(8),
+  });
 }

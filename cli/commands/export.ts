@@ -18,6 +18,8 @@ export interface ExportOptions {
   since?: string;
   until?: string;
   q?: string;
+  /** `name:value` header filters (docs/search.md); all must hold. */
+  header?: string[];
   method?: string;
   /** curl only: send the commands here (base URL + captured path) instead of to the capture URL. */
   to?: string;
@@ -64,7 +66,7 @@ function countRecords(chunk: Uint8Array, previous: number): number {
 
 export async function exportCaptures(client: HookcapClient, slug: string, opts: ExportOptions): Promise<number> {
   // One upper bound for the count and the export, so the progress total is the export's.
-  const filters = { q: opts.q, method: opts.method, from: opts.since, to: opts.until ?? String(Date.now()) };
+  const filters = { q: opts.q, header: opts.header, method: opts.method, from: opts.since, to: opts.until ?? String(Date.now()) };
   const total = await client.count({ ...filters, slug });
   const progress = new Progress(opts.quiet);
   const started = Date.now();

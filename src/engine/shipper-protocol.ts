@@ -17,12 +17,13 @@ export type ToWorker =
   | { type: 'drain' };
 
 export type FromWorker =
-  | { type: 'shipped'; frames: number }
+  /** `insertMs`: how long the store took over the insert (worker's monotonic clock). */
+  | { type: 'shipped'; frames: number; insertMs: number }
   /** Once per worker: everything durable when it started is stored (nothing may have been left). */
   | { type: 'caught-up' }
   | { type: 'drained' }
   /** An insert failed; the worker retries it. */
-  | { type: 'warn'; message: string; rows: number }
+  | { type: 'warn'; message: string; rows: number; insertMs: number }
   /** Anything else failed (reading the log, the checkpoint, the store's setup): replace the worker. */
   | { type: 'failed'; message: string }
   /** The checkpoint could not be written for lack of space; shipping goes on (a restart replays more). */

@@ -88,15 +88,17 @@ async function ship(): Promise<void> {
         schedule(maxAgeMs - age);
         break;
       }
+      const insertStart = performance.now();
       try {
         await store.insertRecords(pending, { dedupe: pendingReplayed });
       } catch (err) {
         failures++;
-        post({ type: 'warn', message: errorMessage(err), rows: pending.length });
+        post({ type: 'warn', message: errorMessage(err), rows: pending.length, insertMs: performance.now() - insertStart });
         // The captures stay in the log; retry the same batch with backoff.
         await Bun.sleep(Math.min(5_000, 100 * 2 ** Math.min(failures, 6)));
         continue;
       }
+      const insertMs = performance.now() - insertStart;
       failures = 0;
       try {
         writeCheckpoint(dir, pendingEnd);
@@ -107,7 +109,7 @@ async function ship(): Promise<void> {
         if (!isOutOfSpace(err)) throw err;
         post({ type: 'checkpoint_failed', message: errorMessage(err) });
       }
-      post({ type: 'shipped', frames: pending.length });
+      post({ type: 'shipped', frames: pending.length, insertMs });
       pending.clear();
       pendingEnd = null;
       pendingReplayed = false;

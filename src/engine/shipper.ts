@@ -59,7 +59,21 @@ export interface ShipperHealth {
   /** `failed`: the last worker failed and its replacement has not yet caught up or stored a batch. */
   worker: 'running' | 'failed';
   lastError: string | null;
+  /**
+   * How long the capture store took over inserts, ms (succeeded or failed: a timeout is the slow
+   * case): the `last` one, how many ended in the last minute and the slowest of those (null when
+   * none did). Null before the first insert. A store that takes inserts slowly shows here before
+   * the backlog grows.
+   */
+  insertMs: { last: number; lastMinute: number; slowestLastMinute: number | null } | null;
 }
+
+/** The window of `insertMs.slowestLastMinute`. */
+const INSERT_WINDOW_MS = 60_000;
+/** Durations kept for that window at most (a batch every ~1 ms would still fit 10 s of them). */
+const MAX_INSERT_TIMES = 10_000;
+
+const round1 = (ms: number): number => Math.round(ms * 10) / 10;
 
 export class Shipper {
   private worker: Worker | null = null;
@@ -82,6 +96,9 @@ export class Shipper {
    * count from the start (their own time is in the log, not here).
    */
   private readonly ages: { frames: number; at: number }[] = [];
+  /** Insert durations reported by the worker, oldest first, for `insertMs` (pruned to the window). */
+  private readonly insertTimes: { at: number; ms: number }[] = [];
+  private lastInsert: { at: number; ms: number } | null = null;
 
   private readonly dir: string;
   /** Durable frames the worker has not been told of yet, and the timer that will tell it. */
@@ -137,7 +154,32 @@ export class Shipper {
       degraded: this.failing > 0 || backlogAgeMs > DEGRADED_AGE_MS || !this.captureLog.writable,
       worker: this.failed ? 'failed' : 'running',
       lastError: this.lastError,
+      insertMs: this.insertFigures(),
     };
+  }
+
+  /** Called per insert the worker reports (a few a second at most under load): a push and a prune. */
+  private recordInsert(ms: number): void {
+    const now = Date.now();
+    this.lastInsert = { at: now, ms };
+    this.insertTimes.push(this.lastInsert);
+    this.pruneInsertTimes(now);
+  }
+
+  private pruneInsertTimes(now: number): void {
+    let drop = 0;
+    while (drop < this.insertTimes.length && (this.insertTimes[drop] as { at: number }).at <= now - INSERT_WINDOW_MS) drop++;
+    drop = Math.max(drop, this.insertTimes.length - MAX_INSERT_TIMES);
+    if (drop > 0) this.insertTimes.splice(0, drop);
+  }
+
+  private insertFigures(): ShipperHealth['insertMs'] {
+    const last = this.lastInsert;
+    if (!last) return null;
+    this.pruneInsertTimes(Date.now());
+    let slowest: number | null = null;
+    for (const t of this.insertTimes) if (slowest === null || t.ms > slowest) slowest = t.ms;
+    return { last: round1(last.ms), lastMinute: this.insertTimes.length, slowestLastMinute: slowest === null ? null : round1(slowest) };
   }
 
   private aged(frames: number): void {
@@ -245,6 +287,7 @@ export class Shipper {
   private receive(m: FromWorker): void {
     switch (m.type) {
       case 'shipped':
+        this.recordInsert(m.insertMs);
         this.unshipped -= m.frames;
         this.stats.shipped += m.frames;
         this.failing = 0;
@@ -255,6 +298,7 @@ export class Shipper {
         this.recovered();
         break;
       case 'warn':
+        this.recordInsert(m.insertMs);
         this.stats.failures++;
         this.failing++;
         log.warn('shipper insert failed; will retry', { rows: m.rows, error: m.message });

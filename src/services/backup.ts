@@ -80,6 +80,7 @@ export function requireEmbedded(source: Pick<BackupSource, 'state' | 'sqlitePath
 function checkTarget(dir: string): void {
   if (!dir.startsWith('/')) throw new AppError('validation', 'dir must be an absolute path');
   if (!existsSync(dirname(dir))) throw new AppError('validation', `the folder ${dirname(dir)} does not exist`);
+  if (!statSync(dirname(dir)).isDirectory()) throw new AppError('validation', `${dirname(dir)} is not a folder`);
   // The backup is made beside the target and renamed into place.
   try {
     accessSync(dirname(dir), constants.W_OK);
@@ -153,7 +154,8 @@ export async function backupEmbedded(source: BackupSource, dir: string): Promise
   const started = performance.now();
   const staging = join(dirname(dir), `.${basename(dir)}.partial-${process.pid}-${Date.now()}`);
   try {
-    mkdirSync(staging);
+    // Private, like DATA_DIR itself: the backup holds the same captures, hashes and server secret.
+    mkdirSync(staging, { mode: 0o700 });
     const logDir = join(source.dataDir, LOG_DIR);
     const checkpoint = existsSync(logDir) ? readCheckpoint(logDir) : { segment: 0, offset: 0 };
     // The notifier's place too (notify-log.ts): notifications not settled by now are sent after a
@@ -198,7 +200,10 @@ export async function backupEmbedded(source: BackupSource, dir: string): Promise
       ms: Math.round(performance.now() - started),
     };
   } catch (err) {
-    rmSync(staging, { recursive: true, force: true });
+    // The cause is what the operator needs; a failing clean-up must not replace it.
+    try {
+      rmSync(staging, { recursive: true, force: true });
+    } catch {}
     throw err;
   } finally {
     running = false;

@@ -73,7 +73,7 @@ function stamp(ms: number): string {
 }
 
 /**
- * Every capture of `slug` matching the filters (`q`, `method`, `from`, `to` as in search), oldest
+ * Every capture of `slug` matching the filters (`q`, `header`, `method`, `from`, `to` as in search), oldest
  * first. The upper bound is pinned to the time of the call when `to` is not given, so an export of
  * a busy endpoint ends. Each pull reads one page (keyset, by (receivedAt, id)) only when the client
  * has taken the previous one.
@@ -86,11 +86,14 @@ export async function exportRequests(ctx: Ctx, user: UserRow, slug: string, para
     if (values.length > 1) throw new AppError('validation', `${name} was given ${values.length} times; give it once`);
     if (values[0] !== undefined) raw[name] = values[0];
   }
+  const headers = params.getAll('header');
+  if (headers.length > 0) raw.header = headers;
   const criteria = parseSearchCriteria(raw, now);
   const endpoint = await getReadableEndpoint(ctx, user, slug);
   const filter: SearchFilter = { scopes: [scopeOf(endpoint)], to: criteria.to ?? now };
   if (criteria.method !== undefined) filter.method = criteria.method;
   if (criteria.q !== undefined) filter.q = criteria.q;
+  if (criteria.headers !== undefined) filter.headers = criteria.headers;
   if (criteria.from !== undefined) filter.from = criteria.from;
   const receiverBase = `${ctx.config.receiverUrl}/w/${endpoint.slug}`;
 

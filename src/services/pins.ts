@@ -19,7 +19,7 @@ export async function pin(ctx: Ctx, user: UserRow, id: string, now = ctx.clock.n
   const limit = ctx.config.retention.pinLimit;
   const done = await pinStore.pinCapture(
     ctx.db,
-    { captureId: capture.id, endpointId: ep.id, accountId: ep.userId ?? user.id, receivedAt: capture.receivedAt, pinnedAt: now },
+    { captureId: capture.id, endpointId: ep.id, accountId: ep.userId ?? user.id, receivedAt: capture.receivedAt, pinnedAt: now, pinnedBy: user.id },
     limit,
   );
   if (done === 'limit') {
@@ -28,10 +28,16 @@ export async function pin(ctx: Ctx, user: UserRow, id: string, now = ctx.clock.n
   return { ...capture, pinned: true };
 }
 
-/** Unpins a capture the caller may read; unpinning one that is not pinned changes nothing. */
+/**
+ * Unpins a capture the caller may read; unpinning one that is not pinned changes nothing. Only the
+ * endpoint's owner, or whoever pinned it, may: a team member who merely reads a shared endpoint
+ * must not take the owner's pins away (retention would then remove those captures).
+ */
 export async function unpin(ctx: Ctx, user: UserRow, id: string): Promise<void> {
   const capture = await getRequest(ctx, user, id);
-  await pinStore.unpinCapture(ctx.db, capture.id);
+  if ((await pinStore.unpinCapture(ctx.db, capture.id, user.id)) === 'forbidden') {
+    throw new AppError('forbidden', "only the endpoint's owner, or whoever pinned this request, can unpin it");
+  }
 }
 
 /** The records with `pinned: true` on those that are pinned (one lookup for the page). */

@@ -4,6 +4,7 @@
  * 400 whose message names the parameter.
  */
 import { AppError } from '../errors';
+import type { HeaderFilter } from '../stores/captures/types';
 import { TimeParseError, TimeRangeError, parseTimeRange } from '../time-range';
 
 /** The query as it arrives: every value a string, every one optional. */
@@ -17,6 +18,8 @@ export interface RawSearchQuery {
   offset?: string;
   order?: string;
   pinned?: string;
+  /** Every `header` given, in order: the one parameter that may repeat. */
+  header?: string[];
 }
 
 export interface SearchLimits {
@@ -36,6 +39,8 @@ export interface SearchCriteria {
   to?: number;
   /** Only pinned captures (docs/retention.md). */
   pinned?: boolean;
+  /** Header filters, all of which must hold; absent when none was given. */
+  headers?: HeaderFilter[];
 }
 
 export interface SearchPageParams extends SearchCriteria {
@@ -49,6 +54,11 @@ export const MAX_Q_LENGTH = 256;
 
 // An HTTP method is a token (RFC 9110 §5.6.2); 32 characters is far beyond any real one.
 const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/;
+// A header name is a token too; the receiver stores no other.
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Most `header` filters in one call: each is a test on every row the other filters leave. */
+export const MAX_HEADER_FILTERS = 8;
 const UNSIGNED = /^\d{1,15}$/;
 
 const invalid = (message: string) => new AppError('validation', message);
@@ -63,7 +73,10 @@ function unsigned(raw: string, name: string, min: number): number {
 
 const PARAMETERS = ['slug', 'method', 'q', 'from', 'to', 'limit', 'offset', 'order', 'pinned'] as const;
 
-/** The search parameters of a query string; one given twice is refused rather than guessed at. */
+/**
+ * The search parameters of a query string; one given twice is refused rather than guessed at,
+ * except `header`, whose every occurrence is one more filter (they all must hold).
+ */
 export function readSearchQuery(params: URLSearchParams): RawSearchQuery {
   const raw: RawSearchQuery = {};
   for (const name of PARAMETERS) {
@@ -71,7 +84,28 @@ export function readSearchQuery(params: URLSearchParams): RawSearchQuery {
     if (values.length > 1) throw invalid(`${name} was given ${values.length} times; give it once`);
     if (values[0] !== undefined) raw[name] = values[0];
   }
+  const headers = params.getAll('header');
+  if (headers.length > 0) raw.header = headers;
   return raw;
+}
+
+/**
+ * One `header` value: `name:value` (the value a case-insensitive substring, spaces around it
+ * dropped as HTTP drops them), `name:` or `name` (present, any value). The name is matched whole,
+ * in any case. Empty means not given (null). The value is split at the first `:`, which no name
+ * holds, so a value may contain more.
+ */
+export function parseHeaderFilter(raw: string): HeaderFilter | null {
+  if (raw === '') return null;
+  const show = JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw);
+  if (raw.length > MAX_Q_LENGTH) throw invalid(`header must be at most ${MAX_Q_LENGTH} characters, got ${raw.length}`);
+  const colon = raw.indexOf(':');
+  const name = colon < 0 ? raw : raw.slice(0, colon);
+  if (!TOKEN.test(name)) {
+    throw invalid(`header must be name:value with name a header name (letters, digits and !#$%&'*+-.^_\`|~), got ${show}`);
+  }
+  const value = colon < 0 ? '' : raw.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '');
+  return { name: name.toLowerCase(), value };
 }
 
 /** Slug, method, q, from and to: the filter shared by search and count. */
@@ -87,6 +121,9 @@ export function parseSearchCriteria(raw: RawSearchQuery, now: number): SearchCri
     if (raw.q.length > MAX_Q_LENGTH) throw invalid(`q must be at most ${MAX_Q_LENGTH} characters, got ${raw.q.length}`);
     out.q = raw.q;
   }
+  const headers = (raw.header ?? []).map(parseHeaderFilter).filter((h): h is HeaderFilter => h !== null);
+  if (headers.length > MAX_HEADER_FILTERS) throw invalid(`header may be given at most ${MAX_HEADER_FILTERS} times, got ${headers.length}`);
+  if (headers.length > 0) out.headers = headers;
   if (raw.pinned !== undefined && raw.pinned !== '') {
     if (raw.pinned !== 'true' && raw.pinned !== 'false') throw invalid(`pinned must be true or false, got ${JSON.stringify(raw.pinned)}`);
     if (raw.pinned === 'true') out.pinned = true;

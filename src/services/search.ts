@@ -23,6 +23,7 @@ async function filterOf(ctx: Ctx, scopes: EndpointScope[], c: SearchCriteria): P
   if (c.pinned) filter.ids = await pinnedIdsOf(ctx, scopes.map((s) => s.endpointId));
   if (c.method !== undefined) filter.method = c.method;
   if (c.q !== undefined) filter.q = c.q;
+  if (c.headers !== undefined) filter.headers = c.headers;
   if (c.from !== undefined) filter.from = c.from;
   if (c.to !== undefined) filter.to = c.to;
   return filter;

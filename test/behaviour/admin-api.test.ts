@@ -4,10 +4,11 @@
  * stores itself while it does not. Both backends.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call } from '../support/client';
-import { BACKENDS, provision, type BackendEnv } from '../support/backends';
+import { BACKENDS, PG_ADMIN_URL, provision, type BackendEnv } from '../support/backends';
 import { startServer, stopServer, type TestServer } from '../support/server';
 import { capture, createTeam, newEndpoint, TEAMS_ENV } from './teams-support';
 import { eventually, newAccount } from '../support/client';
@@ -42,6 +43,32 @@ test('opened directly, an unreachable Postgres is one line with (unavailable), a
   const lines = r.stderr.trim().split('\n');
   expect(lines).toEqual(['admin: no running service; opening the stores directly', 'admin: a data store is unavailable: connect ECONNREFUSED 127.0.0.1:1 (unavailable)']);
   expect(r.stderr).not.toContain('s3cret-pw');
+});
+
+test('opened directly, any other failure is one line with (internal), as the service would answer, exit 1, no stack trace', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookcap-admin-fail-'));
+  try {
+    const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
+    // A Postgres that answers, without the database named (nothing is created).
+    const missing = `hookcap_no_such_${process.pid}`;
+    const pgUrl = new URL(PG_ADMIN_URL);
+    pgUrl.pathname = `/${missing}`;
+    const db = await admin({ ...base, DATABASE_URL: pgUrl.toString(), DATA_DIR: join(dir, 'unused') }, ['show-plan', '--account', 'x@example.com']);
+    expect(db.code).toBe(1);
+    expect(db.stdout).toBe('');
+    expect(db.stderr.trim().split('\n')).toEqual(['admin: no running service; opening the stores directly', `admin: failed: database "${missing}" does not exist (internal)`]);
+    // A backup whose target lies under a file.
+    writeFileSync(join(dir, 'file'), '');
+    const backup = await admin({ ...base, DATA_DIR: join(dir, 'data') }, ['backup', join(dir, 'file', 'sub')]);
+    expect(backup.code).toBe(1);
+    const lines = backup.stderr.trim().split('\n');
+    expect(lines.length).toBe(2);
+    // Refused before anything is made (it was an ENOTDIR from the clean-up, hiding the cause).
+    expect(lines[1]).toBe(`admin: ${join(dir, 'file')} is not a folder (validation)`);
+    for (const r of [db, backup]) expect(r.stderr).not.toContain('    at ');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 for (const backend of BACKENDS) {

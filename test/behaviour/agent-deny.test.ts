@@ -4,6 +4,8 @@
  * agent where to start. All over real HTTP against a real server, on both backends.
  */
 import { expect, test } from 'bun:test';
+import { eq } from 'drizzle-orm';
+import { agentRegistrations } from '../../src/stores/state/schema';
 import { call, eventually, newAccount, type OpenApiDoc } from '../support/client';
 import { describeInProcess } from '../support/in-process';
 import { describeBackends } from '../support/suite';
@@ -142,15 +144,39 @@ describeBackends(
 describeInProcess(
   'agent claim deny is final',
   (h) => {
+    const poll = (claimToken: string) => call<PollReply>(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: claimToken } });
     test('a denied registration still polls as denied after its claim window closes; a pending one is claim_expired', async () => {
       const refused = await registerAnonymous(h.url, 'refused');
       const forgotten = await registerAnonymous(h.url, 'forgotten');
       const human = await signUp(h.url);
       expect((await call(h.url, 'POST', '/api/agent/auth/claim/deny', { token: human.session, body: { claim_token: refused.claim_token } })).status).toBe(200);
       h.clock.advance(2 * 3600_000);
-      const poll = (claimToken: string) => call<PollReply>(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: claimToken } });
       expect((await poll(refused.claim_token)).body.status).toBe('denied');
       expectAgentError(await poll(forgotten.claim_token), 410, 'claim_expired');
+    });
+
+    test('who denied is recorded (API and page), and the record outlives that account', async () => {
+      const deniedBy = async (registrationId: string) =>
+        (await h.server.service.ctx.db.select({ status: agentRegistrations.status, by: agentRegistrations.deniedBy }).from(agentRegistrations).where(eq(agentRegistrations.id, registrationId)))[0];
+      const byApi = await registerAnonymous(h.url, 'api-denied');
+      const byPage = await registerAnonymous(h.url, 'page-denied');
+      const alice = await signUp(h.url);
+      const bob = await signUp(h.url);
+      expect((await call(h.url, 'POST', '/api/agent/auth/claim/deny', { token: alice.session, body: { user_code: byApi.user_code } })).status).toBe(200);
+      const page = await fetch(`${h.url}/agent/claim/deny`, {
+        method: 'POST',
+        headers: { cookie: `session=${bob.session}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ claim_token: byPage.claim_token }),
+        redirect: 'manual',
+      });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('Agent denied');
+      expect(await deniedBy(byApi.registration_id)).toEqual({ status: 'denied', by: alice.userId });
+      expect(await deniedBy(byPage.registration_id)).toEqual({ status: 'denied', by: bob.userId });
+      // Deleting the denier's account keeps the registration denied, with nobody named.
+      expect((await call(h.url, 'DELETE', '/api/account', { token: alice.session })).status).toBeLessThan(300);
+      expect(await deniedBy(byApi.registration_id)).toEqual({ status: 'denied', by: null });
+      expect((await poll(byApi.claim_token)).body.status).toBe('denied');
     });
   },
   AGENT_ENV,

@@ -6,7 +6,7 @@
  * key, and keeps working. Embedded only: with Postgres and ClickHouse, their own tools back up.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BACKENDS } from '../support/backends';
@@ -244,5 +244,7 @@ describeEmbedded('backup and restore of the embedded data [embedded]', () => {
     expect(r.stderr).toContain('opening the stores directly');
     expect(r.code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))).toMatchObject({ format: 'hookcap-embedded-backup', version: 1 });
+    // Private to the service's user, like DATA_DIR (docs/security.md).
+    expect((statSync(dir).mode & 0o777).toString(8)).toBe('700');
   });
 });

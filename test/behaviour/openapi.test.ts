@@ -109,3 +109,14 @@ describeBackends('OpenAPI document', (h) => {
     expect(await out.text()).toBe('');
   });
 });
+
+describeBackends('OpenAPI document: search parameters', (h) => {
+  test('search, count and export document header (name:value, repeatable)', async () => {
+    type Param = { name: string; in: string; description?: string; schema?: { description?: string } };
+    const doc = (await (await fetch(`${h.url}/docs/json`)).json()) as { paths: Record<string, Record<string, { parameters?: Param[] }>> };
+    for (const path of ['/api/search/requests', '/api/search/requests/count', '/api/endpoints/{slug}/requests/export']) {
+      const header = doc.paths[path]?.get?.parameters?.find((p) => p.name === 'header' && p.in === 'query');
+      expect(`${header?.description ?? ''} ${header?.schema?.description ?? ''}`, path).toContain('name:value');
+    }
+  });
+});

@@ -184,6 +184,52 @@ describeBackends(
       expect((await count(key, { q: '%40EXAMPLE' })).body.count).toBe(1);
     });
 
+    test('header filters: name:value, repeatable, in search, count and export', async () => {
+      const { key } = await newAccount(h.url);
+      const ep = await newEndpoint(key);
+      const other = await newEndpoint(key, 'other');
+      await send(ep.slug, '/push', { body: '{}', headers: { 'X-GitHub-Event': 'push', 'User-Agent': 'GitHub-Hookshot/0a1b' } });
+      await Bun.sleep(5);
+      // The name and "name: value" only as values elsewhere; a value with ':'; hostile characters.
+      await send(ep.slug, '/note', { body: 'x-github-event: push', headers: { 'X-Note': 'X-GitHub-Event: push', 'X-Time': '12:30:00' } });
+      await Bun.sleep(5);
+      await send(other.slug, '/pr', { body: '{}', headers: { 'x-github-event': 'pull_request', 'x-quote': `it's "quoted" a\\b 100%_x`, 'x-lang': 'ÉTÉ' } });
+      await shipped(key, 3);
+      const paths = async (header: string[], extra: Params = {}) => {
+        const query = new URLSearchParams(Object.entries(extra).map(([k, v]): [string, string] => [k, String(v)]));
+        for (const one of header) query.append('header', one);
+        query.set('order', 'asc');
+        const found = await call<Rec[]>(h.url, 'GET', `/api/search/requests?${query}`, { token: key });
+        expect(found.status).toBe(200);
+        const counted = await call<{ count: number }>(h.url, 'GET', `/api/search/requests/count?${query}`, { token: key });
+        expect(counted.body.count).toBe(found.body.length);
+        return found.body.map((x) => x.path);
+      };
+      expect(await paths(['x-github-event:push'])).toEqual(['/push']);
+      expect(await paths(['X-GITHUB-EVENT: PUSH'])).toEqual(['/push']);
+      expect(await paths(['x-github-event'])).toEqual(['/push', '/pr']);
+      expect(await paths(['x-github-event:'])).toEqual(['/push', '/pr']);
+      expect(await paths(['github-event'])).toEqual([]);
+      expect(await paths(['x-note:x-github-event: push'])).toEqual(['/note']);
+      expect(await paths(['x-time:12:30'])).toEqual(['/note']);
+      for (const value of ["it's", '"quoted"', 'a\\b', '100%_x']) expect(await paths([`x-quote:${value}`])).toEqual(['/pr']);
+      expect(await paths(['x-github-event:%'])).toEqual([]);
+      expect(await paths(['x-github-event:_'])).toEqual(['/pr']);
+      expect(await paths(['x-lang:été'])).toEqual(['/pr']);
+      expect(await paths(['x-github-event:push', 'user-agent:hookshot'])).toEqual(['/push']);
+      expect(await paths(['x-github-event:push', 'x-note'])).toEqual([]);
+      expect(await paths(['x-github-event'], { q: 'quoted' })).toEqual(['/pr']);
+      expect(await paths(['x-github-event'], { slug: ep.slug })).toEqual(['/push']);
+      expect(await paths([''])).toEqual(['/push', '/note', '/pr']);
+      // The free text still looks for "name: value" as text.
+      expect((await search(key, { q: 'x-github-event: push', order: 'asc' })).body.map((x) => x.path)).toEqual(['/note']);
+      const exported = await fetch(`${h.url}/api/endpoints/${ep.slug}/requests/export?format=ndjson&header=x-github-event%3Apush`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(exported.status).toBe(200);
+      expect((await exported.text()).trim().split('\n').map((line) => (JSON.parse(line) as Rec).path)).toEqual(['/push']);
+    });
+
     test('limit defaults to 50 and is capped; offset is bounded', async () => {
       const { key } = await newAccount(h.url);
       const ep = await newEndpoint(key);
@@ -216,6 +262,9 @@ describeBackends(
         [{ from: '2024-03-11', to: '2024-03-10' }, 'from'],
         [{ method: 'GET POST' }, 'method'],
         [{ q: 'x'.repeat(257) }, 'q'],
+        [{ header: 'x a:b' }, 'header'],
+        [{ header: ':push' }, 'header'],
+        [{ header: `x-a:${'v'.repeat(257)}` }, 'header'],
         // Checked before the slug is looked up: no hint whether it exists.
         [{ slug: 'doesnotexist', order: 'x' }, 'order'],
       ];
@@ -226,7 +275,7 @@ describeBackends(
         expect(body.code).toBe('validation');
         expect(body.error).toStartWith(name);
       }
-      for (const [params, name] of cases.filter(([p]) => p.from !== undefined || p.to !== undefined || p.method || p.q)) {
+      for (const [params, name] of cases.filter(([p]) => p.from !== undefined || p.to !== undefined || p.method || p.q || p.header)) {
         const r = await count(key, params);
         expect(r.status).toBe(400);
         expect((r.body as unknown as { error: string }).error).toStartWith(name);
@@ -240,6 +289,13 @@ describeBackends(
         expect(r.status).toBe(400);
         expect(String(r.body.error)).toMatch(/^(order|q)\b/);
       }
+      // header is the exception: each is one more filter, up to a bound.
+      const twice = await call<{ count: number }>(h.url, 'GET', '/api/search/requests/count?header=x-a&header=x-b', { token: key });
+      expect(twice.status).toBe(200);
+      const many = Array.from({ length: 9 }, (_, i) => `header=x-${i}`).join('&');
+      const r = await call<ErrorFields>(h.url, 'GET', `/api/search/requests?${many}`, { token: key });
+      expect(r.status).toBe(400);
+      expect(String(r.body.error)).toStartWith('header may be given at most 8 times');
     });
 
     test('another account never sees these captures, by search, count or slug', async () => {

@@ -60,3 +60,46 @@ describeBackends('tail --method/--path/--event', (h) => {
     expect(none.stderr).toEndWith(`error: no capture matching DELETE on ${ep.slug} within 2 s (4 others arrived)\n`);
   });
 });
+
+describeBackends('tail --header and export --header', (h) => {
+  test('only captures whose header holds the value (any case) are printed, counted and exported; several must all hold', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'headers' } })).body;
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    const send = (path: string, headers: Record<string, string>) => fetch(`${h.url}/w/${ep.slug}${path}`, { method: 'POST', headers, body: '{}' });
+    await send('/push', { 'X-GitHub-Event': 'push', 'User-Agent': 'GitHub-Hookshot/1' });
+    // The name and "name: value" only as a value; a value with ':' and regex characters.
+    await send('/note', { 'x-note': 'x-github-event: push', 'x-pattern': 'a.b*(c):d' });
+    await send('/pr', { 'x-github-event': 'pull_request', 'x-pattern': 'axb' });
+    await eventually(async () => (await call(h.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).body.count === 3);
+    const paths = (stdout: string) => stdout.trim().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as Capture).path);
+
+    const push = await runCli(['tail', ep.slug, '--since', '1h', '--header', 'X-GitHub-Event: PUSH', '--count', '1', '--timeout', '30', '--json'], e.env);
+    expect(push.code, push.stderr).toBe(0);
+    expect(paths(push.stdout)).toEqual(['/push']);
+    const present = await runCli(['tail', ep.slug, '--since', '1h', '--header', 'x-github-event', '--count', '2', '--timeout', '30', '--json'], e.env);
+    expect(paths(present.stdout)).toEqual(['/push', '/pr']);
+    const literal = await runCli(['tail', ep.slug, '--since', '1h', '--header', 'x-pattern:.B*(c):', '--count', '1', '--timeout', '30', '--json'], e.env);
+    expect(paths(literal.stdout)).toEqual(['/note']);
+    const both = await runCli(
+      ['tail', ep.slug, '--since', '1h', '--header', 'x-github-event:push', '--header', 'user-agent:hookshot', '--header', 'x-github-event:pu', '--count', '2', '--timeout', '2', '--json'],
+      e.env,
+    );
+    expect(both.code).toBe(1);
+    expect(paths(both.stdout)).toEqual(['/push']);
+    expect(both.stderr).toContain('(2 others arrived)');
+
+    const exported = await runCli(['export', ep.slug, '--format', 'ndjson', '--quiet', '--header', 'x-github-event'], e.env);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(paths(exported.stdout)).toEqual(['/push', '/pr']);
+    const noted = await runCli(['export', ep.slug, '--format', 'ndjson', '--quiet', '--header', 'x-note:X-GitHub-Event: Push', '--header', 'x-pattern'], e.env);
+    expect(paths(noted.stdout)).toEqual(['/note']);
+
+    for (const args of [['tail', ep.slug, '--header', 'x a:b'], ['export', ep.slug, '--format', 'ndjson', '--header', ':push']]) {
+      const bad = await runCli(args, e.env);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toStartWith('error: --header must be name:value');
+      expect(bad.stderr).not.toContain('    at ');
+    }
+  });
+});

@@ -37,6 +37,12 @@ describeBackends(
       expect((await c.requests.get(id)).path).toBe('/a');
       expect(await c.count({ slug: ep.slug, q: 'HELLO' })).toBe(1);
       expect((await c.search({ slug: ep.slug, from: '1h' })).map((r) => r.id)).toEqual([id]);
+      // header: one string or several (all must hold); fetch sends user-agent Bun/…, no content-type.
+      expect(await c.count({ slug: ep.slug, header: 'User-Agent:bun/' })).toBe(1);
+      expect((await c.search({ slug: ep.slug, header: ['host', 'user-agent:BUN'] })).map((r) => r.id)).toEqual([id]);
+      expect(await c.count({ header: ['host', 'content-type'] })).toBe(0);
+      expect(await c.count({ header: [] })).toBe(1);
+      expect(await c.count({ header: 'x a' }).catch((e: unknown) => e)).toMatchObject({ status: 400, code: 'validation' });
       expect((await c.requests.page(ep.slug, { limit: 1 })).items.map((r) => r.id)).toEqual([id]);
       const curl = new TextDecoder().decode(await c.requests.export(id, 'curl'));
       expect(curl).toContain('curl');
@@ -49,6 +55,23 @@ describeBackends(
       expect(down).toMatchObject({ status: 0, code: 'network' });
       await c.endpoints.delete(ep.slug);
       expect(await c.endpoints.list()).toEqual([]);
+    });
+
+    test('endpoints.create takes expiresIn; expiresAt says when; update moves or clears it; a bad value is a validation HookcapError', async () => {
+      const c = await client();
+      const before = Date.now();
+      const ep = await c.endpoints.create('ci run', { expiresIn: 3600 });
+      expect(ep.expiresAt).toBe(ep.createdAt + 3600_000);
+      expect(ep.createdAt).toBeGreaterThanOrEqual(before - 1000);
+      expect((await c.endpoints.list()).map((e) => e.expiresAt)).toEqual([ep.expiresAt]);
+      expect((await c.endpoints.create('kept')).expiresAt).toBeNull();
+      expect((await c.endpoints.update(ep.slug, { expiresIn: 120 })).expiresAt ?? 0).toBeLessThan(ep.expiresAt ?? 0);
+      expect((await c.endpoints.update(ep.slug, { expiresIn: null })).expiresAt).toBeNull();
+      const bad = await c.endpoints.create('too short', { expiresIn: 10 }).catch((e: unknown) => e);
+      expect(bad).toBeInstanceOf(HookcapError);
+      expect(bad).toMatchObject({ status: 400, code: 'validation' });
+      expect((bad as HookcapError).message).toStartWith('expiresIn');
+      expect(await c.endpoints.list()).toHaveLength(2);
     });
 
     test('the raw query comes back exactly as sent from list, page, get, search, the stream (live and resumed) and every export', async () => {

@@ -676,6 +676,54 @@ export function runCaptureStoreConformance(
       for (const q of ['github-event', 'x-github', 'hub-signature', 'x-hub', 'x-github-event: push']) expect(await find(q)).toEqual([]);
     });
 
+    test('header filters: a whole name in any case, its value as a literal case-insensitive substring, through insert and the JSON-record path', async () => {
+      const ep = newEndpoint();
+      const push = capture(ep, T0 + 71, { headers: { 'x-github-event': 'push', 'user-agent': 'GitHub-Hookshot/0a1b', 'content-type': 'application/json' } });
+      // Names and "name: value" only as values; a value holding ':'.
+      const pr = capture(ep, T0 + 72, { headers: { 'x-github-event': 'pull_request', 'x-note': 'x-github-event: push', 'x-time': '12:30:00' } });
+      const hostile = capture(ep, T0 + 73, { headers: { 'x-quote': `it's "quoted" a\\b 100%_x`, 'x-only-value': 'x-github-event' } });
+      const unicode = capture(ep, T0 + 74, { headers: { 'x-unicode': 'ÉTÉ Grüße ПРИВЕТ 🎉', 'x-github-event-extra': 'push', 'x-x-github-event': 'push' } });
+      await insert([push, hostile]);
+      const batch = new JsonRecordBatch();
+      for (const row of [pr, unicode]) batch.push(Buffer.from(JSON.stringify(row)));
+      await store().insertRecords(batch);
+      await flush(store());
+      const find = async (headers: { name: string; value: string }[], q?: string) => {
+        const filter = { scopes: [all(ep)], headers, ...(q === undefined ? {} : { q }) };
+        const found = await store().search({ ...filter, limit: 10, offset: 0, order: 'asc' });
+        expect(await store().count(filter)).toBe(found.length);
+        return ids(found);
+      };
+      const h = (name: string, value = '') => ({ name, value });
+      expect(await find([h('x-github-event', 'push')])).toEqual([push.id]);
+      expect(await find([h('x-github-event', 'PuSh')])).toEqual([push.id]);
+      expect(await find([h('x-github-event', 'request')])).toEqual([pr.id]);
+      // Present with any value: not where the name is only a value, or part of a longer name.
+      expect(await find([h('x-github-event')])).toEqual([push.id, pr.id]);
+      expect(await find([h('x-github-event-extra')])).toEqual([unicode.id]);
+      expect(await find([h('github-event')])).toEqual([]);
+      expect(await find([h('x-github', 'push')])).toEqual([]);
+      expect(await find([h('x-note', 'x-github-event: push')])).toEqual([pr.id]);
+      expect(await find([h('x-time', '12:30')])).toEqual([pr.id]);
+      expect(await find([h('x-only-value', 'X-GITHUB-EVENT')])).toEqual([hostile.id]);
+      for (const value of ["it's", '"quoted"', 'a\\b', '100%_x', '%', '_x', `it's "quoted" a\\b 100%_x`]) {
+        expect(await find([h('x-quote', value)])).toEqual([hostile.id]);
+      }
+      // LIKE wildcards and escapes are plain characters.
+      expect(await find([h('x-github-event', '%')])).toEqual([]);
+      expect(await find([h('x-github-event', '_')])).toEqual([pr.id]);
+      expect(await find([h('x-quote', 'a\\\\b')])).toEqual([]);
+      expect(await find([h('x-quote', "'; DROP TABLE captures; --")])).toEqual([]);
+      expect(await find([h('x-unicode', 'été grüße привет')])).toEqual([unicode.id]);
+      expect(await find([h('x-unicode', '🎉')])).toEqual([unicode.id]);
+      // Several: all must hold; with q, both.
+      expect(await find([h('x-github-event', 'push'), h('user-agent', 'hookshot')])).toEqual([push.id]);
+      expect(await find([h('x-github-event', 'push'), h('x-note')])).toEqual([]);
+      expect(await find([h('x-github-event')], 'pull')).toEqual([pr.id]);
+      expect(await find([h('content-type', 'json')], 'x-github-event')).toEqual([push.id]);
+      expect(await find([])).toEqual([push.id, pr.id, hostile.id, unicode.id]);
+    });
+
     test('q matches the raw query as sent, and the query rebuilt from its parameters; a capture stored without one by the rebuilt text only', async () => {
       const ep = newEndpoint();
       const raw = 'msg=a%20b&plus=a+b&email=u%40Example.com&Tag=X';

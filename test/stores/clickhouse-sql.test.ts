@@ -31,6 +31,27 @@ describe('ClickHouse search SQL', () => {
     expect(filterConditions({ scopes, q: '' }).where).toBeUndefined();
   });
 
+  test('header filters are WHERE conditions only when given, with every value quoted', () => {
+    // Without one, nothing reads the headers column.
+    expect(filterConditions({ scopes, method: 'POST' }).where).toBeUndefined();
+    expect(filterConditions({ scopes, headers: [] }).where).toBeUndefined();
+    const c = filterConditions({
+      scopes,
+      method: 'POST',
+      q: 'a b',
+      headers: [
+        { name: 'x-github-event', value: "it's \\ %_" },
+        { name: 'stripe-signature', value: '' },
+      ],
+    });
+    expect(c.prewhere).not.toContain('headers');
+    expect(c.where).toBe(
+      "positionCaseInsensitiveUTF8(visitParamExtractString(headers, 'x-github-event'), 'it\\'s \\\\ %_') > 0" +
+        " AND position(headers, '\"stripe-signature\":') > 0" +
+        " AND (position(search_text, 'a b') > 0 OR positionCaseInsensitiveUTF8(body, 'a b') > 0 OR positionCaseInsensitiveUTF8(query, 'a b') > 0)",
+    );
+  });
+
   test('the endpoint filter comes first in every search and count', () => {
     for (const sql of [
       keysQuery(filterConditions({ scopes, q: 'x' }), 'desc', 10),

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { AppError } from '../../src/errors';
-import { MAX_Q_LENGTH, parseSearchCriteria, parseSearchPage, readSearchQuery, type RawSearchQuery } from '../../src/services/search-params';
+import { MAX_HEADER_FILTERS, MAX_Q_LENGTH, parseSearchCriteria, parseSearchPage, readSearchQuery, type RawSearchQuery } from '../../src/services/search-params';
 
 const NOW = Date.UTC(2024, 2, 10, 12, 0, 0);
 const LIMITS = { defaultLimit: 50, maxLimit: 1000, maxOffset: 10_000 };
@@ -71,6 +71,34 @@ describe('parseSearchPage', () => {
 });
 
 describe('parseSearchCriteria', () => {
+  test('header: name:value, name: or name; the name lower-cased, the value kept but for the spaces around it', () => {
+    const headers = (...header: string[]) => parseSearchCriteria({ header }, NOW).headers;
+    expect(headers('X-GitHub-Event: push')).toEqual([{ name: 'x-github-event', value: 'push' }]);
+    expect(headers('x-github-event:\tPush \t')).toEqual([{ name: 'x-github-event', value: 'Push' }]);
+    expect(headers('stripe-signature', 'Stripe-Signature:', 'x-a:  ')).toEqual([
+      { name: 'stripe-signature', value: '' },
+      { name: 'stripe-signature', value: '' },
+      { name: 'x-a', value: '' },
+    ]);
+    // Split at the first colon: the value may hold more, and any character.
+    expect(headers(`x-note:a: b:c`, `x-q:it's "%_\\ é`)).toEqual([
+      { name: 'x-note', value: 'a: b:c' },
+      { name: 'x-q', value: `it's "%_\\ é` },
+    ]);
+    // Empty means not given.
+    expect(headers('', '')).toBeUndefined();
+    expect(headers(...Array.from({ length: MAX_HEADER_FILTERS }, (_, i) => `x-${i}:v`))?.length).toBe(MAX_HEADER_FILTERS);
+  });
+
+  test('a bad header is a 400 naming it', () => {
+    for (const header of [':push', ' x-a:b', 'x a:b', 'x-a=b', '"x-a":b', 'é:b', `x-a:${'v'.repeat(MAX_Q_LENGTH)}`]) {
+      expect(refusal({ header: [header] })).toStartWith('header');
+    }
+    expect(refusal({ header: Array.from({ length: MAX_HEADER_FILTERS + 1 }, (_, i) => `x-${i}`) })).toStartWith(
+      `header may be given at most ${MAX_HEADER_FILTERS} times`,
+    );
+  });
+
   test('ignores limit, offset and order (count takes none)', () => {
     expect(parseSearchCriteria({ limit: '-1', offset: 'x', order: 'sideways', method: 'get' }, NOW)).toEqual({ method: 'GET' });
   });
@@ -88,5 +116,9 @@ describe('readSearchQuery', () => {
   test('a parameter given twice is refused by name', () => {
     expect(() => readSearchQuery(new URLSearchParams('order=asc&order=desc'))).toThrow(/^order was given 2 times/);
     expect(() => readSearchQuery(new URLSearchParams('q=&q='))).toThrow(/^q was given/);
+  });
+
+  test('header may repeat: every value, in order', () => {
+    expect(readSearchQuery(new URLSearchParams('header=x-a%3A1&q=z&header=X-B%3A%20a%26b'))).toEqual({ q: 'z', header: ['x-a:1', 'X-B: a&b'] });
   });
 });

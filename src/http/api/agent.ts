@@ -275,7 +275,7 @@ export const agentRoutes = (ctx: Ctx) => {
     .post(
       '/auth/claim/deny',
       async ({ request, cookie, body, server, set }): Promise<Static<typeof DenyResult>> =>
-        sessionClaimVerb(request, cookie, body, server, set, (_user, ref, caller) => denyClaim(deps, ref, caller)),
+        sessionClaimVerb(request, cookie, body, server, set, (user, ref, caller) => denyClaim(deps, user, ref, caller)),
       {
         parse: rawText,
         detail: {

@@ -6,6 +6,7 @@ import { exportRequest, exportRequests, MANY_FORMATS, ONE_FORMATS, type ExportFi
 import { replayRequest } from '../../services/replay';
 import { MAX_Q_LENGTH } from '../../services/search-params';
 import { authMacro } from '../auth';
+import { headerParam } from './search';
 import { AUTH_ERRORS, documented, documentedErrors, errors } from './models';
 
 /** A download: its bytes, in the format asked for. */
@@ -64,6 +65,7 @@ export const exportRoutes = (ctx: Ctx) => {
           format: t.String({ description: MANY_FORMATS.join(' | ') }),
           method: t.Optional(t.String({ description: 'HTTP method, any case' })),
           q: t.Optional(t.String({ description: `Case-insensitive text in path, body, header values or query string (≤ ${MAX_Q_LENGTH} chars)` })),
+          header: headerParam(),
           from: t.Optional(t.String({ description: `Earliest receivedAt, inclusive: ${TIME}` })),
           to: t.Optional(t.String({ description: `Latest receivedAt, inclusive: ${TIME}. Default: the time of the call` })),
         }),

@@ -31,6 +31,9 @@ export const pinRoutes = (ctx: Ctx) =>
         auth: 'account',
         params: PinParams,
         response: { 204: t.Void(), ...errors(...AUTH_ERRORS, 404) },
-        detail: { summary: "Unpin a captured request: it is removed with the others once past the plan's retention (204, also when it was not pinned)" },
+        detail: {
+          summary: "Unpin a captured request: it is removed with the others once past the plan's retention (204, also when it was not pinned)",
+          description: "Only the endpoint's owner, or whoever pinned the request, may unpin it: a team member unpinning the owner's pin is 403.",
+        },
       },
     );

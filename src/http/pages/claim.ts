@@ -65,7 +65,8 @@ function confirmPage(user: UserRow, preview: ClaimPreview, field: 'claim_token' 
     'Connect an agent',
     html`<h1>Connect an AI agent to your account</h1>
 <p>An agent calling itself <strong id="client-name">${preview.clientName}</strong> asks to use your hookcap account <strong>${user.email}</strong>.</p>
-<p>If you confirm, its API key will be allowed to:</p><ul id="scopes">${scopes}</ul>${sandbox}
+<p>If you confirm, its API key will be allowed to:</p><ul id="scopes">${scopes}</ul>
+<p id="whole-api">Like every hookcap API key, it is not limited to these: it can use the whole API as you, except what needs a browser session (creating or deleting API keys, deleting your account). That includes your teams: it can accept your team invites, share your endpoints with your teams, invite and remove members, and delete teams you own.</p>${sandbox}
 <p>Confirm only if you started this agent yourself. This request expires at ${new Date(preview.expiresAt).toISOString()}.</p>
 <form method="post" action="/agent/claim" id="confirm-form" aria-label="Confirm"><input type="hidden" name="${field}" value="${value}">
 <button type="submit" id="confirm">Confirm and connect</button></form>
@@ -144,7 +145,7 @@ export const claimPages = (ctx: Ctx) => {
     .post(
       '/agent/claim/deny',
       formPost(async (user, ref, caller) => {
-        const out = await denyClaim(deps, ref, caller);
+        const out = await denyClaim(deps, user, ref, caller);
         const ended = out.endpoints_ended > 0 ? html` Its ${out.endpoints_ended} sandbox endpoint${out.endpoints_ended === 1 ? '' : 's'} ended with it.` : null;
         return page(
           'Agent denied',

@@ -108,10 +108,10 @@ export async function confirmClaim(deps: AgentDeps, user: UserRow, ref: ClaimRef
  * registration's row lock: the registration is marked denied (final; confirm is then claim_denied),
  * its unowned key is revoked (every later call with it is 401, on every node: keys are looked up
  * in Postgres each time) and its live sandbox endpoints expire now (senders get 404; the sweeper
- * deletes them and purges their captures). Counted as a claim attempt like confirm. Who denied is
- * not recorded: the route only checks that a signed-in person did.
+ * deletes them and purges their captures). Counted as a claim attempt like confirm. The denying
+ * user is recorded (`denied_by`) with the time.
  */
-export async function denyClaim(deps: AgentDeps, ref: ClaimRef, caller: { ip: string; meter: RateMeter }) {
+export async function denyClaim(deps: AgentDeps, user: UserRow, ref: ClaimRef, caller: { ip: string; meter: RateMeter }) {
   const { ctx } = deps;
   await caller.meter.consume(buckets.claimIp(caller.ip), ctx.config.agent.ratePerIp);
   const secret = await deps.secret();
@@ -121,7 +121,7 @@ export async function denyClaim(deps: AgentDeps, ref: ClaimRef, caller: { ip: st
     assertClaimable(found, now);
     await revokeUnownedKey(w.tx, found.keyId, now);
     const ended = await expireSandbox(w, found.keyId, now);
-    await updateRegistration(w.tx, found.id, { status: 'denied', deniedAt: now });
+    await updateRegistration(w.tx, found.id, { status: 'denied', deniedAt: now, deniedBy: user.id });
     return { reg: found, slugs: ended };
   });
   return {

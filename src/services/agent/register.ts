@@ -16,6 +16,8 @@ import { claimPageUrl, isoTime, verifyOtpUrl } from './present';
 import { buckets, type RateMeter } from './rate-meter';
 import { pgJtiStore } from './replay-store';
 import { errorMessage } from '../../unknown';
+import { findUserByEmail } from '../../stores/state/accounts';
+import { paths } from '../../../web/src/paths';
 
 export interface Caller {
   /** Client address, the key of per-address rate limits. */
@@ -102,6 +104,20 @@ export async function registerVerifiedEmail(deps: AgentDeps, input: { clientName
   });
   if (!row) throw new AppError('internal', 'could not store the registration');
   const minutes = Math.round(ctx.config.agent.otpTtlMs / 60_000);
+  // Sign-up does not verify addresses: an account with a password for this address may be someone
+  // else's. The code binds the key to it, so the mailbox's owner is told before using the code
+  // (only in the mail: the answer is the same either way; docs/security.md, open findings).
+  const existing = await findUserByEmail(ctx.db, input.email);
+  const preRegistered =
+    existing?.passwordHash != null
+      ? [
+          '',
+          `This address already has a hookcap account with a password, created ${new Date(existing.createdAt).toISOString().slice(0, 10)}.`,
+          'The key will belong to that account, and whoever knows its password will see what the agent captures.',
+          `If you did not create that account, do not use this code: first reset its password at ${ctx.config.baseUrl}${paths.forgotPassword}`,
+          '(a reset ends its sessions and revokes its keys), then ask the agent to register again.',
+        ]
+      : [];
   try {
     await deps.mailer.sendMail({
       to: input.email,
@@ -113,6 +129,7 @@ export async function registerVerifiedEmail(deps: AgentDeps, input: { clientName
         '',
         `It expires in ${minutes} minutes and works once. If you did not ask for this, ignore this message:`,
         'no key is issued without the code.',
+        ...preRegistered,
       ].join('\n'),
     });
   } catch (e) {

@@ -34,7 +34,7 @@ export class TeamStreamGuard implements RecheckSource {
   private readonly open = new Set<TeamWatch>();
 
   constructor(
-    private readonly ctx: Pick<BaseCtx, 'db' | 'bus'>,
+    private readonly ctx: Pick<BaseCtx, 'db' | 'bus' | 'clock'>,
     private readonly recheck: StreamRecheck,
   ) {
     recheck.add(this);

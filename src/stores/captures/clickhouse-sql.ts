@@ -1,7 +1,7 @@
-import { CAPTURE_COLUMNS, headerNameNeedle, searchNeedle } from './row';
+import { CAPTURE_COLUMNS, headerKeyNeedle, headerNameNeedle, searchNeedle } from './row';
 import { groupScopesBySince } from './scopes';
 import { quoteInt, quoteString, quoteStringList } from './sql-quote';
-import type { EndpointScope, PageCursor, SearchFilter } from './types';
+import type { EndpointScope, HeaderFilter, PageCursor, SearchFilter } from './types';
 
 /**
  * SQL text for the ClickHouse capture store. Pure functions, so the statements can be read and
@@ -67,13 +67,26 @@ export function textCondition(q: string): string {
   );
 }
 
+/**
+ * A header filter on the stored headers JSON. Presence is the key's text, as for a name in q.
+ * A value is read with visitParamExtractString (18.16's JSON reading: the first `"name":`, then
+ * one JSON string, unescaped; '' when absent, so no separate presence test) and matched like the
+ * body, with positionCaseInsensitiveUTF8. Only in WHERE, and only when the filter is given.
+ */
+export function headerCondition(h: HeaderFilter): string {
+  if (h.value === '') return `position(headers, ${quoteString(headerKeyNeedle(h.name))}) > 0`;
+  return `positionCaseInsensitiveUTF8(visitParamExtractString(headers, ${quoteString(h.name)}), ${quoteString(h.value)}) > 0`;
+}
+
 export function filterConditions(filter: SearchFilter): Conditions {
   const cheap = [scopeCondition(filter.scopes)];
   if (filter.method !== undefined) cheap.push(`method = ${quoteString(filter.method)}`);
   if (filter.from !== undefined) cheap.push(`received_at >= ${quoteInt(filter.from)}`);
   if (filter.to !== undefined) cheap.push(`received_at <= ${quoteInt(filter.to)}`);
   if (filter.ids !== undefined) cheap.push(filter.ids.length > 0 ? `id IN ${quoteStringList(filter.ids)}` : '0');
-  return filter.q ? { prewhere: cheap.join(' AND '), where: textCondition(filter.q) } : { prewhere: cheap.join(' AND ') };
+  const costly = (filter.headers ?? []).map(headerCondition);
+  if (filter.q) costly.push(textCondition(filter.q));
+  return costly.length > 0 ? { prewhere: cheap.join(' AND '), where: costly.join(' AND ') } : { prewhere: cheap.join(' AND ') };
 }
 
 // (received_at, id) < (t, id) spelled out, with a bare bound on received_at the primary key can use.

@@ -90,7 +90,43 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  * Null when q is not a token, and so no header's name.
  */
 export function headerNameNeedle(q: string): string | null {
-  return TOKEN.test(q) ? `"${q.toLowerCase()}":` : null;
+  return TOKEN.test(q) ? headerKeyNeedle(q.toLowerCase()) : null;
+}
+
+/**
+ * `"name":`, a header's key as JSON.stringify writes it in the stored headers (a token needs no
+ * escape, and stored names are lower-case): the name filter's needle, safe for the reason
+ * headerNameNeedle gives. `name` must already be a lower-case token.
+ */
+export function headerKeyNeedle(name: string): string {
+  return `"${name}":`;
+}
+
+/**
+ * The value of header `name` in stored headers JSON, found the way ClickHouse's
+ * visitParamExtractString finds it (the first `"name":`, then one JSON string), so both stores
+ * read the same value; null when absent, not a string, or malformed. No parse of the whole map:
+ * SQLite calls this only on rows whose headers hold the key.
+ */
+export function storedHeaderValue(headers: string, name: string): string | null {
+  const key = headerKeyNeedle(name);
+  const at = headers.indexOf(key);
+  if (at < 0) return null;
+  const start = at + key.length;
+  if (headers.charCodeAt(start) !== 0x22) return null;
+  let end = start + 1;
+  for (; end < headers.length; end++) {
+    const c = headers.charCodeAt(end);
+    if (c === 0x5c) end++;
+    else if (c === 0x22) break;
+  }
+  if (end >= headers.length) return null;
+  try {
+    const value: unknown = JSON.parse(headers.slice(start, end + 1));
+    return typeof value === 'string' ? value : null;
+  } catch {
+    return null;
+  }
 }
 
 interface SignatureFields {

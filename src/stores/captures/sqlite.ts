@@ -2,9 +2,9 @@ import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Capture } from '../../model/capture';
-import { CAPTURE_COLUMNS, ROW_COLUMNS, captureToRow, headerNameNeedle, metaSearchText, rowToCapture, searchNeedle } from './row';
+import { CAPTURE_COLUMNS, ROW_COLUMNS, captureToRow, headerKeyNeedle, headerNameNeedle, metaSearchText, rowToCapture, searchNeedle, storedHeaderValue } from './row';
 import { groupScopesBySince } from './scopes';
-import type { CaptureStore, EndpointScope, PageCursor, SearchFilter, SearchPage } from './types';
+import type { CaptureStore, EndpointScope, HeaderFilter, PageCursor, SearchFilter, SearchPage } from './types';
 import { parseRecords } from './json-records';
 
 export interface SqliteCaptureStoreOptions {
@@ -108,9 +108,32 @@ function textClause(q: string): Clause {
   return { sql: `(${sql.join(' OR ')})`, params };
 }
 
+/** The SQL function headerClause calls: bun:sqlite runs it in JS, so case folds as in JS. */
+const HEADER_HOLDS = 'hookcap_header_holds';
+
+/** Whether header `name` of stored headers JSON holds `needle` (lower-cased) in any case. */
+function headerHolds(headers: unknown, name: unknown, needle: unknown): number {
+  if (typeof headers !== 'string' || typeof name !== 'string' || typeof needle !== 'string') return 0;
+  const value = storedHeaderValue(headers, name);
+  return value !== null && value.toLowerCase().includes(needle) ? 1 : 0;
+}
+
+/**
+ * A header filter: the key's text in the stored JSON first (instr, in C, on every row the other
+ * conditions leave), and only on rows holding it the value test in JS. lower() would fold ASCII
+ * only; JS folds as metaSearchText does, so both stores agree on values like "ÉTÉ".
+ */
+function headerClause(h: HeaderFilter): Clause {
+  const key: Clause = { sql: 'instr(headers, ?) > 0', params: [headerKeyNeedle(h.name)] };
+  if (h.value === '') return key;
+  return { sql: `(${key.sql} AND ${HEADER_HOLDS}(headers, ?, ?))`, params: [...key.params, h.name, searchNeedle(h.value)] };
+}
+
 function filterClause(filter: SearchFilter): Clause {
   const clauses = [scopeClause(filter.scopes)];
   if (filter.method !== undefined) clauses.push({ sql: 'method = ?', params: [filter.method] });
+  // Before q: a header test reads the short headers column, q the body's lower-cased copy.
+  for (const h of filter.headers ?? []) clauses.push(headerClause(h));
   if (filter.q) clauses.push(textClause(filter.q));
   if (filter.from !== undefined) clauses.push({ sql: 'received_at >= ?', params: [filter.from] });
   if (filter.to !== undefined) clauses.push({ sql: 'received_at <= ?', params: [filter.to] });
@@ -146,6 +169,7 @@ export function createSqliteCaptureStore(opts: SqliteCaptureStoreOptions): Captu
   // per node); the ack p99 did not move (docs/benchmarks.md).
   db.run('PRAGMA synchronous = FULL');
   db.run('PRAGMA busy_timeout = 5000');
+  db.function(HEADER_HOLDS, headerHolds);
 
   // db.query() caches the compiled statement per SQL text, so repeated shapes are prepared once.
   function select(where: Clause, tail = ''): Capture[] {

@@ -22,11 +22,23 @@ export interface SearchFilter {
   method?: string;
   /** Case-insensitive substring over path, body, header values and query string. */
   q?: string;
+  /** Every one must hold (AND); see HeaderFilter. Absent or empty: no header condition. */
+  headers?: HeaderFilter[];
   /** Inclusive bounds on receivedAt, ms. */
   from?: number;
   to?: number;
   /** Only these capture ids (pinned ones); an empty list matches nothing. */
   ids?: string[];
+}
+
+/**
+ * A capture carries a header of exactly this name whose value holds `value` as a case-insensitive
+ * substring; `value` '' means the header is present with any value (docs/search.md, `header`).
+ */
+export interface HeaderFilter {
+  /** A token (RFC 9110), lower-cased: stored names are lower-case. */
+  name: string;
+  value: string;
 }
 
 export interface SearchPage extends SearchFilter {

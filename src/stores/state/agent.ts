@@ -64,7 +64,7 @@ export async function countPendingAnonymous(q: Q, now: number): Promise<number> 
 export async function updateRegistration(
   q: Q,
   id: string,
-  patch: Partial<Pick<AgentRegistrationRow, 'status' | 'otpHash' | 'otpAttempts' | 'keyId' | 'claimedBy' | 'claimedAt' | 'deniedAt'>>,
+  patch: Partial<Pick<AgentRegistrationRow, 'status' | 'otpHash' | 'otpAttempts' | 'keyId' | 'claimedBy' | 'claimedAt' | 'deniedAt' | 'deniedBy'>>,
 ): Promise<void> {
   await q.update(agentRegistrations).set(patch).where(eq(agentRegistrations.id, id));
 }
@@ -200,12 +200,3 @@ export async function expireSandbox(w: EndpointWrite, keyId: string, now: number
   return out.map((r) => r.slug);
 }
 
-/** Sandbox endpoints past their expiry (never an account's), oldest first. */
-export async function listExpiredSandbox(q: Q, now: number, limit: number): Promise<{ id: string; slug: string }[]> {
-  return q
-    .select({ id: endpoints.id, slug: endpoints.slug })
-    .from(endpoints)
-    .where(and(isNull(endpoints.userId), isNotNull(endpoints.ownerKeyId), lte(endpoints.expiresAt, now)))
-    .orderBy(asc(endpoints.expiresAt))
-    .limit(limit);
-}

@@ -21,8 +21,18 @@ export async function pinCapture(db: Db, pin: PinRow, limit: number): Promise<Pi
   });
 }
 
-export async function unpinCapture(db: Db, captureId: string): Promise<void> {
-  await db.delete(pinnedCaptures).where(eq(pinnedCaptures.captureId, captureId));
+/**
+ * Unpins one capture if `userId` owns its endpoint (the pin's account) or pinned it: 'unpinned',
+ * 'not_pinned', or 'forbidden' (pinned, by someone else, on another account's endpoint).
+ */
+export async function unpinCapture(db: Db, captureId: string, userId: string): Promise<'unpinned' | 'not_pinned' | 'forbidden'> {
+  const gone = await db
+    .delete(pinnedCaptures)
+    .where(and(eq(pinnedCaptures.captureId, captureId), or(eq(pinnedCaptures.accountId, userId), eq(pinnedCaptures.pinnedBy, userId))))
+    .returning({ id: pinnedCaptures.captureId });
+  if (gone.length > 0) return 'unpinned';
+  const left = await db.select({ id: pinnedCaptures.captureId }).from(pinnedCaptures).where(eq(pinnedCaptures.captureId, captureId));
+  return left.length > 0 ? 'forbidden' : 'not_pinned';
 }
 
 /** Which of these captures are pinned. */

@@ -85,6 +85,8 @@ export const agentRegistrations = pgTable('agent_registrations', {
   claimedAt: ms('claimed_at'),
   /** When a person refused the registration (sql/008_agent_denied.sql). */
   deniedAt: ms('denied_at'),
+  /** The user who refused it (sql/009_agent_denied_by.sql); null once that account is deleted. */
+  deniedBy: text('denied_by'),
 });
 
 export const agentCredentials = pgTable('agent_credentials', {
@@ -213,6 +215,8 @@ export const pinnedCaptures = pgTable('pinned_captures', {
   accountId: text('account_id').notNull(),
   receivedAt: ms('received_at').notNull(),
   pinnedAt: ms('pinned_at').notNull(),
+  /** The user who pinned it (sql/010_pinned_by.sql); null for pins made before it was kept. */
+  pinnedBy: text('pinned_by'),
 });
 
 export type PinRow = typeof pinnedCaptures.$inferSelect;

@@ -16,6 +16,7 @@ import { CopyButton } from '../ui/copy-button';
 import { ErrorMessage } from '../ui/error';
 import { focusRowWhenDrawn, RequestList } from '../ui/request-list';
 import { SplitPane } from '../ui/split-pane';
+import { ExpiresAt } from '../ui/time';
 import { useSharedEndpoints } from '../api/teams';
 import { useCaptureEndpoint } from '../api/capture-endpoint';
 import { ReceiverUrl, takeJustCreated } from './endpoints';
@@ -86,6 +87,7 @@ function EndpointHeader({ endpoint, onCleared }: { endpoint: Endpoint; onCleared
         </h1>
       )}
       <ReceiverUrl url={endpoint.url} />
+      {endpoint.expiresAt !== null ? <ExpiresAt ms={endpoint.expiresAt} /> : null}
       <div className="endpoint-actions">
         {!renaming ? (
           <button type="button" ref={renameButton} onClick={() => setRenaming(true)}>

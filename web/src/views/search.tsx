@@ -3,7 +3,7 @@
  * range and endpoint filters, all kept in the URL. Shows the count; results open the same detail.
  */
 import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { api, unwrap, type Capture } from '../api/client';
 import { keys, useEndpoints, useRequest } from '../api/queries';
@@ -33,11 +33,13 @@ export interface SearchFilters {
   method: string;
   from: string;
   slug: string;
+  /** One `name:value` header filter (docs/search.md); a new search from the top box starts without. */
+  header?: string;
 }
 
 export function readFilters(search: string): SearchFilters {
   const p = new URLSearchParams(search);
-  return { q: p.get('q') ?? '', method: p.get('method') ?? '', from: p.get('from') ?? '', slug: p.get('slug') ?? '' };
+  return { q: p.get('q') ?? '', method: p.get('method') ?? '', from: p.get('from') ?? '', slug: p.get('slug') ?? '', header: p.get('header') ?? '' };
 }
 
 export function filtersQuery(f: SearchFilters): string {
@@ -77,6 +79,12 @@ export function SearchView({ requestId }: { requestId: string | null }) {
   const items: Capture[] = useMemo(() => results.data?.pages.flat() ?? [], [results.data]);
   const set = (patch: Partial<SearchFilters>) => navigate(`${paths.search}${filtersQuery({ ...filters, ...patch })}`, { replace: true });
   const suffix = filtersQuery(filters);
+  // Applied on Enter or on leaving the field, not per key: "x a" on the way to "x-a:b" is a 400.
+  const [headerDraft, setHeaderDraft] = useState<{ for: string; text: string } | null>(null);
+  const headerText = headerDraft && headerDraft.for === (filters.header ?? '') ? headerDraft.text : (filters.header ?? '');
+  const applyHeader = () => {
+    if (headerText.trim() !== (filters.header ?? '')) set({ header: headerText.trim() });
+  };
 
   const selected = items.find((c) => c.id === requestId);
   const fetched = useRequest(selected || !requestId ? null : requestId);
@@ -89,7 +97,14 @@ export function SearchView({ requestId }: { requestId: string | null }) {
     <div className="search-view">
       <header className="search-head">
         <h1>Search</h1>
-        <form className="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+        <form
+          className="filters"
+          aria-label="Filters"
+          onSubmit={(e) => {
+            e.preventDefault();
+            applyHeader();
+          }}
+        >
           <div>
             <label htmlFor="filter-method">Method</label>
             <select id="filter-method" value={filters.method} onChange={(e) => set({ method: e.target.value })}>
@@ -121,6 +136,18 @@ export function SearchView({ requestId }: { requestId: string | null }) {
                 </option>
               ))}
             </select>
+          </div>
+          <div>
+            <label htmlFor="filter-header">Header</label>
+            <input
+              id="filter-header"
+              type="search"
+              placeholder="name:value"
+              title="A header of exactly this name whose value contains the text after the colon, any case; a name alone: the header is there"
+              value={headerText}
+              onChange={(e) => setHeaderDraft({ for: filters.header ?? '', text: e.target.value })}
+              onBlur={applyHeader}
+            />
           </div>
         </form>
         <p className="result-count" role="status">

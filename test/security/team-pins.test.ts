@@ -1,0 +1,57 @@
+/**
+ * A team member reads an endpoint shared with the team; reading is all they may do with the
+ * owner's data. Pinning on a shared endpoint is allowed (it only keeps a capture longer, and counts
+ * against the owner), but unpinning the owner's pin would hand that capture back to retention:
+ * only the endpoint's owner, or whoever pinned it, may unpin (docs/retention.md, "Pinning").
+ * Real HTTP on a real port, both backends; the subscription is set by a signed Stripe delivery.
+ */
+import { expect, test } from 'bun:test';
+import { call, eventually, newAccount } from '../support/client';
+import { describeBackends } from '../support/suite';
+import { capture, joinTeam, newEndpoint, paidTeam, TEAMS_ENV } from '../behaviour/teams-support';
+
+interface Rec {
+  id: string;
+  pinned?: boolean;
+}
+
+describeBackends(
+  'unpinning on a shared endpoint',
+  (h) => {
+    test("a member cannot unpin the owner's pin; the owner can unpin the member's; a member can unpin their own", async () => {
+      const owner = await newAccount(h.url);
+      const member = await newAccount(h.url);
+      const team = await paidTeam(h.url, owner);
+      await joinTeam(h.url, owner, team, member);
+      const ep = await newEndpoint(h.url, owner.key);
+      expect((await call(h.url, 'POST', `/api/teams/${team.id}/endpoints`, { token: owner.key, body: { endpointId: ep.id } })).status).toBe(201);
+      const ownersPin = await capture(h.url, ep.slug, 'kept by the owner');
+      const membersPin = await capture(h.url, ep.slug, 'kept by the member');
+      // Captures reach the store within the shipper's batch age.
+      await eventually(async () => (await call<Rec[]>(h.url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: owner.key })).body.length === 2);
+      const pinned = async (id: string) => (await call<Rec>(h.url, 'GET', `/api/requests/${id}`, { token: owner.key })).body.pinned === true;
+
+      expect((await call(h.url, 'POST', `/api/requests/${ownersPin}/pin`, { token: owner.key })).status).toBe(200);
+      // The member reads it, sees it pinned, and may not take the pin away.
+      expect((await call<Rec>(h.url, 'GET', `/api/requests/${ownersPin}`, { token: member.key })).body.pinned).toBe(true);
+      const refused = await call<{ code: string }>(h.url, 'DELETE', `/api/requests/${ownersPin}/pin`, { token: member.key });
+      expect(refused.status).toBe(403);
+      expect(refused.body.code).toBe('forbidden');
+      expect(await pinned(ownersPin)).toBe(true);
+
+      // The member's own pin: theirs to undo; and the owner may undo it too.
+      expect((await call(h.url, 'POST', `/api/requests/${membersPin}/pin`, { token: member.key })).status).toBe(200);
+      expect((await call(h.url, 'DELETE', `/api/requests/${membersPin}/pin`, { token: member.key })).status).toBe(204);
+      expect(await pinned(membersPin)).toBe(false);
+      expect((await call(h.url, 'POST', `/api/requests/${membersPin}/pin`, { token: member.key })).status).toBe(200);
+      expect((await call(h.url, 'DELETE', `/api/requests/${membersPin}/pin`, { token: owner.key })).status).toBe(204);
+      expect(await pinned(membersPin)).toBe(false);
+
+      // Not pinned: 204 for a reader, as before. The owner unpins their own.
+      expect((await call(h.url, 'DELETE', `/api/requests/${membersPin}/pin`, { token: member.key })).status).toBe(204);
+      expect((await call(h.url, 'DELETE', `/api/requests/${ownersPin}/pin`, { token: owner.key })).status).toBe(204);
+      expect(await pinned(ownersPin)).toBe(false);
+    });
+  },
+  TEAMS_ENV,
+);
