@@ -179,10 +179,12 @@ describeBackends(
         expect((await call(h.url, 'DELETE', `/api/teams/${team.id}/invites/${again}`, { token: owner.session })).status).toBe(204);
         await accept.click();
         const refused = m.page.getByRole('region', { name: 'Invites for you' }).getByRole('alert');
-        await refused.filter({ hasText: "the team's owner withdrew this invite" }).waitFor();
-        expect(await refused.textContent()).toContain(`the invite to Night shift from ${owner.email}`);
-        await eventually(async () => (await accept.count()) === 0);
+        // First under the invite's row; once the list is read again the row is gone, and the
+        // refusal stays above the list, naming the invite.
+        await refused.filter({ hasText: `the invite to Night shift from ${owner.email}` }).waitFor();
+        expect(await accept.count()).toBe(0);
         expect(await refused.count()).toBe(1);
+        expect(await refused.textContent()).toContain("the team's owner withdrew this invite; ask them to invite you again");
         expect(await m.page.getByRole('heading', { name: 'Teams', level: 1 }).count()).toBe(1);
         expect(m.errors).toEqual([]);
       } finally {
