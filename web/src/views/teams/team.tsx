@@ -241,7 +241,7 @@ function NotInTeam() {
   return (
     <div className="error" role="alert">
       <p>
-        <strong>You are not a member of this team.</strong> It was deleted, or you left it or were removed from it; its shared endpoints are no longer
+        <strong>You are not a member of this team.</strong> It may have been deleted, or you left it or were removed from it; its shared endpoints are not
         yours to read. To come back you need a new invite from its owner.
       </p>
       <p>
