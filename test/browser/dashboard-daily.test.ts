@@ -4,8 +4,9 @@
  * requests" jumps to the newest), and the live list's filter kept in the URL.
  */
 import { expect, test } from 'bun:test';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { openPage, signUpAccount, useChromium, createEndpoint, type TestEndpoint } from '../support/browser';
+import { eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
 const chromium = useChromium();
@@ -20,16 +21,17 @@ async function send(ep: TestEndpoint, path: string, init: RequestInit = {}): Pro
   expect(r.status).toBeLessThan(300);
 }
 
-/** Whether the element is inside the list's scroll box, drawn where the reader can see it. */
-function inView(page: Page, selector: string) {
-  return page.evaluate((sel) => {
-    const el = document.querySelector(sel);
-    const box = document.querySelector('.request-scroller');
-    if (!el || !box) return false;
+const isFocused = (l: Locator) => l.evaluate((el) => el === el.ownerDocument.activeElement);
+
+/** Whether the row is drawn inside the list's scroll box, where the reader can see it. */
+function inView(row: Locator) {
+  return row.evaluate((el) => {
+    const box = el.closest('.request-scroller');
+    if (!box) return false;
     const r = el.getBoundingClientRect();
     const b = box.getBoundingClientRect();
     return r.top >= b.top - 1 && r.bottom <= b.bottom + 1;
-  }, selector);
+  });
 }
 
 describeBackends('dashboard: a day of use', (h) => {
@@ -50,9 +52,9 @@ describeBackends('dashboard: a day of use', (h) => {
       for (let i = 0; i < 40; i++) await send(ep, `/burst/${i}`);
       const newer = page.getByRole('button', { name: '↑ 40 newer requests' });
       await newer.waitFor();
-      expect(await inView(page, '.request-list a[aria-current="true"]')).toBe(true);
-      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-current'))).toBe('true');
-      expect(await page.evaluate(() => document.activeElement?.textContent ?? '')).toContain('/seed/29');
+      expect(await inView(row)).toBe(true);
+      expect(await row.getAttribute('aria-current')).toBe('true');
+      expect(await isFocused(row)).toBe(true);
       // j still moves from the open request, not from wherever the list slid to.
       await page.keyboard.press('j');
       await page.getByRole('heading', { name: /\/seed\/28$/ }).waitFor();
@@ -60,8 +62,8 @@ describeBackends('dashboard: a day of use', (h) => {
       await newer.click();
       await newer.waitFor({ state: 'detached' });
       const newest = list.getByRole('link', { name: /\/burst\/39\b/ });
-      await expect(newest.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
-      expect(await inView(page, '.request-list a[data-id]')).toBe(true);
+      await eventually(() => isFocused(newest));
+      expect(await inView(newest)).toBe(true);
       expect(errors).toEqual([]);
     } finally {
       await context.close();
