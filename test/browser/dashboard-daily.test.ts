@@ -4,9 +4,10 @@
  * requests" jumps to the newest), and the live list's filter kept in the URL.
  */
 import { expect, test } from 'bun:test';
+import { createHmac } from 'node:crypto';
 import type { Locator, Page } from 'playwright-core';
 import { openPage, signUpAccount, useChromium, createEndpoint, type TestEndpoint } from '../support/browser';
-import { eventually } from '../support/client';
+import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
 const chromium = useChromium();
@@ -64,6 +65,94 @@ describeBackends('dashboard: a day of use', (h) => {
       const newest = list.getByRole('link', { name: /\/burst\/39\b/ });
       await eventually(() => isFocused(newest));
       expect(await inView(newest)).toBe(true);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('the live list filters by provider, event, signature and method; the filter stays in the URL through opening, reloading and Back', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'filtered');
+    const secret = 'gh-secret-for-filter-0123456789';
+    expect((await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: account.session, body: { signing: { provider: 'github', secret } } })).status).toBe(200);
+    const github = async (path: string, event: string, body: object, good = true) => {
+      const text = JSON.stringify(body);
+      const sig = good ? `sha256=${createHmac('sha256', secret).update(text).digest('hex')}` : `sha256=${'0'.repeat(64)}`;
+      await send(ep, path, { body: text, headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': crypto.randomUUID(), 'x-hub-signature-256': sig } });
+    };
+    await github('/gh/push-1', 'push', { ref: 'refs/heads/main' });
+    await github('/gh/pr-opened', 'pull_request', { action: 'opened', number: 1 });
+    await github('/gh/push-forged', 'push', { ref: 'refs/heads/main' }, false);
+    await send(ep, '/stripe', { body: JSON.stringify({ id: 'evt_1', object: 'event', type: 'charge.failed' }), headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' } });
+    await send(ep, '/form', { method: 'PUT', body: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const { page, context, errors } = await openPage(chromium(), h.url, account);
+    try {
+      await openEndpoint(page, h.url, ep);
+      const list = page.getByRole('list', { name: 'Requests' });
+      const rows = list.getByRole('link');
+      await list.getByRole('link', { name: /\/form/ }).waitFor();
+      const paths = () => rows.locator('.row-path').evaluateAll((els) => els.map((el) => el.firstChild?.textContent));
+      const filter = page.getByRole('searchbox', { name: 'Filter requests' });
+
+      await filter.fill('provider:github event:push -bad-signature');
+      await eventually(async () => JSON.stringify(await paths()) === JSON.stringify(['/gh/push-1']));
+      expect(await page.getByText('1 of 5 requests').count()).toBe(1);
+      expect(new URL(page.url()).searchParams.get('filter')).toBe('provider:github event:push -bad-signature');
+
+      // The endpoint checks GitHub signatures: whatever GitHub did not sign is a bad signature.
+      await filter.fill('bad-signature');
+      await eventually(async () => JSON.stringify(await paths()) === JSON.stringify(['/form', '/stripe', '/gh/push-forged']));
+      await filter.fill('signed');
+      await eventually(async () => JSON.stringify(await paths()) === JSON.stringify(['/gh/pr-opened', '/gh/push-1']));
+      await filter.fill('method:put');
+      await eventually(async () => JSON.stringify(await paths()) === JSON.stringify(['/form']));
+      await filter.fill('charge.failed');
+      await eventually(async () => JSON.stringify(await paths()) === JSON.stringify(['/stripe']));
+      await filter.fill('nothing-like-this');
+      await page.getByText('No request matches “nothing-like-this”.').waitFor();
+
+      // Enter goes on to the first matching row; Enter there opens it, and the filter stays.
+      await filter.fill('github');
+      await eventually(async () => (await paths()).length === 3);
+      await filter.press('Enter');
+      const first = list.getByRole('link', { name: /\/gh\/push-forged/ });
+      await eventually(() => isFocused(first));
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: /\/gh\/push-forged$/ }).waitFor();
+      expect(new URL(page.url()).pathname).toContain('/requests/');
+      expect(new URL(page.url()).searchParams.get('filter')).toBe('github');
+      // j moves within what the filter shows (the Stripe capture between them is skipped).
+      await page.keyboard.press('j');
+      await page.getByRole('heading', { name: /\/gh\/pr-opened$/ }).waitFor();
+
+      // A capture arriving live is listed only when it matches.
+      await send(ep, '/plain-live');
+      await github('/gh/push-live', 'push', { ref: 'refs/heads/dev' });
+      await list.getByRole('link', { name: /\/gh\/push-live/ }).waitFor();
+      expect(await list.getByRole('link', { name: /\/plain-live/ }).count()).toBe(0);
+      expect(await page.getByText('4 of 7 requests').count()).toBe(1);
+
+      // A reload keeps the filter and the open request.
+      await page.reload();
+      await page.getByRole('heading', { name: /\/gh\/pr-opened$/ }).waitFor();
+      expect(await filter.inputValue()).toBe('github');
+      await eventually(async () => (await paths()).length === 4);
+
+      // Back and Forward walk the requests opened, the filter with them.
+      await page.goBack();
+      await page.getByRole('heading', { name: /\/gh\/push-forged$/ }).waitFor();
+      expect(await filter.inputValue()).toBe('github');
+      await page.goForward();
+      await page.getByRole('heading', { name: /\/gh\/pr-opened$/ }).waitFor();
+      expect(await filter.inputValue()).toBe('github');
+      await eventually(async () => (await paths()).length === 4);
+
+      // Emptied (Escape in the field), everything is listed again.
+      await filter.focus();
+      await page.keyboard.press('Escape');
+      await eventually(async () => (await paths()).length === 7);
+      expect(new URL(page.url()).search).toBe('');
       expect(errors).toEqual([]);
     } finally {
       await context.close();

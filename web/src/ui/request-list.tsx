@@ -3,8 +3,8 @@
  * have one fixed height, and when newer captures are added above while the list is scrolled the
  * view stays on the rows it showed (no jump).
  */
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useReducer, useRef, type ReactNode } from 'react';
+import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
+import { useCallback, useEffect, useLayoutEffect, useReducer, useRef, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import type { Capture } from '../api/client';
 import { plural } from '../lib/format';
@@ -43,16 +43,29 @@ export interface RequestListProps {
 export function RequestList(props: RequestListProps) {
   const { items, selectedId } = props;
   const scroller = useRef<HTMLDivElement>(null);
+  const keep = useRef<number[]>([]);
+  /** Stable (like rowSize), so the virtualiser recomputes its range only when it has to. */
+  const rangeExtractor = useCallback((range: Range) => {
+    const out = defaultRangeExtractor(range);
+    for (const i of keep.current) if (i >= 0 && i < range.count && !out.includes(i)) out.push(i);
+    return out.sort((a, b) => a - b);
+  }, []);
+  const selectedIndex = selectedId ? items.findIndex((c) => c.id === selectedId) : -1;
+  // The open row and the focused one are always drawn, wherever the view is: a render with new rows
+  // above comes before the scroll that keeps the view in place, and a row dropped from the DOM for
+  // that moment would take the focus with it.
+  const active = typeof document === 'undefined' ? null : document.activeElement;
+  const focusedId = active instanceof HTMLElement && scroller.current?.contains(active) ? active.dataset.id : undefined;
+  keep.current = [selectedIndex, focusedId === undefined ? -1 : items.findIndex((c) => c.id === focusedId)];
   const v = useVirtualizer({
     count: items.length,
     getScrollElement: () => scroller.current,
     estimateSize: rowSize,
+    rangeExtractor,
     overscan: 12,
     // No getItemKey: rows have one fixed size, so the index is enough, and a key function would
     // be called for every capture on every update (thousands of calls per frame in a burst).
   });
-
-  const selectedIndex = selectedId ? items.findIndex((c) => c.id === selectedId) : -1;
 
   // Newer captures were added above. At the top, with no request open and the focus elsewhere,
   // the list follows the newest. Otherwise (scrolled down, a request open, the focus on a row) the

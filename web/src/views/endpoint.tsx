@@ -3,10 +3,11 @@
  * arriving live beside the one that is open. On a narrow screen the list and the open request take
  * turns.
  */
-import { useEffect, useLayoutEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import { Link, useLocation } from 'wouter';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
 import { useClearCaptures, useDeleteEndpoint, useEndpoints, useRenameEndpoint, useRequest, type Endpoint } from '../api/queries';
 import { shellQuote } from '../lib/curl';
+import { filterCaptures } from '../lib/filter';
 import { plural } from '../lib/format';
 import { useLive } from '../live/use-live';
 import type { LiveState } from '../live/store';
@@ -207,7 +208,7 @@ function FirstArrival({ waiting, first }: { waiting: boolean; first: Capture | u
   return null;
 }
 
-function Toolbar({ state, onPause, onResume }: { state: LiveState; onPause: () => void; onResume: () => void }) {
+function Toolbar({ state, shown, onPause, onResume }: { state: LiveState; shown: number; onPause: () => void; onResume: () => void }) {
   const toggle = useRef<HTMLButtonElement>(null);
   // "N new requests" merged them and went away: the focus goes to Pause (which Resume became).
   useFocusWhenGone(state.paused && state.held > 0, () => toggle.current);
@@ -218,6 +219,7 @@ function Toolbar({ state, onPause, onResume }: { state: LiveState; onPause: () =
         {STATUS_TEXT[state.status]}
       </span>
       <span className="list-count" aria-live="off">
+        {shown === state.items.length ? '' : `${shown.toLocaleString('en')} of `}
         {plural(state.items.length, 'request')}
         {state.hasMore ? ' loaded' : ''}
       </span>
@@ -237,6 +239,32 @@ function Toolbar({ state, onPause, onResume }: { state: LiveState; onPause: () =
           </button>
         )}
       </span>
+    </div>
+  );
+}
+
+/**
+ * The live list's filter (lib/filter.ts). Escape empties it (the search field's own behaviour);
+ * Enter goes to the first matching row, so the keyboard carries on into the list.
+ */
+function ListFilter({ value, onChange, firstId }: { value: string; onChange: (value: string) => void; firstId: string | undefined }) {
+  return (
+    <div className="list-filter">
+      <input
+        type="search"
+        aria-label="Filter requests"
+        placeholder="Filter: path, method:post, provider:stripe, event:…, status:500, -word"
+        value={value}
+        spellCheck={false}
+        onChange={(e) => onChange(e.target.value)}
+        onKeyDown={(e) => {
+          const input = e.currentTarget;
+          if (e.key === 'Enter' && firstId) {
+            e.preventDefault();
+            focusRowWhenDrawn(document, firstId, () => document.activeElement === input);
+          }
+        }}
+      />
     </div>
   );
 }
@@ -280,6 +308,11 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
   const theirs = own ? undefined : shared.data?.find((e) => e.slug === slug);
   const endpoint = own ?? theirs;
   const requestId = /^requests\/([^/]+)$/.exec(rest)?.[1] ?? null;
+  // The list's filter lives in the URL (`?filter=`), kept as requests are opened, so a reload, a
+  // link or Back finds the same view.
+  const filter = new URLSearchParams(useSearch()).get('filter') ?? '';
+  const suffix = filter ? `?${new URLSearchParams({ filter })}` : '';
+  const shown = useMemo(() => filterCaptures(state.items, filter), [state.items, filter]);
   useTitle(endpoint ? (rest === 'settings' ? `Settings: ${endpoint.name}` : endpoint.name) : null);
 
   // An error first: the shared list waits for mine, so it stays pending when mine failed.
@@ -300,25 +333,37 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
   // The open request was cleared with the rest: close it rather than leave "request not found" beside the empty list.
   const onCleared = () => {
     store?.clear();
-    if (requestId !== null) navigate(paths.endpoint(slug), { replace: true });
+    if (requestId !== null) navigate(`${paths.endpoint(slug)}${suffix}`, { replace: true });
   };
 
   const waiting = !state.loading && state.items.length === 0 && state.held === 0;
   const listArea = (
     <section className="live" aria-label="Captured requests">
-      <Toolbar state={state} onPause={() => store?.pause()} onResume={() => store?.resume()} />
+      <Toolbar state={state} shown={shown.length} onPause={() => store?.pause()} onResume={() => store?.resume()} />
+      {waiting ? null : (
+        <ListFilter
+          value={filter}
+          onChange={(value) => {
+            const q = value ? `?${new URLSearchParams({ filter: value })}` : '';
+            navigate(`${requestId ? paths.endpointRequest(slug, requestId) : paths.endpoint(slug)}${q}`, { replace: true });
+          }}
+          firstId={shown[0]?.id}
+        />
+      )}
       {state.status === 'ended' && state.endReason ? <p className="notice">{END_TEXT[state.endReason] ?? 'The live stream ended.'}</p> : null}
       {state.error && state.status !== 'ended' ? <ErrorMessage error={new Error(state.error)} /> : null}
       <FirstArrival waiting={waiting} first={state.items[0]} />
       {waiting ? (
         <FirstRequestHint url={endpoint.url} />
+      ) : shown.length === 0 && filter ? (
+        <p className="muted panel-pad">No request matches “{filter}”.</p>
       ) : (
         <RequestList
           label="Requests"
-          items={state.items}
+          items={shown}
           selectedId={requestId}
-          hrefOf={(id) => paths.endpointRequest(slug, id)}
-          onSelect={(id) => navigate(paths.endpointRequest(slug, id))}
+          hrefOf={(id) => `${paths.endpointRequest(slug, id)}${suffix}`}
+          onSelect={(id) => navigate(`${paths.endpointRequest(slug, id)}${suffix}`)}
           onEndReached={() => void store?.loadOlder()}
           footer={state.loadingOlder ? <p className="muted list-foot">Loading older requests…</p> : null}
         />
@@ -335,7 +380,7 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
           list={listArea}
           detail={
             requestId ? (
-              <OpenRequest id={requestId} state={state} endpoint={endpoint} backHref={paths.endpoint(slug)} />
+              <OpenRequest id={requestId} state={state} endpoint={endpoint} backHref={`${paths.endpoint(slug)}${suffix}`} />
             ) : waiting ? (
               <WaitingDetail own={own !== undefined} />
             ) : (
