@@ -4,7 +4,7 @@
  * view stays on the rows it showed (no jump).
  */
 import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useLayoutEffect, useReducer, useRef, type ReactNode } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useReducer, useRef, type MouseEvent, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import type { Capture } from '../api/client';
 import { plural } from '../lib/format';
@@ -108,13 +108,17 @@ export function RequestList(props: RequestListProps) {
       redraw();
     }
   };
-  const toNewest = () => {
+  const toNewest = (e: MouseEvent<HTMLButtonElement>) => {
+    const button = e.currentTarget;
     seen.current = items[0]?.id;
     v.scrollToOffset(0);
     const first = items[0];
     const root = scroller.current;
     // The button goes away at the top, dropping the focus: it goes to the newest row once drawn.
-    const wanted = () => document.activeElement === null || document.activeElement === document.body || root?.contains(document.activeElement) === true;
+    const wanted = () => {
+      const a = document.activeElement;
+      return a === null || a === document.body || a === button || root?.contains(a) === true;
+    };
     if (first && root) focusRowWhenDrawn(root, first.id, wanted);
   };
 
@@ -138,14 +142,14 @@ export function RequestList(props: RequestListProps) {
   });
 
   return (
-    <div className="request-scroller" ref={scroller} tabIndex={-1} onScroll={onScroll}>
+    // The button is over the list, not in it: in the scroller it would move with each scroll.
+    <div className="request-list-box">
       {newer > 0 ? (
-        <div className="newer-above">
-          <button type="button" className="small primary" onClick={toNewest}>
-            ↑ {plural(newer, 'newer request')}
-          </button>
-        </div>
+        <button type="button" className="small primary newer-above" onClick={toNewest}>
+          ↑ {plural(newer, 'newer request')}
+        </button>
       ) : null}
+      <div className="request-scroller" ref={scroller} tabIndex={-1} onScroll={onScroll}>
       <ul className="request-list" aria-label={props.label} style={{ height: v.getTotalSize() }}>
         {rows.map((row) => {
           const c = items[row.index];
@@ -161,6 +165,7 @@ export function RequestList(props: RequestListProps) {
         })}
       </ul>
       {props.footer}
+      </div>
     </div>
   );
 }
