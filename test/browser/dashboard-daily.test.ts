@@ -158,4 +158,57 @@ describeBackends('dashboard: a day of use', (h) => {
       await context.close();
     }
   });
+
+  test('two requests compared: facts, headers and body (by JSON path, by line) that differ; the pinned one stays through j/k and a reload', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'compared');
+    await send(ep, '/notes', { method: 'PUT', body: 'first line\nsame middle\nlast: one', headers: { 'content-type': 'text/plain' } });
+    await send(ep, '/orders', { body: JSON.stringify({ id: 1, amount: 100, items: [{ sku: 'a' }], meta: { x: 1 } }), headers: { 'content-type': 'application/json', 'x-attempt': '1' } });
+    await send(ep, '/orders', { body: JSON.stringify({ id: 1, amount: 250, items: [{ sku: 'b' }], currency: 'eur' }), headers: { 'content-type': 'application/json', 'x-attempt': '2', 'x-new': 'yes' } });
+    const { page, context, errors } = await openPage(chromium(), h.url, account);
+    try {
+      await openEndpoint(page, h.url, ep);
+      const list = page.getByRole('list', { name: 'Requests' });
+      await list.getByRole('link').first().click();
+      const detail = page.getByRole('article');
+      await detail.getByRole('heading', { name: /\/orders$/ }).waitFor();
+      await detail.getByRole('link', { name: 'Compare with previous' }).click();
+      const comparison = detail.getByRole('region', { name: 'Compared with POST /orders' });
+      await comparison.waitFor();
+      const rowsOf = async (table: string) =>
+        (await comparison.getByRole('table', { name: table }).getByRole('row').allTextContents()).slice(1);
+      expect(await rowsOf('Body differences')).toEqual(['amount250100', 'items[0].sku"b""a"', 'currency"eur"absent', 'meta.xabsent1']);
+      expect(await rowsOf('Header differences')).toEqual(expect.arrayContaining(['x-attempt21', 'x-newyesabsent']));
+      expect((await rowsOf('Request differences')).some((r) => r.startsWith('Size'))).toBe(true);
+      const compared = new URL(page.url()).searchParams.get('compare');
+      expect(compared).toMatch(/^req_/);
+
+      // The compared request is pinned: j opens it (nothing to show against itself), k comes back.
+      await page.keyboard.press('j');
+      await detail.getByText('Pinned for comparison', { exact: false }).waitFor();
+      expect(new URL(page.url()).pathname).toEndWith(`/requests/${compared}`);
+      await page.keyboard.press('k');
+      await comparison.waitFor();
+      await page.reload();
+      await comparison.getByRole('table', { name: 'Body differences' }).waitFor();
+      // The text body against the pinned JSON one, line by line.
+      await list.getByRole('link', { name: /\/notes/ }).click();
+      await detail.getByRole('heading', { name: /\/notes$/ }).waitFor();
+      const lines = await rowsOf('Body differences');
+      expect(lines[0]).toStartWith('line 1first line{');
+      expect(lines).toContain('line 3last: oneabsent');
+
+      await detail.getByRole('link', { name: 'Stop comparing' }).click();
+      await comparison.waitFor({ state: 'detached' });
+      expect(new URL(page.url()).searchParams.get('compare')).toBeNull();
+      // Pin this one, open another: that one is compared with it.
+      await detail.getByRole('link', { name: 'Pin for comparison' }).click();
+      await detail.getByText('Pinned for comparison', { exact: false }).waitFor();
+      await list.getByRole('link').first().click();
+      await detail.getByRole('region', { name: 'Compared with PUT /notes' }).waitFor();
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 });

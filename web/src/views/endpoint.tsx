@@ -22,6 +22,7 @@ import { useCaptureEndpoint } from '../api/capture-endpoint';
 import { ReceiverUrl, takeJustCreated } from './endpoints';
 import { SharedEndpointHeader } from './teams/shared-endpoints';
 import { RequestDetail } from './request-detail';
+import { Compare } from './compare';
 import { useTitle } from '../ui/title';
 import { useFocusWhenGone } from '../ui/focus';
 import { BusyButton } from '../ui/busy-button';
@@ -253,7 +254,7 @@ function ListFilter({ value, onChange, firstId }: { value: string; onChange: (va
       <input
         type="search"
         aria-label="Filter requests"
-        placeholder="Filter: path, method:post, provider:stripe, event:…, status:500, -word"
+        placeholder="Filter: path, method:post, event:…, -word"
         value={value}
         spellCheck={false}
         onChange={(e) => onChange(e.target.value)}
@@ -269,10 +270,24 @@ function ListFilter({ value, onChange, firstId }: { value: string; onChange: (va
   );
 }
 
-function OpenRequest({ id, state, endpoint, backHref }: { id: string; state: LiveState; endpoint: Pick<Endpoint, 'id' | 'url'>; backHref: string }) {
+interface OpenRequestProps {
+  id: string;
+  state: LiveState;
+  endpoint: Pick<Endpoint, 'id' | 'url'>;
+  backHref: string;
+  /** The request pinned for comparison (`?compare=`). */
+  compareId: string | null;
+  /** The next older request in the list as shown, for "Compare with previous". */
+  previousId: string | undefined;
+  hrefWith: (id: string, compare: string | null) => string;
+}
+
+function OpenRequest({ id, state, endpoint, backHref, compareId, previousId, hrefWith }: OpenRequestProps) {
   const inList = state.items.find((c) => c.id === id);
   const fetched = useRequest(inList ? null : id);
   const capture = inList ?? fetched.data;
+  const otherInList = compareId ? state.items.find((c) => c.id === compareId) : undefined;
+  const otherFetched = useRequest(compareId && !otherInList ? compareId : null);
   // A link to another endpoint's request (`/endpoints/A/requests/<id of B's>`): it is shown under
   // its own endpoint, with its own URL and list (docs/dashboard.md), not under A's URL.
   const elsewhere = capture && capture.endpointId !== endpoint.id ? capture : undefined;
@@ -288,7 +303,36 @@ function OpenRequest({ id, state, endpoint, backHref }: { id: string; state: Liv
         ← All requests
       </Link>
       {capture && !elsewhere ? (
-        <RequestDetail capture={capture} endpointUrl={endpoint.url} />
+        <RequestDetail
+          capture={capture}
+          endpointUrl={endpoint.url}
+          actions={
+            <>
+              {previousId && previousId !== compareId ? (
+                <Link href={hrefWith(id, previousId)} className="button">
+                  Compare with previous
+                </Link>
+              ) : null}
+              {compareId !== id ? (
+                <Link href={hrefWith(id, id)} className="button">
+                  Pin for comparison
+                </Link>
+              ) : null}
+            </>
+          }
+          compare={
+            compareId ? (
+              <Compare
+                capture={capture}
+                other={otherInList ?? otherFetched.data}
+                otherId={compareId}
+                otherHref={hrefWith(compareId, id)}
+                error={otherFetched.error}
+                stopHref={hrefWith(id, null)}
+              />
+            ) : null
+          }
+        />
       ) : fetched.error || owner.error ? (
         <ErrorMessage error={fetched.error ?? owner.error} />
       ) : (
@@ -308,10 +352,21 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
   const theirs = own ? undefined : shared.data?.find((e) => e.slug === slug);
   const endpoint = own ?? theirs;
   const requestId = /^requests\/([^/]+)$/.exec(rest)?.[1] ?? null;
-  // The list's filter lives in the URL (`?filter=`), kept as requests are opened, so a reload, a
-  // link or Back finds the same view.
-  const filter = new URLSearchParams(useSearch()).get('filter') ?? '';
-  const suffix = filter ? `?${new URLSearchParams({ filter })}` : '';
+  // The list's filter and the request compared with live in the URL (`?filter=`, `?compare=`),
+  // kept as requests are opened, so a reload, a link or Back finds the same view.
+  const params = new URLSearchParams(useSearch());
+  const filter = params.get('filter') ?? '';
+  const compareId = params.get('compare');
+  const query = (change: { filter?: string; compare?: string | null }) => {
+    const p = new URLSearchParams();
+    const f = change.filter ?? filter;
+    const c = change.compare === undefined ? compareId : change.compare;
+    if (f) p.set('filter', f);
+    if (c) p.set('compare', c);
+    const q = p.toString();
+    return q ? `?${q}` : '';
+  };
+  const suffix = query({});
   const shown = useMemo(() => filterCaptures(state.items, filter), [state.items, filter]);
   useTitle(endpoint ? (rest === 'settings' ? `Settings: ${endpoint.name}` : endpoint.name) : null);
 
@@ -344,8 +399,7 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
         <ListFilter
           value={filter}
           onChange={(value) => {
-            const q = value ? `?${new URLSearchParams({ filter: value })}` : '';
-            navigate(`${requestId ? paths.endpointRequest(slug, requestId) : paths.endpoint(slug)}${q}`, { replace: true });
+            navigate(`${requestId ? paths.endpointRequest(slug, requestId) : paths.endpoint(slug)}${query({ filter: value })}`, { replace: true });
           }}
           firstId={shown[0]?.id}
         />
@@ -380,7 +434,15 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
           list={listArea}
           detail={
             requestId ? (
-              <OpenRequest id={requestId} state={state} endpoint={endpoint} backHref={`${paths.endpoint(slug)}${suffix}`} />
+              <OpenRequest
+                id={requestId}
+                state={state}
+                endpoint={endpoint}
+                backHref={`${paths.endpoint(slug)}${suffix}`}
+                compareId={compareId}
+                previousId={shown[shown.findIndex((c) => c.id === requestId) + 1]?.id}
+                hrefWith={(id, compare) => `${paths.endpointRequest(slug, id)}${query({ compare })}`}
+              />
             ) : waiting ? (
               <WaitingDetail own={own !== undefined} />
             ) : (

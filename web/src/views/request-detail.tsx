@@ -4,7 +4,7 @@
  * away. Everything captured is shown as text: React escapes it; nothing is parsed as HTML.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { JsonView, collapseAllNested, defaultStyles } from 'react-json-view-lite';
 import { errorText, type Capture } from '../api/client';
 import { bodyBytes, bodyFilename, bodyKind, droppedBodyNotice, formRows, HEX_ROW, hexLine, parseJson, type BodyKind } from '../lib/body';
@@ -176,7 +176,7 @@ function BodyView({ capture }: { capture: Capture }) {
   );
 }
 
-export function RequestDetail({ capture, endpointUrl, endpointName }: { capture: Capture; endpointUrl: string; endpointName?: string }) {
+export function RequestDetail({ capture, endpointUrl, endpointName, actions, compare }: { capture: Capture; endpointUrl: string; endpointName?: string; actions?: ReactNode; compare?: ReactNode }) {
   // For reading (decoded); cURL and HAR rebuild the URL to send from the record itself.
   const url = readableUrl(endpointUrl, capture);
   const curl = () => curlCommand(capture, endpointUrl);
@@ -205,8 +205,10 @@ export function RequestDetail({ capture, endpointUrl, endpointName }: { capture:
           <button type="button" onClick={() => download(bodyFilename(capture), bodyBytes(capture).slice(), capture.contentType || 'application/octet-stream')} disabled={capture.body === ''}>
             Download body
           </button>
+          {actions}
         </div>
       </header>
+      {compare}
       <dl className="facts">
         <dt>Received</dt>
         <dd>
