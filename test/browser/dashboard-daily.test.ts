@@ -211,4 +211,39 @@ describeBackends('dashboard: a day of use', (h) => {
       await context.close();
     }
   });
+
+  test('Switch endpoint goes from one endpoint to another without the endpoint list', async () => {
+    const account = await signUpAccount(h.url);
+    const stripe = await createEndpoint(h.url, account, 'Stripe live');
+    await createEndpoint(h.url, account, 'GitHub app');
+    const billing = await createEndpoint(h.url, account, 'Internal billing');
+    const { page, context, errors } = await openPage(chromium(), h.url, account);
+    try {
+      await openEndpoint(page, h.url, stripe);
+      const toggle = page.getByRole('button', { name: 'Switch endpoint' });
+      await toggle.click();
+      expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+      const others = page.getByRole('list', { name: 'Other endpoints' });
+      expect(await others.getByRole('link').allTextContents()).toEqual(expect.arrayContaining(['GitHub app', 'Internal billing']));
+      expect(await others.getByRole('link', { name: 'Stripe live' }).count()).toBe(0);
+      // Escape closes it and gives the focus back to the button.
+      await page.keyboard.press('Escape');
+      await others.waitFor({ state: 'detached' });
+      expect(await isFocused(toggle)).toBe(true);
+      // From the keyboard: open, type, Enter.
+      await page.keyboard.press('Enter');
+      const find = page.getByRole('searchbox', { name: 'Find an endpoint' });
+      await eventually(() => isFocused(find));
+      await page.keyboard.type('bill');
+      expect(await others.getByRole('link').allTextContents()).toEqual(['Internal billing']);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { level: 1, name: 'Internal billing' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/endpoints/${billing.slug}`);
+      await page.getByRole('status', { name: 'Stream status' }).filter({ hasText: 'Live' }).waitFor();
+      expect(await others.count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -17,6 +17,7 @@ import { CopyButton } from '../ui/copy-button';
 import { ErrorMessage } from '../ui/error';
 import { focusRowWhenDrawn, RequestList } from '../ui/request-list';
 import { SplitPane } from '../ui/split-pane';
+import { EndpointSwitcher } from '../ui/endpoint-switcher';
 import { useSharedEndpoints } from '../api/teams';
 import { useCaptureEndpoint } from '../api/capture-endpoint';
 import { ReceiverUrl, takeJustCreated } from './endpoints';
@@ -78,7 +79,7 @@ function EndpointHeader({ endpoint, onCleared }: { endpoint: Endpoint; onCleared
   return (
     <header className="endpoint-head">
       <nav aria-label="Breadcrumb" className="crumbs">
-        <Link href={paths.home}>Endpoints</Link> <span aria-hidden="true">/</span>
+        <Link href={paths.home}>Endpoints</Link> <span aria-hidden="true">/</span> <EndpointSwitcher current={endpoint.slug} />
       </nav>
       {renaming ? (
         <RenameForm endpoint={endpoint} onDone={() => setRenaming(false)} />
