@@ -271,6 +271,12 @@ function ListFilter({ value, onChange, firstId }: { value: string; onChange: (va
   );
 }
 
+/** The request after `id` in the list as shown (the next older), if `id` is listed. */
+function olderThan(items: readonly Capture[], id: string): string | undefined {
+  const at = items.findIndex((c) => c.id === id);
+  return at < 0 ? undefined : items[at + 1]?.id;
+}
+
 interface OpenRequestProps {
   id: string;
   state: LiveState;
@@ -441,7 +447,7 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
                 endpoint={endpoint}
                 backHref={`${paths.endpoint(slug)}${suffix}`}
                 compareId={compareId}
-                previousId={shown[shown.findIndex((c) => c.id === requestId) + 1]?.id}
+                previousId={olderThan(shown, requestId)}
                 hrefWith={(id, compare) => `${paths.endpointRequest(slug, id)}${query({ compare })}`}
               />
             ) : waiting ? (
