@@ -246,4 +246,32 @@ describeBackends('dashboard: a day of use', (h) => {
       await context.close();
     }
   });
+
+  test('outside UTC the received time is given in the local zone and in UTC too; in UTC once', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'zones');
+    await send(ep, '/zoned');
+    for (const [zone, local, utc] of [
+      ['America/New_York', /UTC-0[45]:00/, true],
+      ['UTC', /UTC\+00:00/, false],
+    ] as const) {
+      const { page, context, errors } = await openPage(chromium(), h.url, account, { timezoneId: zone });
+      try {
+        await openEndpoint(page, h.url, ep);
+        const row = page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /\/zoned/ });
+        const iso = (await row.locator('time').getAttribute('datetime')) ?? '';
+        const inUtc = `${iso.replace('T', ' ').replace('Z', '')} UTC`;
+        expect(await row.locator('time').getAttribute('title')).toMatch(local);
+        await row.click();
+        const facts = (await page.getByRole('article').getByRole('definition').first().textContent()) ?? '';
+        expect(facts).toMatch(local);
+        // (In UTC the local time itself reads "… UTC+00:00": the UTC one would follow it.)
+        expect(facts.includes(`, ${inUtc}`)).toBe(utc);
+        expect(((await row.locator('time').getAttribute('title')) ?? '').includes(`\n${inUtc}`)).toBe(utc);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }
+  });
 });

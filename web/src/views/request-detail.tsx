@@ -10,7 +10,7 @@ import { errorText, type Capture } from '../api/client';
 import { bodyBytes, bodyFilename, bodyKind, droppedBodyNotice, formRows, HEX_ROW, hexLine, parseJson, type BodyKind } from '../lib/body';
 import { copyText, download } from '../lib/browser';
 import { curlCommand } from '../lib/curl';
-import { exactTime, formatSize } from '../lib/format';
+import { exactTime, formatSize, utcTimeIfLocalDiffers } from '../lib/format';
 import { harOf } from '../lib/har';
 import { queryRows, readableUrl } from '../lib/url';
 import { CopyButton } from '../ui/copy-button';
@@ -189,6 +189,7 @@ export function RequestDetail({ capture, endpointUrl, endpointName, actions, com
     },
   });
   const query = queryRows(capture.queryParams);
+  const utc = utcTimeIfLocalDiffers(capture.receivedAt);
   const binary = capture.bodyEncoding === 'base64';
   return (
     <article className="detail" aria-labelledby="detail-title">
@@ -214,6 +215,7 @@ export function RequestDetail({ capture, endpointUrl, endpointName, actions, com
         <dd>
           <span>
             {exactTime(capture.receivedAt)} (<RelativeTime ms={capture.receivedAt} />)
+            {utc ? <span className="muted">, {utc}</span> : null}
           </span>
         </dd>
         <dt>Size</dt>
