@@ -274,4 +274,36 @@ describeBackends('dashboard: a day of use', (h) => {
       }
     }
   });
+
+  test('a field picked in the JSON tree: Copy path and Copy value copy exactly', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'picked');
+    const event = { id: 'evt_1', type: 'charge.succeeded', data: { object: { amount: 4200, currency: 'eur', 'odd key': { ok: true }, lines: [{ sku: 'a' }, { sku: 'pro-plan' }] } } };
+    await send(ep, '/event', { body: JSON.stringify(event) });
+    const { page, context, errors } = await openPage(chromium(), h.url, account, { permissions: ['clipboard-read', 'clipboard-write'] });
+    try {
+      await openEndpoint(page, h.url, ep);
+      await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /\/event/ }).click();
+      const tree = page.getByRole('tree');
+      const picked = page.getByRole('group', { name: 'Picked field' });
+      await picked.getByText('Click a field to copy its path or value.').waitFor();
+      const copied = async (button: string) => {
+        await picked.getByRole('button', { name: button }).click();
+        return page.evaluate('navigator.clipboard.readText()');
+      };
+      await tree.getByText('4200', { exact: true }).click();
+      expect(await copied('Copy path')).toBe('data.object.amount');
+      expect(await copied('Copy value')).toBe('4200');
+      await tree.getByText('"pro-plan"').click();
+      expect(await copied('Copy path')).toBe('data.object.lines[1].sku');
+      // A string's value is its text, without the quotes.
+      expect(await copied('Copy value')).toBe('pro-plan');
+      await tree.getByText('odd key:').click();
+      expect(await copied('Copy path')).toBe('data.object["odd key"]');
+      expect(JSON.parse(String(await copied('Copy value')))).toEqual({ ok: true });
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -65,13 +65,19 @@ export function headersDiff(a: Capture, b: Capture): Diff {
 
 const PLAIN_KEY = /^[A-Za-z_$][\w$]*$/;
 
+/** A key as a step of a path: `.amount` (`amount` at the top), `["odd key"]`; an index as `[2]`. */
+export function pathStep(key: string | number, top: boolean): string {
+  if (typeof key === 'number') return `[${key}]`;
+  return PLAIN_KEY.test(key) ? `${top ? '' : '.'}${key}` : `[${JSON.stringify(key)}]`;
+}
+
 /** Leaves by path (`data.object.amount`, `items[2].id`, `["odd key"]`), values as JSON; false when too big. */
 function leaves(value: unknown): Map<string, string> | false {
   const out = new Map<string, string>();
   const walk = (v: unknown, path: string, depth: number): boolean => {
     if (out.size > MAX_LEAVES) return false;
     if (v !== null && typeof v === 'object' && depth < MAX_DEPTH) {
-      const entries: [string, unknown][] = Array.isArray(v) ? v.map((x, i) => [`[${i}]`, x]) : Object.entries(v).map(([k, x]) => [PLAIN_KEY.test(k) ? `${path ? '.' : ''}${k}` : `[${JSON.stringify(k)}]`, x]);
+      const entries: [string, unknown][] = Array.isArray(v) ? v.map((x, i) => [pathStep(i, !path), x]) : Object.entries(v).map(([k, x]) => [pathStep(k, !path), x]);
       if (entries.length === 0) out.set(path || '(top)', Array.isArray(v) ? '[]' : '{}');
       for (const [k, x] of entries) if (!walk(x, path + k, depth + 1)) return false;
       return true;
