@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import { exactTime, relativeTime } from '../lib/format';
+import { exactTime, relativeTime, utcTimeIfLocalDiffers } from '../lib/format';
 
 /** One shared clock for every relative time on the page, ticking every 10 s. */
 let now = Date.now();
@@ -33,7 +33,7 @@ export function RelativeTime({ ms }: { ms: number }) {
   // The clock ticks every 10 s; something newer than its last tick is "just now", not "in 3 s".
   const now = Math.max(useNow(), ms);
   return (
-    <time dateTime={new Date(ms).toISOString()} title={exactTime(ms)}>
+    <time dateTime={new Date(ms).toISOString()} title={[exactTime(ms), utcTimeIfLocalDiffers(ms)].filter(Boolean).join('\n')}>
       {relativeTime(ms, now)}
     </time>
   );
