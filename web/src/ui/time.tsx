@@ -38,3 +38,19 @@ export function RelativeTime({ ms }: { ms: number }) {
     </time>
   );
 }
+
+/**
+ * "expires in 2h" for an endpoint made with `expiresIn`, the exact time on hover and for
+ * assistive tech. A time to come, unlike RelativeTime's; past it the endpoint is gone (404).
+ */
+export function ExpiresAt({ ms }: { ms: number }) {
+  const now = useNow();
+  return (
+    <p className="muted endpoint-expiry">
+      expires{' '}
+      <time dateTime={new Date(ms).toISOString()} title={exactTime(ms)}>
+        {relativeTime(ms, Math.min(now, ms))}
+      </time>
+    </p>
+  );
+}

@@ -16,6 +16,7 @@ import { CopyButton } from '../ui/copy-button';
 import { ErrorMessage } from '../ui/error';
 import { focusRowWhenDrawn, RequestList } from '../ui/request-list';
 import { SplitPane } from '../ui/split-pane';
+import { ExpiresAt } from '../ui/time';
 import { useSharedEndpoints } from '../api/teams';
 import { useCaptureEndpoint } from '../api/capture-endpoint';
 import { ReceiverUrl, takeJustCreated } from './endpoints';
@@ -86,6 +87,7 @@ function EndpointHeader({ endpoint, onCleared }: { endpoint: Endpoint; onCleared
         </h1>
       )}
       <ReceiverUrl url={endpoint.url} />
+      {endpoint.expiresAt !== null ? <ExpiresAt ms={endpoint.expiresAt} /> : null}
       <div className="endpoint-actions">
         {!renaming ? (
           <button type="button" ref={renameButton} onClick={() => setRenaming(true)}>
@@ -151,6 +153,7 @@ const STATUS_TEXT: Record<LiveState['status'], string> = {
 const END_TEXT: Record<string, string> = {
   endpoint_deleted: 'This endpoint was deleted.',
   endpoint_expired: 'This endpoint has expired.',
+  access_revoked: "You can no longer read this endpoint: your team access to it ended (you left or were removed, it was unshared, the team was deleted, or the team's subscription is not active).",
   not_found: 'This endpoint no longer exists, or you cannot read it.',
   signed_out: 'You were signed out.',
   credential_revoked: 'You were signed out.',
