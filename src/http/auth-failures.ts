@@ -4,8 +4,8 @@
  * The API's rate limit counts a request on its presented token's bucket before the token is looked
  * up, so a client sending a new invented token each time never met a limit. Each unknown or revoked
  * token (RATE_LIMIT_AUTH_FAILURES) is now counted per client address in Postgres, shared by every
- * node. Only failures are counted: a request whose token is valid costs nothing more here than a
- * Map lookup.
+ * node. Only failures are counted: a request whose token is valid adds no counter write, only a
+ * SHA-256 of the token and a Set lookup (to remember it as seen valid, see below).
  *
  * Once an address is over the limit, the node that sees it remembers so until the window ends
  * (each node learns it at the first failure it counts past the limit). Until then a token from that
