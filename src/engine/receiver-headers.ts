@@ -70,9 +70,16 @@ export const RECEIVABLE_METHODS: ReadonlySet<string> = new Set(
     'REPORT LINK UNLINK SOURCE M-SEARCH NOTIFY SUBSCRIBE UNSUBSCRIBE MERGE BIND REBIND UNBIND ACL MKCALENDAR MKACTIVITY CHECKOUT').split(' '),
 );
 
+/**
+ * `__proto__` is a valid header token, but a JavaScript object key that sets the prototype when
+ * assigned: the body's schema check copies the headers and would lose it without a word.
+ */
+export const PROTO_KEY_REFUSAL = 'a header named __proto__ cannot be kept (it is a JavaScript prototype key)';
+
 /** Why a mock may not carry this header (name already lower-cased), or null when it may. */
 export function mockHeaderRefusal(name: string, value: string): string | null {
   if (!TOKEN.test(name)) return 'it is not a valid header name';
+  if (name === '__proto__') return PROTO_KEY_REFUSAL;
   const refused = REFUSED_MOCK_HEADERS.get(name);
   if (refused !== undefined) return refused;
   if (!isFieldValue(value)) return 'its value must be one line of Latin-1 text (no control characters)';
