@@ -13,7 +13,7 @@ import type { EndpointCache, EndpointSnapshot } from './endpoint-cache';
 import type { Appended, CaptureLog, LogPosition } from './capture-log';
 import { LivePublisher } from './live-publisher';
 import { detectProvider } from './providers';
-import { mockHeaderRefusal, RECEIVER_SECURITY_HEADERS } from './receiver-headers';
+import { mockHeaderRefusal, RECEIVER_CORS_HEADERS, RECEIVER_PREFLIGHT_HEADERS, RECEIVER_SECURITY_HEADERS } from './receiver-headers';
 import type { Shipper } from './shipper';
 import { verifySignature } from './signing';
 
@@ -179,7 +179,7 @@ export class CaptureEngine {
     }
     this.live.add(endpoint.id, capture.id, appended.frame);
     this.deps.hooks?.captured?.(capture, endpoint, appended.at);
-    return respond(endpoint, capture.id);
+    return respond(endpoint, capture.id, req.method);
   }
 
   private record(endpoint: EndpointSnapshot, req: IncomingRequest): Capture {
@@ -246,12 +246,13 @@ function mockHeadersOf(mock: MockResponse): Headers {
   return headers;
 }
 
-/** What a capture is answered when the endpoint has no mock response. */
-const OK_HEADERS = new Headers({ 'content-type': 'application/json', ...RECEIVER_SECURITY_HEADERS });
+/** What a capture is answered when the endpoint has no mock response (receiver-headers.ts). */
+const OK_HEADERS = new Headers({ 'content-type': 'application/json', ...RECEIVER_SECURITY_HEADERS, ...RECEIVER_CORS_HEADERS });
+const OK_PREFLIGHT_HEADERS = new Headers({ 'content-type': 'application/json', ...RECEIVER_SECURITY_HEADERS, ...RECEIVER_PREFLIGHT_HEADERS });
 
-function respond(endpoint: EndpointSnapshot, id: string): CaptureResponse {
+function respond(endpoint: EndpointSnapshot, id: string, method: string): CaptureResponse {
   const mock = endpoint.mockResponse;
-  const headers = new Headers(mock ? mockHeadersOf(mock) : OK_HEADERS);
+  const headers = new Headers(mock ? mockHeadersOf(mock) : method === 'OPTIONS' ? OK_PREFLIGHT_HEADERS : OK_HEADERS);
   headers.set('x-request-id', id);
   if (mock) return { status: mock.status, headers, body: mock.body };
   return { status: 200, headers, body: `{"ok":true,"id":"${id}"}` };

@@ -10,7 +10,7 @@
 import { Elysia } from 'elysia';
 import type { Config } from '../config';
 import type { CaptureEngine } from '../engine/capture';
-import { RECEIVER_SECURITY_HEADERS } from '../engine/receiver-headers';
+import { RECEIVER_CORS_HEADERS, RECEIVER_SECURITY_HEADERS } from '../engine/receiver-headers';
 import { AppError } from '../errors';
 import { clientAddress, type PeerSource } from './client-ip';
 import { errorResponse } from './errors';
@@ -93,10 +93,14 @@ export function receiverTarget(url: string): ReceiverTarget {
   return { slug: url.slice(slugStart, slugEnd), path: rest === '' ? '/' : rest, query: q === -1 ? '' : url.slice(q + 1) };
 }
 
-/** An error as the receiver answers it: the usual `{error, code}` JSON plus the security headers. */
+/**
+ * An error as the receiver answers it: the usual `{error, code}` JSON plus the security headers, and
+ * the CORS headers so a sending page can read why (a 429's Retry-After included).
+ */
 function receiverError(err: unknown): Response {
   const res = errorResponse(err);
   for (const [name, value] of Object.entries(RECEIVER_SECURITY_HEADERS)) res.headers.set(name, value);
+  for (const [name, value] of Object.entries(RECEIVER_CORS_HEADERS)) res.headers.set(name, value);
   return res;
 }
 
