@@ -22,6 +22,11 @@ export interface IncomingRequest {
   method: string;
   /** Path after the slug, starting with "/". */
   path: string;
+  /**
+   * Path after the slug exactly as sent ("" when nothing follows it): `path` is "/" for both
+   * `/w/<slug>` and `/w/<slug>/`, and a URL signature (Twilio) covers the difference.
+   */
+  sentPath: string;
   /** Raw query string without "?" ("" when none). */
   query: string;
   headers: Headers;
@@ -212,7 +217,7 @@ export class CaptureEngine {
       responseStatus: endpoint.mockResponse?.status ?? 200,
     };
     if (endpoint.signing) {
-      const url = `${req.publicBase}/w/${req.slug}${req.path === '/' ? '' : req.path}${req.query ? `?${req.query}` : ''}`;
+      const url = `${req.publicBase}/w/${req.slug}${req.sentPath}${req.query ? `?${req.query}` : ''}`;
       const v = verifySignature(endpoint.signing, { headers, rawBody: req.body, url, method: req.method, now: receivedAt });
       record.signatureVerified = v.signatureVerified;
       record.signatureError = v.signatureError;
