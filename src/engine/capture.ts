@@ -143,6 +143,16 @@ export function parseQuery(query: string): Record<string, string | string[]> {
   return out;
 }
 
+/**
+ * The 404 for a slug that cannot exist. A slug in capitals (a URL retyped or upper-cased by a
+ * sender's settings page) is named in lower case, since paths are case-sensitive and slugs are
+ * lower case; worked out only on this refusal, never on a capture.
+ */
+function notASlug(slug: string): AppError {
+  const lower = slug.toLowerCase();
+  return new AppError('not_found', lower !== slug && isSlug(lower) ? `no endpoint with this slug; slugs are lower case: /w/${lower}` : 'no endpoint with this slug');
+}
+
 export class CaptureEngine {
   private readonly live: LivePublisher;
   private readonly detect: typeof detectProvider;
@@ -162,7 +172,7 @@ export class CaptureEngine {
   async capture(req: IncomingRequest): Promise<CaptureResponse> {
     const { endpointCache, log, shipper } = this.deps;
     // A slug that cannot exist is not looked up, nor remembered as missing.
-    if (!isSlug(req.slug)) throw new AppError('not_found', 'no endpoint with this slug');
+    if (!isSlug(req.slug)) throw notASlug(req.slug);
     const found = endpointCache.get(req.slug);
     const endpoint = found instanceof Promise ? await found : found;
     if (!endpoint || (endpoint.expiresAt !== null && endpoint.expiresAt <= this.clock.now())) {

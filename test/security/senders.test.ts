@@ -87,4 +87,14 @@ describeBackends('security: the receiver as senders see it', (h) => {
     expect(recs.map((r) => `${r.path}:${r.body}`)).toEqual(['/next:next']);
     expect((await call(h.url, 'GET', `/api/search/requests/count?slug=${endpoint.slug}`, { token: account.key })).body).toEqual({ count: 1 });
   }, 60_000);
+
+  test('a slug sent in capitals is a 404 that names the lower-case slug; nothing is stored', async () => {
+    const { account, endpoint } = await accountWithEndpoint(h.url);
+    const r = await fetch(`${h.url}/w/${endpoint.slug.toUpperCase()}/x`, { method: 'POST', body: 'x' });
+    expect(r.status).toBe(404);
+    expect(await r.json()).toEqual({ error: `no endpoint with this slug; slugs are lower case: /w/${endpoint.slug}`, code: 'not_found' });
+    const other = await fetch(`${h.url}/w/not-a-slug/x`, { method: 'POST', body: 'x' });
+    expect(await other.json()).toEqual({ error: 'no endpoint with this slug', code: 'not_found' });
+    expect((await call(h.url, 'GET', `/api/search/requests/count?slug=${endpoint.slug}`, { token: account.key })).body).toEqual({ count: 0 });
+  });
 });
