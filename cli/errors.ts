@@ -1,12 +1,15 @@
 /**
  * What the CLI tells a user when something goes wrong: one line, what to do next, and an exit
- * code that means something (1 failure, 2 usage). Never a stack trace for a user's mistake.
+ * code that means something (1 failure, 2 usage, 3 nothing there: `endpoints newest` of an endpoint
+ * without captures). Never a stack trace for a user's mistake.
  */
 import { HookcapError } from '../client/index';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+/** The command worked and found nothing to print (`endpoints newest`: no capture yet). */
+export const EXIT_EMPTY = 3;
 
 /** Something went wrong that the user may fix; `hint` says how. */
 export class CliError extends Error {
@@ -47,6 +50,9 @@ export function describeError(err: unknown, apiUrl: string): { message: string; 
         return { message: `the API key was refused (${err.message})`, hint: 'log in again: hookcap login --key svc_…', exitCode: EXIT_FAILURE };
       case 'credential_revoked':
         return { message: err.message, hint: 'create a new key in the dashboard, then: hookcap login --key svc_…', exitCode: EXIT_FAILURE };
+      case 'access_revoked':
+        // Read through a team, and no longer: removed or left, unshared, team deleted, or unpaid.
+        return { message: err.message, hint: "ask the team's owner to share it again or invite you back; hookcap endpoints list shows your own endpoints", exitCode: EXIT_FAILURE };
       case 'session_expired':
         // A session token (ses_…) used as the key: it lasts SESSION_TTL_MS; keys do not expire.
         return { message: err.message, hint: 'use an API key, which does not expire: create one in the dashboard, then: hookcap login --key svc_…', exitCode: EXIT_FAILURE };

@@ -7,14 +7,15 @@
 import { Command, CommanderError, Option } from 'commander';
 import { DEFAULT_API_URL } from '../client/index';
 import { clientFor, resolveSettings, type Settings } from './config';
-import { createEndpoint, deleteEndpoint, listEndpoints, login } from './commands/account';
+import { createEndpoint, deleteEndpoint, listEndpoints, login, newestCapture } from './commands/account';
+import { EXPIRES_IN_MAX_S, EXPIRES_IN_MIN_S } from '../src/model/endpoint-expiry';
 import { checkRange, exportCaptures } from './commands/export';
-import { BACKLOG_CHOICES, listen, MAX_NEWEST, tail, type ListenOptions } from './commands/listen';
+import { BACKLOG_CHOICES, listen, MAX_NEWEST, tail, type Backlog, type ListenOptions } from './commands/listen';
 import { replay, send } from './commands/replay';
 import { describeError, EXIT_USAGE, UsageError } from './errors';
 import { err, styleFor, type Style } from './output';
 import type { HeaderFilter } from '../src/stores/captures/types';
-import { bodySource, captureIdArg, collectHeader, collectHeaderFilter, headerFilterParam, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
+import { bodySource, captureIdArg, collectHeader, collectHeaderFilter, duration, headerFilterParam, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
 
 interface GlobalFlags {
   apiUrl?: string;
@@ -57,10 +58,10 @@ program
   .addHelpText('after', '\nExample:\n  hookcap login --key svc_… --api-url https://hookcap.example.com')
   .action(act(async (_opts, cmd: Command) => login(setup(cmd).settings)));
 
-const endpoints = program.command('endpoints').description('list, create and delete capture endpoints');
+const endpoints = program.command('endpoints').description('list, create and delete capture endpoints; print the newest capture id of one');
 endpoints
   .command('list')
-  .description('your endpoints: slug, name, URL')
+  .description('your endpoints: slug, name, expiry (UTC), URL')
   .option('--json', 'machine-readable output')
   .action(act(async (opts: { json?: boolean }, cmd: Command) => {
     const { settings: s, style } = setup(cmd);
@@ -70,8 +71,24 @@ endpoints
   .command('create')
   .description('create an endpoint and print its capture URL')
   .argument('<name>', 'a name for it')
+  .option('--expires <duration>', 'delete it and its captures after this long (1m to 30d: 30m, 2h, 1d, 1w); for CI runs that may not clean up', duration('--expires', EXPIRES_IN_MIN_S, EXPIRES_IN_MAX_S))
   .option('--json', 'machine-readable output')
-  .action(act(async (name: string, opts: { json?: boolean }, cmd: Command) => createEndpoint(clientFor(setup(cmd).settings), name, opts.json === true)));
+  .addHelpText('after', '\nIn a CI job (nothing left behind if the job dies):\n  slug=$(hookcap endpoints create "ci-$RUN_ID" --expires 2h --json | jq -r .slug)')
+  .action(act(async (name: string, opts: { json?: boolean; expires?: number }, cmd: Command) =>
+    createEndpoint(clientFor(setup(cmd).settings), name, { json: opts.json === true, expiresIn: opts.expires }),
+  ));
+endpoints
+  .command('newest')
+  .description('print the id of the newest capture of an endpoint (exit 3 and nothing printed when it has none)')
+  .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
+  .addHelpText(
+    'after',
+    '\nWait for the webhook a step triggers, and no earlier one, without comparing clocks:\n' +
+      '  since=$(hookcap endpoints newest SLUG) || [ $? -eq 3 ] || exit 1   # exit 3: no capture yet\n' +
+      '  trigger-the-webhook\n' +
+      '  hookcap tail SLUG --since "${since:-0}" --count 1 --timeout 30 --json',
+  )
+  .action(act(async (slug: string, _opts: unknown, cmd: Command) => newestCapture(clientFor(setup(cmd).settings), slug)));
 endpoints
   .command('delete')
   .description('delete an endpoint and all its captures (asks first on a terminal; elsewhere needs --yes)')
@@ -108,13 +125,18 @@ function forwardingOptions(cmd: Command): Command {
     );
 }
 
-const runListen = async (slug: string, flags: ListenFlags, cmd: Command) => {
+/** `--backlog newest` finds the newest N with a search offset of N, which the server bounds. */
+function checkNewest(flags: { backlog?: string; maxBacklog: number }, all: string): void {
   if (flags.backlog === 'newest' && flags.maxBacklog > MAX_NEWEST) {
     throw new UsageError(
       `--backlog newest takes --max-backlog ${MAX_NEWEST.toLocaleString('en-US')} at most (the server's search offset limit), got ${flags.maxBacklog}`,
-      '--backlog all forwards every capture waiting; --since <time|id> starts at a point of your choosing',
+      `--backlog all ${all} every capture waiting; --since <time|id> starts at a point of your choosing`,
     );
   }
+}
+
+const runListen = async (slug: string, flags: ListenFlags, cmd: Command) => {
+  checkNewest(flags, 'forwards');
   const { settings: s, style } = setup(cmd);
   return listen(clientFor(s), s, slug, { ...flags, json: flags.json === true }, style);
 };
@@ -147,17 +169,39 @@ program
   .option('--path <path>', 'only captures at this path after the slug (/stripe for /w/<slug>/stripe)')
   .option('--event <event>', 'only captures whose detected event is this (invoice.paid)')
   .option('--header <name:value>', "only captures with this header whose value contains value, any case ('x-github-event:push'; 'name' alone: present); repeatable, all must hold", collectHeaderFilter, [])
+  .option('--max-backlog <n>', 'reconnecting with more captures than this waiting (a laptop back from sleep) asks first (see --backlog)', integer('--max-backlog', 0), 100)
+  .addOption(
+    new Option('--backlog <what>', 'over --max-backlog on a reconnect: ask, all, newest (the newest --max-backlog) or skip (go on live); default: ask on a terminal, all elsewhere')
+      .argParser(oneOf('--backlog', BACKLOG_CHOICES)),
+  )
   .addHelpText(
     'after',
-    '\nWaiting for a webhook in a script or test (exit 0 with its record, or 1 after 30 s); --since the moment\n' +
-      'before the trigger (ms since the epoch) also finds one that came before tail connected, and no earlier one:\n' +
-      '  t=$(date +%s%3N); trigger-the-webhook; hookcap tail SLUG --since $t --count 1 --timeout 30 --json',
+    '\nWaiting for a webhook in a script or test (exit 0 with its record, or 1 after 30 s); --since the newest capture\n' +
+      'before the trigger also finds one that came before tail connected, and no earlier one (exit 3: none yet):\n' +
+      '  since=$(hookcap endpoints newest SLUG) || [ $? -eq 3 ] || exit 1\n' +
+      '  trigger-the-webhook; hookcap tail SLUG --since "${since:-0}" --count 1 --timeout 30 --json',
   )
-  .action(act(async (slug: string, opts: { since?: string; json?: boolean; count?: number; timeout?: number; method?: string; path?: string; event?: string; header: HeaderFilter[] }, cmd: Command) => {
+  .action(act(async (
+    slug: string,
+    opts: {
+      since?: string;
+      json?: boolean;
+      count?: number;
+      timeout?: number;
+      method?: string;
+      path?: string;
+      event?: string;
+      header: HeaderFilter[];
+      backlog?: Backlog;
+      maxBacklog: number;
+    },
+    cmd: Command,
+  ) => {
+    checkNewest(opts, 'prints');
     const { settings: s, style } = setup(cmd);
-    const { since: from, json, count, timeout, method, path, event, header } = opts;
+    const { since: from, json, count, timeout, method, path, event, header, backlog, maxBacklog } = opts;
     const at = path === undefined || path.startsWith('/') ? path : `/${path}`;
-    return tail(clientFor(s), slug, { since: from, json: json === true, count, timeout, method, path: at, event, headers: header }, style);
+    return tail(clientFor(s), slug, { since: from, json: json === true, count, timeout, method, path: at, event, headers: header, backlog, maxBacklog }, style);
   }));
 
 program

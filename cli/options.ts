@@ -72,6 +72,21 @@ export function timeBound(name: string) {
   };
 }
 
+/**
+ * A span written as the time options write one (30m, 2h, 1d, 1w), in whole seconds, within
+ * `[minS, maxS]`: `endpoints create --expires`.
+ */
+export function duration(name: string, minS: number, maxS: number) {
+  const say = (s: number) => (s % 86_400 === 0 ? `${s / 86_400}d` : s % 3_600 === 0 ? `${s / 3_600}h` : s % 60 === 0 ? `${s / 60}m` : `${s}s`);
+  return (raw: string): number => {
+    const d = DURATION.exec(raw.trim());
+    if (!d) throw new UsageError(`${name} must be a duration such as 30m, 2h, 1d or 1w, got ${JSON.stringify(raw)}`);
+    const seconds = (Number(d[1]) * UNIT_MS[d[2] as keyof typeof UNIT_MS]) / 1000;
+    if (seconds < minS || seconds > maxS) throw new UsageError(`${name} must be from ${say(minS)} to ${say(maxS)}, got ${JSON.stringify(raw)}`);
+    return seconds;
+  };
+}
+
 /** A time bound as ms since the epoch. */
 export function boundMs(t: string, now = Date.now()): number {
   const d = DURATION.exec(t);

@@ -49,7 +49,7 @@ export interface ClientOptions {
 /**
  * A refused call: `status` is the HTTP status (0 when no answer came), `code` the API's error code
  * (`not_found`, `unauthorized`, …) or one of the client's: `network`, `timeout`, `endpoint_deleted`, `credential_revoked`,
- * `session_expired`, `endpoint_expired`, `bad_response`.
+ * `session_expired`, `endpoint_expired`, `access_revoked`, `bad_response`.
  */
 export class HookcapError extends Error {
   constructor(
@@ -416,10 +416,17 @@ export class HookcapClient {
 
   readonly endpoints = {
     list: (): Promise<Endpoint[]> => this.json('GET', '/api/endpoints'),
-    create: (name: string): Promise<Endpoint> => this.json('POST', '/api/endpoints', { name }),
+    /**
+     * A new endpoint. `expiresIn` (seconds, 60 to 2,592,000 = 30 days): it and its captures are
+     * deleted then, so a crashed test run leaves nothing behind; `expiresAt` says when (ms).
+     */
+    create: (name: string, opts: { expiresIn?: number } = {}): Promise<Endpoint> => this.json('POST', '/api/endpoints', { name, expiresIn: opts.expiresIn }),
     get: (slug: string): Promise<Endpoint> => this.json('GET', `/api/endpoints/${encodeURIComponent(slug)}`),
-    update: (slug: string, patch: { name?: string; mockResponse?: MockResponse | null; notificationUrl?: string | null; signing?: SigningConfig | null }): Promise<Endpoint> =>
-      this.json('PATCH', `/api/endpoints/${encodeURIComponent(slug)}`, patch),
+    /** `expiresIn`: a new expiry counted from now, or null to keep the endpoint until deleted. */
+    update: (
+      slug: string,
+      patch: { name?: string; mockResponse?: MockResponse | null; notificationUrl?: string | null; signing?: SigningConfig | null; expiresIn?: number | null },
+    ): Promise<Endpoint> => this.json('PATCH', `/api/endpoints/${encodeURIComponent(slug)}`, patch),
     delete: (slug: string): Promise<void> => this.json('DELETE', `/api/endpoints/${encodeURIComponent(slug)}`),
   };
 
@@ -513,8 +520,8 @@ export class HookcapClient {
    * or live. Reconnects by itself after the server's 30-minute limit and after network drops,
    * each capture yielded once (unless `onResume` chooses to skip ahead). Ends when `signal` aborts; throws HookcapError on 401/403/404 and
    * when the endpoint is deleted or expires (`endpoint_deleted`, `endpoint_expired`), the key is
-   * revoked meanwhile (`credential_revoked`) or the session token used reaches its expiry
-   * (`session_expired`).
+   * revoked meanwhile (`credential_revoked`), the session token used reaches its expiry
+   * (`session_expired`), or an endpoint read through a team may no longer be read (`access_revoked`).
    */
   stream(slug: string, opts: StreamOptions = {}): CaptureStream {
     const client = this;
@@ -641,6 +648,9 @@ export class HookcapClient {
             const reason = (JSON.parse(item.data) as { reason?: string }).reason ?? 'endpoint_deleted';
             if (reason === 'credential_revoked') throw new HookcapError(401, reason, `the API key was revoked; the stream of ${slug} ended`);
             if (reason === 'session_expired') throw new HookcapError(401, reason, `the session expired; the stream of ${slug} ended`);
+            if (reason === 'access_revoked') {
+              throw new HookcapError(404, reason, `your access to ${slug} through a team ended (removed or left, unshared, team deleted, or its subscription is not active)`);
+            }
             throw new HookcapError(410, reason, reason === 'endpoint_expired' ? `endpoint ${slug} expired` : `endpoint ${slug} was deleted`);
           }
           if (item.event !== 'request') continue;

@@ -36,7 +36,7 @@ import { createServices } from './services/build';
 import { warnIfOutboxDeployed } from './mail';
 import { startPurger } from './services/purger';
 import { startRetention, sweepRetention } from './services/retention';
-import { startAgentSweeper } from './services/agent/sweeper';
+import { startExpirySweeper } from './services/expiry-sweeper';
 import { agentPages } from './http/pages/index';
 import { wellKnownRoutes } from './http/well-known';
 import { docsRoutes } from './http/docs';
@@ -121,7 +121,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       ? new CaptureEngine({ endpointCache, log: opened.log, shipper, bus, backlogLimit: config.shipBacklogLimit, liveFlushMs: config.liveFlushMs, detectProviders: config.detectProviders, hooks: combineHooks(captureHooks), clock })
       : null;
   const purger = config.roles.has('api') ? startPurger(ctx) : null;
-  const agentSweeper = config.roles.has('api') ? startAgentSweeper(ctx) : null;
+  const expirySweeper = config.roles.has('api') ? startExpirySweeper(ctx) : null;
   const retention = config.roles.has('api') ? startRetention(ctx) : null;
   // Live streams: one bus subscription per watched endpoint on this node.
   const streamHub = config.roles.has('stream') ? new StreamHub(bus, { ...config.stream, clock, loadCapture: (endpointId, id) => captures.get(id, [{ endpointId, since: 0 }]) }) : null;
@@ -227,7 +227,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       // Stop accepting; requests in flight may finish until the drain deadline, then are cut.
       await drain('requests in flight', Promise.all(servers.map((s) => s.stop(false))));
       if (late.length > 0) for (const s of servers) void s.stop(true);
-      await drain('purger, retention and agent sweeper', Promise.all([purger?.stop(), retention?.stop(), agentSweeper?.stop()]));
+      await drain('purger, retention and expiry sweeper', Promise.all([purger?.stop(), retention?.stop(), expirySweeper?.stop()]));
       unsubscribeConfig();
       unwatchBus();
       stateProbe?.stop();

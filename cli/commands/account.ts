@@ -1,7 +1,7 @@
-/** `hookcap login` and `hookcap endpoints list | create | delete`. */
+/** `hookcap login` and `hookcap endpoints list | create | delete | newest`. */
 import { createClient, HookcapError, type Endpoint, type HookcapClient } from '../../client/index';
 import { saveConfig, type Settings } from '../config';
-import { CliError, EXIT_FAILURE, EXIT_OK, notHookcap, UsageError } from '../errors';
+import { CliError, EXIT_EMPTY, EXIT_FAILURE, EXIT_OK, notHookcap, UsageError } from '../errors';
 import { ask, canAsk, count } from '../prompt';
 import { err, out, paint, type Style } from '../output';
 
@@ -27,6 +27,9 @@ function table(rows: string[][]): string[] {
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '));
 }
 
+/** When an endpoint expires, in UTC to the second (ISO 8601), or `never`. */
+const expiry = (e: Endpoint): string => (e.expiresAt === null ? 'never' : new Date(e.expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z'));
+
 export async function listEndpoints(client: HookcapClient, json: boolean, style: Style): Promise<number> {
   const endpoints = await client.endpoints.list();
   if (json) {
@@ -37,16 +40,30 @@ export async function listEndpoints(client: HookcapClient, json: boolean, style:
     err('No endpoints yet: hookcap endpoints create NAME');
     return EXIT_OK;
   }
-  const [head, ...rest] = table([['SLUG', 'NAME', 'URL'], ...endpoints.map((e) => [e.slug, e.name, e.url])]);
+  const [head, ...rest] = table([['SLUG', 'NAME', 'EXPIRES', 'URL'], ...endpoints.map((e) => [e.slug, e.name, expiry(e), e.url])]);
   out(paint(style, 'bold', head ?? ''));
   for (const line of rest) out(line);
   return EXIT_OK;
 }
 
-export async function createEndpoint(client: HookcapClient, name: string, json: boolean): Promise<number> {
-  const ep: Endpoint = await client.endpoints.create(name);
-  if (json) out(JSON.stringify(ep, null, 2));
-  else out(`Created ${ep.slug} (${ep.name}): send webhooks to ${ep.url}`);
+/** `expiresIn`: seconds (from --expires) until the endpoint and its captures are deleted. */
+export async function createEndpoint(client: HookcapClient, name: string, opts: { json: boolean; expiresIn?: number }): Promise<number> {
+  const ep: Endpoint = await client.endpoints.create(name, { expiresIn: opts.expiresIn });
+  if (opts.json) out(JSON.stringify(ep, null, 2));
+  // The URL stays last on the line, for a script that takes the last word.
+  else out(`Created ${ep.slug} (${ep.name}${ep.expiresAt === null ? '' : `, expires ${expiry(ep)}`}): send webhooks to ${ep.url}`);
+  return EXIT_OK;
+}
+
+/**
+ * The id of the endpoint's newest capture, alone on stdout, for `since=$(hookcap endpoints newest
+ * SLUG)` before triggering a webhook, then `tail --since "$since"`: no clocks compared. None yet:
+ * nothing printed, exit 3 (EXIT_EMPTY), so a script tells "no capture" from a failure (exit 1).
+ */
+export async function newestCapture(client: HookcapClient, slug: string): Promise<number> {
+  const [newest] = await client.requests.list(slug, { limit: 1 });
+  if (!newest) return EXIT_EMPTY;
+  out(newest.id);
   return EXIT_OK;
 }
 

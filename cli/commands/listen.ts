@@ -113,24 +113,63 @@ interface BacklogFound {
   context: string;
 }
 
+/** The backlog rule's settings: --backlog and --max-backlog, as listen and tail take them. */
+export interface BacklogRule {
+  backlog: Backlog;
+  maxBacklog: number;
+}
+
+/** How a command words its backlog: listen forwards captures, tail prints them. */
+interface BacklogWords {
+  command: 'listen' | 'tail';
+  /** The question's verb and object: "Forward them to URL", "Print them". */
+  ask: string;
+  /** "forwarding", "printing". */
+  doing: string;
+  /** "forward", "print". */
+  verb: string;
+  /** "forwarded", "printed". */
+  done: string;
+  /** What else the user can run to get what was passed over. */
+  instead: (lastId: string) => string;
+}
+
+const listenWords = (opts: ListenOptions): BacklogWords => ({
+  command: 'listen',
+  ask: `Forward them to ${opts.forward}`,
+  doing: 'forwarding',
+  verb: 'forward',
+  done: 'forwarded',
+  instead: (lastId) => `--since ${lastId}`,
+});
+
+const tailWords = (slug: string): BacklogWords => ({
+  command: 'tail',
+  ask: 'Print them',
+  doing: 'printing',
+  verb: 'print',
+  done: 'printed',
+  instead: (lastId) => `hookcap tail ${slug} --since ${lastId}`,
+});
+
 /**
  * What to do with more than --max-backlog captures waiting, at start or on a reconnect: forward
- * them only when asked for (--backlog all or newest, or a yes on a terminal); otherwise go live
- * and one line on stderr says how to forward what was passed over. Returns where to start.
+ * (or print) them only when asked for (--backlog all or newest, or a yes on a terminal); otherwise
+ * go live and one line on stderr says how to get what was passed over. Returns where to start.
  */
-async function chooseBacklog(client: HookcapClient, slug: string, opts: ListenOptions, errStyle: Style, b: BacklogFound): Promise<Start> {
+async function chooseBacklog(client: HookcapClient, slug: string, rule: BacklogRule, words: BacklogWords, errStyle: Style, b: BacklogFound): Promise<Start> {
   const { lastId, waiting } = b;
-  const meanwhile = b.stopped ? 'while listen was stopped' : 'while listen was disconnected';
+  const meanwhile = b.stopped ? `while ${words.command} was stopped` : `while ${words.command} was disconnected`;
   // Live means after the newest capture now, so what arrives while the question waits is live.
   const newest = await client.newestId(slug);
-  let choice: Backlog = opts.backlog;
+  let choice: Backlog = rule.backlog;
   const asking = choice === 'ask' && canAsk();
   if (asking) {
-    const offerNewest = opts.maxBacklog <= MAX_NEWEST;
+    const offerNewest = rule.maxBacklog <= MAX_NEWEST;
     err(`${count(waiting)} captures arrived on ${slug} ${meanwhile} (${b.context}).`);
     const answer = await ask(
-      `Forward them to ${opts.forward}? y: all ${count(waiting)}, oldest first · N: none, ${b.stopped ? 'start' : 'go on'} live` +
-        (offerNewest ? ` · newest: the newest ${count(opts.maxBacklog)} [y/N/newest] ` : ' [y/N] '),
+      `${words.ask}? y: all ${count(waiting)}, oldest first · N: none, ${b.stopped ? 'start' : 'go on'} live` +
+        (offerNewest ? ` · newest: the newest ${count(rule.maxBacklog)} [y/N/newest] ` : ' [y/N] '),
     );
     choice = answer === 'y' || answer === 'yes' ? 'all' : answer === 'newest' && offerNewest ? 'newest' : 'skip';
   } else if (choice === 'ask') {
@@ -139,19 +178,22 @@ async function chooseBacklog(client: HookcapClient, slug: string, opts: ListenOp
   }
   if (choice === 'skip' && !asking) {
     err(
-      paint(errStyle, 'yellow', `not forwarding the ${count(waiting)} captures that arrived ${meanwhile} (more than --max-backlog ${opts.maxBacklog}); ${b.stopped ? 'starting' : 'going on'} live.`) +
-        ` To forward them: --backlog all (or newest), or --since ${lastId}`,
+      paint(
+        errStyle,
+        'yellow',
+        `not ${words.doing} the ${count(waiting)} captures that arrived ${meanwhile} (more than --max-backlog ${rule.maxBacklog}); ${b.stopped ? 'starting' : 'going on'} live.`,
+      ) + ` To ${words.verb} them: --backlog all (or newest), or ${words.instead(lastId)}`,
     );
   }
   if (choice === 'all') return { after: lastId, said: `resuming after ${lastId}: all ${count(waiting)} captures received meanwhile, then live` };
   if (choice === 'newest') {
-    if (opts.maxBacklog === 0) return { after: newest, said: 'from now on' };
+    if (rule.maxBacklog === 0) return { after: newest, said: 'from now on' };
     // The capture just older than the newest --max-backlog: the stream starts after it.
-    const [before] = await client.search({ slug, order: 'desc', limit: 1, offset: opts.maxBacklog });
+    const [before] = await client.search({ slug, order: 'desc', limit: 1, offset: rule.maxBacklog });
     const after = before && before.id > lastId ? before.id : lastId;
-    return { after, said: `the newest ${count(opts.maxBacklog)} of the ${count(waiting)} captures received meanwhile, then live` };
+    return { after, said: `the newest ${count(rule.maxBacklog)} of the ${count(waiting)} captures received meanwhile, then live` };
   }
-  return { after: newest, said: `from now on (${count(waiting)} captures after ${lastId} not forwarded)` };
+  return { after: newest, said: `from now on (${count(waiting)} captures after ${lastId} not ${words.done})` };
 }
 
 /**
@@ -170,24 +212,24 @@ async function startPoint(client: HookcapClient, slug: string, settings: Setting
   // not counted: the count only decides whether to ask).
   const waiting = await client.count({ slug, from: idTime(saved.lastId) + 1 });
   if (waiting <= opts.maxBacklog) return resumed;
-  return chooseBacklog(client, slug, opts, errStyle, { lastId: saved.lastId, waiting, stopped: true, context: `the last one forwarded was ${handledAt}` });
+  return chooseBacklog(client, slug, opts, listenWords(opts), errStyle, { lastId: saved.lastId, waiting, stopped: true, context: `the last one forwarded was ${handledAt}` });
 }
 
 /**
- * The same rule on a reconnect: a laptop that slept with listen running finds its stream ended
- * and, on waking, more than --max-backlog captures after the last one it received. Returns the
- * capture id to resume after instead, or nothing to resume where the stream left off.
+ * The same rule on a reconnect: a laptop that slept with listen (or tail) running finds its stream
+ * ended and, on waking, more than --max-backlog captures after the last one it received. Returns
+ * the capture id to resume after instead, or nothing to resume where the stream left off.
  */
-function onResume(client: HookcapClient, slug: string, opts: ListenOptions, errStyle: Style): StreamOptions['onResume'] {
-  if (opts.backlog === 'all') return undefined;
+function onResume(client: HookcapClient, slug: string, rule: BacklogRule, words: BacklogWords, errStyle: Style): StreamOptions['onResume'] {
+  if (rule.backlog === 'all') return undefined;
   return async ({ after, waiting }) => {
     const n = await waiting();
-    if (n <= opts.maxBacklog) return;
+    if (n <= rule.maxBacklog) return;
     // The client notices a lost connection only once the laptop wakes: the last capture's own time
     // says how long ago it was.
     const at = idTime(after);
     const context = at > 0 ? `the last one received came at ${when(at)}` : 'none had come before';
-    const start = await chooseBacklog(client, slug, opts, errStyle, { lastId: after, waiting: n, stopped: false, context });
+    const start = await chooseBacklog(client, slug, rule, words, errStyle, { lastId: after, waiting: n, stopped: false, context });
     err(paint(errStyle, 'dim', `reconnecting: ${start.said}`));
     return start.after;
   };
@@ -314,7 +356,7 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
   let stream: CaptureStream | null = null;
   try {
     const banner = `Forwarding ${slug} → ${opts.forward}, ${start.said}. Ctrl-C to stop.`;
-    stream = client.stream(slug, { after, signal: stop.signal, onResume: onResume(client, slug, opts, errStyle), ...streamHooks(style, banner) });
+    stream = client.stream(slug, { after, signal: stop.signal, onResume: onResume(client, slug, opts, listenWords(opts), errStyle), ...streamHooks(style, banner) });
     for await (const capture of stream) {
       // Stopped: not started, so not recorded as handled; the next run forwards it.
       if (stop.signal.aborted) break;
@@ -354,6 +396,12 @@ export interface TailOptions {
   event?: string;
   /** Only captures whose headers pass every one of these, as search's `header` does. */
   headers?: readonly HeaderFilter[];
+  /**
+   * The backlog rule on a reconnect (a laptop that slept with tail running), as listen's. Unset:
+   * ask on a terminal, and everything (all) elsewhere, where a script reads each capture tail prints.
+   */
+  backlog?: Backlog;
+  maxBacklog: number;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -397,6 +445,7 @@ export async function tail(client: HookcapClient, slug: string, opts: TailOption
   let opened = false;
   let failure = '';
   const hooks = streamHooks(style, banner);
+  const rule: BacklogRule = { backlog: opts.backlog ?? (canAsk() ? 'ask' : 'all'), maxBacklog: opts.maxBacklog };
   const timer =
     opts.timeout === undefined
       ? undefined
@@ -408,6 +457,7 @@ export async function tail(client: HookcapClient, slug: string, opts: TailOption
     const stream = client.stream(slug, {
       after: opts.since,
       signal: stop.signal,
+      onResume: onResume(client, slug, rule, tailWords(slug), stderrStyle(style)),
       onOpen: (info) => {
         opened = true;
         hooks.onOpen?.(info);

@@ -73,7 +73,9 @@ export const streamRoutes = (ctx: Ctx, hub: StreamHub) => {
           '`data: {"reason":"endpoint_deleted"}` (or `"endpoint_expired"`) ends the stream; do not reconnect. When the API key or ' +
           'session that opened the stream is revoked (key deleted, log-out, account deleted), the stream ends within a moment ' +
           'with `data: {"reason":"credential_revoked"}`; reconnecting with it gets 401. When the session that opened it reaches ' +
-          'its expiry, the stream ends with `data: {"reason":"session_expired"}`: sign in again. ' +
+          'its expiry, the stream ends with `data: {"reason":"session_expired"}`: sign in again. When the caller reads the endpoint ' +
+          'through a team and that access ends (left or removed, unshared, team deleted, subscription not active), it ends with ' +
+          '`data: {"reason":"access_revoked"}`; reconnecting gets 404. ' +
           'Auth: Bearer key or the session cookie (EventSource). ' +
           `At most ${ctx.config.stream.caps.perCredential} open streams per key or session and ${ctx.config.stream.caps.perAccount} per account on one node; beyond that 429 \`too_many_streams\`.`,
       },

@@ -5,7 +5,7 @@
  * out, so no write can forget the announcement, and none is announced before it is visible.
  *
  * @example
- * const row = await writeEndpoints(ctx, (w) => store.updateEndpoint(w, id, { name }));
+ * const row = await writeEndpoints(ctx, (w) => store.updateEndpoint(w, id, { name }, now));
  */
 import { encodeJson, subjects } from '../bus/types';
 import { inTransaction } from '../stores/state/db';

@@ -7,6 +7,7 @@ import type { SigningConfig } from '../engine/signing';
 import type { EndpointRow, MockResponse, UserRow } from '../stores/state/schema';
 import type { Ctx } from './context';
 import { writeEndpoints } from './endpoint-writes';
+import { EXPIRES_IN_MAX_S, EXPIRES_IN_MIN_S } from '../model/endpoint-expiry';
 
 /**
  * The signing config as reads show it: everything but the secret, which is reduced to a hint
@@ -28,19 +29,36 @@ export const publicEndpoint = (ctx: Ctx, e: EndpointRow) => ({
   mockResponse: e.mockResponse ?? null,
   notificationUrl: e.notificationUrl ?? null,
   signing: publicSigning(e.signing ?? null),
+  expiresAt: e.expiresAt ?? null,
 });
 
 export type PublicEndpoint = ReturnType<typeof publicEndpoint>;
 
-export async function createEndpoint(ctx: Ctx, user: UserRow, name: string): Promise<EndpointRow> {
+export { EXPIRES_IN_MAX_S, EXPIRES_IN_MIN_S };
+
+/** An endpoint at or past its expiresAt is gone for every reader, as on the receiver, before the sweeper deletes it. */
+export const isExpired = (e: Pick<EndpointRow, 'expiresAt'>, now: number): boolean => e.expiresAt !== null && e.expiresAt <= now;
+
+function expiryFrom(now: number, expiresIn: number): number {
+  // The route schema checks the same bounds; this keeps a direct caller honest too.
+  if (!Number.isInteger(expiresIn) || expiresIn < EXPIRES_IN_MIN_S || expiresIn > EXPIRES_IN_MAX_S) {
+    throw new AppError('validation', `expiresIn must be a whole number of seconds from ${EXPIRES_IN_MIN_S} to ${EXPIRES_IN_MAX_S} (30 days)`);
+  }
+  return now + expiresIn * 1000;
+}
+
+/** `expiresIn`: seconds until the endpoint and its captures are deleted (none: it stays until deleted). */
+export async function createEndpoint(ctx: Ctx, user: UserRow, name: string, expiresIn?: number): Promise<EndpointRow> {
   return writeEndpoints(ctx, async (w) => {
     for (let attempt = 0; attempt < 5; attempt++) {
+      const now = ctx.clock.now();
       const row = await store.insertEndpoint(w, {
         id: randomId('ep'),
         slug: newSlug(),
         name: name.trim() || 'Untitled endpoint',
         userId: user.id,
-        createdAt: ctx.clock.now(),
+        expiresAt: expiresIn === undefined ? null : expiryFrom(now, expiresIn),
+        createdAt: now,
       });
       if (row) return row;
     }
@@ -48,12 +66,12 @@ export async function createEndpoint(ctx: Ctx, user: UserRow, name: string): Pro
   });
 }
 
-export const listEndpoints = (ctx: Ctx, user: UserRow) => store.listUserEndpoints(ctx.db, user.id);
+export const listEndpoints = (ctx: Ctx, user: UserRow) => store.listUserEndpoints(ctx.db, user.id, ctx.clock.now());
 
-/** The caller's own endpoint by slug; 404 for anyone else's, never a hint that it exists. */
+/** The caller's own endpoint by slug; 404 for anyone else's, never a hint that it exists, and for an expired one. */
 export async function getOwnEndpoint(ctx: Ctx, user: UserRow, slug: string): Promise<EndpointRow> {
   const row = await store.findEndpointBySlug(ctx.db, slug);
-  if (!row || row.userId !== user.id) throw new AppError('not_found', 'endpoint not found');
+  if (!row || row.userId !== user.id || isExpired(row, ctx.clock.now())) throw new AppError('not_found', 'endpoint not found');
   return row;
 }
 
@@ -63,6 +81,8 @@ export interface EndpointPatch {
   notificationUrl?: string | null;
   /** Endpoint-level signature verification; null turns it off. Validated by the route schema. */
   signing?: SigningConfig | null;
+  /** Seconds from now until the endpoint expires (a new expiry replaces the old); null: never expires. */
+  expiresIn?: number | null;
 }
 
 /**
@@ -116,8 +136,9 @@ export async function updateEndpoint(ctx: Ctx, user: UserRow, slug: string, patc
     set.notificationUrl = patch.notificationUrl;
   }
   if (patch.signing !== undefined) set.signing = patch.signing;
+  if (patch.expiresIn !== undefined) set.expiresAt = patch.expiresIn === null ? null : expiryFrom(ctx.clock.now(), patch.expiresIn);
   if (Object.keys(set).length === 0) return current;
-  const row = await writeEndpoints(ctx, (w) => store.updateEndpoint(w, current.id, set));
+  const row = await writeEndpoints(ctx, (w) => store.updateEndpoint(w, current.id, set, ctx.clock.now()));
   if (!row) throw new AppError('not_found', 'endpoint not found');
   return row;
 }

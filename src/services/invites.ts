@@ -57,8 +57,10 @@ function inviteMail(ctx: Ctx, team: TeamRow, inviter: UserRow, invite: TeamInvit
     text: [
       `${inviter.email} invited you to join the team "${team.name}" on hookcap.`,
       '',
-      `Sign in (or sign up) at ${ctx.config.baseUrl} with this address, ${invite.email}.`,
-      'Your pending invites are listed by GET /api/invites; accept this one with',
+      `Sign in (or sign up) with this address, ${invite.email}, and open`,
+      `${ctx.config.baseUrl}/teams to accept or decline it.`,
+      '',
+      `From the API: GET ${ctx.config.baseUrl}/api/invites lists your pending invites; accept this one with`,
       `POST ${ctx.config.baseUrl}/api/invites/${invite.id}/accept (or decline with …/decline).`,
       `It expires at ${iso(expiresAt(ctx, invite))}.`,
       '',
@@ -119,6 +121,7 @@ async function pendingInviteOf(ctx: Ctx, tx: store.Tx, user: UserRow, inviteId: 
   if (!invite) throw new AppError('not_found', 'invite not found');
   const expired = () => new AppError('conflict', `this invite expired at ${iso(expiresAt(ctx, invite))}; ask the team's owner to invite you again`);
   if (invite.status === 'expired') throw expired();
+  if (invite.status === 'revoked') throw new AppError('conflict', "the team's owner withdrew this invite; ask them to invite you again");
   if (invite.status !== 'pending') throw new AppError('conflict', `this invite was already ${invite.status}; an invite can be used once`);
   if (invite.createdAt <= inviteCutoff(ctx)) throw expired();
   return invite;

@@ -12,6 +12,7 @@ import * as memberStore from '../stores/state/team-members';
 import * as shareStore from '../stores/state/team-shares';
 import * as subscriptionStore from '../stores/state/team-subscriptions';
 import { publicSubscription, requireActiveSubscription } from './billing';
+import { isExpired } from './endpoints';
 import type { Ctx } from './context';
 import { announceTeamAccess } from './team-access';
 
@@ -144,7 +145,8 @@ export const publicSharedEndpoint = (ctx: Ctx, view: shareStore.SharedEndpointVi
 export async function shareEndpoint(ctx: Ctx, user: UserRow, teamId: string, endpointId: string) {
   await requireMember(ctx, user, teamId);
   const ep = await shareStore.findOwnEndpoint(ctx.db, endpointId, user.id);
-  if (!ep) throw new AppError('not_found', "endpoint not found among your endpoints (only an endpoint's owner can share it)");
+  // Expired and not yet swept: gone, as for every other read.
+  if (!ep || isExpired(ep, ctx.clock.now())) throw new AppError('not_found', "endpoint not found among your endpoints (only an endpoint's owner can share it)");
   const now = ctx.clock.now();
   // Under the team's lock, so a concurrent leave or subscription change cannot interleave.
   const { created, sharedAt } = await store.inTransaction(ctx.db, async (tx) => {
@@ -170,5 +172,6 @@ export async function unshareEndpoint(ctx: Ctx, user: UserRow, teamId: string, e
 
 export async function listTeamEndpoints(ctx: Ctx, user: UserRow, teamId: string) {
   await requireMember(ctx, user, teamId);
-  return (await shareStore.listTeamEndpoints(ctx.db, teamId)).map((v) => publicSharedEndpoint(ctx, v));
+  const now = ctx.clock.now();
+  return (await shareStore.listTeamEndpoints(ctx.db, teamId)).filter((v) => !isExpired(v.endpoint, now)).map((v) => publicSharedEndpoint(ctx, v));
 }

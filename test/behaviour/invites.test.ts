@@ -48,6 +48,8 @@ describeBackends(
         expect(mail[0]?.subject).toContain('Mail Team');
         expect(mail[0]?.text).toContain(owner.email);
         expect(mail[0]?.text).toContain(`/api/invites/${r.body.id}/accept`);
+        // A person is sent to the dashboard's Teams page, where Accept and Decline are.
+        expect(mail[0]?.text).toContain(`${h.url}/teams to accept or decline it`);
       });
 
       test('someone without an account is invited; the invite appears when they sign up with that address', async () => {
@@ -249,6 +251,8 @@ describeBackends(
         expect(await myInvites(a.key)).toEqual([]);
         const r = await call(h.url, 'POST', `/api/invites/${inv.body.id}/accept`, { token: a.key });
         expect(r.status).toBe(409);
+        // Said in the words the dashboard uses ("Withdraw"), not the stored status.
+        expect([r.body.error, r.body.code]).toEqual(["the team's owner withdrew this invite; ask them to invite you again", 'conflict']);
         expect((await call(h.url, 'DELETE', `/api/teams/${team.id}/invites/${inv.body.id}`, { token: owner.key })).status).toBe(404);
       });
 

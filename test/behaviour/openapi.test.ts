@@ -65,6 +65,33 @@ describeBackends('OpenAPI document', (h) => {
     expect(one?.required).toEqual(expect.arrayContaining(['endpointSlug', 'endpointUrl']));
   });
 
+  test('the teams and invites routes document every refusal docs/teams.md lists', async () => {
+    const doc = (await (await fetch(`${h.url}/docs/json`)).json()) as { paths: Record<string, Record<string, Operation>> };
+    // docs/teams.md "Who may do what", plus 401 and 403 (credentials) everywhere.
+    const listed: [string, string, number[]][] = [
+      ['post', '/api/teams', [400]],
+      ['get', '/api/teams/{teamId}', [404]],
+      ['patch', '/api/teams/{teamId}', [400, 403, 404]],
+      ['delete', '/api/teams/{teamId}', [403, 404]],
+      ['get', '/api/teams/{teamId}/members', [404]],
+      ['delete', '/api/teams/{teamId}/members/{userId}', [403, 404, 409]],
+      ['post', '/api/teams/{teamId}/leave', [404, 409]],
+      ['post', '/api/teams/{teamId}/invite', [400, 402, 403, 404, 409, 503]],
+      ['delete', '/api/teams/{teamId}/invites/{inviteId}', [403, 404]],
+      ['get', '/api/teams/{teamId}/endpoints', [404]],
+      ['post', '/api/teams/{teamId}/endpoints', [400, 402, 404]],
+      ['delete', '/api/teams/{teamId}/endpoints/{endpointId}', [403, 404]],
+      ['post', '/api/invites/{inviteId}/accept', [402, 404, 409]],
+      ['post', '/api/invites/{inviteId}/decline', [404, 409]],
+    ];
+    const missing: string[] = [];
+    for (const [method, path, statuses] of listed) {
+      const documented = Object.keys(doc.paths[path]?.[method]?.responses ?? {});
+      for (const status of [401, 403, ...statuses]) if (!documented.includes(String(status))) missing.push(`${method.toUpperCase()} ${path}: ${status}`);
+    }
+    expect(missing).toEqual([]);
+  });
+
   test('a 204 route answers 204 with no body, as documented', async () => {
     const signup = await fetch(`${h.url}/api/auth/signup`, {
       method: 'POST',

@@ -174,7 +174,11 @@ describe.skipIf(!BACKENDS.includes('server'))('live stream, when its credential 
     expect((await db()`DELETE FROM team_endpoints WHERE team_id = ${team.id} AND endpoint_id = ${ep.id}`).count).toBe(1);
     await viewer.until(() => viewer.ended, RECHECK_MS * 6);
     expect(viewer.endedAt - at).toBeLessThan(RECHECK_MS + 1_000);
-    expect(viewer.ids).toEqual([first]);
+    expect(viewer.events.map((e) => [e.event, e.data])).toEqual([
+      ['request', expect.any(String)],
+      ['end', '{"reason":"access_revoked"}'],
+    ]);
+    expect(viewer.events[0]?.id).toBe(first);
     const second = await capture(ep.slug, 'after');
     await byOwner.until(() => byOwner.events.length === 2);
     await Bun.sleep(RECHECK_MS * 2);

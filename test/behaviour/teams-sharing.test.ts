@@ -236,9 +236,11 @@ describeBackends(
         expectNoAccess(await access(h.url, s.member.key, s.ep.slug, s.ids), s.ids);
         expectFullAccess(await access(h.url, s.owner.key, s.ep.slug, s.ids), s.ids);
         await live.until(() => live.ended, 5_000);
+        // Told why, so a client stops instead of reconnecting into a 404.
+        expect(live.events.map((e) => [e.event, e.data])).toEqual([['end', '{"reason":"access_revoked"}']]);
         await capture(h.url, s.ep.slug, 'after unshare');
         await Bun.sleep(300);
-        expect(live.events).toEqual([]);
+        expect(live.events.length).toBe(1);
         expect((await SseClient.open(`${h.url}/api/stream/${s.ep.slug}`, { token: s.member.key })).response.status).toBe(404);
         expect((await call(h.url, 'GET', `/api/teams/${s.team.id}/endpoints`, { token: s.member.key })).body).toEqual([]);
         expect((await call(h.url, 'DELETE', `/api/teams/${s.team.id}/endpoints/${s.ep.id}`, { token: s.owner.key })).status).toBe(404);
@@ -250,6 +252,7 @@ describeBackends(
         expect((await call(h.url, 'POST', `/api/teams/${s.team.id}/leave`, { token: s.member.key })).status).toBe(204);
         expectNoAccess(await access(h.url, s.member.key, s.ep.slug, s.ids), s.ids);
         await live.until(() => live.ended, 5_000);
+        expect(live.events.map((e) => [e.event, e.data])).toEqual([['end', '{"reason":"access_revoked"}']]);
       });
 
       test('when the member is removed', async () => {
@@ -258,6 +261,7 @@ describeBackends(
         expect((await call(h.url, 'DELETE', `/api/teams/${s.team.id}/members/${s.member.userId}`, { token: s.owner.key })).status).toBe(204);
         expectNoAccess(await access(h.url, s.member.key, s.ep.slug, s.ids), s.ids);
         await live.until(() => live.ended, 5_000);
+        expect(live.events.map((e) => [e.event, e.data])).toEqual([['end', '{"reason":"access_revoked"}']]);
       });
 
       test('when the member deletes their account: their stream ends (credential_revoked), the owner\'s goes on', async () => {
@@ -274,6 +278,34 @@ describeBackends(
         owners.close();
       });
 
+      test("when the team's owner deletes their account: the team goes with it, and another member's shared endpoint closes for the members at once", async () => {
+        const s = await shared();
+        const sharer = await newAccount(h.url);
+        await joinTeam(h.url, s.owner, s.team, sharer);
+        const ep = await newEndpoint(h.url, sharer.key, 'sharer');
+        const id = await capture(h.url, ep.slug, 'before');
+        expect((await call(h.url, 'POST', `/api/teams/${s.team.id}/endpoints`, { token: sharer.key, body: { endpointId: ep.id } })).status).toBe(201);
+        await eventually(async () => (await call(h.url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: s.member.key })).body.length === 1);
+        const live = await SseClient.live(`${h.url}/api/stream/${ep.slug}`, { token: s.member.key });
+        const sharers = await SseClient.live(`${h.url}/api/stream/${ep.slug}`, { token: sharer.key });
+        const ownersEp = await SseClient.live(`${h.url}/api/stream/${s.ep.slug}`, { token: s.member.key });
+        expect((await call(h.url, 'DELETE', '/api/account', { token: s.owner.session })).status).toBe(204);
+        // The owner's own shared endpoint is deleted with the account: that is the reason given.
+        await ownersEp.until(() => ownersEp.ended, 5_000);
+        expect(ownersEp.events.map((e) => [e.event, e.data])).toEqual([['end', '{"reason":"endpoint_deleted"}']]);
+        expect((await call(h.url, 'GET', `/api/teams/${s.team.id}`, { token: s.member.key })).status).toBe(404);
+        expect((await call(h.url, 'GET', '/api/teams', { token: sharer.key })).body).toEqual([]);
+        expectNoAccess(await access(h.url, s.member.key, ep.slug, [id]), [id]);
+        // Well inside the periodic re-check (STREAM_RECHECK_MS, 60 s): the deletion was announced.
+        await live.until(() => live.ended, 5_000);
+        expect(live.events.map((e) => [e.event, e.data])).toEqual([['end', '{"reason":"access_revoked"}']]);
+        // The sharer keeps their endpoint and its stream.
+        const after = await capture(h.url, ep.slug, 'after');
+        await sharers.until(() => sharers.events.length === 1);
+        expect(sharers.ids).toEqual([after]);
+        sharers.close();
+      });
+
       test('when the team is deleted: memberships and shares are gone', async () => {
         const s = await shared();
         const live = await SseClient.live(`${h.url}/api/stream/${s.ep.slug}`, { token: s.member.key });
@@ -281,6 +313,7 @@ describeBackends(
         expectNoAccess(await access(h.url, s.member.key, s.ep.slug, s.ids), s.ids);
         expectFullAccess(await access(h.url, s.owner.key, s.ep.slug, s.ids), s.ids);
         await live.until(() => live.ended, 5_000);
+        expect(live.events.map((e) => [e.event, e.data])).toEqual([['end', '{"reason":"access_revoked"}']]);
       });
 
       test('while the subscription is not active; back when it is', async () => {
@@ -289,6 +322,7 @@ describeBackends(
         await setStripeSubscription(h.url, { teamId: s.team.id, type: 'customer.subscription.updated', status: 'past_due', seats: 10 });
         expectNoAccess(await access(h.url, s.member.key, s.ep.slug, s.ids), s.ids);
         await live.until(() => live.ended, 5_000);
+        expect(live.events.map((e) => [e.event, e.data])).toEqual([['end', '{"reason":"access_revoked"}']]);
         // Memberships and shares were kept: paying again restores access.
         await setStripeSubscription(h.url, { teamId: s.team.id, type: 'customer.subscription.updated', status: 'active', seats: 10, created: nowSeconds() + 1 });
         expectFullAccess(await access(h.url, s.member.key, s.ep.slug, s.ids), s.ids);
@@ -342,6 +376,7 @@ describeBackends(
           expect((await call(h.url, 'DELETE', `/api/teams/${s.team.id}/endpoints/${s.ep.id}`, { token: s.owner.key })).status).toBe(204);
           expectNoAccess(await access(node2.url, s.member.key, s.ep.slug, s.ids), s.ids);
           await live.until(() => live.ended, 5_000);
+          expect(live.events.map((e) => [e.event, e.data])).toEqual([['end', '{"reason":"access_revoked"}']]);
           // The same for leaving.
           const again = await call(h.url, 'POST', `/api/teams/${s.team.id}/endpoints`, { token: s.owner.key, body: { endpointId: s.ep.id } });
           expect(again.status).toBe(201);

@@ -7,7 +7,7 @@
  */
 import { expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
-import { createTeam, nowSeconds, setStripeSubscription, TEAMS_ENV } from '../behaviour/teams-support';
+import { createTeam, mailTo, nowSeconds, setStripeSubscription, TEAMS_ENV } from '../behaviour/teams-support';
 import { unnamedControls } from '../support/a11y';
 import { openPage, signUpAccount, type Account, useChromium, CHROMIUM_SKIP, createEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
@@ -132,6 +132,94 @@ describeBackends(
       }
     });
 
+    test('a member watching a shared endpoint is removed: the live list stops and says why; the team page and a withdrawn invite explain themselves', async () => {
+      const owner = await signUpAccount(h.url);
+      const member = await signUpAccount(h.url);
+      const memberId = (await call(h.url, 'GET', '/api/auth/me', { token: member.session })).body.id;
+      const ep = await createEndpoint(h.url, owner, 'Billing hooks');
+      const team = await createTeam(h.url, owner.session, 'Night shift');
+      await setStripeSubscription(h.url, { teamId: team.id, seats: 5, created: nowSeconds() - 60 });
+      await call(h.url, 'POST', `/api/invites/${await invite(h.url, owner, team.id, member.email)}/accept`, { token: member.session });
+      expect((await call(h.url, 'POST', `/api/teams/${team.id}/endpoints`, { token: owner.session, body: { endpointId: ep.id } })).status).toBe(201);
+      const m = await openPage(chromium(), h.url, member);
+      try {
+        await m.page.goto(`${h.url}/endpoints/${ep.slug}`);
+        await m.page.getByRole('status', { name: 'Stream status' }).filter({ hasText: 'Live' }).waitFor();
+        await fetch(`${ep.url}/before-removal`, { method: 'POST', body: 'seen' });
+        await m.page.getByRole('link', { name: /\/before-removal/ }).waitFor();
+
+        // Removed while watching: the stream ends with its reason, and the page says it in words.
+        expect((await call(h.url, 'DELETE', `/api/teams/${team.id}/members/${memberId}`, { token: owner.session })).status).toBe(204);
+        const why = 'You can no longer read this endpoint: your team access to it ended';
+        await m.page.getByText(why).waitFor({ timeout: 5_000 });
+        await m.page.getByRole('status', { name: 'Stream status' }).filter({ hasText: 'Stream ended' }).waitFor();
+        // The list's next read gets a 404; the reason already given stays (it says more).
+        await m.page.waitForTimeout(3_500);
+        expect(await m.page.getByText(why).count()).toBe(1);
+        expect(await m.page.getByText('This endpoint no longer exists').count()).toBe(0);
+        // What was captured before stays on screen.
+        expect(await m.page.getByRole('link', { name: /\/before-removal/ }).count()).toBe(1);
+
+        // The team's page: not a bare "team not found".
+        await m.page.goto(`${h.url}/teams/${team.id}`);
+        const alert = m.page.getByRole('alert').filter({ hasText: 'You are not a member of this team.' });
+        await alert.waitFor();
+        expect(await alert.textContent()).toContain('you left it or were removed from it');
+        await alert.getByRole('link', { name: 'Your teams' }).click();
+        await m.page.getByRole('heading', { name: 'Teams', level: 1 }).waitFor();
+
+        // Invited again, but the owner withdraws it while the page is open: Accept is refused, and
+        // the refusal stays on screen after the invite leaves the list.
+        // Invites are per address: signed in as the member, the owner's own page lists none and says why.
+        await m.page.getByText(`No invites for ${member.email}. An invite shows only to the account with the address it was sent to`).waitFor();
+        const again = await invite(h.url, owner, team.id, member.email);
+        await m.page.reload();
+        const accept = m.page.getByRole('button', { name: 'Accept the invite to Night shift' });
+        await accept.waitFor();
+        expect((await call(h.url, 'DELETE', `/api/teams/${team.id}/invites/${again}`, { token: owner.session })).status).toBe(204);
+        await accept.click();
+        const refused = m.page.getByRole('region', { name: 'Invites for you' }).getByRole('alert');
+        // First under the invite's row; once the list is read again the row is gone, and the
+        // refusal stays above the list, naming the invite.
+        await refused.filter({ hasText: `the invite to Night shift from ${owner.email}` }).waitFor();
+        expect(await accept.count()).toBe(0);
+        expect(await refused.count()).toBe(1);
+        expect(await refused.textContent()).toContain("the team's owner withdrew this invite; ask them to invite you again");
+        expect(await m.page.getByRole('heading', { name: 'Teams', level: 1 }).count()).toBe(1);
+        expect(m.errors).toEqual([]);
+      } finally {
+        await m.context.close();
+      }
+    });
+
+    test('someone without an account follows the invite mail\'s link, creates an account from there, and lands on the invite', async () => {
+      const owner = await signUpAccount(h.url);
+      const team = await createTeam(h.url, owner.session, 'Newcomers');
+      await setStripeSubscription(h.url, { teamId: team.id, seats: 5, created: nowSeconds() - 60 });
+      const email = `newcomer${Date.now()}${Math.random().toString(36).slice(2, 6)}@example.com`;
+      await invite(h.url, owner, team.id, email);
+      const link = /(http:\/\/\S+\/teams)\b/.exec(mailTo(h.server.dataDir, email)[0]?.text ?? '')?.[1];
+      expect(link).toBe(`${h.url}/teams`);
+      const p = await openPage(chromium(), h.url, null);
+      try {
+        await p.page.goto(link ?? '');
+        await p.page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+        await p.page.getByRole('link', { name: 'Create an account' }).click();
+        await p.page.getByRole('heading', { name: 'Create an account', level: 1 }).waitFor();
+        await p.page.getByLabel('Email').fill(email);
+        await p.page.getByLabel('Password (at least 8 characters)').fill('correct horse battery');
+        await p.page.getByRole('button', { name: 'Sign up' }).click();
+        // Where the mail sent them, not the home page.
+        await p.page.getByRole('heading', { name: 'Teams', level: 1 }).waitFor();
+        expect(new URL(p.page.url()).pathname).toBe('/teams');
+        await p.page.getByRole('button', { name: 'Accept the invite to Newcomers' }).click();
+        await p.page.getByRole('heading', { name: 'Newcomers', level: 1 }).waitFor();
+        expect(p.errors).toEqual([]);
+      } finally {
+        await p.context.close();
+      }
+    });
+
     test('a 402 is explained in plain words with what to do, for the owner and for an invitee', async () => {
       const owner = await signUpAccount(h.url);
       const invitee = await signUpAccount(h.url);
@@ -174,11 +262,17 @@ describeBackends(
         expect(await told.textContent()).toContain(`What to do: ask the team's owner (${owner.email}) to renew the subscription, then try again.`);
         // Nothing happened: still invited, not a member.
         expect((await call(h.url, 'GET', '/api/invites', { token: invitee.session })).body.length).toBe(1);
+        // The owner's page: a lapsed subscription does not "renew"; it has a period end.
+        await o.page.reload();
+        const facts = subscription.getByRole('term');
+        await subscription.getByText('past_due').waitFor();
+        expect(await facts.allTextContents()).toEqual(['Status', 'Seats', 'Price', 'Period ends']);
         expect((await call(h.url, 'GET', '/api/teams', { token: invitee.session })).body).toEqual([]);
 
         // A full team says so too: every seat taken.
         await setStripeSubscription(h.url, { teamId, type: 'customer.subscription.updated', status: 'active', seats: 2, created: nowSeconds() - 30, subscriptionId: `sub_${teamId}` });
         await o.page.reload();
+        await subscription.getByRole('term').filter({ hasText: 'Renews' }).waitFor();
         await members.getByLabel('Email address to invite').fill(`third-${Date.now()}@example.com`);
         await members.getByRole('button', { name: 'Invite', exact: true }).click();
         await members.getByRole('alert').filter({ hasText: "Every seat of this team's Teams subscription is taken." }).waitFor();

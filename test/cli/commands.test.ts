@@ -178,9 +178,9 @@ describeBackends('hookcap commands', (h) => {
     expect(plain.stdout).toMatch(/^Created [a-z2-9]{12} \(github\): send webhooks to http/);
     const list = await runCli(['endpoints', 'list'], e.env);
     const lines = list.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^SLUG\s+NAME\s+URL$/);
+    expect(lines[0]).toMatch(/^SLUG\s+NAME\s+EXPIRES\s+URL$/);
     expect(lines.length).toBe(3);
-    expect(list.stdout).toContain(`${ep.slug}  stripe dev  ${ep.url}`);
+    expect(list.stdout).toContain(`${ep.slug}  stripe dev  never    ${ep.url}`);
     expect((await runCli(['endpoints', 'delete', ep.slug, '--yes'], e.env)).stdout).toContain(`Deleted ${ep.slug}`);
     const gone = await runCli(['endpoints', 'delete', ep.slug, '-y'], e.env);
     expect(gone.code).toBe(1);

@@ -14,6 +14,7 @@ import { verifySignature } from '../../src/engine/signing';
 import { twilio } from '../signing/senders';
 import { BACKENDS, provision } from '../support/backends';
 import { cleanupAfterAll } from '../support/cleanups';
+import { joinTeam, paidTeam, TEAMS_ENV } from '../behaviour/teams-support';
 import { call, eventually, newAccount } from '../support/client';
 import { freePort, startServer, stopServer } from '../support/server';
 import { describeBackends } from '../support/suite';
@@ -533,6 +534,26 @@ describeBackends(
       expect(cli.stderr).not.toContain('    at ');
     });
 
+    test('a member listening to a shared endpoint is removed from the team: one line saying so, a hint, exit 1', async () => {
+      const owner = await newAccount(h.url);
+      const team = await paidTeam(h.url, owner, 5, 'CLI team');
+      const s = await setup(h.url);
+      const member = await newAccount(h.url);
+      await joinTeam(h.url, owner, team, member);
+      const ep = (await call(h.url, 'POST', '/api/endpoints', { token: owner.key, body: { name: 'team listen' } })).body;
+      expect((await call(h.url, 'POST', `/api/teams/${team.id}/endpoints`, { token: owner.key, body: { endpointId: ep.id } })).status).toBe(201);
+      const theirs: Setup = { ...s, key: member.key, slug: ep.slug, cli: cliEnv({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: member.key }) };
+      cleanups.push(() => theirs.cli.cleanup());
+      const cli = await listen(theirs);
+      await Bun.sleep(700);
+      expect((await call(h.url, 'DELETE', `/api/teams/${team.id}/members/${member.userId}`, { token: owner.key })).status).toBe(204);
+      expect(await cli.proc.exited).toBe(1);
+      expect(cli.stderr).toContain(`your access to ${ep.slug} through a team ended`);
+      expect(cli.stderr).toContain("ask the team's owner");
+      expect(cli.stderr).not.toContain('was deleted');
+      expect(cli.stderr).not.toContain('    at ');
+    });
+
     test('the API key revoked while listening: one line saying so, exit 1 within a moment, and nothing forwarded after', async () => {
       const a = await newAccount(h.url);
       const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'listen' } })).body;
@@ -557,7 +578,7 @@ describeBackends(
       expect(bodiesOf(s.app.arrived)).toEqual(['before']);
     });
   },
-  { STREAM_MAX_MS: '3000' },
+  { STREAM_MAX_MS: '3000', ...TEAMS_ENV },
 );
 
 describeBackends(

@@ -5,7 +5,8 @@
 import { afterAll, expect, test } from 'bun:test';
 import { createClient, HookcapError, type Capture, type HookcapClient } from 'hookcap/client';
 import { bodyBytes } from '../../src/model/render';
-import { newAccount } from '../support/client';
+import { joinTeam, paidTeam, TEAMS_ENV } from '../behaviour/teams-support';
+import { call, newAccount } from '../support/client';
 import { startHookReceiver } from '../support/hook-receiver';
 import { describeBackends } from '../support/suite';
 
@@ -54,6 +55,23 @@ describeBackends(
       expect(down).toMatchObject({ status: 0, code: 'network' });
       await c.endpoints.delete(ep.slug);
       expect(await c.endpoints.list()).toEqual([]);
+    });
+
+    test('endpoints.create takes expiresIn; expiresAt says when; update moves or clears it; a bad value is a validation HookcapError', async () => {
+      const c = await client();
+      const before = Date.now();
+      const ep = await c.endpoints.create('ci run', { expiresIn: 3600 });
+      expect(ep.expiresAt).toBe(ep.createdAt + 3600_000);
+      expect(ep.createdAt).toBeGreaterThanOrEqual(before - 1000);
+      expect((await c.endpoints.list()).map((e) => e.expiresAt)).toEqual([ep.expiresAt]);
+      expect((await c.endpoints.create('kept')).expiresAt).toBeNull();
+      expect((await c.endpoints.update(ep.slug, { expiresIn: 120 })).expiresAt ?? 0).toBeLessThan(ep.expiresAt ?? 0);
+      expect((await c.endpoints.update(ep.slug, { expiresIn: null })).expiresAt).toBeNull();
+      const bad = await c.endpoints.create('too short', { expiresIn: 10 }).catch((e: unknown) => e);
+      expect(bad).toBeInstanceOf(HookcapError);
+      expect(bad).toMatchObject({ status: 400, code: 'validation' });
+      expect((bad as HookcapError).message).toStartWith('expiresIn');
+      expect(await c.endpoints.list()).toHaveLength(2);
     });
 
     test('the raw query comes back exactly as sent from list, page, get, search, the stream (live and resumed) and every export', async () => {
@@ -239,6 +257,33 @@ describeBackends(
       expect(missing).toMatchObject({ status: 404, code: 'not_found' });
     });
 
+    test('a stream read through a team ends with access_revoked (404) when the member is removed; it does not reconnect', async () => {
+      const [owner, member] = await Promise.all([newAccount(h.url), newAccount(h.url)]);
+      const team = await paidTeam(h.url, owner, 5, 'Client team');
+      await joinTeam(h.url, owner, team, member);
+      const ep = await createClient({ apiUrl: h.url, key: owner.key }).endpoints.create('team stream');
+      expect((await call(h.url, 'POST', `/api/teams/${team.id}/endpoints`, { token: owner.key, body: { endpointId: ep.id } })).status).toBe(201);
+      const c = createClient({ apiUrl: h.url, key: member.key });
+      let opened = 0;
+      const err = (async () => {
+        try {
+          for await (const _ of c.stream(ep.slug, { onOpen: () => void opened++ })) {
+            // none expected
+          }
+        } catch (e) {
+          return e;
+        }
+        return null;
+      })();
+      while (opened === 0) await Bun.sleep(20);
+      expect((await call(h.url, 'DELETE', `/api/teams/${team.id}/members/${member.userId}`, { token: owner.key })).status).toBe(204);
+      const e = await err;
+      expect(e).toBeInstanceOf(HookcapError);
+      expect(e).toMatchObject({ status: 404, code: 'access_revoked' });
+      expect((e as Error).message).toContain('through a team ended');
+      expect(opened).toBe(1);
+    });
+
     test('waitForRequest: a request sent after the call is found, an older one is not; timeout', async () => {
       const c = await client();
       const ep = await c.endpoints.create('wait');
@@ -270,5 +315,5 @@ describeBackends(
       expect(got?.headers['x-more']).toBe('yes');
     });
   },
-  { STREAM_MAX_MS: '1500', OUTBOUND_ALLOW: '127.0.0.1' },
+  { STREAM_MAX_MS: '1500', OUTBOUND_ALLOW: '127.0.0.1', ...TEAMS_ENV },
 );

@@ -28,7 +28,7 @@ const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwn
 const FIELD_NAMES = [
   'name', 'email', 'password', 'mockResponse', 'notificationUrl', 'signing', 'slug', 'method', 'headers', 'body', 'bodyEncoding',
   'endpointId', 'claim_token', 'user_code', 'otp', 'type', 'identity_type', 'client_name', 'requested_credential_type', 'status',
-  'provider', 'secret', 'header', 'algorithm', 'encoding', 'prefix', 'toleranceSeconds', 'url', 'limit', 'cursor', 'format',
+  'provider', 'secret', 'header', 'algorithm', 'encoding', 'prefix', 'toleranceSeconds', 'url', 'limit', 'cursor', 'format', 'expiresIn',
 ];
 
 const hostileText = fc.oneof(

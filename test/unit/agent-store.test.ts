@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { randomId, sha256Hex } from '../../src/ids';
-import { REGISTRATION_RETENTION_MS, sweepOnce } from '../../src/services/agent/sweeper';
+import { REGISTRATION_RETENTION_MS, sweepOnce } from '../../src/services/expiry-sweeper';
 import { writeEndpoints } from '../../src/services/endpoint-writes';
 import * as agent from '../../src/stores/state/agent';
 import { insertApiKey, insertUser } from '../../src/stores/state/accounts';

@@ -13,7 +13,7 @@ import { agentDeps } from '../../src/services/agent/deps';
 import { RateMeter } from '../../src/services/agent/rate-meter';
 import { registerAnonymous } from '../../src/services/agent/register';
 import { createSandboxEndpoint } from '../../src/services/agent/sandbox';
-import { sweepOnce } from '../../src/services/agent/sweeper';
+import { sweepOnce } from '../../src/services/expiry-sweeper';
 import { createEndpoint, deleteEndpoint, updateEndpoint } from '../../src/services/endpoints';
 import { findLiveKey, insertUser } from '../../src/stores/state/accounts';
 import { findEndpointBySlug } from '../../src/stores/state/endpoints';

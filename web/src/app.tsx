@@ -1,10 +1,11 @@
 /** The app: the account decides between the sign-in screens and the signed-in views. */
 import { QueryClientProvider } from '@tanstack/react-query';
 import { Redirect, useLocation } from 'wouter';
+import { useHistoryState } from 'wouter/use-browser-location';
 import { errorText } from './api/client';
 import { queryClient, useMe } from './api/queries';
 import { Layout } from './layout';
-import { paths } from './paths';
+import { paths, returnPath } from './paths';
 import { Routes } from './routes';
 import { ErrorBoundary } from './ui/error';
 import { AuthScreen } from './views/auth';
@@ -13,6 +14,7 @@ import { ForgotPasswordView, ResetPasswordView } from './views/password-reset';
 function Gate() {
   const me = useMe();
   const [location] = useLocation();
+  const from = returnPath(useHistoryState<{ from?: unknown } | null>()?.from);
   // Signed in or not: a reset link opened in a browser with a session still sets the password.
   if (location === paths.resetPassword) return <ResetPasswordView />;
   if (location === paths.forgotPassword) return <ForgotPasswordView />;
@@ -30,7 +32,8 @@ function Gate() {
     );
   }
   if (!me.data) return <AuthScreen mode={location === paths.signUp ? 'signup' : 'signin'} />;
-  if (location === paths.signIn || location === paths.signUp) return <Redirect to={paths.home} replace />;
+  // Signed in on a sign-in page: where the visitor was going before switching forms (auth.tsx), else home.
+  if (location === paths.signIn || location === paths.signUp) return <Redirect to={from ?? paths.home} replace />;
   return (
     <Layout email={me.data.email}>
       <ErrorBoundary resetKey={location}>

@@ -20,6 +20,16 @@ export const paths = {
   team: (id: string) => `/teams/${encodeURIComponent(id)}`,
 } as const;
 
+/**
+ * A dashboard path worth returning to after signing in or up, or null: same-origin (one leading
+ * slash, not `//` or `/\`), and not one of the sign-in, sign-up or password pages themselves.
+ */
+export function returnPath(p: unknown): string | null {
+  if (typeof p !== 'string' || !/^\/(?![/\\])/.test(p)) return null;
+  const auth: string[] = [paths.signIn, paths.signUp, paths.forgotPassword, paths.resetPassword];
+  return p === paths.home || auth.includes(p) ? null : p;
+}
+
 /** Top-level path segments that belong to the dashboard (the server answers index.html for `/`, `/<prefix>` and `/<prefix>/*`). */
 export const APP_PREFIXES = ['endpoints', 'search', 'account', 'teams', 'signin', 'signup', 'forgot-password', 'reset-password'] as const;
 

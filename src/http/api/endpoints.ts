@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { Elysia, t } from 'elysia';
 import type { Ctx } from '../../services/context';
 import * as endpoints from '../../services/endpoints';
@@ -5,19 +6,31 @@ import { SigningConfigSchema } from '../../engine/signing';
 import { authMacro } from '../auth';
 import { AUTH_ERRORS, EndpointBody, errors, MockResponseBody, NoContent } from './models';
 
+/**
+ * Seconds until the endpoint expires: the same bounds on create and PATCH (services/endpoints.ts).
+ * TypeBox's own Integer, not Elysia's, which would also take the text "3600": a number is asked for.
+ */
+const ExpiresIn = Type.Integer({
+  minimum: endpoints.EXPIRES_IN_MIN_S,
+  maximum: endpoints.EXPIRES_IN_MAX_S,
+  description:
+    `Seconds from now until the endpoint and all its captures are deleted, as DELETE does (${endpoints.EXPIRES_IN_MIN_S} to ${endpoints.EXPIRES_IN_MAX_S}, 30 days). ` +
+    'From then on captures sent to it get 404 like an unknown slug, and reads of it 404.',
+});
+
 export const endpointRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: '/api/endpoints', detail: { tags: ['endpoints'] } })
     .use(authMacro(ctx))
     .post(
       '',
       async ({ user, body, set }) => {
-        const row = await endpoints.createEndpoint(ctx, user, body.name);
+        const row = await endpoints.createEndpoint(ctx, user, body.name, body.expiresIn);
         set.status = 201;
         return endpoints.publicEndpoint(ctx, row);
       },
       {
         auth: 'account',
-        body: t.Object({ name: t.String({ maxLength: 200 }) }),
+        body: t.Object({ name: t.String({ maxLength: 200 }), expiresIn: t.Optional(ExpiresIn) }),
         response: { 201: EndpointBody, ...errors(400, ...AUTH_ERRORS) },
         detail: { summary: 'Create a capture endpoint' },
       },
@@ -45,10 +58,11 @@ export const endpointRoutes = (ctx: Ctx) =>
           mockResponse: t.Optional(t.Union([MockResponseBody, t.Null()])),
           notificationUrl: t.Optional(t.Union([t.String(), t.Null()])),
           signing: t.Optional(t.Union([SigningConfigSchema, t.Null()])),
+          expiresIn: t.Optional(t.Union([ExpiresIn, t.Null()], { description: 'A new expiry, counted from now (replaces the old one), or null: never expires' })),
         }),
         response: { 200: EndpointBody, ...errors(400, ...AUTH_ERRORS, 404) },
         detail: {
-          summary: 'Update name, mock response (null clears), notification URL (null stops) or signature verification (null turns off)',
+          summary: 'Update name, mock response (null clears), notification URL (null stops), signature verification (null turns off) or expiry (expiresIn; null: never)',
         },
       },
     )

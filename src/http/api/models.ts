@@ -79,6 +79,9 @@ export const EndpointBody = t.Object({
   mockResponse: t.Union([MockResponseBody, t.Null()]),
   notificationUrl: t.Union([t.String(), t.Null()]),
   signing: t.Union([t.Record(t.String(), t.Unknown(), { description: 'Signing config without its secret (secretHint shows the last 4 characters)' }), t.Null()]),
+  expiresAt: t.Union([t.Integer({ description: 'ms since epoch, as createdAt: from then on the endpoint and its captures are gone, as if deleted' }), t.Null()], {
+    description: 'When the endpoint expires (set with expiresIn); null: never',
+  }),
 });
 
 export const RequestRecord = CaptureRecord;

@@ -91,7 +91,11 @@ export const teamRoutes = (ctx: Ctx) =>
         await teams.removeMember(ctx, user, params.teamId, params.userId);
         set.status = 204;
       },
-      { auth: 'account', response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) }, detail: { summary: 'Remove a member (owner only); endpoints they shared leave the team' } },
+      {
+        auth: 'account',
+        response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404, 409) },
+        detail: { summary: 'Remove a member (owner only; the owner cannot be removed, 409); endpoints they shared leave the team' },
+      },
     )
     .post(
       '/:teamId/leave',
@@ -111,8 +115,8 @@ export const teamRoutes = (ctx: Ctx) =>
       {
         auth: 'account',
         body: t.Object({ email: t.String({ maxLength: 254 }) }),
-        response: { 201: PendingInviteBody, ...errors(400, ...AUTH_ERRORS, 402, 404, 409) },
-        detail: { summary: 'Invite an email address (owner only; needs an active subscription and a free seat, else 402)' },
+        response: { 201: PendingInviteBody, ...errors(400, ...AUTH_ERRORS, 402, 404, 409, 503) },
+        detail: { summary: 'Invite an email address (owner only; needs an active subscription and a free seat, else 402; 503 when the mail could not be sent, nothing saved)' },
       },
     )
     .delete(

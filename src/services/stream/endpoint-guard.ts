@@ -1,11 +1,11 @@
 /**
  * Ends a node's open streams of an endpoint once it is deleted, on whichever node the delete ran
- * (endpoint or account deletion, the sandbox sweep), or once it reaches its expiresAt. Every path
+ * (endpoint or account deletion, the expiry sweep), or once it reaches its expiresAt. Every path
  * that deletes or changes an endpoint already announces its slug on `config.endpoint` for the
  * receivers' endpoint caches; a node with open streams of that slug re-reads the row once, however many
  * streams it has, and ends them all if it is gone. Expiry needs no read: a timer per stream, armed
- * from the row's expiresAt (only sandbox endpoints have one) and re-armed when a re-read finds it
- * changed (a claim clears it).
+ * from the row's expiresAt (sandbox endpoints, and accounts' endpoints made with `expiresIn`) and
+ * re-armed when a re-read finds it changed (a claim clears it; a PATCH of `expiresIn` moves or clears it).
  *
  * The bus is at-most-once: an announcement lost on the wire would leave the streams open until
  * STREAM_MAX_MS. The node's periodic re-check (./recheck.ts) reads the slugs of all its open
@@ -22,6 +22,7 @@ import { decodeJson, subjects } from '../../bus/types';
 import type { Clock } from '../../clock';
 import { log } from '../../log';
 import { findEndpointBySlug } from '../../stores/state/endpoints';
+import { isExpired } from '../endpoints';
 import type { EndpointRow } from '../../stores/state/schema';
 import type { BaseCtx } from '../context';
 import type { FinalReason } from './frames';
@@ -33,7 +34,7 @@ import { errorMessage } from '../../unknown';
 type Lifetime = Pick<EndpointRow, 'id' | 'expiresAt'>;
 
 /** Gone for every reader, as on the receiver: an endpoint at or past its expiresAt. */
-export const isExpired = (e: Pick<EndpointRow, 'expiresAt'>, now: number): boolean => e.expiresAt !== null && e.expiresAt <= now;
+export { isExpired };
 
 export interface EndpointWatch {
   /**

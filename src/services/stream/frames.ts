@@ -31,11 +31,12 @@ export const OPENED = encoder.encode(':ok\n\n');
 export const BUS_LOST = encoder.encode(':bus unavailable: live captures paused; reconnect with Last-Event-ID to catch up\n\n');
 
 /**
- * Why a stream ended for good: its endpoint is gone, so reconnecting would only get a 404; or the
- * API key or session that opened it was revoked, or the session reached its expiry, so
- * reconnecting with it would only get a 401 (a browser signs in again).
+ * Why a stream ended for good: its endpoint is gone, or the viewer read it through a team and no
+ * longer may (left or removed, share ended, team deleted, subscription not active), so
+ * reconnecting would only get a 404; or the API key or session that opened it was revoked, or the
+ * session reached its expiry, so reconnecting with it would only get a 401 (a browser signs in again).
  */
-export type FinalReason = 'endpoint_deleted' | 'endpoint_expired' | 'credential_revoked' | 'session_expired';
+export type FinalReason = 'endpoint_deleted' | 'endpoint_expired' | 'access_revoked' | 'credential_revoked' | 'session_expired';
 
 export const isFinalReason = (reason: string): reason is FinalReason => Object.hasOwn(END_FRAMES, reason);
 
@@ -46,6 +47,7 @@ export const isFinalReason = (reason: string): reason is FinalReason => Object.h
 export const END_FRAMES: Readonly<Record<FinalReason, Uint8Array>> = {
   endpoint_deleted: encoder.encode('event: end\ndata: {"reason":"endpoint_deleted"}\n\n'),
   endpoint_expired: encoder.encode('event: end\ndata: {"reason":"endpoint_expired"}\n\n'),
+  access_revoked: encoder.encode('event: end\ndata: {"reason":"access_revoked"}\n\n'),
   credential_revoked: encoder.encode('event: end\ndata: {"reason":"credential_revoked"}\n\n'),
   session_expired: encoder.encode('event: end\ndata: {"reason":"session_expired"}\n\n'),
 };

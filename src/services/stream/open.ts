@@ -89,9 +89,10 @@ async function start(
       conn.end(loss === 'expired' ? 'session_expired' : loss === 'account_deleted' && owner ? 'endpoint_deleted' : 'credential_revoked'),
     );
   }
-  // A viewer reading through a team loses the stream the moment that access ends, on any node.
+  // A viewer reading through a team loses the stream the moment that access ends, on any node,
+  // told why (`access_revoked`): reconnecting would only get a 404.
   if (endpoint.userId !== input.user.id) {
-    conn.onEnd(ctx.streams.teams.watch({ endpointId: endpoint.id, user: input.user, slug: input.slug }, () => conn.end('error')));
+    conn.onEnd(ctx.streams.teams.watch({ endpointId: endpoint.id, user: input.user, slug: input.slug }, () => conn.end('access_revoked')));
   }
   input.signal.addEventListener('abort', () => conn.end('client'), { once: true });
   if (input.signal.aborted) conn.end('client');

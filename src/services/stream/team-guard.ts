@@ -8,7 +8,7 @@
  *
  * @example
  * // after getReadableEndpoint succeeded for a viewer who is not the owner:
- * conn.onEnd(ctx.streams.teams.watch({ endpointId: ep.id, user, slug }, () => conn.end('error')));
+ * conn.onEnd(ctx.streams.teams.watch({ endpointId: ep.id, user, slug }, () => conn.end('access_revoked')));
  */
 import { AppError } from '../../errors';
 import { log } from '../../log';
@@ -34,7 +34,7 @@ export class TeamStreamGuard implements RecheckSource {
   private readonly open = new Set<TeamWatch>();
 
   constructor(
-    private readonly ctx: Pick<BaseCtx, 'db' | 'bus'>,
+    private readonly ctx: Pick<BaseCtx, 'db' | 'bus' | 'clock'>,
     private readonly recheck: StreamRecheck,
   ) {
     recheck.add(this);

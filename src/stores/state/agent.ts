@@ -200,12 +200,3 @@ export async function expireSandbox(w: EndpointWrite, keyId: string, now: number
   return out.map((r) => r.slug);
 }
 
-/** Sandbox endpoints past their expiry (never an account's), oldest first. */
-export async function listExpiredSandbox(q: Q, now: number, limit: number): Promise<{ id: string; slug: string }[]> {
-  return q
-    .select({ id: endpoints.id, slug: endpoints.slug })
-    .from(endpoints)
-    .where(and(isNull(endpoints.userId), isNotNull(endpoints.ownerKeyId), lte(endpoints.expiresAt, now)))
-    .orderBy(asc(endpoints.expiresAt))
-    .limit(limit);
-}

@@ -6,7 +6,7 @@
  * changed, which services/endpoint-writes.ts announces once the transaction has committed. A
  * write cannot be made without one, so none can forget to tell the other nodes.
  */
-import { asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from './db';
 import { capturePurges, endpoints, type EndpointRow } from './schema';
 
@@ -47,16 +47,24 @@ export async function findEndpointById(db: Db, id: string): Promise<EndpointRow 
   return out[0] ?? null;
 }
 
-export async function listUserEndpoints(db: Db, userId: string): Promise<EndpointRow[]> {
-  return db.select().from(endpoints).where(eq(endpoints.userId, userId)).orderBy(asc(endpoints.createdAt));
+/** The account's endpoints that have not expired at `now` (an expired one is gone before the sweeper deletes it). */
+export async function listUserEndpoints(db: Db, userId: string, now: number): Promise<EndpointRow[]> {
+  return db
+    .select()
+    .from(endpoints)
+    .where(and(eq(endpoints.userId, userId), or(isNull(endpoints.expiresAt), gt(endpoints.expiresAt, now))))
+    .orderBy(asc(endpoints.createdAt));
 }
 
 export async function updateEndpoint(
   w: EndpointWrite,
   id: string,
-  patch: Partial<Pick<EndpointRow, 'name' | 'mockResponse' | 'notificationUrl' | 'signing'>>,
+  patch: Partial<Pick<EndpointRow, 'name' | 'mockResponse' | 'notificationUrl' | 'signing' | 'expiresAt'>>,
+  now: number,
 ): Promise<EndpointRow | null> {
-  const out = await w.tx.update(endpoints).set(patch).where(eq(endpoints.id, id)).returning();
+  // Not one that expired meanwhile: a PATCH racing its expiry must not revive it (null: 404).
+  const live = or(isNull(endpoints.expiresAt), gt(endpoints.expiresAt, now));
+  const out = await w.tx.update(endpoints).set(patch).where(and(eq(endpoints.id, id), live)).returning();
   const row = out[0] ?? null;
   if (row) w.changed.add(row.slug);
   return row;
@@ -103,6 +111,19 @@ export async function deleteUserEndpoints(w: EndpointWrite, userId: string, now:
     now,
   );
   for (const e of gone) w.changed.add(e.slug);
+}
+
+/**
+ * Endpoints past their expiry, oldest first: sandbox endpoints of unclaimed agent keys and
+ * accounts' endpoints created with `expiresIn`. The sweeper deletes them as DELETE does.
+ */
+export async function listExpiredEndpoints(db: Db, now: number, limit: number): Promise<{ id: string; slug: string }[]> {
+  return db
+    .select({ id: endpoints.id, slug: endpoints.slug })
+    .from(endpoints)
+    .where(and(isNotNull(endpoints.expiresAt), lte(endpoints.expiresAt, now)))
+    .orderBy(asc(endpoints.expiresAt))
+    .limit(limit);
 }
 
 export async function listPendingPurges(db: Db, limit: number): Promise<string[]> {

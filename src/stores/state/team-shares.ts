@@ -6,7 +6,7 @@
  */
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Q } from './db';
-import { endpoints, teamEndpoints, teamMembers, teamSubscriptions, users, type EndpointRow } from './schema';
+import { endpoints, teamEndpoints, teamMembers, teams, teamSubscriptions, users, type EndpointRow } from './schema';
 import { activeStatusSql } from './team-subscriptions';
 
 /** An endpoint by id, only if this user owns it. */
@@ -57,6 +57,22 @@ export async function listTeamEndpoints(q: Q, teamId: string): Promise<SharedEnd
     .innerJoin(users, eq(users.id, teamEndpoints.sharedBy))
     .where(eq(teamEndpoints.teamId, teamId))
     .orderBy(asc(teamEndpoints.sharedAt), asc(teamEndpoints.endpointId));
+}
+
+/**
+ * Other accounts' endpoints shared with each team the user owns: what deleting the user takes away
+ * from members without deleting the endpoint (the user's own endpoints go with them, announced as deleted).
+ */
+export async function listOwnedTeamsShares(q: Q, userId: string): Promise<{ teamId: string; endpointIds: string[] }[]> {
+  const out = await q
+    .select({ teamId: teamEndpoints.teamId, endpointId: teamEndpoints.endpointId })
+    .from(teamEndpoints)
+    .innerJoin(teams, eq(teams.id, teamEndpoints.teamId))
+    .innerJoin(endpoints, eq(endpoints.id, teamEndpoints.endpointId))
+    .where(and(eq(teams.ownerId, userId), ne(endpoints.userId, userId)));
+  const byTeam = new Map<string, string[]>();
+  for (const r of out) byTeam.set(r.teamId, [...(byTeam.get(r.teamId) ?? []), r.endpointId]);
+  return [...byTeam].map(([teamId, endpointIds]) => ({ teamId, endpointIds }));
 }
 
 export async function listTeamEndpointIds(q: Q, teamId: string): Promise<string[]> {

@@ -155,8 +155,9 @@ export type MyInvite = NonNullable<ReturnType<typeof useMyInvites>['data']>[numb
 export function useAnswerInvite() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, answer }: { id: string; answer: 'accept' | 'decline' }) =>
-      answer === 'accept' ? unwrap(api.invites({ inviteId: id }).accept.post()).then(() => undefined) : unwrap(api.invites({ inviteId: id }).decline.post()),
+    // The whole invite goes in, so a refusal can still name it once the list no longer holds it.
+    mutationFn: ({ invite, answer }: { invite: MyInvite; answer: 'accept' | 'decline' }) =>
+      answer === 'accept' ? unwrap(api.invites({ inviteId: invite.id }).accept.post()).then(() => undefined) : unwrap(api.invites({ inviteId: invite.id }).decline.post()),
     // Not awaited: the invite's own row leaves the page when the list is read again.
     onSettled: () => {
       void qc.invalidateQueries({ queryKey: teamKeys.invites });

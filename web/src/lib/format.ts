@@ -30,3 +30,12 @@ export function exactTime(ms: number): string {
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 }
+
+/**
+ * The same instant in UTC, when the browser's zone is not UTC (else null): providers' logs and
+ * event timestamps (Stripe's `created`, GitHub's delivery log) are in UTC.
+ */
+export function utcTimeIfLocalDiffers(ms: number): string | null {
+  if (new Date(ms).getTimezoneOffset() === 0) return null;
+  return `${new Date(ms).toISOString().replace('T', ' ').replace('Z', '')} UTC`;
+}

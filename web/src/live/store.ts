@@ -22,7 +22,7 @@ export interface LiveState {
   held: number;
   paused: boolean;
   status: LiveStatus;
-  /** Why the stream ended: endpoint_deleted, endpoint_expired, credential_revoked, session_expired, not_found, signed_out. */
+  /** Why the stream ended: endpoint_deleted, endpoint_expired, access_revoked, credential_revoked, session_expired, not_found, signed_out. */
   endReason: string | null;
   loading: boolean;
   hasMore: boolean;
@@ -210,9 +210,11 @@ export class LiveList {
     }
   }
 
+  /** The first reason stays: a read refused after the stream said why (a 404 after `access_revoked`) says less. */
   private end(reason: string): void {
     this.source?.close();
     this.source = null;
+    if (this.state.status === 'ended' && this.state.endReason !== null) return;
     this.set({ status: 'ended', endReason: reason });
   }
 

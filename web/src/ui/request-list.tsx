@@ -3,10 +3,11 @@
  * have one fixed height, and when newer captures are added above while the list is scrolled the
  * view stays on the rows it showed (no jump).
  */
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useRef, type ReactNode } from 'react';
+import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
+import { useCallback, useEffect, useLayoutEffect, useReducer, useRef, type MouseEvent, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import type { Capture } from '../api/client';
+import { plural } from '../lib/format';
 import { useListKeys } from './keys';
 import { RequestRowContent } from './request-row';
 
@@ -42,29 +43,84 @@ export interface RequestListProps {
 export function RequestList(props: RequestListProps) {
   const { items, selectedId } = props;
   const scroller = useRef<HTMLDivElement>(null);
+  const keep = useRef<number[]>([]);
+  /** Stable (like rowSize), so the virtualiser recomputes its range only when it has to. */
+  const rangeExtractor = useCallback((range: Range) => {
+    const out = defaultRangeExtractor(range);
+    for (const i of keep.current) if (i >= 0 && i < range.count && !out.includes(i)) out.push(i);
+    return out.sort((a, b) => a - b);
+  }, []);
+  const selectedIndex = selectedId ? items.findIndex((c) => c.id === selectedId) : -1;
+  // The open row and the focused one are always drawn, wherever the view is: a render with new rows
+  // above comes before the scroll that keeps the view in place, and a row dropped from the DOM for
+  // that moment would take the focus with it.
+  const active = typeof document === 'undefined' ? null : document.activeElement;
+  const focusedId = active instanceof HTMLElement && scroller.current?.contains(active) ? active.dataset.id : undefined;
+  keep.current = [selectedIndex, focusedId === undefined ? -1 : items.findIndex((c) => c.id === focusedId)];
   const v = useVirtualizer({
     count: items.length,
     getScrollElement: () => scroller.current,
     estimateSize: rowSize,
+    rangeExtractor,
     overscan: 12,
     // No getItemKey: rows have one fixed size, so the index is enough, and a key function would
     // be called for every capture on every update (thousands of calls per frame in a burst).
   });
 
-  // Newer captures were added above: if the reader is scrolled down, keep their rows in place.
+  // Newer captures were added above. At the top, with no request open and the focus elsewhere,
+  // the list follows the newest. Otherwise (scrolled down, a request open, the focus on a row) the
+  // view stays on the rows it showed: the open row does not slide away while it is being read, and
+  // the focused row is not scrolled out of the DOM (the focus would fall to the page).
   const firstId = items[0]?.id;
   const previousFirst = useRef(firstId);
+  /** The newest capture the reader has had at the top of the view; those above it are "N newer". */
+  const seen = useRef(firstId);
+  const [, redraw] = useReducer((n: number) => n + 1, 0);
+  const reading = selectedIndex >= 0;
   useLayoutEffect(() => {
     const before = previousFirst.current;
     previousFirst.current = firstId;
+    if (seen.current === undefined || !before) seen.current = firstId;
     // The virtualiser's own offset: reading the element's scrollTop here would force a layout on
     // every batch of a burst.
     const offset = v.scrollOffset ?? 0;
-    if (!before || before === firstId || offset <= 0) return;
+    if (!before || before === firstId) return;
+    if (offset <= 0 && !reading && !scroller.current?.contains(document.activeElement)) {
+      seen.current = firstId;
+      return;
+    }
     const added = items.findIndex((c) => c.id === before);
+    if (added <= 0) return;
     // scrollBy counts from a scroll it has written but not yet seen come back, so batches add up.
-    if (added > 0) v.scrollBy(added * ROW_HEIGHT);
-  }, [firstId, items, v]);
+    v.scrollBy(added * ROW_HEIGHT);
+    // A list shorter than its box cannot scroll: the new rows are in sight.
+    if (v.getTotalSize() <= (v.scrollRect?.height ?? 0)) {
+      seen.current = firstId;
+      redraw();
+    }
+  }, [firstId, items, v, reading]);
+  const seenAt = seen.current === undefined ? 0 : items.findIndex((c) => c.id === seen.current);
+  const newer = Math.max(0, seenAt);
+  const onScroll = () => {
+    // Back at the top (scrolled there, or the button): nothing newer is out of sight.
+    if (scroller.current && scroller.current.scrollTop <= 0 && seen.current !== items[0]?.id) {
+      seen.current = items[0]?.id;
+      redraw();
+    }
+  };
+  const toNewest = (e: MouseEvent<HTMLButtonElement>) => {
+    const button = e.currentTarget;
+    seen.current = items[0]?.id;
+    v.scrollToOffset(0);
+    const first = items[0];
+    const root = scroller.current;
+    // The button goes away at the top, dropping the focus: it goes to the newest row once drawn.
+    const wanted = () => {
+      const a = document.activeElement;
+      return a === null || a === document.body || a === button || root?.contains(a) === true;
+    };
+    if (first && root) focusRowWhenDrawn(root, first.id, wanted);
+  };
 
   const rows = v.getVirtualItems();
   const lastIndex = rows[rows.length - 1]?.index ?? -1;
@@ -73,7 +129,6 @@ export function RequestList(props: RequestListProps) {
     if (onEndReached && items.length > 0 && lastIndex >= items.length - 20) onEndReached();
   }, [lastIndex, items.length, onEndReached]);
 
-  const selectedIndex = selectedId ? items.findIndex((c) => c.id === selectedId) : -1;
   useEffect(() => {
     if (selectedIndex >= 0) v.scrollToIndex(selectedIndex, { align: 'auto' });
     // Only when the selection moves, not on every new capture.
@@ -87,7 +142,14 @@ export function RequestList(props: RequestListProps) {
   });
 
   return (
-    <div className="request-scroller" ref={scroller} tabIndex={-1}>
+    // The button is over the list, not in it: in the scroller it would move with each scroll.
+    <div className="request-list-box">
+      {newer > 0 ? (
+        <button type="button" className="small primary newer-above" onClick={toNewest}>
+          ↑ {plural(newer, 'newer request')}
+        </button>
+      ) : null}
+      <div className="request-scroller" ref={scroller} tabIndex={-1} onScroll={onScroll}>
       <ul className="request-list" aria-label={props.label} style={{ height: v.getTotalSize() }}>
         {rows.map((row) => {
           const c = items[row.index];
@@ -103,6 +165,7 @@ export function RequestList(props: RequestListProps) {
         })}
       </ul>
       {props.footer}
+      </div>
     </div>
   );
 }

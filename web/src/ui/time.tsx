@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import { exactTime, relativeTime } from '../lib/format';
+import { exactTime, relativeTime, utcTimeIfLocalDiffers } from '../lib/format';
 
 /** One shared clock for every relative time on the page, ticking every 10 s. */
 let now = Date.now();
@@ -33,8 +33,24 @@ export function RelativeTime({ ms }: { ms: number }) {
   // The clock ticks every 10 s; something newer than its last tick is "just now", not "in 3 s".
   const now = Math.max(useNow(), ms);
   return (
-    <time dateTime={new Date(ms).toISOString()} title={exactTime(ms)}>
+    <time dateTime={new Date(ms).toISOString()} title={[exactTime(ms), utcTimeIfLocalDiffers(ms)].filter(Boolean).join('\n')}>
       {relativeTime(ms, now)}
     </time>
+  );
+}
+
+/**
+ * "expires in 2h" for an endpoint made with `expiresIn`, the exact time on hover and for
+ * assistive tech. A time to come, unlike RelativeTime's; past it the endpoint is gone (404).
+ */
+export function ExpiresAt({ ms }: { ms: number }) {
+  const now = useNow();
+  return (
+    <p className="muted endpoint-expiry">
+      expires{' '}
+      <time dateTime={new Date(ms).toISOString()} title={exactTime(ms)}>
+        {relativeTime(ms, Math.min(now, ms))}
+      </time>
+    </p>
   );
 }

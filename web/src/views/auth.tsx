@@ -1,8 +1,9 @@
 /** Sign in and sign up: the same accounts and `session` cookie as the API. */
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Link } from 'wouter';
+import { Link, useLocation } from 'wouter';
+import { useHistoryState } from 'wouter/use-browser-location';
 import { signInNote, useSignIn } from '../api/queries';
-import { paths } from '../paths';
+import { paths, returnPath } from '../paths';
 import { ErrorMessage } from '../ui/error';
 import { BusyButton } from '../ui/busy-button';
 
@@ -16,6 +17,12 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
   const emailField = useRef<HTMLInputElement>(null);
   const shown = useRef(mode);
   const { reset } = submit;
+  // Where the visitor was going (/teams from an invite mail): the switch between the two forms
+  // carries it along, so signing up lands there too, not on the home page.
+  const [location] = useLocation();
+  const carried = useHistoryState<{ from?: unknown } | null>()?.from;
+  const from = returnPath(location) ?? returnPath(carried);
+  const carry = from ? { from } : undefined;
   // "Create an account" and "Sign in" swap the form in place: the link that had the focus now
   // names the way back (Enter again would undo it), and the last form's error is not this one's.
   // So the form starts over: no error, the focus in Email.
@@ -70,11 +77,17 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
       <p className="muted">
         {signup ? (
           <>
-            Have an account? <Link href={paths.signIn}>Sign in</Link>
+            Have an account?{' '}
+            <Link href={paths.signIn} state={carry}>
+              Sign in
+            </Link>
           </>
         ) : (
           <>
-            New to hookcap? <Link href={paths.signUp}>Create an account</Link>
+            New to hookcap?{' '}
+            <Link href={paths.signUp} state={carry}>
+              Create an account
+            </Link>
           </>
         )}
       </p>

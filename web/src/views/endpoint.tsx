@@ -3,10 +3,11 @@
  * arriving live beside the one that is open. On a narrow screen the list and the open request take
  * turns.
  */
-import { useEffect, useLayoutEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import { Link, useLocation } from 'wouter';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
 import { useClearCaptures, useDeleteEndpoint, useEndpoints, useRenameEndpoint, useRequest, type Endpoint } from '../api/queries';
 import { shellQuote } from '../lib/curl';
+import { filterCaptures } from '../lib/filter';
 import { plural } from '../lib/format';
 import { useLive } from '../live/use-live';
 import type { LiveState } from '../live/store';
@@ -16,11 +17,14 @@ import { CopyButton } from '../ui/copy-button';
 import { ErrorMessage } from '../ui/error';
 import { focusRowWhenDrawn, RequestList } from '../ui/request-list';
 import { SplitPane } from '../ui/split-pane';
+import { ExpiresAt } from '../ui/time';
+import { EndpointSwitcher } from '../ui/endpoint-switcher';
 import { useSharedEndpoints } from '../api/teams';
 import { useCaptureEndpoint } from '../api/capture-endpoint';
 import { ReceiverUrl, takeJustCreated } from './endpoints';
 import { SharedEndpointHeader } from './teams/shared-endpoints';
 import { RequestDetail } from './request-detail';
+import { Compare } from './compare';
 import { useTitle } from '../ui/title';
 import { useFocusWhenGone } from '../ui/focus';
 import { BusyButton } from '../ui/busy-button';
@@ -76,7 +80,7 @@ function EndpointHeader({ endpoint, onCleared }: { endpoint: Endpoint; onCleared
   return (
     <header className="endpoint-head">
       <nav aria-label="Breadcrumb" className="crumbs">
-        <Link href={paths.home}>Endpoints</Link> <span aria-hidden="true">/</span>
+        <Link href={paths.home}>Endpoints</Link> <span aria-hidden="true">/</span> <EndpointSwitcher current={endpoint.slug} />
       </nav>
       {renaming ? (
         <RenameForm endpoint={endpoint} onDone={() => setRenaming(false)} />
@@ -86,6 +90,7 @@ function EndpointHeader({ endpoint, onCleared }: { endpoint: Endpoint; onCleared
         </h1>
       )}
       <ReceiverUrl url={endpoint.url} />
+      {endpoint.expiresAt !== null ? <ExpiresAt ms={endpoint.expiresAt} /> : null}
       <div className="endpoint-actions">
         {!renaming ? (
           <button type="button" ref={renameButton} onClick={() => setRenaming(true)}>
@@ -151,6 +156,7 @@ const STATUS_TEXT: Record<LiveState['status'], string> = {
 const END_TEXT: Record<string, string> = {
   endpoint_deleted: 'This endpoint was deleted.',
   endpoint_expired: 'This endpoint has expired.',
+  access_revoked: "You can no longer read this endpoint: your team access to it ended (you left or were removed, it was unshared, the team was deleted, or the team's subscription is not active).",
   not_found: 'This endpoint no longer exists, or you cannot read it.',
   signed_out: 'You were signed out.',
   credential_revoked: 'You were signed out.',
@@ -207,7 +213,7 @@ function FirstArrival({ waiting, first }: { waiting: boolean; first: Capture | u
   return null;
 }
 
-function Toolbar({ state, onPause, onResume }: { state: LiveState; onPause: () => void; onResume: () => void }) {
+function Toolbar({ state, shown, onPause, onResume }: { state: LiveState; shown: number; onPause: () => void; onResume: () => void }) {
   const toggle = useRef<HTMLButtonElement>(null);
   // "N new requests" merged them and went away: the focus goes to Pause (which Resume became).
   useFocusWhenGone(state.paused && state.held > 0, () => toggle.current);
@@ -218,6 +224,7 @@ function Toolbar({ state, onPause, onResume }: { state: LiveState; onPause: () =
         {STATUS_TEXT[state.status]}
       </span>
       <span className="list-count" aria-live="off">
+        {shown === state.items.length ? '' : `${shown.toLocaleString('en')} of `}
         {plural(state.items.length, 'request')}
         {state.hasMore ? ' loaded' : ''}
       </span>
@@ -241,10 +248,56 @@ function Toolbar({ state, onPause, onResume }: { state: LiveState; onPause: () =
   );
 }
 
-function OpenRequest({ id, state, endpoint, backHref }: { id: string; state: LiveState; endpoint: Pick<Endpoint, 'id' | 'url'>; backHref: string }) {
+/**
+ * The live list's filter (lib/filter.ts). Escape empties it (the search field's own behaviour);
+ * Enter goes to the first matching row, so the keyboard carries on into the list.
+ */
+function ListFilter({ value, onChange, firstId }: { value: string; onChange: (value: string) => void; firstId: string | undefined }) {
+  return (
+    <div className="list-filter">
+      <input
+        type="search"
+        aria-label="Filter requests"
+        placeholder="Filter: path, method:post, event:…, -word"
+        value={value}
+        spellCheck={false}
+        onChange={(e) => onChange(e.target.value)}
+        onKeyDown={(e) => {
+          const input = e.currentTarget;
+          if (e.key === 'Enter' && firstId) {
+            e.preventDefault();
+            focusRowWhenDrawn(document, firstId, () => document.activeElement === input);
+          }
+        }}
+      />
+    </div>
+  );
+}
+
+/** The request after `id` in the list as shown (the next older), if `id` is listed. */
+function olderThan(items: readonly Capture[], id: string): string | undefined {
+  const at = items.findIndex((c) => c.id === id);
+  return at < 0 ? undefined : items[at + 1]?.id;
+}
+
+interface OpenRequestProps {
+  id: string;
+  state: LiveState;
+  endpoint: Pick<Endpoint, 'id' | 'url'>;
+  backHref: string;
+  /** The request pinned for comparison (`?compare=`). */
+  compareId: string | null;
+  /** The next older request in the list as shown, for "Compare with previous". */
+  previousId: string | undefined;
+  hrefWith: (id: string, compare: string | null) => string;
+}
+
+function OpenRequest({ id, state, endpoint, backHref, compareId, previousId, hrefWith }: OpenRequestProps) {
   const inList = state.items.find((c) => c.id === id);
   const fetched = useRequest(inList ? null : id);
   const capture = inList ?? fetched.data;
+  const otherInList = compareId ? state.items.find((c) => c.id === compareId) : undefined;
+  const otherFetched = useRequest(compareId && !otherInList ? compareId : null);
   // A link to another endpoint's request (`/endpoints/A/requests/<id of B's>`): it is shown under
   // its own endpoint, with its own URL and list (docs/dashboard.md), not under A's URL.
   const elsewhere = capture && capture.endpointId !== endpoint.id ? capture : undefined;
@@ -260,7 +313,36 @@ function OpenRequest({ id, state, endpoint, backHref }: { id: string; state: Liv
         ← All requests
       </Link>
       {capture && !elsewhere ? (
-        <RequestDetail capture={capture} endpointUrl={endpoint.url} />
+        <RequestDetail
+          capture={capture}
+          endpointUrl={endpoint.url}
+          actions={
+            <>
+              {previousId && previousId !== compareId ? (
+                <Link href={hrefWith(id, previousId)} className="button">
+                  Compare with previous
+                </Link>
+              ) : null}
+              {compareId !== id ? (
+                <Link href={hrefWith(id, id)} className="button">
+                  Pin for comparison
+                </Link>
+              ) : null}
+            </>
+          }
+          compare={
+            compareId ? (
+              <Compare
+                capture={capture}
+                other={otherInList ?? otherFetched.data}
+                otherId={compareId}
+                otherHref={hrefWith(compareId, id)}
+                error={otherFetched.error}
+                stopHref={hrefWith(id, null)}
+              />
+            ) : null
+          }
+        />
       ) : fetched.error || owner.error ? (
         <ErrorMessage error={fetched.error ?? owner.error} />
       ) : (
@@ -280,6 +362,22 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
   const theirs = own ? undefined : shared.data?.find((e) => e.slug === slug);
   const endpoint = own ?? theirs;
   const requestId = /^requests\/([^/]+)$/.exec(rest)?.[1] ?? null;
+  // The list's filter and the request compared with live in the URL (`?filter=`, `?compare=`),
+  // kept as requests are opened, so a reload, a link or Back finds the same view.
+  const params = new URLSearchParams(useSearch());
+  const filter = params.get('filter') ?? '';
+  const compareId = params.get('compare');
+  const query = (change: { filter?: string; compare?: string | null }) => {
+    const p = new URLSearchParams();
+    const f = change.filter ?? filter;
+    const c = change.compare === undefined ? compareId : change.compare;
+    if (f) p.set('filter', f);
+    if (c) p.set('compare', c);
+    const q = p.toString();
+    return q ? `?${q}` : '';
+  };
+  const suffix = query({});
+  const shown = useMemo(() => filterCaptures(state.items, filter), [state.items, filter]);
   useTitle(endpoint ? (rest === 'settings' ? `Settings: ${endpoint.name}` : endpoint.name) : null);
 
   // An error first: the shared list waits for mine, so it stays pending when mine failed.
@@ -300,25 +398,36 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
   // The open request was cleared with the rest: close it rather than leave "request not found" beside the empty list.
   const onCleared = () => {
     store?.clear();
-    if (requestId !== null) navigate(paths.endpoint(slug), { replace: true });
+    if (requestId !== null) navigate(`${paths.endpoint(slug)}${suffix}`, { replace: true });
   };
 
   const waiting = !state.loading && state.items.length === 0 && state.held === 0;
   const listArea = (
     <section className="live" aria-label="Captured requests">
-      <Toolbar state={state} onPause={() => store?.pause()} onResume={() => store?.resume()} />
+      <Toolbar state={state} shown={shown.length} onPause={() => store?.pause()} onResume={() => store?.resume()} />
+      {waiting ? null : (
+        <ListFilter
+          value={filter}
+          onChange={(value) => {
+            navigate(`${requestId ? paths.endpointRequest(slug, requestId) : paths.endpoint(slug)}${query({ filter: value })}`, { replace: true });
+          }}
+          firstId={shown[0]?.id}
+        />
+      )}
       {state.status === 'ended' && state.endReason ? <p className="notice">{END_TEXT[state.endReason] ?? 'The live stream ended.'}</p> : null}
       {state.error && state.status !== 'ended' ? <ErrorMessage error={new Error(state.error)} /> : null}
       <FirstArrival waiting={waiting} first={state.items[0]} />
       {waiting ? (
         <FirstRequestHint url={endpoint.url} />
+      ) : shown.length === 0 && filter ? (
+        <p className="muted panel-pad">No request matches “{filter}”.</p>
       ) : (
         <RequestList
           label="Requests"
-          items={state.items}
+          items={shown}
           selectedId={requestId}
-          hrefOf={(id) => paths.endpointRequest(slug, id)}
-          onSelect={(id) => navigate(paths.endpointRequest(slug, id))}
+          hrefOf={(id) => `${paths.endpointRequest(slug, id)}${suffix}`}
+          onSelect={(id) => navigate(`${paths.endpointRequest(slug, id)}${suffix}`)}
           onEndReached={() => void store?.loadOlder()}
           footer={state.loadingOlder ? <p className="muted list-foot">Loading older requests…</p> : null}
         />
@@ -335,7 +444,15 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
           list={listArea}
           detail={
             requestId ? (
-              <OpenRequest id={requestId} state={state} endpoint={endpoint} backHref={paths.endpoint(slug)} />
+              <OpenRequest
+                id={requestId}
+                state={state}
+                endpoint={endpoint}
+                backHref={`${paths.endpoint(slug)}${suffix}`}
+                compareId={compareId}
+                previousId={olderThan(shown, requestId)}
+                hrefWith={(id, compare) => `${paths.endpointRequest(slug, id)}${query({ compare })}`}
+              />
             ) : waiting ? (
               <WaitingDetail own={own !== undefined} />
             ) : (

@@ -4,13 +4,14 @@
  * away. Everything captured is shown as text: React escapes it; nothing is parsed as HTML.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
 import { JsonView, collapseAllNested, defaultStyles } from 'react-json-view-lite';
 import { errorText, type Capture } from '../api/client';
 import { bodyBytes, bodyFilename, bodyKind, droppedBodyNotice, formRows, HEX_ROW, hexLine, parseJson, type BodyKind } from '../lib/body';
 import { copyText, download } from '../lib/browser';
 import { curlCommand } from '../lib/curl';
-import { exactTime, formatSize } from '../lib/format';
+import { pathStep } from '../lib/diff';
+import { exactTime, formatSize, utcTimeIfLocalDiffers } from '../lib/format';
 import { harOf } from '../lib/har';
 import { queryRows, readableUrl } from '../lib/url';
 import { CopyButton } from '../ui/copy-button';
@@ -133,7 +134,71 @@ function Pretty({ capture, kind, bytes }: { capture: Capture; kind: BodyKind; by
   const value = parseJson(capture.body);
   if (value === null || typeof value !== 'object') return <pre className="body-raw">{JSON.stringify(value, null, 2)}</pre>;
   // Big documents open collapsed below the top level, so the tree stays quick to draw.
-  return <JsonView data={value} style={JSON_STYLE} shouldExpandNode={capture.size > 64 * 1024 ? collapseAllNested : openNearTop} />;
+  return <JsonTree key={capture.id} value={value} big={capture.size > 64 * 1024} />;
+}
+
+interface Picked {
+  path: string;
+  value: unknown;
+}
+
+/**
+ * Where a tree item is in `root`: its path (`data.object.amount`) and value, found by the item's
+ * position among its siblings at each level (the tree draws entries in the value's own order), not
+ * by reading labels back.
+ */
+function pickedAt(item: Element, tree: Element, root: unknown): Picked | null {
+  const chain: Element[] = [];
+  for (let n: Element | null = item; n && tree.contains(n); n = n.parentElement?.closest('[role=treeitem]') ?? null) chain.unshift(n);
+  let value = root;
+  let path = '';
+  for (const n of chain.slice(1)) {
+    const index = n.parentElement ? Array.prototype.indexOf.call(n.parentElement.children, n) : -1;
+    if (index < 0 || value === null || typeof value !== 'object') return null;
+    if (Array.isArray(value)) {
+      path += pathStep(index, path === '');
+      value = value[index];
+    } else {
+      const key = Object.keys(value)[index];
+      if (key === undefined) return null;
+      path += pathStep(key, path === '');
+      value = (value as Record<string, unknown>)[key];
+    }
+  }
+  return { path: path || '(the whole body)', value };
+}
+
+/** The JSON tree; a click on a field picks it, for Copy path and Copy value. */
+function JsonTree({ value, big }: { value: object; big: boolean }) {
+  const [picked, setPicked] = useState<Picked | null>(null);
+  const marked = useRef<Element | null>(null);
+  const onClick = (e: MouseEvent<HTMLDivElement>) => {
+    const tree = e.currentTarget.querySelector('[role=tree]');
+    const item = (e.target as Element).closest('[role=treeitem]');
+    if (!tree || !item) return;
+    const found = pickedAt(item, tree, value);
+    if (!found) return;
+    marked.current?.removeAttribute('data-picked');
+    item.setAttribute('data-picked', '');
+    marked.current = item;
+    setPicked(found);
+  };
+  return (
+    <div className="json-pick" onClick={onClick}>
+      <div className="json-picked" role="group" aria-label="Picked field">
+        {picked ? (
+          <>
+            <code className="json-path">{picked.path}</code>
+            <CopyButton className="small" text={picked.path} label="Copy path" done="Copied the path" />
+            <CopyButton className="small" text={() => (typeof picked.value === 'string' ? picked.value : JSON.stringify(picked.value, null, 2))} label="Copy value" done="Copied the value" />
+          </>
+        ) : (
+          <span className="muted">Click a field to copy its path or value.</span>
+        )}
+      </div>
+      <JsonView data={value} style={JSON_STYLE} shouldExpandNode={big ? collapseAllNested : openNearTop} />
+    </div>
+  );
 }
 
 function BodyView({ capture }: { capture: Capture }) {
@@ -176,7 +241,7 @@ function BodyView({ capture }: { capture: Capture }) {
   );
 }
 
-export function RequestDetail({ capture, endpointUrl, endpointName }: { capture: Capture; endpointUrl: string; endpointName?: string }) {
+export function RequestDetail({ capture, endpointUrl, endpointName, actions, compare }: { capture: Capture; endpointUrl: string; endpointName?: string; actions?: ReactNode; compare?: ReactNode }) {
   // For reading (decoded); cURL and HAR rebuild the URL to send from the record itself.
   const url = readableUrl(endpointUrl, capture);
   const curl = () => curlCommand(capture, endpointUrl);
@@ -189,6 +254,7 @@ export function RequestDetail({ capture, endpointUrl, endpointName }: { capture:
     },
   });
   const query = queryRows(capture.queryParams);
+  const utc = utcTimeIfLocalDiffers(capture.receivedAt);
   const binary = capture.bodyEncoding === 'base64';
   return (
     <article className="detail" aria-labelledby="detail-title">
@@ -205,13 +271,16 @@ export function RequestDetail({ capture, endpointUrl, endpointName }: { capture:
           <button type="button" onClick={() => download(bodyFilename(capture), bodyBytes(capture).slice(), capture.contentType || 'application/octet-stream')} disabled={capture.body === ''}>
             Download body
           </button>
+          {actions}
         </div>
       </header>
+      {compare}
       <dl className="facts">
         <dt>Received</dt>
         <dd>
           <span>
             {exactTime(capture.receivedAt)} (<RelativeTime ms={capture.receivedAt} />)
+            {utc ? <span className="muted">, {utc}</span> : null}
           </span>
         </dd>
         <dt>Size</dt>

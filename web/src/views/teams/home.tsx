@@ -12,8 +12,9 @@ import { RelativeTime } from '../../ui/time';
 import { TeamError } from './payment';
 import { BusyButton } from '../../ui/busy-button';
 
-function InviteItem({ invite }: { invite: MyInvite }) {
-  const answer = useAnswerInvite();
+type Answer = ReturnType<typeof useAnswerInvite>;
+
+function InviteItem({ invite, answer, asked }: { invite: MyInvite; answer: Answer; asked: MyInvite | null }) {
   const [, navigate] = useLocation();
   return (
     <li className="invite-card">
@@ -26,31 +27,53 @@ function InviteItem({ invite }: { invite: MyInvite }) {
           className="primary"
           aria-label={`Accept the invite to ${invite.teamName}`}
           busy={answer.isPending}
-          onClick={() => answer.mutateAsync({ id: invite.id, answer: 'accept' }).then(() => navigate(paths.team(invite.teamId)), () => undefined)}
+          onClick={() => answer.mutateAsync({ invite, answer: 'accept' }).then(() => navigate(paths.team(invite.teamId)), () => undefined)}
         >
           Accept
         </BusyButton>
-        <BusyButton type="button" aria-label={`Decline the invite to ${invite.teamName}`} busy={answer.isPending} onClick={() => answer.mutate({ id: invite.id, answer: 'decline' })}>
+        <BusyButton type="button" aria-label={`Decline the invite to ${invite.teamName}`} busy={answer.isPending} onClick={() => answer.mutate({ invite, answer: 'decline' })}>
           Decline
         </BusyButton>
       </div>
-      <TeamError error={answer.error} doing="accept" isOwner={false} ownerEmail={invite.invitedBy ?? undefined} />
+      {asked?.id === invite.id ? <TeamError error={answer.error} doing="accept" isOwner={false} ownerEmail={invite.invitedBy ?? undefined} /> : null}
     </li>
   );
 }
 
-function MyInvites() {
+/**
+ * One answer at a time for the whole list, so its refusal outlives the invite's row: an invite
+ * withdrawn, declined elsewhere or expired while this page was open is gone from the list read
+ * after the refusal, and the refusal still says why (docs/dashboard.md, Teams).
+ */
+function MyInvites({ email }: { email: string | undefined }) {
   const invites = useMyInvites();
+  const answer = useAnswerInvite();
   if (invites.error) return <ErrorMessage error={invites.error} />;
   const list = invites.data ?? [];
-  if (list.length === 0) return null;
+  const asked = answer.variables?.invite ?? null;
+  const gone = answer.error && asked && !list.some((i) => i.id === asked.id) ? asked : null;
+  if (list.length === 0 && !gone) {
+    // Someone signed in with another account than the invited address would otherwise see nothing.
+    return invites.data && email ? (
+      <p className="muted">
+        No invites for {email}. An invite shows only to the account with the address it was sent to: sign in with that one.
+      </p>
+    ) : null;
+  }
   return (
     <Section title="Invites for you">
-      <ul className="plain-list" aria-label="Invites for you">
-        {list.map((i) => (
-          <InviteItem key={i.id} invite={i} />
-        ))}
-      </ul>
+      {gone ? (
+        <ErrorMessage error={answer.error}>
+          {` (the invite to ${gone.teamName}${gone.invitedBy ? ` from ${gone.invitedBy}` : ''}; ask for a new one if you still want to join.)`}
+        </ErrorMessage>
+      ) : null}
+      {list.length > 0 ? (
+        <ul className="plain-list" aria-label="Invites for you">
+          {list.map((i) => (
+            <InviteItem key={i.id} invite={i} answer={answer} asked={asked} />
+          ))}
+        </ul>
+      ) : null}
     </Section>
   );
 }
@@ -80,7 +103,7 @@ export function TeamsHome() {
     <div className="page settings-body">
       <h1>Teams</h1>
       <p className="muted">A team shares endpoints among its members: they watch and search the shared endpoints' requests; each endpoint's owner keeps its settings. Teams need a Teams subscription (12 USD per seat per month) to invite and share.</p>
-      <MyInvites />
+      <MyInvites email={me.data?.email} />
       <Section title="Your teams">
         {teams.error ? <ErrorMessage error={teams.error} /> : null}
         {teams.data && teams.data.length > 0 ? (

@@ -19,6 +19,7 @@ import {
   type TeamDetail,
   type TeamEndpoint,
 } from '../../api/teams';
+import { ApiError } from '../../api/client';
 import { plural } from '../../lib/format';
 import { paths } from '../../paths';
 import { ConfirmDialog } from '../../ui/confirm';
@@ -98,7 +99,8 @@ function Subscription({ team, ownerEmail }: { team: TeamDetail; ownerEmail?: str
         <dd>{s.pricePerSeatUsd} USD per seat per month</dd>
         {s.currentPeriodEnd ? (
           <>
-            <dt>Renews</dt>
+            {/* Only an active subscription renews; a lapsed or canceled one just has a period end. */}
+            <dt>{s.active ? 'Renews' : Date.parse(s.currentPeriodEnd) < Date.now() ? 'Period ended' : 'Period ends'}</dt>
             <dd>{longDay.format(Date.parse(s.currentPeriodEnd))}</dd>
           </>
         ) : null}
@@ -231,6 +233,24 @@ function LeaveOrDelete({ team }: { team: TeamDetail }) {
   );
 }
 
+/**
+ * The API answers 404 for a team the caller is not in, whether it never existed, was deleted, or
+ * they left or were removed (team ids do not leak): the page says those, in words.
+ */
+function NotInTeam() {
+  return (
+    <div className="error" role="alert">
+      <p>
+        <strong>You are not a member of this team.</strong> It may have been deleted, or you left it or were removed from it; its shared endpoints are not
+        yours to read. To come back you need a new invite from its owner.
+      </p>
+      <p>
+        <Link href={paths.teams}>Your teams</Link>
+      </p>
+    </div>
+  );
+}
+
 export function TeamPage({ id }: { id: string }) {
   const team = useTeam(id);
   useTitle(team.data ? `Team ${team.data.name}` : 'Teams');
@@ -243,7 +263,9 @@ export function TeamPage({ id }: { id: string }) {
       <nav aria-label="Breadcrumb" className="crumbs">
         <Link href={paths.teams}>Teams</Link> <span aria-hidden="true">/</span>
       </nav>
-      {team.error ? (
+      {team.error instanceof ApiError && team.error.status === 404 ? (
+        <NotInTeam />
+      ) : team.error ? (
         <ErrorMessage error={team.error} />
       ) : !team.data ? (
         <p className="muted">Loading team…</p>
