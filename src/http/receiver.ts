@@ -21,7 +21,7 @@ const EMPTY = new Uint8Array(0);
 
 /**
  * How much of a refused body the receiver still reads (and throws away) so the sender sees its 413.
- * Many HTTP stacks (Python's http.client and requests, Node's http, Java's HttpURLConnection) write
+ * Some HTTP stacks (Python's http.client, under requests and urllib3, and Node's http) write
  * the whole body before they read the answer: if the server closes while bytes are still coming,
  * the kernel resets the connection and the client reports a broken pipe or a reset instead of the
  * 413 (measured: from about 3 MB of body on loopback). Reading costs bandwidth only, never memory,
