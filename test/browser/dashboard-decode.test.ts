@@ -20,7 +20,7 @@ const chromium = useChromium();
 async function stored(base: string, account: Account, id: string): Promise<Record<string, unknown>> {
   return eventually(async () => {
     const r = await call(base, 'GET', `/api/requests/${id}`, { token: account.session });
-    return r.status === 200 ? (r.body as Record<string, unknown>) : undefined;
+    return r.status === 200 ? (r.body as unknown as Record<string, unknown>) : undefined;
   }, 10_000);
 }
 

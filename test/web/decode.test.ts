@@ -7,6 +7,7 @@ import { describe, expect, test } from 'bun:test';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import type { Capture } from '../../src/model/capture';
 import { bodyKind } from '../../web/src/lib/body';
+import { headersDiff } from '../../web/src/lib/diff';
 import { contentCodings, decodeBody, decodedCapture, headerText, utf8Reading } from '../../web/src/lib/decode';
 
 const json = JSON.stringify({ type: 'invoice.paid', data: { amount: 4200, note: 'café ✓' } });
@@ -89,5 +90,12 @@ describe('header values', () => {
     expect(utf8Reading(utf8('a\u200bb'))).toBeNull(); // zero-width space
     expect(utf8Reading(utf8('a\u00a0b'))).toBeNull(); // no-break space
     expect(utf8Reading(utf8('tab\there é'))).toBe('tab\there é');
+  });
+
+  test('header differences are found on the stored values and shown as read', () => {
+    const base = { body: '', bodyEncoding: 'utf8', contentType: '' };
+    const a = { ...base, headers: { 'x-name': utf8('café'), 'x-same': utf8('ü') } } as unknown as Capture;
+    const b = { ...base, headers: { 'x-name': latin1([0x63, 0x61, 0x66, 0xe9]), 'x-same': utf8('ü') } } as unknown as Capture;
+    expect(headersDiff(a, b)).toEqual({ rows: [{ name: 'x-name', a: 'café', b: 'café' }], same: 1 });
   });
 });
