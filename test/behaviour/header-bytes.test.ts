@@ -228,9 +228,15 @@ describeBackends(
     test('the server replay sends the captured header bytes', async () => {
       const c = await captured();
       const before = sink.heads.length;
-      const r = await call(h.url, 'POST', `/api/requests/${c.id}/replay`, { token: c.key, body: { url: `${sink.url}/srv` } });
+      // Header changes are in the record's form: one character per byte.
+      const headers = { 'x-over': Buffer.from('né ✓', 'utf8').toString('latin1') };
+      const r = await call(h.url, 'POST', `/api/requests/${c.id}/replay`, { token: c.key, body: { url: `${sink.url}/srv`, headers } });
       expect(r.status, r.text).toBe(200);
       expectSentBytes(sink.heads[before]);
+      expect(sink.heads[before]?.headers.get('x-over')?.toString('hex')).toBe(Buffer.from('né ✓', 'utf8').toString('hex'));
+      const above = await call(h.url, 'POST', `/api/requests/${c.id}/replay`, { token: c.key, body: { url: `${sink.url}/srv`, headers: { 'x-over': '✓' } } });
+      expect(above.status).toBe(400);
+      expect(sink.heads.length).toBe(before + 1);
     });
   },
   { OUTBOUND_ALLOW: '127.0.0.1' },
