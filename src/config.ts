@@ -139,6 +139,8 @@ export interface Config {
     loginAccount: RateRule | null;
     /** Password-reset requests per email address (known account or not), from any address. */
     resetEmail: RateRule | null;
+    /** API requests with an unknown or revoked token, per client ip (src/http/auth-failures.ts). */
+    authFailures: RateRule | null;
   };
   agent: {
     /** Sandbox endpoint lifetime and per-key cap (SPEC 4.9). */
@@ -494,6 +496,7 @@ export function loadConfig(env: Env = process.env): Config {
       auth: rateRule(env, 'RATE_LIMIT_AUTH', { limit: 20, windowMs: 60_000 }),
       loginAccount: rateRule(env, 'RATE_LIMIT_LOGIN_ACCOUNT', { limit: 10, windowMs: 900_000 }),
       resetEmail: rateRule(env, 'RATE_LIMIT_RESET_EMAIL', { limit: 5, windowMs: 3_600_000 }),
+      authFailures: rateRule(env, 'RATE_LIMIT_AUTH_FAILURES', { limit: 600, windowMs: 600_000 }),
     }),
     agent: Object.freeze({
       sandboxTtlMs: int(env, 'SANDBOX_TTL_MS', 24 * 3600_000, 1000),

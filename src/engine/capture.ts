@@ -13,7 +13,7 @@ import type { EndpointCache, EndpointSnapshot } from './endpoint-cache';
 import type { Appended, CaptureLog, LogPosition } from './capture-log';
 import { LivePublisher } from './live-publisher';
 import { detectProvider } from './providers';
-import { mockHeaderRefusal, RECEIVER_SECURITY_HEADERS } from './receiver-headers';
+import { mockHeaderRefusal, RECEIVER_CORS_HEADERS, RECEIVER_PREFLIGHT_HEADERS, RECEIVER_SECURITY_HEADERS } from './receiver-headers';
 import type { Shipper } from './shipper';
 import { verifySignature } from './signing';
 
@@ -22,6 +22,11 @@ export interface IncomingRequest {
   method: string;
   /** Path after the slug, starting with "/". */
   path: string;
+  /**
+   * Path after the slug exactly as sent ("" when nothing follows it): `path` is "/" for both
+   * `/w/<slug>` and `/w/<slug>/`, and a URL signature (Twilio) covers the difference.
+   */
+  sentPath: string;
   /** Raw query string without "?" ("" when none). */
   query: string;
   headers: Headers;
@@ -138,6 +143,16 @@ export function parseQuery(query: string): Record<string, string | string[]> {
   return out;
 }
 
+/**
+ * The 404 for a slug that cannot exist. A slug in capitals (a URL retyped or upper-cased by a
+ * sender's settings page) is named in lower case, since paths are case-sensitive and slugs are
+ * lower case; worked out only on this refusal, never on a capture.
+ */
+function notASlug(slug: string): AppError {
+  const lower = slug.toLowerCase();
+  return new AppError('not_found', lower !== slug && isSlug(lower) ? `no endpoint with this slug; slugs are lower case: /w/${lower}` : 'no endpoint with this slug');
+}
+
 export class CaptureEngine {
   private readonly live: LivePublisher;
   private readonly detect: typeof detectProvider;
@@ -157,7 +172,7 @@ export class CaptureEngine {
   async capture(req: IncomingRequest): Promise<CaptureResponse> {
     const { endpointCache, log, shipper } = this.deps;
     // A slug that cannot exist is not looked up, nor remembered as missing.
-    if (!isSlug(req.slug)) throw new AppError('not_found', 'no endpoint with this slug');
+    if (!isSlug(req.slug)) throw notASlug(req.slug);
     const found = endpointCache.get(req.slug);
     const endpoint = found instanceof Promise ? await found : found;
     if (!endpoint || (endpoint.expiresAt !== null && endpoint.expiresAt <= this.clock.now())) {
@@ -179,7 +194,7 @@ export class CaptureEngine {
     }
     this.live.add(endpoint.id, capture.id, appended.frame);
     this.deps.hooks?.captured?.(capture, endpoint, appended.at);
-    return respond(endpoint, capture.id);
+    return respond(endpoint, capture.id, req.method);
   }
 
   private record(endpoint: EndpointSnapshot, req: IncomingRequest): Capture {
@@ -212,7 +227,7 @@ export class CaptureEngine {
       responseStatus: endpoint.mockResponse?.status ?? 200,
     };
     if (endpoint.signing) {
-      const url = `${req.publicBase}/w/${req.slug}${req.path === '/' ? '' : req.path}${req.query ? `?${req.query}` : ''}`;
+      const url = `${req.publicBase}/w/${req.slug}${req.sentPath}${req.query ? `?${req.query}` : ''}`;
       const v = verifySignature(endpoint.signing, { headers, rawBody: req.body, url, method: req.method, now: receivedAt });
       record.signatureVerified = v.signatureVerified;
       record.signatureError = v.signatureError;
@@ -246,12 +261,13 @@ function mockHeadersOf(mock: MockResponse): Headers {
   return headers;
 }
 
-/** What a capture is answered when the endpoint has no mock response. */
-const OK_HEADERS = new Headers({ 'content-type': 'application/json', ...RECEIVER_SECURITY_HEADERS });
+/** What a capture is answered when the endpoint has no mock response (receiver-headers.ts). */
+const OK_HEADERS = new Headers({ 'content-type': 'application/json', ...RECEIVER_SECURITY_HEADERS, ...RECEIVER_CORS_HEADERS });
+const OK_PREFLIGHT_HEADERS = new Headers({ 'content-type': 'application/json', ...RECEIVER_SECURITY_HEADERS, ...RECEIVER_PREFLIGHT_HEADERS });
 
-function respond(endpoint: EndpointSnapshot, id: string): CaptureResponse {
+function respond(endpoint: EndpointSnapshot, id: string, method: string): CaptureResponse {
   const mock = endpoint.mockResponse;
-  const headers = new Headers(mock ? mockHeadersOf(mock) : OK_HEADERS);
+  const headers = new Headers(mock ? mockHeadersOf(mock) : method === 'OPTIONS' ? OK_PREFLIGHT_HEADERS : OK_HEADERS);
   headers.set('x-request-id', id);
   if (mock) return { status: mock.status, headers, body: mock.body };
   return { status: 200, headers, body: `{"ok":true,"id":"${id}"}` };

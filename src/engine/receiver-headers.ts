@@ -16,6 +16,32 @@ export const RECEIVER_SECURITY_HEADERS = Object.freeze({
   'x-content-type-options': 'nosniff',
 } as const);
 
+/**
+ * On the default answer and on the receiver's refusals (never on a mock: its headers are its
+ * owner's). A web page on any origin may send to a receiver: without these a browser hid every
+ * answer from the page, even of requests that were captured, and refused the preflight of a JSON
+ * POST (only the OPTIONS was captured). Reading the answer gives a page nothing it could not get
+ * with curl, and no credentials are involved (`*` is never honoured with them). Static: they cost
+ * no work per capture, about 70 bytes per answer.
+ */
+export const RECEIVER_CORS_HEADERS = Object.freeze({
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': '*',
+} as const);
+
+/**
+ * Added to the default answer of an OPTIONS request, which is what a browser's preflight gets:
+ * any method and header may follow (`authorization` is named because `*` does not cover it). The
+ * preflight is captured (and counted) like any request; `max-age` lets a browser skip repeats for
+ * up to 2 hours.
+ */
+export const RECEIVER_PREFLIGHT_HEADERS = Object.freeze({
+  ...RECEIVER_CORS_HEADERS,
+  'access-control-allow-methods': '*',
+  'access-control-allow-headers': '*, authorization',
+  'access-control-max-age': '7200',
+} as const);
+
 /** Framing headers the HTTP server writes itself; a mock setting them would break the response. */
 const HOP_BY_HOP = ['connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer', 'proxy-connection'];
 
@@ -70,9 +96,16 @@ export const RECEIVABLE_METHODS: ReadonlySet<string> = new Set(
     'REPORT LINK UNLINK SOURCE M-SEARCH NOTIFY SUBSCRIBE UNSUBSCRIBE MERGE BIND REBIND UNBIND ACL MKCALENDAR MKACTIVITY CHECKOUT').split(' '),
 );
 
+/**
+ * `__proto__` is a valid header token, but a JavaScript object key that sets the prototype when
+ * assigned: the body's schema check copies the headers and would lose it without a word.
+ */
+export const PROTO_KEY_REFUSAL = 'a header named __proto__ cannot be kept (it is a JavaScript prototype key)';
+
 /** Why a mock may not carry this header (name already lower-cased), or null when it may. */
 export function mockHeaderRefusal(name: string, value: string): string | null {
   if (!TOKEN.test(name)) return 'it is not a valid header name';
+  if (name === '__proto__') return PROTO_KEY_REFUSAL;
   const refused = REFUSED_MOCK_HEADERS.get(name);
   if (refused !== undefined) return refused;
   if (!isFieldValue(value)) return 'its value must be one line of Latin-1 text (no control characters)';

@@ -15,6 +15,8 @@ import { AppError } from '../errors';
 import { requireAccount, requireSession, resolveToken } from '../services/auth';
 import type { Ctx, Principal } from '../services/context';
 import type { UserRow } from '../stores/state/schema';
+import { authFailureGate } from './auth-failures';
+import { clientAddress, type PeerSource } from './client-ip';
 import { assertSameOriginJson } from './origin';
 
 export const SESSION_COOKIE = 'session';
@@ -58,7 +60,7 @@ export function bearerChallenge(baseUrl: string, error?: 'invalid_token'): Recor
   return { 'www-authenticate': error ? `Bearer error="${error}", ${metadata}` : `Bearer ${metadata}` };
 }
 
-export async function authenticate(ctx: Ctx, request: Request, cookie: CookieJar | undefined): Promise<Principal> {
+export async function authenticate(ctx: Ctx, request: Request, cookie: CookieJar | undefined, server: PeerSource | null): Promise<Principal> {
   const presented = presentedToken(request, cookie);
   if (!presented) {
     throw new AppError(
@@ -69,8 +71,18 @@ export async function authenticate(ctx: Ctx, request: Request, cookie: CookieJar
   }
   // A browser attaches the cookie to requests other sites start too (src/http/origin.ts).
   if (presented.viaCookie) assertSameOriginJson(request, ctx.config.baseUrl);
+  // Unknown or revoked tokens are limited per client address (src/http/auth-failures.ts).
+  const gate = authFailureGate(ctx);
+  const ip = clientAddress(request, server, ctx.config.trustProxy) || 'unknown';
+  const refused = gate.refusal(ip, presented.token);
+  if (refused) throw refused;
   const principal = await resolveToken(ctx, presented.token);
-  if (!principal) throw new AppError('unauthorized', 'invalid or revoked API key', bearerChallenge(ctx.config.baseUrl, 'invalid_token'));
+  if (!principal) {
+    const over = await gate.noteFailure(ip);
+    if (over) throw over;
+    throw new AppError('unauthorized', 'invalid or revoked API key', bearerChallenge(ctx.config.baseUrl, 'invalid_token'));
+  }
+  gate.noteValid(presented.token);
   return principal;
 }
 
@@ -80,7 +92,7 @@ function admit(principal: Principal, kind: AuthKind | 'any'): Principal {
   return principal;
 }
 
-type HookCtx = { request: Request; cookie: CookieJar };
+type HookCtx = { request: Request; cookie: CookieJar; server: PeerSource | null };
 
 /**
  * The `auth` macro. The check starts in the parse hook (before the body is read, so a malformed
@@ -90,10 +102,10 @@ type HookCtx = { request: Request; cookie: CookieJar };
  */
 export const authMacro = (ctx: Ctx) => {
   const checks = new WeakMap<Request, Promise<Principal>>();
-  const check = (request: Request, cookie: CookieJar | undefined, kind: AuthKind | 'any'): Promise<Principal> => {
+  const check = (request: Request, cookie: CookieJar | undefined, server: PeerSource | null, kind: AuthKind | 'any'): Promise<Principal> => {
     let p = checks.get(request);
     if (!p) {
-      p = authenticate(ctx, request, cookie).then((principal) => admit(principal, kind));
+      p = authenticate(ctx, request, cookie, server).then((principal) => admit(principal, kind));
       // Awaited by a later hook; never left unobserved if the request ends first.
       p.catch(() => {});
       checks.set(request, p);
@@ -101,24 +113,24 @@ export const authMacro = (ctx: Ctx) => {
     return p;
   };
   const early = (kind: AuthKind | 'any') => ({
-    parse: async ({ request, cookie }: HookCtx) => {
-      await check(request, cookie, kind);
+    parse: async ({ request, cookie, server }: HookCtx) => {
+      await check(request, cookie, server, kind);
     },
-    transform: async ({ request, cookie }: HookCtx) => {
-      await check(request, cookie, kind);
+    transform: async ({ request, cookie, server }: HookCtx) => {
+      await check(request, cookie, server, kind);
     },
   });
   return new Elysia({ name: 'auth-macro' }).macro({
     auth: (kind: AuthKind) => ({
       ...early(kind),
-      resolve: async ({ request, cookie }: HookCtx): Promise<{ principal: Principal; user: UserRow }> => {
-        const principal = await check(request, cookie, kind);
+      resolve: async ({ request, cookie, server }: HookCtx): Promise<{ principal: Principal; user: UserRow }> => {
+        const principal = await check(request, cookie, server, kind);
         return { principal, user: requireAccount(principal) };
       },
     }),
     credential: {
       ...early('any'),
-      resolve: async ({ request, cookie }: HookCtx): Promise<{ principal: Principal }> => ({ principal: await check(request, cookie, 'any') }),
+      resolve: async ({ request, cookie, server }: HookCtx): Promise<{ principal: Principal }> => ({ principal: await check(request, cookie, server, 'any') }),
     },
   });
 };

@@ -16,6 +16,7 @@ import { sha256Hex } from '../ids';
 import type { Ctx } from '../services/context';
 import { consume, rateLimitError, rateLimitHeaders, type RateOutcome } from '../services/rate-limiter';
 import { presentedToken, type CookieJar } from './auth';
+import { authFailureGate } from './auth-failures';
 import { clientAddress, type PeerSource } from './client-ip';
 
 export interface RateLimitRequest {
@@ -48,12 +49,15 @@ export const byIp = ({ ip }: RateLimitRequest): string => `ip:${ip}`;
 /**
  * One bucket per credential (API key or session token, by its hash), else per address. Keyed on
  * the presented token rather than the resolved principal so the limit is checked before any
- * account lookup; an invented token only ever gets 401.
+ * account lookup. An address past RATE_LIMIT_AUTH_FAILURES is counted per address for tokens this
+ * node has not seen valid (src/http/auth-failures.ts): an invented token each time adds no counter
+ * row per token.
  */
-export function byCredential(req: RateLimitRequest): string {
+export const byCredential = (ctx: Ctx) => (req: RateLimitRequest): string => {
   const token = presentedToken(req.request, req.cookie)?.token;
-  return token ? `cred:${sha256Hex(token).slice(0, 32)}` : byIp(req);
-}
+  if (!token || authFailureGate(ctx).countsOnAddress(req.ip, token)) return byIp(req);
+  return `cred:${sha256Hex(token).slice(0, 32)}`;
+};
 
 /** Stands in for the body of a refused request so the refusal reaches onTransform (see below). */
 const REFUSED_BODY = Object.freeze({});

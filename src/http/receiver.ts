@@ -10,7 +10,7 @@
 import { Elysia } from 'elysia';
 import type { Config } from '../config';
 import type { CaptureEngine } from '../engine/capture';
-import { RECEIVER_SECURITY_HEADERS } from '../engine/receiver-headers';
+import { RECEIVER_CORS_HEADERS, RECEIVER_SECURITY_HEADERS } from '../engine/receiver-headers';
 import { AppError } from '../errors';
 import { clientAddress, type PeerSource } from './client-ip';
 import { errorResponse } from './errors';
@@ -19,18 +19,30 @@ export type ReceiverHandler = (request: Request, server: PeerSource | null) => P
 
 const EMPTY = new Uint8Array(0);
 
-const tooLarge = (max: number) =>
-  new AppError('payload_too_large', `request body exceeds the ${max}-byte limit; nothing was stored`, { connection: 'close' });
+/**
+ * How much of a refused body the receiver still reads (and throws away) so the sender sees its 413.
+ * Some HTTP stacks (Python's http.client, under requests and urllib3, and Node's http) write
+ * the whole body before they read the answer: if the server closes while bytes are still coming,
+ * the kernel resets the connection and the client reports a broken pipe or a reset instead of the
+ * 413 (measured: from about 3 MB of body on loopback). Reading costs bandwidth only, never memory,
+ * and only on a refusal; beyond this the connection is closed unread (docs/security.md "Limits").
+ */
+export const drainLimit = (max: number): number => Math.max(16 * 1024 * 1024, 4 * max);
+
+const tooLarge = (max: number, close: boolean) =>
+  new AppError('payload_too_large', `request body exceeds the ${max}-byte limit; nothing was stored`, close ? { connection: 'close' } : {});
 
 async function readBody(request: Request, max: number): Promise<Uint8Array> {
   const declared = request.headers.get('content-length');
   if (declared !== null) {
-    // Refused unread; `connection: close` keeps Bun from draining the rest of a huge upload.
-    if (Number(declared) > max) throw tooLarge(max);
+    // Refused unread. Within the drain limit the server discards the rest itself and keeps the
+    // connection; past it, `connection: close` stops it reading a huge upload.
+    const length = Number(declared);
+    if (length > max) throw tooLarge(max, length > drainLimit(max));
     return new Uint8Array(await request.arrayBuffer());
   }
   if (!request.body) return EMPTY;
-  // Chunked upload: count as we go and stop reading once it is over the limit.
+  // Chunked upload: count as we go; past the limit keep nothing, and stop reading at the drain limit.
   const chunks: Uint8Array[] = [];
   let total = 0;
   const reader = request.body.getReader();
@@ -39,11 +51,16 @@ async function readBody(request: Request, max: number): Promise<Uint8Array> {
     if (done) break;
     total += value.length;
     if (total > max) {
-      await reader.cancel();
-      throw tooLarge(max);
+      chunks.length = 0;
+      if (total > drainLimit(max)) {
+        await reader.cancel();
+        throw tooLarge(max, true);
+      }
+      continue;
     }
     chunks.push(value);
   }
+  if (total > max) throw tooLarge(max, false);
   return Buffer.concat(chunks);
 }
 
@@ -51,6 +68,8 @@ export interface ReceiverTarget {
   slug: string;
   /** What follows the slug, "/" when nothing does. */
   path: string;
+  /** What follows the slug exactly as sent: "" when nothing does, "/" for a trailing slash. */
+  sentPath: string;
   /** The raw query string without "?". */
   query: string;
 }
@@ -73,25 +92,30 @@ export function receiverTarget(url: string): ReceiverTarget {
   let slugEnd = url.indexOf('/', slugStart);
   if (slugEnd === -1 || slugEnd > pathEnd) slugEnd = pathEnd;
   const rest = url.slice(slugEnd, pathEnd);
-  return { slug: url.slice(slugStart, slugEnd), path: rest === '' ? '/' : rest, query: q === -1 ? '' : url.slice(q + 1) };
+  return { slug: url.slice(slugStart, slugEnd), path: rest === '' ? '/' : rest, sentPath: rest, query: q === -1 ? '' : url.slice(q + 1) };
 }
 
-/** An error as the receiver answers it: the usual `{error, code}` JSON plus the security headers. */
+/**
+ * An error as the receiver answers it: the usual `{error, code}` JSON plus the security headers, and
+ * the CORS headers so a sending page can read why (a 429's Retry-After included).
+ */
 function receiverError(err: unknown): Response {
   const res = errorResponse(err);
   for (const [name, value] of Object.entries(RECEIVER_SECURITY_HEADERS)) res.headers.set(name, value);
+  for (const [name, value] of Object.entries(RECEIVER_CORS_HEADERS)) res.headers.set(name, value);
   return res;
 }
 
 export function receiverHandler(engine: CaptureEngine, config: Config): ReceiverHandler {
   return async (request, server) => {
     try {
-      const { slug, path, query } = receiverTarget(request.url);
+      const { slug, path, sentPath, query } = receiverTarget(request.url);
       const body = await readBody(request, config.maxBodyBytes);
       const out = await engine.capture({
         slug,
         method: request.method,
         path,
+        sentPath,
         query,
         headers: request.headers,
         body,

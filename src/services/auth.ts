@@ -76,7 +76,7 @@ export async function login(ctx: Ctx, input: { email: string; password: string }
  * not, so the answer does not tell whether it exists. The price: someone who knows an address
  * can make its owner wait out the window (docs/security.md).
  */
-async function limitAttemptsOn(ctx: Ctx, email: string): Promise<void> {
+export async function limitAttemptsOn(ctx: Ctx, email: string): Promise<void> {
   const rule = ctx.config.rateLimits.loginAccount;
   if (!rule) return;
   const outcome = await consume(ctx, `login-account:${sha256Hex(email.toLowerCase())}`, rule);

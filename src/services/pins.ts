@@ -1,7 +1,7 @@
 /**
- * Pinning (docs/retention.md): a pinned capture is kept past its plan's retention. Pins count
- * against the endpoint owner's account (PIN_LIMIT each); records read through the API say
- * `pinned: true`.
+ * Pinning (docs/retention.md): a pinned capture is kept past its plan's retention. A pin counts
+ * against the account that made it (PIN_LIMIT each), also on an endpoint shared with it through a
+ * team, so a member cannot fill the owner's cap; records read through the API say `pinned: true`.
  */
 import { AppError } from '../errors';
 import type { Capture } from '../model/capture';
@@ -23,7 +23,7 @@ export async function pin(ctx: Ctx, user: UserRow, id: string, now = ctx.clock.n
     limit,
   );
   if (done === 'limit') {
-    throw new AppError('pin_limit', `this account already has ${limit} pinned requests (PIN_LIMIT); unpin one first`);
+    throw new AppError('pin_limit', `you already have ${limit} pinned requests (PIN_LIMIT, counting your pins on team endpoints); unpin one first`);
   }
   return { ...capture, pinned: true };
 }
@@ -34,6 +34,9 @@ export async function pin(ctx: Ctx, user: UserRow, id: string, now = ctx.clock.n
  * must not take the owner's pins away (retention would then remove those captures).
  */
 export async function unpin(ctx: Ctx, user: UserRow, id: string): Promise<void> {
+  // The caller's own pin counts against their cap: they may take it away even after leaving the
+  // team that shared the endpoint (no read check; they pinned it, so they knew the id).
+  if (await pinStore.unpinOwnPin(ctx.db, id, user.id)) return;
   const capture = await getRequest(ctx, user, id);
   if ((await pinStore.unpinCapture(ctx.db, capture.id, user.id)) === 'forbidden') {
     throw new AppError('forbidden', "only the endpoint's owner, or whoever pinned this request, can unpin it");

@@ -59,9 +59,9 @@ export function rateLimitHeaders(o: RateOutcome): Record<string, string> {
  * The 429 for a refused request, carrying the headers and Retry-After. `code` is `rate_limited_api`
  * on the capture API (`{error: message}`) and `rate_limited` on the agent API (`{error: code}`).
  */
-export function rateLimitError(o: RateOutcome, code: 'rate_limited_api' | 'rate_limited', now: number): AppError {
+export function rateLimitError(o: RateOutcome, code: 'rate_limited_api' | 'rate_limited', now: number, what = 'too many requests'): AppError {
   const wait = secondsUntil(o.resetAt, now);
-  return new AppError(code, `too many requests: the limit is ${o.limit} per window; retry in ${wait} s`, {
+  return new AppError(code, `${what}: the limit is ${o.limit} per window; retry in ${wait} s`, {
     ...rateLimitHeaders(o),
     'retry-after': String(wait),
   });

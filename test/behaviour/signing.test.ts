@@ -90,6 +90,17 @@ describeBackends('provider detection and signature verification, end to end', (h
     expect(rec).toMatchObject({ signatureVerified: true, signatureError: null, signingProvider: 'twilio', detectedProvider: 'twilio' });
   });
 
+  test('Twilio: a URL with a trailing slash after the slug verifies, and one without still does', async () => {
+    const secret = 'twilio-auth-token-456';
+    const { a, ep } = await setup({ provider: 'twilio', secret });
+    const body = 'AccountSid=AC123&MessageStatus=sent';
+    for (const path of ['/', '/?x=1', '', '?x=1']) {
+      const d = send.twilio({ body, secret, at: nowS(), now: Date.now(), url: `${h.url}/w/${ep.slug}${path}` });
+      const rec = await record(a.key, await deliver(ep.slug, d.headers, body, path));
+      expect({ path, verified: rec.signatureVerified, error: rec.signatureError, recorded: rec.path }).toEqual({ path, verified: true, error: null, recorded: '/' });
+    }
+  });
+
   test('without signing the signature fields are absent; null turns it off; bad configs are 400', async () => {
     const { a, ep } = await setup({ provider: 'shopify', secret: 'shpss_0123456789abcdef' });
     const off = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { signing: null } });

@@ -5,14 +5,21 @@
  * back (password reset). The answer to the agent is the same either way. Real HTTP, real mail
  * outbox (no SMTP_URL), both backends. The binding itself is an open finding (docs/security.md).
  */
-import { expect, test } from 'bun:test';
+import { afterAll, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 import { AGENT_ENV, uniqueEmail } from '../behaviour/agent-support';
+import { makeKey, sign, TestIdp } from '../support/idp';
 
 const { SMTP_URL: _smtp, ...WITHOUT_SMTP } = AGENT_ENV;
+
+const idpKey = await makeKey('ES256', 'prereg-1');
+const idp = TestIdp.start();
+idp.publish(idpKey);
+afterAll(() => idp.stop());
+const IDP_ENV = { AGENT_IDJAG_PROVIDERS: JSON.stringify([{ iss: idp.url }]), AGENT_ALLOW_INSECURE_ISSUERS: 'true' };
 
 interface Mail {
   to: string;
@@ -21,6 +28,7 @@ interface Mail {
 }
 
 const WARNING = 'This address already has a hookcap account with a password';
+const NOTICE = 'An AI agent was given a key to your hookcap account';
 
 describeBackends(
   'verified-email agent code for an address that already has an account',
@@ -58,6 +66,45 @@ describeBackends(
       expect(Object.keys(a.body as object).sort()).toEqual(Object.keys(b.body as object).sort());
       expect((await mailTo(fresh)).text).not.toContain(WARNING);
     });
+
+    const assertion = (email: string) => {
+      const now = Math.floor(Date.now() / 1000);
+      const claims = { iss: idp.url, sub: `sub-${email}`, aud: `${h.url}/api/`, client_id: 'ci-agent', jti: `jti-${email}`, iat: now, exp: now + 300, email, email_verified: true };
+      return sign(claims, idpKey);
+    };
+    const postAssertion = async (email: string) =>
+      call(h.url, 'POST', '/api/agent/auth', { raw: await assertion(email), headers: { 'content-type': 'application/jwt' } });
+    const mailsTo = (email: string) => {
+      const file = join(h.server.dataDir, 'outbox.jsonl');
+      if (!existsSync(file)) return [];
+      return readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Mail)
+        .filter((m) => m.to.toLowerCase() === email.toLowerCase());
+    };
+
+    test('an identity assertion binding a key to an existing password account mails the address a notice after the answer', async () => {
+      const email = uniqueEmail('prereg-idp');
+      expect((await call(h.url, 'POST', '/api/auth/signup', { body: { email, password: 'someone else knows this' } })).status).toBe(201);
+      const r = await postAssertion(email);
+      expect(r.status).toBe(201);
+      const mail = await eventually(async () => mailsTo(email).find((m) => m.subject === NOTICE));
+      expect(mail.text).toContain('"ci-agent"');
+      expect(mail.text).toContain(idp.url);
+      expect(mail.text).toContain(`${h.url}/forgot-password`);
+      expect(mail.text).not.toContain((r.body as { credential: string }).credential);
+    });
+
+    test('an assertion that provisions a new account (no password) sends no notice', async () => {
+      const email = uniqueEmail('fresh-idp');
+      expect((await postAssertion(email)).status).toBe(201);
+      // The notice would be sent right after the answer; a later mail to another address shows the outbox has caught up.
+      const marker = uniqueEmail('marker');
+      await call(h.url, 'POST', '/api/agent/auth', { body: { type: 'verified_email', email: marker, client_name: 'marker' } });
+      await mailTo(marker);
+      expect(mailsTo(email)).toEqual([]);
+    });
   },
-  WITHOUT_SMTP,
+  { ...WITHOUT_SMTP, ...IDP_ENV },
 );

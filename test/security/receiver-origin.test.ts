@@ -72,6 +72,32 @@ describeBackends('security: the receiver cannot act on the API origin', (h) => {
     expect(res.headers.get('x-kept')).toBe('yes');
   });
 
+  test('a mock header named __proto__ is refused with the same 400, not dropped; other prototype names are kept and served', async () => {
+    const { account, endpoint } = await accountWithEndpoint(h.url);
+    const good = { status: 200, body: 'ok', headers: { 'x-kept': 'yes' } };
+    await setMock(h.url, account.key, endpoint.slug, good);
+    // Raw JSON text: an object literal would lose "__proto__" before it is sent.
+    const patch = (headers: string) =>
+      call<ErrorFields>(h.url, 'PATCH', `/api/endpoints/${endpoint.slug}`, {
+        token: account.key,
+        headers: { 'content-type': 'application/json' },
+        raw: `{"name":"changed","mockResponse":{"status":200,"body":"x","headers":{${headers}}}}`,
+      });
+    for (const name of ['__proto__', '__PROTO__']) {
+      const r = await patch(`${JSON.stringify(name)}:"v","x-other":"w"`);
+      expect({ name, status: r.status, code: r.body.code }).toEqual({ name, status: 400, code: 'validation' });
+      expect(r.body.error).toContain(name);
+    }
+    const after = await call(h.url, 'GET', `/api/endpoints/${endpoint.slug}`, { token: account.key });
+    expect(after.body.name).toBe('security');
+    expect(after.body.mockResponse).toEqual(good);
+
+    const kept = await patch('"constructor":"c","__defineGetter__":"g","toString":"t"');
+    expect(kept.status).toBe(200);
+    const res = await fetch(`${h.url}/w/${endpoint.slug}`);
+    expect([res.headers.get('constructor'), res.headers.get('__definegetter__'), res.headers.get('tostring')]).toEqual(['c', 'g', 't']);
+  });
+
   test('a malformed session cookie is a 401 (or the log-in page), never a 500', async () => {
     for (const cookie of ['session=%ZZ', 'session=%', 'session=%E0%A4%A', 'a=%ZZ; session=%ZZ%ZZ']) {
       for (const path of ['/api/auth/me', '/api/endpoints', '/api/usage']) {

@@ -1,7 +1,7 @@
 /**
  * A team member reads an endpoint shared with the team; reading is all they may do with the
  * owner's data. Pinning on a shared endpoint is allowed (it only keeps a capture longer, and counts
- * against the owner), but unpinning the owner's pin would hand that capture back to retention:
+ * against the member's own PIN_LIMIT, so the owner's cap stays the owner's), but unpinning the owner's pin would hand that capture back to retention:
  * only the endpoint's owner, or whoever pinned it, may unpin (docs/retention.md, "Pinning").
  * Real HTTP on a real port, both backends; the subscription is set by a signed Stripe delivery.
  */
@@ -52,6 +52,42 @@ describeBackends(
       expect((await call(h.url, 'DELETE', `/api/requests/${ownersPin}/pin`, { token: owner.key })).status).toBe(204);
       expect(await pinned(ownersPin)).toBe(false);
     });
+
+    test("a member's pins count against the member's own PIN_LIMIT, not the owner's; leaving the team, the member can still undo them", async () => {
+      const owner = await newAccount(h.url);
+      const member = await newAccount(h.url);
+      const team = await paidTeam(h.url, owner);
+      await joinTeam(h.url, owner, team, member);
+      const ep = await newEndpoint(h.url, owner.key);
+      expect((await call(h.url, 'POST', `/api/teams/${team.id}/endpoints`, { token: owner.key, body: { endpointId: ep.id } })).status).toBe(201);
+      const a = await capture(h.url, ep.slug, 'capture a');
+      const b = await capture(h.url, ep.slug, 'capture b');
+      const c = await capture(h.url, ep.slug, 'capture c');
+      const d = await capture(h.url, ep.slug, 'capture d');
+      const e = await capture(h.url, ep.slug, 'capture e');
+      await eventually(async () => (await call<Rec[]>(h.url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: owner.key })).body.length === 5);
+      const pin = (token: string, id: string) => call<{ code?: string; error?: string }>(h.url, 'POST', `/api/requests/${id}/pin`, { token });
+
+      // PIN_LIMIT is 2: the member takes two places of their own...
+      expect((await pin(member.key, a)).status).toBe(200);
+      expect((await pin(member.key, b)).status).toBe(200);
+      const third = await pin(member.key, c);
+      expect(third.status).toBe(409);
+      expect(third.body.code).toBe('pin_limit');
+      // ...and the owner's two places are untouched.
+      expect((await pin(owner.key, c)).status).toBe(200);
+      expect((await pin(owner.key, d)).status).toBe(200);
+      expect((await pin(owner.key, e)).body.code).toBe('pin_limit');
+
+      // The member leaves: they no longer read the endpoint, but may still take back their own pins.
+      expect((await call(h.url, 'POST', `/api/teams/${team.id}/leave`, { token: member.key })).status).toBe(204);
+      expect((await call(h.url, 'GET', `/api/requests/${a}`, { token: member.key })).status).toBe(404);
+      expect((await call(h.url, 'DELETE', `/api/requests/${a}/pin`, { token: member.key })).status).toBe(204);
+      // Someone else's pin on an endpoint they no longer read stays a 404, and stays pinned.
+      expect((await call(h.url, 'DELETE', `/api/requests/${c}/pin`, { token: member.key })).status).toBe(404);
+      const pinned = await call<Rec[]>(h.url, 'GET', `/api/endpoints/${ep.slug}/requests?pinned=true`, { token: owner.key });
+      expect(pinned.body.map((r) => r.id).sort()).toEqual([b, c, d].sort());
+    });
   },
-  TEAMS_ENV,
+  { ...TEAMS_ENV, PIN_LIMIT: '2' },
 );

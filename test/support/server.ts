@@ -137,6 +137,7 @@ export function serviceEnv(port: number, dataDir: string): Record<string, string
     // Suites sign up many accounts from one address and poll hard; the rate-limit suite sets its own.
     RATE_LIMIT_API: '100000/60',
     RATE_LIMIT_AUTH: '100000/60',
+    RATE_LIMIT_AUTH_FAILURES: '100000/60',
   };
 }
 

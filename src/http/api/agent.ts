@@ -152,7 +152,7 @@ export const agentRoutes = (ctx: Ctx) => {
     return metered(meter, set, async () => {
       // Agents call this by mistake, keyless or with their own key: say who decides instead.
       if (!presentedToken(request, cookie)) throw new AppError('unauthorized', `this route needs a browser session: ${PERSON_CONFIRMS}`, bearerChallenge(ctx.config.baseUrl));
-      const principal = await authenticate(ctx, request, cookie);
+      const principal = await authenticate(ctx, request, cookie, server);
       if (principal.kind !== 'session') throw new AppError('forbidden', `this route needs a browser session, not an API key: ${PERSON_CONFIRMS}`);
       const user = requireSession(principal);
       const ref = parseClaimRef(jsonBody(request, body));

@@ -2,9 +2,17 @@ import { Elysia, t } from 'elysia';
 import { AppError } from '../../errors';
 import * as accounts from '../../services/accounts';
 import * as keys from '../../services/api-keys';
-import type { Ctx } from '../../services/context';
 import { authMacro } from '../auth';
-import { ApiKeyBody, AUTH_ERRORS, errors, NewApiKeyBody, NoContent } from './models';
+import * as passwordChange from '../../services/password-change';
+import type { Ctx, Principal } from '../../services/context';
+import { byIp, rateLimit } from '../rate-limit-plugin';
+import { ApiKeyBody, AUTH_ERRORS, errors, NewApiKeyBody, NoContent, PasswordChange, PasswordChanged } from './models';
+
+/** The macro's `auth: 'session'` admits only sessions; this narrows the type to match. */
+function sessionOf(p: Principal): Extract<Principal, { kind: 'session' }> {
+  if (p.kind !== 'session') throw new AppError('forbidden', 'this route needs a browser session, not an API key');
+  return p;
+}
 
 /** SPEC 4.7: session-token-only routes. An API key gets 403. */
 export const sessionOnlyRoutes = (ctx: Ctx) =>
@@ -37,6 +45,27 @@ export const sessionOnlyRoutes = (ctx: Ctx) =>
         set.status = 204;
       },
       { auth: 'session', query: t.Object({ id: t.Optional(t.String()) }), response: { 204: NoContent, ...errors(400, ...AUTH_ERRORS, 404) }, detail: { summary: 'Delete an API key' } },
+    )
+    // Password checks count against the log-in limits per client address (RATE_LIMIT_AUTH).
+    .guard({}, (limited) =>
+      limited.use(rateLimit(ctx, { name: 'auth', rule: ctx.config.rateLimits.auth, key: byIp })).post(
+        '/account/password',
+        ({ principal, body }) => passwordChange.changePassword(ctx, sessionOf(principal), body),
+        {
+          auth: 'session',
+          body: PasswordChange,
+          response: { 200: PasswordChanged, ...errors(400, ...AUTH_ERRORS, 415) },
+          detail: {
+            summary: 'Change the password (browser session only)',
+            description:
+              'Takes the current password and a new one (sign-up rules: at least 8 characters). Every other browser session of the ' +
+              'account is signed out (their live streams end); this one stays, and API keys keep working. A "your password was ' +
+              'changed" mail goes to the account\'s address. 400 `wrong_password` when `currentPassword` is wrong, 400 `validation` ' +
+              'for a short `newPassword`; every attempt counts against the log-in limits (429 past RATE_LIMIT_AUTH per client ' +
+              'address or RATE_LIMIT_LOGIN_ACCOUNT per account). With the session cookie: JSON from this site only (403, 415).',
+          },
+        },
+      ),
     )
     .delete(
       '/account',

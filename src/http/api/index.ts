@@ -19,7 +19,7 @@ import { byCredential, rateLimit } from '../rate-limit-plugin';
 export const apiRoutes = (ctx: Ctx) =>
   new Elysia()
     // Every route below counts against its caller's API rate limit (SPEC 8); keep this first.
-    .use(rateLimit(ctx, { name: 'api', rule: ctx.config.rateLimits.api, key: byCredential }))
+    .use(rateLimit(ctx, { name: 'api', rule: ctx.config.rateLimits.api, key: byCredential(ctx) }))
     .use(authRoutes(ctx)).use(sessionOnlyRoutes(ctx)).use(endpointRoutes(ctx)).use(requestRoutes(ctx)).use(exportRoutes(ctx)).use(sendTestRoutes(ctx)).use(searchRoutes(ctx)).use(usageRoutes(ctx))
     .use(agentRoutes(ctx))
     .use(pinRoutes(ctx))

@@ -124,6 +124,14 @@ export const PasswordResetConfirm = t.Object({
   password: t.String({ maxLength: 1024, description: 'The new password: at least 8 characters' }),
 });
 
+export const PasswordChange = t.Object({
+  currentPassword: t.String({ maxLength: 1024, description: "The account's password now" }),
+  newPassword: t.String({ maxLength: 1024, description: 'The new password: at least 8 characters' }),
+});
+export const PasswordChanged = t.Object({
+  signedOutSessions: t.Integer({ description: 'Other browser sessions of the account that were signed out (this one stays)' }),
+});
+
 export const ApiKeyBody = t.Object({
   id: t.String(),
   name: t.String(),

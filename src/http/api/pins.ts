@@ -18,7 +18,8 @@ export const pinRoutes = (ctx: Ctx) =>
         summary: "Pin a captured request: it is kept past the plan's retention and listed by GET /api/search/requests?pinned=true",
         description:
           `Pinning a pinned request changes nothing (200). An account holds at most ${ctx.config.retention.pinLimit} pins ` +
-          '(PIN_LIMIT), counted on the account that owns the endpoint; past that, 409 with code "pin_limit".',
+          '(PIN_LIMIT), counted on the account that pins (a team member\'s pins on a shared endpoint count against the member, ' +
+          'not the owner); past that, 409 with code "pin_limit".',
       },
     })
     .delete(
@@ -33,7 +34,8 @@ export const pinRoutes = (ctx: Ctx) =>
         response: { 204: t.Void(), ...errors(...AUTH_ERRORS, 404) },
         detail: {
           summary: "Unpin a captured request: it is removed with the others once past the plan's retention (204, also when it was not pinned)",
-          description: "Only the endpoint's owner, or whoever pinned the request, may unpin it: a team member unpinning the owner's pin is 403.",
+          description: "Only the endpoint's owner, or whoever pinned the request, may unpin it: a team member unpinning the owner's pin is 403. " +
+            'Whoever pinned it may unpin it even after losing read access (having left the team), since it counts against them.',
         },
       },
     );

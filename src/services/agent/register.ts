@@ -17,6 +17,7 @@ import { buckets, type RateMeter } from './rate-meter';
 import { pgJtiStore } from './replay-store';
 import { errorMessage } from '../../unknown';
 import { findUserByEmail } from '../../stores/state/accounts';
+import type { UserRow } from '../../stores/state/schema';
 import { paths } from '../../../web/src/paths';
 
 export interface Caller {
@@ -158,12 +159,38 @@ export async function registerWithAssertion(deps: AgentDeps, assertion: string, 
   await caller.meter.consume(buckets.registerIp(caller.ip), ctx.config.agent.ratePerIp);
   const who = await verifyIdJag(assertion, { providers: deps.providers, audience: deps.audience, keys: deps.keys, now: () => ctx.clock.now() });
   await caller.meter.consume(buckets.registerEmail(who.email), ctx.config.agent.ratePerEmail);
-  const key = await inTransaction(ctx.db, async (tx) => {
+  const { key, user } = await inTransaction(ctx.db, async (tx) => {
     await assertFirstUse(pgJtiStore(tx, ctx.clock), 'assertion', who);
     const user = await findOrProvisionUser(tx, who.email, ctx.clock.now());
     const issued = await issueAccountKey(tx, user.id, agentKeyName(who.clientId ?? who.iss), ctx.clock.now(), POST_CLAIM_SCOPES);
     await insertCredential(tx, { keyId: issued.row.id, iss: who.iss, sub: who.sub, clientId: who.clientId ?? null, createdAt: ctx.clock.now() });
-    return issued;
+    return { key: issued, user };
   });
+  if (user.passwordHash !== null) void noticeKeyOnPasswordAccount(deps, user, who.clientId ?? who.iss, who.iss);
   return { credential_type: 'api_key' as const, credential: key.raw, credential_expires: null, scopes: key.row.scopes };
+}
+
+/**
+ * Sign-up does not verify addresses, so an account with a password may be someone else's, and an
+ * assertion has no mail of its own in which to warn (the verified-email flow warns in its code
+ * mail). The mailbox's owner is told after the fact, with the way to take the account back. Sent
+ * after the answer's transaction; a failure is logged, never the agent's problem.
+ */
+async function noticeKeyOnPasswordAccount(deps: AgentDeps, user: UserRow, agent: string, issuer: string): Promise<void> {
+  const { ctx } = deps;
+  try {
+    await deps.mailer.sendMail({
+      to: user.email,
+      subject: 'An AI agent was given a key to your hookcap account',
+      text: [
+        `An AI agent ("${agent}") was given a hookcap API key for this address, on the word of the identity provider ${issuer}.`,
+        '',
+        `The key belongs to the hookcap account with a password for this address, created ${new Date(user.createdAt).toISOString().slice(0, 10)}; whoever knows that password sees what the agent captures.`,
+        `If you did not create that account, reset its password at ${ctx.config.baseUrl}${paths.forgotPassword}`,
+        '(a reset ends its sessions and revokes its keys, this one too), then let the agent register again.',
+      ].join('\n'),
+    });
+  } catch (e) {
+    log.warn('could not send the agent key notice', { error: errorMessage(e), mailer: deps.mailer.kind });
+  }
 }

@@ -1,5 +1,5 @@
 /** Queries of the password-reset flow (src/services/password-reset.ts). */
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull, ne } from 'drizzle-orm';
 import type { Q, Tx } from './db';
 import { apiKeys, passwordResets, sessions, users, type PasswordResetRow, type UserRow } from './schema';
 
@@ -52,6 +52,20 @@ export async function revokeUserKeys(tx: Tx, userId: string, now: number): Promi
 export async function setPasswordHash(tx: Tx, userId: string, passwordHash: string): Promise<UserRow | null> {
   const out = await tx.update(users).set({ passwordHash }).where(eq(users.id, userId)).returning();
   return out[0] ?? null;
+}
+
+/**
+ * Ends every browser session of the account but `keepTokenHash` (a password change keeps the
+ * session that made it); how many ended, or null when the kept session is gone (ended meanwhile).
+ */
+export async function deleteOtherSessions(tx: Tx, userId: string, keepTokenHash: string): Promise<number | null> {
+  const kept = await tx.select({ tokenHash: sessions.tokenHash }).from(sessions).where(and(eq(sessions.tokenHash, keepTokenHash), eq(sessions.userId, userId)));
+  if (kept.length === 0) return null;
+  const out = await tx
+    .delete(sessions)
+    .where(and(eq(sessions.userId, userId), ne(sessions.tokenHash, keepTokenHash)))
+    .returning({ tokenHash: sessions.tokenHash });
+  return out.length;
 }
 
 /** Ends every browser session of the account (API keys are untouched); how many there were. */

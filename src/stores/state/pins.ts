@@ -6,19 +6,29 @@ import { endpoints, pinnedCaptures, users, type PinRow } from './schema';
 export type PinResult = 'pinned' | 'already' | 'limit';
 
 /**
- * Pins one capture unless its account already holds `limit` pins. The account row is locked
- * for the count and insert, so two pins at once cannot both take the last place.
+ * Pins one capture unless whoever pins it (`pin.pinnedBy`) already holds `limit` pins, on any
+ * endpoint. The pinner's account row is locked for the count and insert, so two pins at once
+ * cannot both take the last place.
  */
-export async function pinCapture(db: Db, pin: PinRow, limit: number): Promise<PinResult> {
+export async function pinCapture(db: Db, pin: PinRow & { pinnedBy: string }, limit: number): Promise<PinResult> {
   return inTransaction(db, async (tx) => {
-    await tx.select({ id: users.id }).from(users).where(eq(users.id, pin.accountId)).for('update');
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, pin.pinnedBy)).for('update');
     const existing = await tx.select({ id: pinnedCaptures.captureId }).from(pinnedCaptures).where(eq(pinnedCaptures.captureId, pin.captureId));
     if (existing.length > 0) return 'already';
-    const [held] = await tx.select({ n: count() }).from(pinnedCaptures).where(eq(pinnedCaptures.accountId, pin.accountId));
+    const [held] = await tx.select({ n: count() }).from(pinnedCaptures).where(eq(pinnedCaptures.pinnedBy, pin.pinnedBy));
     if ((held?.n ?? 0) >= limit) return 'limit';
     await tx.insert(pinnedCaptures).values(pin).onConflictDoNothing();
     return 'pinned';
   });
+}
+
+/** Unpins a capture `userId` pinned, whether or not they may still read it; whether there was one. */
+export async function unpinOwnPin(db: Db, captureId: string, userId: string): Promise<boolean> {
+  const gone = await db
+    .delete(pinnedCaptures)
+    .where(and(eq(pinnedCaptures.captureId, captureId), eq(pinnedCaptures.pinnedBy, userId)))
+    .returning({ id: pinnedCaptures.captureId });
+  return gone.length > 0;
 }
 
 /**

@@ -42,3 +42,10 @@ export function useDeleteAccount() {
     onSuccess: () => switchAccount(qc, null),
   });
 }
+
+/** Sets a new password with the current one; every other browser session of the account ends. */
+export function useChangePassword() {
+  return useMutation({
+    mutationFn: (body: { currentPassword: string; newPassword: string }) => unwrap(api.account.password.post(body)),
+  });
+}

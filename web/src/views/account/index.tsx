@@ -1,7 +1,8 @@
-/** /account: the usage meter, API keys and account deletion (Log out is in the header on every page). */
+/** /account: the usage meter, API keys, the password and account deletion (Log out is in the header on every page). */
 import { useMe } from '../../api/queries';
 import { useTitle } from '../../ui/title';
 import { ApiKeys } from './api-keys';
+import { ChangePassword } from './change-password';
 import { DeleteAccount } from './delete-account';
 import { UsageMeter } from './usage';
 
@@ -17,6 +18,7 @@ export function AccountView() {
       </p>
       <UsageMeter />
       <ApiKeys />
+      <ChangePassword email={email} />
       <DeleteAccount email={email} />
     </div>
   );
