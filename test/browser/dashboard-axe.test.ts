@@ -50,6 +50,17 @@ describeBackends(
         await setStripeSubscription(h.url, { teamId: team.id, seats: 5, created: nowSeconds() - 60 });
         expect((await call(h.url, 'POST', `/api/teams/${team.id}/endpoints`, { token: account.session, body: { endpointId: ep.id } })).status).toBeLessThan(300);
 
+        // An endpoint shared with the account by a team whose subscription then lapsed: the home
+        // page's "Shared with you" card and the endpoint's own page both say "Paused".
+        const other = await signUpAccount(h.url);
+        const lapsed = await createEndpoint(h.url, other, 'Lapsed feed');
+        const lapsing = await createTeam(h.url, other.session, 'Lapsed crew');
+        await setStripeSubscription(h.url, { teamId: lapsing.id, seats: 5, created: nowSeconds() - 120 });
+        const inv = await call(h.url, 'POST', `/api/teams/${lapsing.id}/invite`, { token: other.session, body: { email: account.email } });
+        expect((await call(h.url, 'POST', `/api/invites/${inv.body.id}/accept`, { token: account.session })).status).toBe(200);
+        expect((await call(h.url, 'POST', `/api/teams/${lapsing.id}/endpoints`, { token: other.session, body: { endpointId: lapsed.id } })).status).toBeLessThan(300);
+        await setStripeSubscription(h.url, { teamId: lapsing.id, type: 'customer.subscription.updated', status: 'past_due', seats: 5, created: nowSeconds() - 60, subscriptionId: `sub_${lapsing.id}` });
+
         const found: Record<string, string[]> = {};
         const signedOut = await openPage(chromium(), h.url, null, { colorScheme: scheme, bypassCSP: true });
         try {
@@ -63,7 +74,15 @@ describeBackends(
         const { page, context, errors } = await openPage(chromium(), h.url, account, { colorScheme: scheme, bypassCSP: true });
         try {
           const views: [string, string, () => Promise<unknown>][] = [
-            ['endpoints', '/', () => page.getByRole('list', { name: 'Your endpoints' }).getByRole('link', { name: 'GitHub app', exact: true }).waitFor()],
+            [
+              'endpoints',
+              '/',
+              async () => {
+                await page.getByRole('list', { name: 'Your endpoints' }).getByRole('link', { name: 'GitHub app', exact: true }).waitFor();
+                await page.getByRole('list', { name: 'Shared with you' }).getByText('Paused:').waitFor();
+              },
+            ],
+            ['a shared endpoint, paused', `/endpoints/${lapsed.slug}`, () => page.getByRole('region', { name: 'Paused' }).waitFor()],
             [
               'endpoint with a request open',
               `/endpoints/${ep.slug}`,

@@ -93,6 +93,11 @@ export function RequestList(props: RequestListProps) {
       return;
     }
     const added = items.findIndex((c) => c.id === before);
+    if (added < 0 && room.current > 0) {
+      // Another list (cleared, or another endpoint's): no view to hold any more.
+      room.current = 0;
+      redraw();
+    }
     if (added <= 0) return;
     // A list shorter than its box could not scroll to hold the view: it gets room below its rows
     // (blank), enough to scroll the new ones out of sight above, until the top is seen again.
