@@ -10,6 +10,14 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   });
 }
 
+/** Under `/api/agent/`: the agent API, whose refusals are SPEC 7.2's `{error, error_description}`. */
+export function isAgentRoute(request: Request): boolean {
+  // `request.url` is the bare path when the Host header is empty or unusable (src/http/receiver.ts).
+  const url = request.url;
+  const path = url.charCodeAt(0) === 47 ? 0 : url.indexOf('/', url.indexOf('://') + 3);
+  return path >= 0 && url.startsWith('/api/agent/', path);
+}
+
 /** Renders any thrown value as `{error}` JSON with the SPEC 7 status. Only 5xx is logged. */
 export function errorResponse(err: unknown, code?: string | number): Response {
   if (err instanceof AppError) {

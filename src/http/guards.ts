@@ -15,6 +15,7 @@ import { Elysia } from 'elysia';
 import type { Config } from '../config';
 import { AppError } from '../errors';
 import { hazardMessage, jsonHazard } from '../unknown';
+import { isAgentRoute } from './errors';
 import { html, page } from './pages/html';
 
 /**
@@ -65,7 +66,7 @@ function refusal(request: Request, e: AppError): Response {
     return page('Bad request', html`<h1>This address cannot be opened</h1><p class="error" role="alert" data-code="${e.code}">${e.message}.</p>
 <p><a href="/agent/claim">Enter an agent's code</a></p>`, e.status, e.headers);
   }
-  if (pathname.startsWith('/api/agent/')) {
+  if (isAgentRoute(request)) {
     return new Response(JSON.stringify({ error: 'invalid_request', error_description: e.message }), {
       status: e.status,
       headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...e.headers },
