@@ -41,8 +41,21 @@ async function refuseUnboundedBody(request: Request, max: number): Promise<void>
     return;
   }
   if (request.headers.has('transfer-encoding')) {
-    const read = request.body ? await readBounded(request.body, 0, drainLimit(max)) : null;
-    throw new AppError('length_required', 'send the body with a Content-Length header (only the receiver takes chunked bodies)', read && !read.whole ? { connection: 'close' } : {});
+    throw new AppError('length_required', 'send the body with a Content-Length header (only the receiver takes chunked bodies)', (await drained(request, max)) ? {} : { connection: 'close' });
+  }
+}
+
+/**
+ * Reads a refused chunked body to its end, within the drain limit; false when the connection must
+ * close instead: past the limit or on a read error. (Bun answers `Expect: 100-continue` itself, so
+ * such a client sends its body too.)
+ */
+async function drained(request: Request, max: number): Promise<boolean> {
+  if (!request.body) return false;
+  try {
+    return (await readBounded(request.body, 0, drainLimit(max))).whole;
+  } catch {
+    return false;
   }
 }
 
