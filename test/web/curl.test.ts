@@ -131,6 +131,26 @@ describe('cURL command', () => {
     expect((await replay({ ...c, query: '', queryParams: {} })).url).toBe(`${endpointUrl()}/signed`);
   });
 
+  test('non-ASCII header values go out as the bytes that arrived: UTF-8, Latin-1 bytes, a bidi control', async () => {
+    // As stored: one character per received byte (Bun reads header bytes as Latin-1).
+    const latin1 = (bytes: number[]) => String.fromCharCode(...bytes);
+    const utf8 = (text: string) => latin1([...new TextEncoder().encode(text)]);
+    const c = capture({
+      headers: {
+        'x-name': utf8('café ✓ 日本'),
+        'x-latin1': latin1([0x63, 0x61, 0x66, 0xe9, 0x20, 0x25, 0x73, 0x5c, 0x6e, 0x27, 0x24, 0x28, 0x69, 0x64, 0x29]), // caf\xe9 %s\n'$(id)
+        'x-bidi': utf8('a\u202eb'),
+      },
+      body: 'x',
+      size: 1,
+    });
+    const command = curlCommand(c, endpointUrl());
+    // Readable where it can be: the UTF-8 reading, not `cafÃ©`.
+    expect(command).toContain(`'x-name: café ✓ 日本'`);
+    expect(command).not.toContain('\u202e');
+    expectSame(c, await replay(c));
+  });
+
   test('HAR carries the same request, the body as text or base64', () => {
     const c = capture({ method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'x-a': '1' }, body: Buffer.from([0, 255]).toString('base64'), bodyEncoding: 'base64', size: 2, queryParams: { k: ['1', '2'] } });
     const entry = harOf(c, endpointUrl()).log.entries[0];

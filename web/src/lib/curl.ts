@@ -7,11 +7,36 @@
  */
 import type { Capture } from '../../../src/model/capture';
 import { bodyBytes, toBase64 } from '../../../src/model/render';
+import { utf8Reading } from './decode';
 import { captureUrl } from './url';
 
 /** POSIX shell single quoting: safe for any text without NUL. */
 export function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * One header as a shell word that gives curl the header's bytes as they arrived. Bun stores header
+ * bytes one character per byte (Latin-1), and a copied command is UTF-8 text, so a non-ASCII value
+ * cannot go in as stored (`cafÃ©` would be sent as 4 bytes for the 2 of `é`): valid UTF-8 is
+ * written as the text it reads (`café`, whose UTF-8 is those bytes); anything else (Latin-1 bytes,
+ * or a reading with invisible or bidi characters) as octal escapes through POSIX printf.
+ */
+export function headerWord(line: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (!/[^\x00-\x7f]/.test(line) || /[^\x00-\xff]/.test(line)) return shellQuote(line);
+  const reading = utf8Reading(line);
+  if (reading !== null) return shellQuote(reading);
+  let format = '';
+  for (let i = 0; i < line.length; i++) {
+    const b = line.charCodeAt(i);
+    const ch = line[i] ?? '';
+    if (ch === '\\') format += '\\\\';
+    else if (ch === '%') format += '%%';
+    else if (b < 0x20 || b >= 0x7f || (i === 0 && ch === '-')) format += `\\${b.toString(8).padStart(3, '0')}`;
+    else format += ch;
+  }
+  return `"$(printf ${shellQuote(format)})"`;
 }
 
 const CURL_SETS = new Set(['host', 'content-length', 'transfer-encoding']);
@@ -28,7 +53,7 @@ export function curlCommand(c: Capture, endpointUrl: string): string {
   for (const [name, value] of Object.entries(c.headers)) {
     if (CURL_SETS.has(name)) continue;
     // `-H 'name:'` would remove the header; `name;` is curl's way to send it empty.
-    parts.push('-H', shellQuote(value === '' ? `${name};` : `${name}: ${value}`));
+    parts.push('-H', headerWord(value === '' ? `${name};` : `${name}: ${value}`));
   }
   for (const [name, spelled] of Object.entries(CURL_DEFAULTS)) {
     if (!(name in c.headers)) parts.push('-H', shellQuote(`${spelled}:`));

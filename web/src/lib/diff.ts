@@ -3,6 +3,7 @@
  * JSON body field by field, by path; text line by line around what both share at the start and
  * end; binary bodies only as equal or not). Linear in the sizes, capped, and free of DOM code.
  */
+import { headerText } from './decode';
 import type { Capture } from '../../../src/model/capture';
 import { bodyKind, formRows, parseJson } from './body';
 import { readableCaptureQuery, readablePath } from './url';
@@ -59,8 +60,10 @@ export function factsDiff(a: Capture, b: Capture): Diff {
   return compareMaps(facts(a), facts(b));
 }
 
+/** Compared as stored (byte for byte), shown as read: a UTF-8 value as its text (lib/decode.ts). */
 export function headersDiff(a: Capture, b: Capture): Diff {
-  return compareMaps(new Map(Object.entries(a.headers)), new Map(Object.entries(b.headers)));
+  const d = compareMaps(new Map(Object.entries(a.headers)), new Map(Object.entries(b.headers)));
+  return { ...d, rows: d.rows.map((r) => ({ ...r, a: r.a === null ? null : headerText(r.a), b: r.b === null ? null : headerText(r.b) })) };
 }
 
 const PLAIN_KEY = /^[A-Za-z_$][\w$]*$/;

@@ -10,11 +10,13 @@ import { errorText, type Capture } from '../api/client';
 import { bodyBytes, bodyFilename, bodyKind, droppedBodyNotice, formRows, HEX_ROW, hexLine, parseJson, type BodyKind } from '../lib/body';
 import { copyText, download } from '../lib/browser';
 import { curlCommand } from '../lib/curl';
+import { headerText } from '../lib/decode';
 import { pathStep } from '../lib/diff';
 import { exactTime, formatSize, utcTimeIfLocalDiffers } from '../lib/format';
 import { harOf } from '../lib/har';
 import { queryRows, readableUrl } from '../lib/url';
 import { CopyButton } from '../ui/copy-button';
+import { DecodedBody } from '../ui/decoded-body';
 import { useDetailKeys } from '../ui/keys';
 import { EventBadge, ProviderIcon } from '../ui/provider';
 import { MethodBadge, SignatureBadge } from '../ui/request-row';
@@ -334,11 +336,11 @@ export function RequestDetail({ capture, endpointUrl, endpointName, actions, com
       ) : null}
       <section aria-labelledby="body-title">
         <h3 id="body-title">Body</h3>
-        <BodyView capture={capture} />
+        <DecodedBody capture={capture}>{(shown) => <BodyView capture={shown} />}</DecodedBody>
       </section>
       <section aria-labelledby="headers-title">
         <h3 id="headers-title">Headers</h3>
-        <KeyValueTable label="Headers" rows={Object.entries(capture.headers)} />
+        <KeyValueTable label="Headers" rows={Object.entries(capture.headers).map(([k, v]) => [k, headerText(v)])} />
       </section>
     </article>
   );
