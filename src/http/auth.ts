@@ -17,7 +17,7 @@ import type { Ctx, Principal } from '../services/context';
 import type { UserRow } from '../stores/state/schema';
 import { authFailureGate } from './auth-failures';
 import { clientAddress, type PeerSource } from './client-ip';
-import { isAgentRoute } from './errors';
+import { rateLimitForRoute } from './errors';
 import { assertSameOriginJson } from './origin';
 
 export const SESSION_COOKIE = 'session';
@@ -76,25 +76,15 @@ export async function authenticate(ctx: Ctx, request: Request, cookie: CookieJar
   const gate = authFailureGate(ctx);
   const ip = clientAddress(request, server, ctx.config.trustProxy) || 'unknown';
   const refused = gate.refusal(ip, presented.token);
-  if (refused) throw inRouteShape(request, refused);
+  if (refused) throw rateLimitForRoute(request, refused);
   const principal = await resolveToken(ctx, presented.token);
   if (!principal) {
     const over = await gate.noteFailure(ip);
-    if (over) throw inRouteShape(request, over);
+    if (over) throw rateLimitForRoute(request, over);
     throw new AppError('unauthorized', 'invalid or revoked API key', bearerChallenge(ctx.config.baseUrl, 'invalid_token'));
   }
   gate.noteValid(presented.token);
   return principal;
-}
-
-/**
- * The failed-authentication 429 as the route answers its own refusals: under `/api/agent/` the
- * agent API's `{error: "rate_limited", error_description}` with no-store (docs/agents.md, as the
- * request guards' 413 and 411 there), elsewhere the capture API's `rate_limited_api`.
- */
-function inRouteShape(request: Request, e: AppError): AppError {
-  if (!isAgentRoute(request)) return e;
-  return new AppError('rate_limited', e.message, { ...e.headers, 'cache-control': 'no-store' });
 }
 
 function admit(principal: Principal, kind: AuthKind | 'any'): Principal {

@@ -18,6 +18,16 @@ export function isAgentRoute(request: Request): boolean {
   return path >= 0 && url.startsWith('/api/agent/', path);
 }
 
+/**
+ * A capture-API 429 (`rate_limited_api`) as the route answers its own refusals: under `/api/agent/`
+ * the agent API's `{error: "rate_limited", error_description}` with no-store (docs/agents.md, as
+ * the request guards' 413 and 411 there), elsewhere unchanged.
+ */
+export function rateLimitForRoute(request: Request, e: AppError): AppError {
+  if (e.code !== 'rate_limited_api' || !isAgentRoute(request)) return e;
+  return new AppError('rate_limited', e.message, { ...e.headers, 'cache-control': 'no-store' });
+}
+
 /** Renders any thrown value as `{error}` JSON with the SPEC 7 status. Only 5xx is logged. */
 export function errorResponse(err: unknown, code?: string | number): Response {
   if (err instanceof AppError) {
