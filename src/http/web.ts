@@ -29,7 +29,9 @@ export function appCsp(assets: string): string {
     "object-src 'none'",
     "frame-src 'none'",
     "base-uri 'none'",
-    "form-action 'self'",
+    // Every dashboard form is handled by script; none posts natively. 'self' would let injected
+    // markup post what a user types to /w/<slug>, a stranger's endpoint on this origin.
+    "form-action 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
 }

@@ -59,6 +59,42 @@ describeBackends(
       }
     });
 
+    test("a form injected into the dashboard cannot post what a user types to a stranger's endpoint (form-action 'none')", async () => {
+      const { account, endpoint } = await accountWithEndpoint(h.url);
+      const { page, context } = await openPage(chromium(), h.url, { email: account.email, session: account.session });
+      const refused: string[] = [];
+      page.on('console', (m) => {
+        if (/Content Security Policy/i.test(m.text())) refused.push(m.text());
+      });
+      try {
+        await page.goto(`${h.url}/`);
+        await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
+        // Our own forms are handled by script and still work: make an endpoint through one.
+        await page.getByRole('button', { name: 'New endpoint' }).click();
+        await page.getByRole('heading', { level: 1 }).filter({ hasNotText: 'Endpoints' }).first().waitFor();
+        await page.goto(`${h.url}/`);
+        await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
+        await page.evaluate(`(() => {
+          const f = document.createElement('form');
+          f.method = 'post';
+          f.action = '/w/${endpoint.slug}/stolen';
+          const i = document.createElement('input');
+          i.name = 'password';
+          i.value = 'typed by the user';
+          f.append(i);
+          document.body.append(f);
+          f.submit();
+        })()`);
+        await page.waitForTimeout(1500);
+        const r = await fetch(`${h.url}/api/endpoints/${endpoint.slug}/requests`, { headers: { authorization: `Bearer ${account.key}` } });
+        expect(r.status).toBe(200);
+        expect(JSON.stringify(await r.json())).not.toContain('stolen');
+        expect(refused.some((t) => t.includes('form-action'))).toBe(true);
+      } finally {
+        await context.close();
+      }
+    });
+
     test('the dashboard works when opened by another name than BASE_URL (localhost for 127.0.0.1)', async () => {
       const { account, endpoint } = await accountWithEndpoint(h.url);
       await setMock(h.url, account.key, endpoint.slug, { status: 200, body: "window.__stranger = 'ran';", headers: { 'content-type': 'application/javascript' } });
