@@ -76,6 +76,9 @@ export function RequestList(props: RequestListProps) {
   /** The newest capture the reader has had at the top of the view; those above it are "N newer". */
   const seen = useRef(firstId);
   const [, redraw] = useReducer((n: number) => n + 1, 0);
+  const list = useRef<HTMLUListElement>(null);
+  /** The list's height while it holds still though shorter than its box (0: its rows' height). */
+  const room = useRef(0);
   const reading = selectedIndex >= 0;
   useLayoutEffect(() => {
     const before = previousFirst.current;
@@ -90,21 +93,30 @@ export function RequestList(props: RequestListProps) {
       return;
     }
     const added = items.findIndex((c) => c.id === before);
-    if (added <= 0) return;
-    // scrollBy counts from a scroll it has written but not yet seen come back, so batches add up.
-    v.scrollBy(added * ROW_HEIGHT);
-    // A list shorter than its box cannot scroll: the new rows are in sight.
-    if (v.getTotalSize() <= (v.scrollRect?.height ?? 0)) {
-      seen.current = firstId;
+    if (added < 0 && room.current > 0) {
+      // Another list (cleared, or another endpoint's): no view to hold any more.
+      room.current = 0;
       redraw();
     }
+    if (added <= 0) return;
+    // A list shorter than its box could not scroll to hold the view: it gets room below its rows
+    // (blank), enough to scroll the new ones out of sight above, until the top is seen again.
+    // Batches before this one may not have scrolled yet: the room grows from the room they made.
+    const needed = Math.max(room.current, offset + (v.scrollRect?.height ?? 0)) + added * ROW_HEIGHT;
+    if (needed > v.getTotalSize() && list.current) {
+      room.current = needed;
+      list.current.style.height = `${needed}px`;
+    }
+    // scrollBy counts from a scroll it has written but not yet seen come back, so batches add up.
+    v.scrollBy(added * ROW_HEIGHT);
   }, [firstId, items, v, reading]);
   const seenAt = seen.current === undefined ? 0 : items.findIndex((c) => c.id === seen.current);
   const newer = Math.max(0, seenAt);
   const onScroll = () => {
     // Back at the top (scrolled there, or the button): nothing newer is out of sight.
-    if (scroller.current && scroller.current.scrollTop <= 0 && seen.current !== items[0]?.id) {
+    if (scroller.current && scroller.current.scrollTop <= 0 && (seen.current !== items[0]?.id || room.current > 0)) {
       seen.current = items[0]?.id;
+      room.current = 0;
       redraw();
     }
   };
@@ -150,7 +162,7 @@ export function RequestList(props: RequestListProps) {
         </button>
       ) : null}
       <div className="request-scroller" ref={scroller} tabIndex={-1} onScroll={onScroll}>
-      <ul className="request-list" aria-label={props.label} style={{ height: v.getTotalSize() }}>
+      <ul className="request-list" ref={list} aria-label={props.label} style={{ height: Math.max(v.getTotalSize(), room.current) }}>
         {rows.map((row) => {
           const c = items[row.index];
           if (!c) return null;

@@ -22,7 +22,7 @@ import { EndpointSwitcher } from '../ui/endpoint-switcher';
 import { useSharedEndpoints } from '../api/teams';
 import { useCaptureEndpoint } from '../api/capture-endpoint';
 import { ReceiverUrl, takeJustCreated } from './endpoints';
-import { SharedEndpointHeader } from './teams/shared-endpoints';
+import { PausedEndpoint, SharedEndpointHeader } from './teams/shared-endpoints';
 import { RequestDetail } from './request-detail';
 import { Compare } from './compare';
 import { useTitle } from '../ui/title';
@@ -317,18 +317,23 @@ function OpenRequest({ id, state, endpoint, backHref, compareId, previousId, hre
           capture={capture}
           endpointUrl={endpoint.url}
           actions={
-            <>
-              {previousId && previousId !== compareId ? (
-                <Link href={hrefWith(id, previousId)} className="button">
-                  Compare with previous
-                </Link>
-              ) : null}
-              {compareId !== id ? (
-                <Link href={hrefWith(id, id)} className="button">
-                  Pin for comparison
-                </Link>
-              ) : null}
-            </>
+            (previousId && previousId !== compareId) || compareId !== id ? (
+              <span className="action-group" role="group" aria-label="Compare">
+                <span className="action-group-label" aria-hidden="true">
+                  Compare
+                </span>
+                {previousId && previousId !== compareId ? (
+                  <Link href={hrefWith(id, previousId)} className="button" aria-label="Compare with previous">
+                    Previous
+                  </Link>
+                ) : null}
+                {compareId !== id ? (
+                  <Link href={hrefWith(id, id)} className="button" aria-label="Pin for comparison">
+                    Pin
+                  </Link>
+                ) : null}
+              </span>
+            ) : null
           }
           compare={
             compareId ? (
@@ -354,13 +359,15 @@ function OpenRequest({ id, state, endpoint, backHref, compareId, previousId, hre
 
 export function EndpointView({ slug, rest, children }: { slug: string; rest: string; children?: ReactNode }) {
   const endpoints = useEndpoints();
-  const { store, state } = useLive(slug);
-  const [, navigate] = useLocation();
   const own = endpoints.data?.find((e) => e.slug === slug);
   // Not mine: perhaps shared with me through a team (read-only).
   const shared = useSharedEndpoints(endpoints.isSuccess && !own);
   const theirs = own ? undefined : shared.data?.find((e) => e.slug === slug);
   const endpoint = own ?? theirs;
+  // Shared through a team whose subscription lapsed: nothing to read or wait for (one state, below).
+  const paused = theirs !== undefined && !theirs.readable;
+  const { store, state } = useLive(slug, !paused);
+  const [, navigate] = useLocation();
   const requestId = /^requests\/([^/]+)$/.exec(rest)?.[1] ?? null;
   // The list's filter and the request compared with live in the URL (`?filter=`, `?compare=`),
   // kept as requests are opened, so a reload, a link or Back finds the same view.
@@ -400,6 +407,15 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
     store?.clear();
     if (requestId !== null) navigate(`${paths.endpoint(slug)}${suffix}`, { replace: true });
   };
+
+  if (paused && theirs) {
+    return (
+      <div className="endpoint-view">
+        <SharedEndpointHeader endpoint={theirs} />
+        <PausedEndpoint endpoint={theirs} />
+      </div>
+    );
+  }
 
   const waiting = !state.loading && state.items.length === 0 && state.held === 0;
   const listArea = (

@@ -1,4 +1,5 @@
 /** Home: the account's endpoints, each with its receiver URL; one click creates the first. */
+import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useCreateEndpoint, useEndpoints, type Endpoint } from '../api/queries';
 import { paths } from '../paths';
@@ -80,12 +81,41 @@ function EndpointCard({ endpoint }: { endpoint: Endpoint }) {
   );
 }
 
+/** With this many endpoints of your own, the page gets its filter. */
+const FILTER_FROM = 6;
+
+/** Whether an endpoint's name or slug holds every word of `filter` (case-insensitive). */
+export function endpointMatches(e: { name: string; slug: string }, filter: string): boolean {
+  const text = `${e.name} ${e.slug}`.toLowerCase();
+  return filter
+    .toLowerCase()
+    .split(/\s+/)
+    .every((word) => text.includes(word));
+}
+
+function EndpointFilter({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+  return (
+    <div className="endpoint-filter">
+      <input
+        type="search"
+        aria-label="Filter endpoints"
+        placeholder="Filter by name or slug"
+        value={value}
+        spellCheck={false}
+        onChange={(e) => onChange(e.target.value)}
+      />
+    </div>
+  );
+}
+
 export function EndpointsHome() {
   const endpoints = useEndpoints();
+  const [filter, setFilter] = useState('');
   useTitle('Endpoints');
   if (endpoints.isPending) return <p className="page muted">Loading endpoints…</p>;
   if (endpoints.error) return <div className="page"><ErrorMessage error={endpoints.error} /></div>;
   const list = endpoints.data;
+  const shown = filter.trim() ? list.filter((e) => endpointMatches(e, filter)) : list;
   if (list.length === 0) {
     return (
       <section className="page empty-state" aria-labelledby="endpoints-title">
@@ -102,12 +132,17 @@ export function EndpointsHome() {
         <h1 id="endpoints-title">Endpoints</h1>
         <NewEndpointButton />
       </div>
-      <ul className="endpoint-list" aria-label="Your endpoints">
-        {list.map((e) => (
-          <EndpointCard key={e.slug} endpoint={e} />
-        ))}
-      </ul>
-      <SharedEndpointsSection />
+      {list.length >= FILTER_FROM ? <EndpointFilter value={filter} onChange={setFilter} /> : null}
+      {shown.length === 0 ? (
+        <p className="muted">No endpoint matches “{filter}”.</p>
+      ) : (
+        <ul className="endpoint-list" aria-label="Your endpoints">
+          {shown.map((e) => (
+            <EndpointCard key={e.slug} endpoint={e} />
+          ))}
+        </ul>
+      )}
+      <SharedEndpointsSection filter={filter} />
     </section>
   );
 }

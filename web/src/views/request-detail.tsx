@@ -170,23 +170,69 @@ function pickedAt(item: Element, tree: Element, root: unknown): Picked | null {
   return { path: path || '(the whole body)', value };
 }
 
-/** The JSON tree; a click on a field picks it, for Copy path and Copy value. */
+/**
+ * Where the focus stands for a tree item: its expander (the library's, for objects and arrays) or,
+ * for a plain value, the item itself (given a tabindex when the focus comes to it).
+ */
+function focusPoint(item: Element): HTMLElement | null {
+  const expander = item.querySelector(':scope > [role=button]');
+  if (expander instanceof HTMLElement) return expander;
+  return item instanceof HTMLElement ? item : null;
+}
+
+/**
+ * The JSON tree; a click on a field picks it, for Copy path and Copy value. From the keyboard,
+ * every field is reachable: the library moves only between objects and arrays (their expanders),
+ * so ↑/↓/Home/End are ours and go through every item shown, plain values too (one Tab stop, the
+ * roving tabindex the library uses); Enter or Space picks, and the path is announced. ←/→ still
+ * close and open (the library's).
+ */
 function JsonTree({ value, big }: { value: object; big: boolean }) {
   const [picked, setPicked] = useState<Picked | null>(null);
   const marked = useRef<Element | null>(null);
-  const onClick = (e: MouseEvent<HTMLDivElement>) => {
-    const tree = e.currentTarget.querySelector('[role=tree]');
-    const item = (e.target as Element).closest('[role=treeitem]');
-    if (!tree || !item) return;
+  const pick = (item: Element, tree: Element, say: boolean) => {
     const found = pickedAt(item, tree, value);
     if (!found) return;
     marked.current?.removeAttribute('data-picked');
     item.setAttribute('data-picked', '');
     marked.current = item;
     setPicked(found);
+    if (say) announce(`Picked ${found.path}`);
+  };
+  const moveTo = (tree: Element, point: HTMLElement) => {
+    for (const other of tree.querySelectorAll<HTMLElement>('[tabindex="0"]')) if (other !== point) other.tabIndex = -1;
+    point.tabIndex = 0;
+    point.focus();
+  };
+  const onClick = (e: MouseEvent<HTMLDivElement>) => {
+    const tree = e.currentTarget.querySelector('[role=tree]');
+    const item = (e.target as Element).closest('[role=treeitem]');
+    if (!tree || !item) return;
+    pick(item, tree, false);
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const tree = e.currentTarget.querySelector('[role=tree]');
+    const item = (e.target as Element).closest('[role=treeitem]');
+    if (!tree || !item || !tree.contains(item)) return;
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      e.stopPropagation();
+      pick(item, tree, true);
+      return;
+    }
+    const items = [...tree.querySelectorAll('[role=treeitem]')];
+    const at = items.indexOf(item);
+    const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: items.length - 1 }[e.key];
+    if (to === undefined) return;
+    // Before the library's own handler (on the expanders), which would skip the plain values.
+    e.preventDefault();
+    e.stopPropagation();
+    const next = items[Math.max(0, Math.min(items.length - 1, to))];
+    const point = next ? focusPoint(next) : null;
+    if (point) moveTo(tree, point);
   };
   return (
-    <div className="json-pick" onClick={onClick}>
+    <div className="json-pick" onClick={onClick} onKeyDownCapture={onKeyDown}>
       <div className="json-picked" role="group" aria-label="Picked field">
         {picked ? (
           <>
@@ -195,7 +241,7 @@ function JsonTree({ value, big }: { value: object; big: boolean }) {
             <CopyButton className="small" text={() => (typeof picked.value === 'string' ? picked.value : JSON.stringify(picked.value, null, 2))} label="Copy value" done="Copied the value" />
           </>
         ) : (
-          <span className="muted">Click a field to copy its path or value.</span>
+          <span className="muted">Click a field to copy its path or value. Keyboard: ↑/↓ to a field, then Enter.</span>
         )}
       </div>
       <JsonView data={value} style={JSON_STYLE} shouldExpandNode={big ? collapseAllNested : openNearTop} />
@@ -267,12 +313,19 @@ export function RequestDetail({ capture, endpointUrl, endpointName, actions, com
         <div className="detail-actions">
           <CopyButton text={curl} label="Copy as cURL" done="Copied as cURL" />
           <CopyButton text={capture.body} label={binary ? 'Copy body (base64)' : 'Copy body'} done="Copied the body" />
-          <button type="button" onClick={() => download(`${capture.id}.har`, JSON.stringify(harOf(capture, endpointUrl), null, 2), 'application/json')}>
-            Download HAR
-          </button>
-          <button type="button" onClick={() => download(bodyFilename(capture), bodyBytes(capture).slice(), capture.contentType || 'application/octet-stream')} disabled={capture.body === ''}>
-            Download body
-          </button>
+          {/* Short visible labels under a group name, so every action fits on one row beside the
+              compare ones; each accessible name still says it in full (and holds the visible text). */}
+          <span className="action-group" role="group" aria-label="Download">
+            <span className="action-group-label" aria-hidden="true">
+              Download
+            </span>
+            <button type="button" aria-label="Download HAR" onClick={() => download(`${capture.id}.har`, JSON.stringify(harOf(capture, endpointUrl), null, 2), 'application/json')}>
+              HAR
+            </button>
+            <button type="button" aria-label="Download body" onClick={() => download(bodyFilename(capture), bodyBytes(capture).slice(), capture.contentType || 'application/octet-stream')} disabled={capture.body === ''}>
+              Body
+            </button>
+          </span>
           {actions}
         </div>
       </header>

@@ -7,7 +7,7 @@ import { Link } from 'wouter';
 import { useSharedEndpoints, type SharedEndpoint } from '../../api/teams';
 import { paths } from '../../paths';
 import { ErrorMessage } from '../../ui/error';
-import { EndpointCardLinks, ReceiverUrl } from '../endpoints';
+import { endpointMatches, EndpointCardLinks, ReceiverUrl } from '../endpoints';
 
 function SharedBadges() {
   return (
@@ -26,11 +26,14 @@ function Paused() {
   return <p className="notice small-notice">Paused: the team's Teams subscription is not active, so its shared endpoints cannot be read until the team's owner renews it.</p>;
 }
 
-/** The home page's "Shared with you" list; nothing at all when nobody shares an endpoint with me. */
-export function SharedEndpointsSection() {
+/**
+ * The home page's "Shared with you" list, narrowed by the page's filter; nothing at all when
+ * nobody shares an endpoint with me (or none matches).
+ */
+export function SharedEndpointsSection({ filter = '' }: { filter?: string }) {
   const shared = useSharedEndpoints();
   if (shared.error) return <ErrorMessage error={shared.error} />;
-  const list = shared.data ?? [];
+  const list = (shared.data ?? []).filter((e) => !filter.trim() || endpointMatches(e, filter));
   if (list.length === 0) return null;
   return (
     <section className="shared-endpoints" aria-labelledby="shared-title">
@@ -70,12 +73,34 @@ export function SharedEndpointHeader({ endpoint }: { endpoint: SharedEndpoint })
         <SharedBadges /> {via(endpoint)}. You can read its requests; its owner manages it.
       </p>
       <ReceiverUrl url={endpoint.url} />
-      <div className="endpoint-actions">
-        <Link href={paths.endpointSettings(endpoint.slug)} className="button">
-          Settings
-        </Link>
-      </div>
-      {endpoint.readable ? null : <Paused />}
+      {endpoint.readable ? (
+        <div className="endpoint-actions">
+          <Link href={paths.endpointSettings(endpoint.slug)} className="button">
+            Settings
+          </Link>
+        </div>
+      ) : null}
     </header>
+  );
+}
+
+/**
+ * A shared endpoint whose team access is paused (the team's subscription is not active), in place
+ * of its live list: one state, not "paused" beside "no longer exists" and "waiting for the first
+ * request". Its owner's endpoint keeps capturing; members read it again once the team is renewed.
+ */
+export function PausedEndpoint({ endpoint }: { endpoint: SharedEndpoint }) {
+  const teams = endpoint.teams.map((t) => t.name).join(', ');
+  return (
+    <section className="page paused-endpoint" aria-labelledby="paused-title">
+      <h2 id="paused-title">Paused</h2>
+      <p>
+        The Teams subscription of {teams} is not active, so this endpoint's requests cannot be read until the team's owner renews it. The
+        endpoint still captures requests; you can read them again once the subscription is active.
+      </p>
+      <p>
+        <Link href={paths.home}>Back to your endpoints</Link>
+      </p>
+    </section>
   );
 }
