@@ -10,6 +10,7 @@ import { captureQuery, rebuildRequest, targetUrl } from '../../src/model/render'
 import type { HeaderFilter } from '../../src/stores/captures/types';
 import { loadResume, saveResume, type Settings } from '../config';
 import { deliver, DeliveryError } from '../deliver';
+import { headerValuePattern } from '../header-match';
 import { CliError, EXIT_OK } from '../errors';
 import { bytes, clock, err, onStdoutClosed, out, paint, pathWithQuery, statusColor, type Style } from '../output';
 import { ask, canAsk, count } from '../prompt';
@@ -404,8 +405,6 @@ export interface TailOptions {
   maxBacklog: number;
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
  * Header filters as a matcher's headers: a name alone asks for the header, a value for a
  * case-insensitive substring (a RegExp, so the timeout message shows it). The same name twice
@@ -419,8 +418,8 @@ export function headerMatchers(filters: readonly HeaderFilter[]): RequestMatcher
   for (const [name, wanted] of values) {
     const [only] = wanted;
     if (only === undefined) out[name] = true;
-    else if (wanted.length === 1) out[name] = new RegExp(escapeRegExp(only), 'iu');
-    else out[name] = new RegExp(wanted.map((v) => `(?=[\\s\\S]*${escapeRegExp(v)})`).join(''), 'iu');
+    else if (wanted.length === 1) out[name] = new RegExp(headerValuePattern(only), 'iu');
+    else out[name] = new RegExp(wanted.map((v) => `(?=[\\s\\S]*${headerValuePattern(v)})`).join(''), 'iu');
   }
   return out;
 }

@@ -45,6 +45,24 @@ export function typedHeaderValue(text: string): string {
   return byteString(encoder.encode(text));
 }
 
+/** Whether typed header text holds a line break or control character (tab aside), which no header value may. */
+export function hasControlCharacter(text: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return /[\x00-\x08\x0a-\x1f\x7f]/.test(text);
+}
+
+/**
+ * What a search for text a person typed looks for in stored header values: the text itself (ASCII,
+ * and lone Latin-1 bytes, which are stored as the characters they are), and, when it has non-ASCII
+ * characters, also its UTF-8 bytes in the stored form (`café` → `cafÃ©`), which is how a UTF-8
+ * header holding it is stored. ASCII text gives one form, so searches without such text do no
+ * more work. Used by both capture stores and the CLI's local header matching (docs/search.md).
+ */
+export function typedSearchForms(text: string): [string] | [string, string] {
+  // eslint-disable-next-line no-control-regex
+  return /[^\x00-\x7f]/.test(text) ? [text, typedHeaderValue(text)] : [text];
+}
+
 /** A stored value's bytes read as UTF-8, or null when it has non-ASCII bytes that are not UTF-8 (or none at all). */
 export function strictUtf8Reading(value: string): string | null {
   // eslint-disable-next-line no-control-regex

@@ -52,6 +52,18 @@ describe('ClickHouse search SQL', () => {
     );
   });
 
+  test('typed non-ASCII text is also looked for as its UTF-8 bytes in the stored form, not in the body', () => {
+    // café typed; a UTF-8 header holding it is stored one character per byte, cafÃ© (lower-cased: cafã©).
+    expect(filterConditions({ scopes, q: "Café'" }).where).toBe(
+      "(position(search_text, 'café\\'') > 0 OR position(search_text, 'cafã©\\'') > 0" +
+        " OR positionCaseInsensitiveUTF8(body, 'Café\\'') > 0 OR positionCaseInsensitiveUTF8(query, 'Café\\'') > 0)",
+    );
+    expect(filterConditions({ scopes, headers: [{ name: 'x-name', value: "Café'" }] }).where).toBe(
+      "(positionCaseInsensitiveUTF8(visitParamExtractString(headers, 'x-name'), 'Café\\'') > 0" +
+        " OR positionCaseInsensitiveUTF8(visitParamExtractString(headers, 'x-name'), 'CafÃ©\\'') > 0)",
+    );
+  });
+
   test('the endpoint filter comes first in every search and count', () => {
     for (const sql of [
       keysQuery(filterConditions({ scopes, q: 'x' }), 'desc', 10),

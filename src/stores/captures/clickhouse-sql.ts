@@ -1,3 +1,4 @@
+import { typedSearchForms } from '../../model/header-bytes';
 import { CAPTURE_COLUMNS, headerKeyNeedle, headerNameNeedle, searchNeedle } from './row';
 import { groupScopesBySince } from './scopes';
 import { quoteInt, quoteString, quoteStringList } from './sql-quote';
@@ -54,12 +55,17 @@ export function scopeCondition(scopes: readonly EndpointScope[]): string {
  * So is the raw query as sent (a short column, '' on most captures and on those stored before it
  * was kept, whose search_text still holds the query rebuilt from its parameters). A header's whole
  * name is found in the headers JSON with position() (row.ts headerNameNeedle): names are stored
- * lower-cased. 18.16 has no multiSearchAny, and OR evaluates every operand anyway.
+ * lower-cased. 18.16 has no multiSearchAny, and OR evaluates every operand anyway. A q with
+ * non-ASCII characters is also looked for as its UTF-8 bytes in the stored one-char-per-byte form
+ * in search_text (header values are stored so; header-bytes.ts typedSearchForms); the body, stored
+ * decoded, is not.
  */
 export function textCondition(q: string): string {
   const name = headerNameNeedle(q);
+  const [, bytes] = typedSearchForms(q);
   return (
     `(position(search_text, ${quoteString(searchNeedle(q))}) > 0` +
+    (bytes === undefined ? '' : ` OR position(search_text, ${quoteString(searchNeedle(bytes))}) > 0`) +
     ` OR positionCaseInsensitiveUTF8(body, ${quoteString(q)}) > 0` +
     ` OR positionCaseInsensitiveUTF8(query, ${quoteString(q)}) > 0` +
     (name === null ? '' : ` OR position(headers, ${quoteString(name)}) > 0`) +
@@ -71,11 +77,16 @@ export function textCondition(q: string): string {
  * A header filter on the stored headers JSON. Presence is the key's text, as for a name in q.
  * A value is read with visitParamExtractString (18.16's JSON reading: the first `"name":`, then
  * one JSON string, unescaped; '' when absent, so no separate presence test) and matched like the
- * body, with positionCaseInsensitiveUTF8. Only in WHERE, and only when the filter is given.
+ * body, with positionCaseInsensitiveUTF8. Only in WHERE, and only when the filter is given. A
+ * value with non-ASCII characters matches either as typed or as its UTF-8 bytes in the stored
+ * form (typedSearchForms); ClickHouse computes the repeated extraction once.
  */
 export function headerCondition(h: HeaderFilter): string {
   if (h.value === '') return `position(headers, ${quoteString(headerKeyNeedle(h.name))}) > 0`;
-  return `positionCaseInsensitiveUTF8(visitParamExtractString(headers, ${quoteString(h.name)}), ${quoteString(h.value)}) > 0`;
+  const value = `visitParamExtractString(headers, ${quoteString(h.name)})`;
+  const holds = (v: string) => `positionCaseInsensitiveUTF8(${value}, ${quoteString(v)}) > 0`;
+  const [typed, bytes] = typedSearchForms(h.value);
+  return bytes === undefined ? holds(typed) : `(${holds(typed)} OR ${holds(bytes)})`;
 }
 
 export function filterConditions(filter: SearchFilter): Conditions {

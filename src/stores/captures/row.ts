@@ -225,7 +225,7 @@ function texts(values: unknown[]): string[] {
   return out;
 }
 
-function headersOf(row: Record<string, unknown>): Capture['headers'] {
+export function headersOf(row: Record<string, unknown>): Capture['headers'] {
   const out: Capture['headers'] = Object.create(null);
   for (const [k, v] of storedMap(row, 'headers')) {
     const value = Array.isArray(v) ? texts(v).join(', ') : scalarText(v);

@@ -2,7 +2,8 @@ import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Capture } from '../../model/capture';
-import { CAPTURE_COLUMNS, ROW_COLUMNS, captureToRow, headerKeyNeedle, headerNameNeedle, metaSearchText, rowToCapture, searchNeedle, storedHeaderValue } from './row';
+import { typedSearchForms } from '../../model/header-bytes';
+import { CAPTURE_COLUMNS, ROW_COLUMNS, captureToRow, headerKeyNeedle, headerNameNeedle, headersOf, metaSearchText, rowToCapture, searchNeedle, storedHeaderValue } from './row';
 import { groupScopesBySince } from './scopes';
 import type { CaptureStore, EndpointScope, HeaderFilter, PageCursor, SearchFilter, SearchPage } from './types';
 import { parseRecords } from './json-records';
@@ -94,13 +95,22 @@ function scopeClause(scopes: readonly EndpointScope[]): Clause {
 /**
  * Free text: search_text (path, query rebuilt from its parameters, header values, body), the raw
  * query as sent, and a header's whole name in the stored headers JSON (row.ts headerNameNeedle).
- * lower() folds ASCII only, which the raw query is but for bytes a client left unencoded.
+ * lower() folds ASCII only, which the raw query is but for bytes a client left unencoded. A q
+ * with non-ASCII characters is also looked for as its UTF-8 bytes in the stored form
+ * (typedSearchForms), in header values only: search_text holds the body too (stored decoded), so
+ * instr on it only picks the rows worth the JS test of their header values.
  */
 function textClause(q: string): Clause {
   const needle = searchNeedle(q);
   const name = headerNameNeedle(q);
+  const [, bytes] = typedSearchForms(q);
   const sql = ['instr(search_text, ?) > 0', 'instr(lower(query), ?) > 0'];
   const params: Binding[] = [needle, needle];
+  if (bytes !== undefined) {
+    const byteNeedle = searchNeedle(bytes);
+    sql.push(`(instr(search_text, ?) > 0 AND ${HEADER_VALUES_HOLD}(headers, ?))`);
+    params.push(byteNeedle, byteNeedle);
+  }
   if (name !== null) {
     sql.push('instr(headers, ?) > 0');
     params.push(name);
@@ -108,14 +118,22 @@ function textClause(q: string): Clause {
   return { sql: `(${sql.join(' OR ')})`, params };
 }
 
-/** The SQL function headerClause calls: bun:sqlite runs it in JS, so case folds as in JS. */
+/** The SQL functions the clauses call: bun:sqlite runs them in JS, so case folds as in JS. */
 const HEADER_HOLDS = 'hookcap_header_holds';
+const HEADER_VALUES_HOLD = 'hookcap_header_values_hold';
 
-/** Whether header `name` of stored headers JSON holds `needle` (lower-cased) in any case. */
-function headerHolds(headers: unknown, name: unknown, needle: unknown): number {
-  if (typeof headers !== 'string' || typeof name !== 'string' || typeof needle !== 'string') return 0;
-  const value = storedHeaderValue(headers, name);
-  return value !== null && value.toLowerCase().includes(needle) ? 1 : 0;
+/** Whether header `name` of stored headers JSON holds one of `needles` (lower-cased) in any case. */
+function headerHolds(headers: unknown, name: unknown, ...needles: unknown[]): number {
+  if (typeof headers !== 'string' || typeof name !== 'string') return 0;
+  const value = storedHeaderValue(headers, name)?.toLowerCase();
+  return value !== undefined && needles.some((n) => typeof n === 'string' && value.includes(n)) ? 1 : 0;
+}
+
+/** Whether any value of stored headers JSON holds `needle` (lower-cased) in any case, as search_text would. */
+function headerValuesHold(headers: unknown, needle: unknown): number {
+  if (typeof headers !== 'string' || typeof needle !== 'string') return 0;
+  const values = headersOf({ headers });
+  return Object.values(values).some((v) => v.toLowerCase().includes(needle)) ? 1 : 0;
 }
 
 /**
@@ -126,7 +144,9 @@ function headerHolds(headers: unknown, name: unknown, needle: unknown): number {
 function headerClause(h: HeaderFilter): Clause {
   const key: Clause = { sql: 'instr(headers, ?) > 0', params: [headerKeyNeedle(h.name)] };
   if (h.value === '') return key;
-  return { sql: `(${key.sql} AND ${HEADER_HOLDS}(headers, ?, ?))`, params: [...key.params, h.name, searchNeedle(h.value)] };
+  // A value with non-ASCII characters also matches as its UTF-8 bytes in the stored form.
+  const needles = typedSearchForms(h.value).map(searchNeedle);
+  return { sql: `(${key.sql} AND ${HEADER_HOLDS}(headers, ?, ${needles.map(() => '?').join(', ')}))`, params: [...key.params, h.name, ...needles] };
 }
 
 function filterClause(filter: SearchFilter): Clause {
@@ -169,7 +189,8 @@ export function createSqliteCaptureStore(opts: SqliteCaptureStoreOptions): Captu
   // per node); the ack p99 did not move (docs/benchmarks.md).
   db.run('PRAGMA synchronous = FULL');
   db.run('PRAGMA busy_timeout = 5000');
-  db.function(HEADER_HOLDS, headerHolds);
+  db.function(HEADER_HOLDS, { varargs: true }, headerHolds);
+  db.function(HEADER_VALUES_HOLD, headerValuesHold);
 
   // db.query() caches the compiled statement per SQL text, so repeated shapes are prepared once.
   function select(where: Clause, tail = ''): Capture[] {
