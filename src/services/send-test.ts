@@ -5,8 +5,9 @@
  * receiver's answer (a mock response may set one) are returned, never followed.
  */
 import type { Config } from '../config';
-import { isFieldValue, RECEIVABLE_METHODS } from '../engine/receiver-headers';
+import { RECEIVABLE_METHODS } from '../engine/receiver-headers';
 import { AppError } from '../errors';
+import { hasControlCharacter, typedHeaderValue } from '../model/header-bytes';
 import { isCaptureId } from '../ids';
 import { log } from '../log';
 import { AllowList } from '../net/allow';
@@ -116,9 +117,11 @@ export function prepareTestRequest(input: SendTestInput, maxBodyBytes: number): 
   for (const [k, v] of given) {
     const name = k.toLowerCase();
     if (!TOKEN.test(name)) throw new AppError('validation', `headers has an invalid header name "${k}"`);
-    if (!isFieldValue(v)) throw new AppError('validation', `headers["${k}"] must be one line of Latin-1 text (no line breaks or control characters)`);
+    if (hasControlCharacter(v)) throw new AppError('validation', `headers["${k}"] cannot hold line breaks or control characters`);
     if (RESERVED_HEADERS.has(name)) throw new AppError('validation', `headers may not set "${name}"; it is set by the HTTP client`);
-    headers[name] = v;
+    // Values are text, sent as their UTF-8 bytes (as curl -H and hookcap replay -H send typed
+    // text); the outbound client writes each character of this form as one byte.
+    headers[name] = typedHeaderValue(v);
   }
   headers['user-agent'] ??= SEND_TEST_DEFAULTS.userAgent;
   if (body) headers['content-type'] ??= contentTypeFor(body);

@@ -206,6 +206,38 @@ describeBackends(
       expect(bad.stderr).not.toContain('    at ');
     });
 
+    test('send-test (the API the dashboard calls, and hookcap send) sends typed header text as its UTF-8 bytes', async () => {
+      const a = await newAccount(h.url);
+      const ep = (await call<{ slug: string }>(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'send' } })).body;
+      /** The stored header values of the capture `id`, as the bytes they stand for (hex). */
+      const storedHex = async (id: string | null, names: string[]) => {
+        if (id === null) throw new Error('not captured');
+        const rec = await eventually(async () => {
+          const r = await call<{ headers: Record<string, string> }>(h.url, 'GET', `/api/requests/${id}`, { token: a.key });
+          return r.status === 200 ? r.body : null;
+        });
+        return names.map((n) => Buffer.from(rec.headers[n] ?? '', 'latin1').toString('hex'));
+      };
+      const expected = [Buffer.from('café ✓', 'utf8').toString('hex'), 'c3a9'];
+
+      const r = await call<{ id: string | null }>(h.url, 'POST', '/api/send-test', { token: a.key, body: { slug: ep.slug, headers: { 'x-typed': 'café ✓', 'x-e': 'é' } } });
+      expect(r.status, r.text).toBe(200);
+      expect(await storedHex(r.body.id, ['x-typed', 'x-e'])).toEqual(expected);
+      const bad = await call<{ error: string }>(h.url, 'POST', '/api/send-test', { token: a.key, body: { slug: ep.slug, headers: { 'x-bad': 'a\u0001b' } } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error).toBe('headers["x-bad"] cannot hold line breaks or control characters');
+
+      const e = cliEnv({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+      cleanups.push(e.cleanup);
+      const sent = await runCli(['send', ep.slug, '-H', 'x-typed: café ✓', '-H', 'x-e: é', '--json'], e.env);
+      expect(sent.code, sent.stderr).toBe(0);
+      expect(await storedHex((JSON.parse(sent.stdout) as { id: string | null }).id, ['x-typed', 'x-e'])).toEqual(expected);
+      const refused = await runCli(['send', ep.slug, '-H', 'x-bad: a\u0001b'], e.env);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('x-bad: a header value cannot hold line breaks or control characters');
+      expect(refused.stderr).not.toContain('    at ');
+    });
+
     test('hookcap listen forwards the captured header bytes', async () => {
       const a = await newAccount(h.url);
       const ep = (await call<{ slug: string }>(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'fwd' } })).body;

@@ -7,7 +7,7 @@ import { AUTH_ERRORS, errors } from './models';
 const SendTestBody = t.Object({
   slug: t.String({ minLength: 1, maxLength: 100 }),
   method: t.Optional(t.String({ minLength: 1, maxLength: 32, description: `Default ${SEND_TEST_DEFAULTS.method}` })),
-  headers: t.Optional(t.Record(t.String(), t.String(), { description: 'Default none (user-agent and content-type are filled in)' })),
+  headers: t.Optional(t.Record(t.String(), t.String(), { description: 'Default none (user-agent and content-type are filled in). Values are text, sent as their UTF-8 bytes (as curl -H); line breaks and control characters are refused' })),
   body: t.Optional(t.String({ description: 'Default a small JSON test event; must be empty for GET and HEAD' })),
 });
 
