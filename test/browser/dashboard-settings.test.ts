@@ -213,4 +213,28 @@ describeBackends('dashboard: endpoint settings', (h) => {
       await context.close();
     }
   });
+
+  test('Send test sends typed header text as its UTF-8 bytes, shown back as typed', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'typed');
+    const { page, context, errors } = await openPage(chromium(), h.url, account);
+    try {
+      await openSettings(page, h.url, ep);
+      const section = page.getByRole('region', { name: 'Send test' });
+      await section.getByLabel('Headers').fill('x-typed: café ✓');
+      await section.getByRole('button', { name: 'Send test' }).click();
+      const open = section.getByRole('link', { name: 'Open the captured request' });
+      await open.waitFor();
+      // The record holds the bytes that arrived, one character per byte: the UTF-8 of what was typed.
+      const listed = (await call<{ headers: Record<string, string> }[]>(h.url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: account.session })).body;
+      expect(Buffer.from(listed[0]?.headers['x-typed'] ?? '', 'latin1').toString('hex')).toBe(Buffer.from('café ✓', 'utf8').toString('hex'));
+      await open.click();
+      const headers = page.getByRole('article').getByRole('table', { name: 'Headers' });
+      await headers.waitFor();
+      expect(await headers.textContent()).toContain('café ✓');
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 }, {}, CHROMIUM_SKIP);

@@ -19,6 +19,13 @@ describe('send-test request', () => {
     expect(prepareTestRequest({ slug: 's', body: '' }, 1024)).toEqual({ method: 'POST', body: '', headers: { 'user-agent': 'hookcap-send-test/1' } });
   });
 
+  test('header values are text, prepared as their UTF-8 bytes one character per byte (what the outbound client writes)', () => {
+    const r = prepareTestRequest({ slug: 's', headers: { 'x-e': 'é', 'x-t': 'a ✓\tb' } }, 1024);
+    expect(r.headers['x-e']).toBe('\u00c3\u00a9');
+    expect(r.headers['x-t']).toBe(Buffer.from('a ✓\tb', 'utf8').toString('latin1'));
+    for (const v of ['a\u007fb', 'a\u001bb']) expect(refusal(() => prepareTestRequest({ slug: 's', headers: { 'x-a': v } }, 1024)).message).toBe('headers["x-a"] cannot hold line breaks or control characters');
+  });
+
   test('GET and HEAD go without a body', () => {
     expect(prepareTestRequest({ slug: 's', method: 'GET' }, 1024).body).toBeUndefined();
     expect(refusal(() => prepareTestRequest({ slug: 's', method: 'HEAD', body: 'x' }, 1024)).code).toBe('validation');
