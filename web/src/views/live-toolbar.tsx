@@ -46,4 +46,3 @@ export function Toolbar({ state, shown, onPause, onResume }: { state: LiveState;
     </div>
   );
 }
-
