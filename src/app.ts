@@ -158,7 +158,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         },
       }),
     )
-    .use(docsRoutes())
+    .use(docsRoutes(config.baseUrl))
     .get('/healthz', health);
   // The operator API (docs/operations.md), on every role, only when ADMIN_TOKEN is set.
   if (config.adminToken) {
@@ -169,7 +169,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   if (streamHub) api.use(streamRoutes(ctx, streamHub));
   // Agent claim pages and OAuth discovery live outside /api but belong to the API role.
   if (config.roles.has('api')) api.use(agentPages(ctx)).use(wellKnownRoutes(config, ctx.agent.providers));
-  if (web) api.use(webRoutes(web));
+  if (web) api.use(webRoutes(web, config.baseUrl));
   // Bodies are bounded by our own code, which answers in JSON: the receiver (MAX_BODY_BYTES,
   // declared or streamed) and the request guards (apiBodyLimit). Bun's limit would answer first,
   // with an empty 413, so it is set out of reach.

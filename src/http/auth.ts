@@ -17,6 +17,7 @@ import type { Ctx, Principal } from '../services/context';
 import type { UserRow } from '../stores/state/schema';
 import { authFailureGate } from './auth-failures';
 import { clientAddress, type PeerSource } from './client-ip';
+import { rateLimitForRoute } from './errors';
 import { assertSameOriginJson } from './origin';
 
 export const SESSION_COOKIE = 'session';
@@ -75,11 +76,11 @@ export async function authenticate(ctx: Ctx, request: Request, cookie: CookieJar
   const gate = authFailureGate(ctx);
   const ip = clientAddress(request, server, ctx.config.trustProxy) || 'unknown';
   const refused = gate.refusal(ip, presented.token);
-  if (refused) throw refused;
+  if (refused) throw rateLimitForRoute(request, refused);
   const principal = await resolveToken(ctx, presented.token);
   if (!principal) {
     const over = await gate.noteFailure(ip);
-    if (over) throw over;
+    if (over) throw rateLimitForRoute(request, over);
     throw new AppError('unauthorized', 'invalid or revoked API key', bearerChallenge(ctx.config.baseUrl, 'invalid_token'));
   }
   gate.noteValid(presented.token);

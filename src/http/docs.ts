@@ -10,22 +10,29 @@ import { dirname, join } from 'node:path';
 import { Elysia } from 'elysia';
 import { AppError } from '../errors';
 import { makeAsset, serveAsset, type Asset } from './assets';
+import { ownSources } from './csp';
 import { errorResponse } from './errors';
 
 const DIST = dirname(Bun.resolveSync('swagger-ui-dist/package.json', import.meta.dir));
 const VERSION = (JSON.parse(readFileSync(join(DIST, 'package.json'), 'utf8')) as { version: string }).version;
 
-/** No inline script: the page starts Swagger UI from a file of ours. Swagger UI sets inline styles. */
-const DOCS_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+/**
+ * No inline script: the page starts Swagger UI from a file of ours, and scripts come only from
+ * /docs/assets/ (never the receiver's `/w/` on the same origin: src/http/csp.ts). Swagger UI sets
+ * inline styles.
+ */
+function docsCsp(files: string): string {
+  return [
+    "default-src 'self'",
+    `script-src ${files}`,
+    `style-src ${files} 'unsafe-inline'`,
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -58,20 +65,20 @@ function load(name: string): Asset | null {
   return a;
 }
 
-export const docsRoutes = () =>
-  new Elysia({ name: 'docs-page', detail: { hide: true } })
-    // A static Response, like the plugin's page it replaces: Bun serves static routes itself, and
-    // the one registered last for a path is the one served.
-    .get(
-      '/docs',
-      new Response(PAGE, {
-        headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': DOCS_CSP, 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'same-origin', link: '</docs/json>; rel="service-desc"; type="application/json"' },
-      }),
-    )
-    .get('/docs/assets/:file', ({ request, params }) => {
-      const a = load(params.file);
-      // Names carry the package version (?v=), so a new release is a new URL.
-      return a
-        ? serveAsset(request, a, { 'cache-control': 'public, max-age=86400' })
-        : errorResponse(new AppError('not_found', 'not found'));
-    });
+const PAGE_HEADERS = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'same-origin', link: '</docs/json>; rel="service-desc"; type="application/json"' };
+
+export const docsRoutes = (baseUrl: string) => {
+  const own = ownSources(baseUrl);
+  return (
+    new Elysia({ name: 'docs-page', detail: { hide: true } })
+      // Registered after the swagger plugin, whose own page at this path it replaces.
+      .get('/docs', ({ request }) => new Response(PAGE, { headers: { ...PAGE_HEADERS, 'content-security-policy': docsCsp(own.sources(request, '/docs/assets/')) } }))
+      .get('/docs/assets/:file', ({ request, params }) => {
+        const a = load(params.file);
+        // Names carry the package version (?v=), so a new release is a new URL.
+        return a
+          ? serveAsset(request, a, { 'cache-control': 'public, max-age=86400' })
+          : errorResponse(new AppError('not_found', 'not found'));
+      })
+  );
+};

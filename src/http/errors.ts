@@ -10,6 +10,24 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   });
 }
 
+/** Under `/api/agent/`: the agent API, whose refusals are SPEC 7.2's `{error, error_description}`. */
+export function isAgentRoute(request: Request): boolean {
+  // `request.url` is the bare path when the Host header is empty or unusable (src/http/receiver.ts).
+  const url = request.url;
+  const path = url.charCodeAt(0) === 47 ? 0 : url.indexOf('/', url.indexOf('://') + 3);
+  return path >= 0 && url.startsWith('/api/agent/', path);
+}
+
+/**
+ * A capture-API 429 (`rate_limited_api`) as the route answers its own refusals: under `/api/agent/`
+ * the agent API's `{error: "rate_limited", error_description}` with no-store (docs/agents.md, as
+ * the request guards' 413 and 411 there), elsewhere unchanged.
+ */
+export function rateLimitForRoute(request: Request, e: AppError): AppError {
+  if (e.code !== 'rate_limited_api' || !isAgentRoute(request)) return e;
+  return new AppError('rate_limited', e.message, { ...e.headers, 'cache-control': 'no-store' });
+}
+
 /** Renders any thrown value as `{error}` JSON with the SPEC 7 status. Only 5xx is logged. */
 export function errorResponse(err: unknown, code?: string | number): Response {
   if (err instanceof AppError) {

@@ -4,8 +4,9 @@
  * except on the claim and log-in pages (an HTML page) and under `/api/agent/` (the agent API's
  * `{error: "invalid_request", error_description}`, same status).
  *
- * - A declared body over the API's limit is a JSON 413, refused unread (the connection is then
- *   closed rather than drained); a body without a declared length is a 411. Bun's own size limit
+ * - A declared body over the API's limit is a JSON 413, refused unread; a body without a declared
+ *   length is a 411. Up to the drain limit the refused body is still discarded, so a client that
+ *   writes it all before reading gets the answer (src/http/body-limit.ts). Bun's own size limit
  *   is set out of reach (app.ts), so no client ever gets its empty 413 instead.
  * - NUL (U+0000) in the URL or in any string or key of a parsed body is a 400: Postgres cannot
  *   store it, and a failed write must not become a 500 (docs/security.md). So is a body nested
@@ -15,6 +16,8 @@ import { Elysia } from 'elysia';
 import type { Config } from '../config';
 import { AppError } from '../errors';
 import { hazardMessage, jsonHazard } from '../unknown';
+import { closesAfterRefusal, drainLimit, readBounded } from './body-limit';
+import { isAgentRoute } from './errors';
 import { html, page } from './pages/html';
 
 /**
@@ -23,15 +26,36 @@ import { html, page } from './pages/html';
  */
 export const apiBodyLimit = (config: Config): number => Math.max(config.maxBodyBytes * 2, config.maxBodyBytes + 1024 * 1024);
 
-function refuseUnboundedBody(request: Request, max: number): void {
+/**
+ * A declared length over the limit is refused unread: within the drain limit Bun discards the rest
+ * and the connection stays open, past it the connection is closed. A body without a declared
+ * length (chunked) would be read whole before any size check could run: it is read and thrown
+ * away up to the drain limit, then refused. Either way a sender that writes its whole body before
+ * reading the answer gets the refusal, not a broken pipe (src/http/body-limit.ts).
+ */
+async function refuseUnboundedBody(request: Request, max: number): Promise<void> {
   const declared = request.headers.get('content-length');
   if (declared !== null) {
-    if (Number(declared) > max) throw new AppError('payload_too_large', `request body exceeds the ${max}-byte limit`, { connection: 'close' });
+    const length = Number(declared);
+    if (length > max) throw new AppError('payload_too_large', `request body exceeds the ${max}-byte limit`, closesAfterRefusal(length, max) ? { connection: 'close' } : {});
     return;
   }
-  // A chunked body would be read whole before any size check could run.
   if (request.headers.has('transfer-encoding')) {
-    throw new AppError('length_required', 'send the body with a Content-Length header (only the receiver takes chunked bodies)', { connection: 'close' });
+    throw new AppError('length_required', 'send the body with a Content-Length header (only the receiver takes chunked bodies)', (await drained(request, max)) ? {} : { connection: 'close' });
+  }
+}
+
+/**
+ * Reads a refused chunked body to its end, within the drain limit; false when the connection must
+ * close instead: past the limit or on a read error. (Bun answers `Expect: 100-continue` itself, so
+ * such a client sends its body too.)
+ */
+async function drained(request: Request, max: number): Promise<boolean> {
+  if (!request.body) return false;
+  try {
+    return (await readBounded(request.body, 0, drainLimit(max))).whole;
+  } catch {
+    return false;
   }
 }
 
@@ -65,7 +89,7 @@ function refusal(request: Request, e: AppError): Response {
     return page('Bad request', html`<h1>This address cannot be opened</h1><p class="error" role="alert" data-code="${e.code}">${e.message}.</p>
 <p><a href="/agent/claim">Enter an agent's code</a></p>`, e.status, e.headers);
   }
-  if (pathname.startsWith('/api/agent/')) {
+  if (isAgentRoute(request)) {
     return new Response(JSON.stringify({ error: 'invalid_request', error_description: e.message }), {
       status: e.status,
       headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...e.headers },
@@ -77,9 +101,9 @@ function refusal(request: Request, e: AppError): Response {
 export const requestGuards = (config: Config) => {
   const maxBody = apiBodyLimit(config);
   return new Elysia({ name: 'request-guards' })
-    .onRequest(({ request }) => {
+    .onRequest(async ({ request }) => {
       try {
-        refuseUnboundedBody(request, maxBody);
+        await refuseUnboundedBody(request, maxBody);
         refuseNulInUrl(request);
       } catch (e) {
         if (!(e instanceof AppError)) throw e;

@@ -7,7 +7,8 @@
  *
  * Every route registered after it in that group (and in groups that group then uses) counts one
  * request per call in Postgres (services/rate-limiter.ts), answers with the X-RateLimit-* headers —
- * errors included — and refuses with 429, `{error}` and Retry-After once the window is used up.
+ * errors included — and refuses with 429, `{error}` and Retry-After once the window is used up
+ * (under `/api/agent/` in the agent API's shape, `rate_limited`).
  * Limiters nest: each counts its own bucket; the inner one's headers are the ones sent.
  */
 import { Elysia } from 'elysia';
@@ -18,6 +19,7 @@ import { consume, rateLimitError, rateLimitHeaders, type RateOutcome } from '../
 import { presentedToken, type CookieJar } from './auth';
 import { authFailureGate } from './auth-failures';
 import { clientAddress, type PeerSource } from './client-ip';
+import { rateLimitForRoute } from './errors';
 
 export interface RateLimitRequest {
   request: Request;
@@ -96,7 +98,7 @@ export function rateLimit(ctx: Ctx, opts: RateLimitOptions) {
       .onTransform({ as: 'scoped' }, async ({ request, cookie, server, set }) => {
         const o = await count(request, cookie, server);
         Object.assign(set.headers, rateLimitHeaders(o));
-        if (!o.allowed) throw rateLimitError(o, opts.code ?? 'rate_limited_api', ctx.clock.now());
+        if (!o.allowed) throw rateLimitForRoute(request, rateLimitError(o, opts.code ?? 'rate_limited_api', ctx.clock.now()));
       })
   );
 }

@@ -12,6 +12,7 @@ import type { Config } from '../config';
 import type { CaptureEngine } from '../engine/capture';
 import { RECEIVER_CORS_HEADERS, RECEIVER_SECURITY_HEADERS } from '../engine/receiver-headers';
 import { AppError } from '../errors';
+import { closesAfterRefusal, readBounded } from './body-limit';
 import { clientAddress, type PeerSource } from './client-ip';
 import { errorResponse } from './errors';
 
@@ -19,49 +20,24 @@ export type ReceiverHandler = (request: Request, server: PeerSource | null) => P
 
 const EMPTY = new Uint8Array(0);
 
-/**
- * How much of a refused body the receiver still reads (and throws away) so the sender sees its 413.
- * Some HTTP stacks (Python's http.client, under requests and urllib3, and Node's http) write
- * the whole body before they read the answer: if the server closes while bytes are still coming,
- * the kernel resets the connection and the client reports a broken pipe or a reset instead of the
- * 413 (measured: from about 3 MB of body on loopback). Reading costs bandwidth only, never memory,
- * and only on a refusal; beyond this the connection is closed unread (docs/security.md "Limits").
- */
-export const drainLimit = (max: number): number => Math.max(16 * 1024 * 1024, 4 * max);
-
 const tooLarge = (max: number, close: boolean) =>
   new AppError('payload_too_large', `request body exceeds the ${max}-byte limit; nothing was stored`, close ? { connection: 'close' } : {});
 
+/** The body, bounded: a sender still gets its 413 whole (src/http/body-limit.ts). */
 async function readBody(request: Request, max: number): Promise<Uint8Array> {
   const declared = request.headers.get('content-length');
   if (declared !== null) {
     // Refused unread. Within the drain limit the server discards the rest itself and keeps the
     // connection; past it, `connection: close` stops it reading a huge upload.
     const length = Number(declared);
-    if (length > max) throw tooLarge(max, length > drainLimit(max));
+    if (length > max) throw tooLarge(max, closesAfterRefusal(length, max));
     return new Uint8Array(await request.arrayBuffer());
   }
   if (!request.body) return EMPTY;
   // Chunked upload: count as we go; past the limit keep nothing, and stop reading at the drain limit.
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > max) {
-      chunks.length = 0;
-      if (total > drainLimit(max)) {
-        await reader.cancel();
-        throw tooLarge(max, true);
-      }
-      continue;
-    }
-    chunks.push(value);
-  }
-  if (total > max) throw tooLarge(max, false);
-  return Buffer.concat(chunks);
+  const read = await readBounded(request.body, max);
+  if (read.total > max) throw tooLarge(max, !read.whole);
+  return Buffer.concat(read.bytes);
 }
 
 export interface ReceiverTarget {

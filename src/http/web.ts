@@ -10,22 +10,31 @@ import { APP_PREFIXES } from '../../web/src/paths';
 import { AppError } from '../errors';
 import { log } from '../log';
 import { makeAsset, serveAsset, typeOf, type Asset } from './assets';
+import { ownSources } from './csp';
 import { errorResponse } from './errors';
 
-/** The app's own pages: scripts and styles from this origin only, no inline script, never framed. */
-export const APP_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "frame-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+/**
+ * The app's own pages: scripts and styles only from /assets/ of this origin (never the receiver's
+ * `/w/` on the same origin: src/http/csp.ts), no inline script, never framed. Workers fall back to
+ * script-src.
+ */
+export function appCsp(assets: string): string {
+  return [
+    "default-src 'self'",
+    `script-src ${assets}`,
+    `style-src ${assets}`,
+    "img-src 'self' data: blob:",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "frame-src 'none'",
+    "base-uri 'none'",
+    // Every dashboard form is handled by script; none posts natively. 'self' would let injected
+    // markup post what a user types to /w/<slug>, a stranger's endpoint on this origin.
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 export interface WebBundle {
   manifest: WebManifest;
@@ -44,12 +53,13 @@ export async function loadWebBundle(): Promise<WebBundle> {
   return { manifest, assets };
 }
 
-export const webRoutes = (bundle: WebBundle) => {
+export const webRoutes = (bundle: WebBundle, baseUrl: string) => {
+  const own = ownSources(baseUrl);
   const index = bundle.assets.get('/index.html');
   const pagesCss = bundle.assets.get(`/${bundle.manifest.pagesCss}`);
   if (!index || !pagesCss) throw new Error('dashboard build is missing index.html or pages.css');
   // The app decides what to show on its own paths; every other path keeps its own routes (or 404).
-  const page = ({ request }: { request: Request }) => serveAsset(request, index, { 'cache-control': 'no-cache', 'content-security-policy': APP_CSP });
+  const page = ({ request }: { request: Request }) => serveAsset(request, index, { 'cache-control': 'no-cache', 'content-security-policy': appCsp(own.sources(request, '/assets/')) });
   const app = new Elysia({ name: 'web', detail: { hide: true } })
     .get('/', page)
     // A fixed name for the server-rendered pages (claim, log-in), revalidated by ETag.

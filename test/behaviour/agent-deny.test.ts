@@ -90,7 +90,8 @@ describeBackends(
       const raw = await rawRequest(h.url, 'POST /api/agent/auth/poll HTTP/1.1', 'content-type: application/json\r\ncontent-length: 999999999');
       expect(raw.status).toBe(413);
       expect(JSON.parse(raw.body)).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('byte limit') });
-      const chunked = await rawRequest(h.url, 'POST /api/agent/auth HTTP/1.1', 'content-type: application/json\r\ntransfer-encoding: chunked');
+      // The chunked body is read (and thrown away) before the 411, so a sender that writes it all first gets the answer.
+      const chunked = await rawRequest(h.url, 'POST /api/agent/auth HTTP/1.1', 'content-type: application/json\r\ntransfer-encoding: chunked\r\nconnection: close', '2\r\n{}\r\n0\r\n\r\n');
       expect(chunked.status).toBe(411);
       expect(JSON.parse(chunked.body)).toMatchObject({ error: 'invalid_request' });
       const capture = await rawRequest(h.url, 'POST /api/endpoints HTTP/1.1', 'content-type: application/json\r\ncontent-length: 999999999');
@@ -183,7 +184,7 @@ describeInProcess(
 );
 
 /** One request written by hand (a declared length with no body, or chunked), answered before its body. */
-async function rawRequest(base: string, line: string, headers: string): Promise<{ status: number; body: string }> {
+async function rawRequest(base: string, line: string, headers: string, payload = ''): Promise<{ status: number; body: string }> {
   const { hostname, port } = new URL(base);
   const reply = await new Promise<string>((resolve, reject) => {
     let got = '';
@@ -192,7 +193,7 @@ async function rawRequest(base: string, line: string, headers: string): Promise<
       port: Number(port),
       socket: {
         open(s) {
-          s.write(`${line}\r\nhost: ${hostname}\r\n${headers}\r\n\r\n`);
+          s.write(`${line}\r\nhost: ${hostname}\r\n${headers}\r\n\r\n${payload}`);
         },
         data(_s, chunk) {
           got += chunk.toString();

@@ -76,6 +76,20 @@ describeBackends(
       expectRefused(await call(h.url, 'POST', '/api/endpoints', { token: session, body: { name: 'x' } }), '5', 60);
     });
 
+    test("agent routes answer the API limit's 429 in the agent API's shape", async () => {
+      const { session } = await signup(h.url);
+      for (let i = 0; i < 5; i++) expect((await call(h.url, 'GET', '/api/agent/sandbox/endpoints', { token: session })).status).toBe(403);
+      const r = await call<Record<string, string>>(h.url, 'GET', '/api/agent/sandbox/endpoints', { token: session });
+      expect(r.status).toBe(429);
+      expect(Object.keys(r.body).sort()).toEqual(['error', 'error_description']);
+      expect(r.body.error).toBe('rate_limited');
+      expect(limits(r)).toMatchObject({ limit: '5', remaining: '0' });
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(r.headers.get('cache-control')).toContain('no-store');
+      // The same credential's bucket, spent: the capture API answers in its own shape.
+      expectRefused(await call(h.url, 'GET', '/api/endpoints', { token: session }), '5', 60);
+    });
+
     test('each credential has its own bucket', async () => {
       const a = await signup(h.url);
       const b = await signup(h.url);

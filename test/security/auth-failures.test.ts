@@ -67,6 +67,34 @@ describeBackends(
       const captured = await fetch(`${h.url}/w/${ep.body.slug}`, { method: 'POST', headers: { ...from(A), authorization: `Bearer ${invented()}` }, body: 'hi' });
       expect(captured.status).toBe(200);
     });
+
+    test("agent routes answer that 429 in the agent API's shape; the capture API keeps its own", async () => {
+      const C = '203.0.113.9';
+      const from = { 'x-forwarded-for': C };
+      const left = 600_000 - (Date.now() % 600_000);
+      if (left < 20_000) await Bun.sleep(left + 50);
+      for (let i = 0; i < LIMIT; i++) {
+        expect((await call(h.url, 'GET', '/api/agent/sandbox/endpoints', { token: invented(), headers: from })).status).toBe(401);
+      }
+      // The failure that passes the limit (counted) and those after it (refused before the lookup),
+      // on a sandbox route (the auth macro) and on the confirm route (authenticated by the route).
+      const answers = [
+        await call<Record<string, string>>(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: invented(), headers: from }),
+        await call<Record<string, string>>(h.url, 'GET', '/api/agent/sandbox/endpoints', { token: invented(), headers: from }),
+        await call<Record<string, string>>(h.url, 'POST', '/api/agent/auth/claim/confirm', { token: invented(), headers: from, body: { user_code: 'ABCD-EFGH' } }),
+      ];
+      for (const r of answers) {
+        expect(r.status).toBe(429);
+        expect(Object.keys(r.body).sort()).toEqual(['error', 'error_description']);
+        expect(r.body.error).toBe('rate_limited');
+        expect(r.body.error_description).toContain('unknown or revoked API key');
+        expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(r.headers.get('cache-control')).toContain('no-store');
+      }
+      const api = await call<ErrorFields>(h.url, 'GET', '/api/endpoints', { token: invented(), headers: from });
+      expect(api.status).toBe(429);
+      expect(api.body.code).toBe('rate_limited_api');
+    });
   },
   { RATE_LIMIT_AUTH_FAILURES: `${LIMIT}/600`, TRUST_PROXY: 'true' },
 );

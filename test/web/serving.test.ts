@@ -28,7 +28,9 @@ describe('dashboard serving', () => {
     expect(r.headers.get('content-type')).toContain('text/html');
     expect(r.headers.get('cache-control')).toBe('no-cache');
     const csp = r.headers.get('content-security-policy') ?? '';
-    expect(csp).toContain("script-src 'self'");
+    // Scripts and styles from /assets/ only: not 'self', which takes in the receiver's /w/.
+    expect(csp).toContain(`script-src ${s.url}/assets/;`);
+    expect(csp).toContain(`style-src ${s.url}/assets/;`);
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).not.toContain('unsafe-eval');
@@ -44,6 +46,17 @@ describe('dashboard serving', () => {
     expect(urls.length).toBeGreaterThan(0);
     for (const u of urls) expect(u.startsWith('/')).toBe(true);
     expect(urls.some((u) => /^\/assets\/[\w-]+-[a-z0-9]{8}\.js$/.test(u))).toBe(true);
+  });
+
+  test("the script sources name the page's own host too when it is not BASE_URL's; a host CSP cannot write falls back to 'self'", async () => {
+    const port = new URL(s.url).port;
+    const scriptSrc = async (path: string, host: string) => {
+      const r = await fetch(`${s.url}${path}`, { headers: { host } });
+      return /script-src ([^;]*)/.exec(r.headers.get('content-security-policy') ?? '')?.[1];
+    };
+    expect(await scriptSrc('/', `localhost:${port}`)).toBe(`${s.url}/assets/ localhost:${port}/assets/`);
+    expect(await scriptSrc('/docs', `LAN-Host.example:${port}`)).toBe(`${s.url}/docs/assets/ lan-host.example:${port}/docs/assets/`);
+    expect(await scriptSrc('/', `[::1]:${port}`)).toBe("'self'");
   });
 
   test('assets: immutable, gzipped when asked, 304 on a matching ETag, 404 JSON when unknown', async () => {
@@ -109,7 +122,7 @@ describe('dashboard serving', () => {
   test('/docs loads Swagger UI from this origin only, with no inline script', async () => {
     const r = await get('/docs');
     expect(r.status).toBe(200);
-    expect(r.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(r.headers.get('content-security-policy')).toContain(`script-src ${s.url}/docs/assets/;`);
     const html = await r.text();
     expect(html).not.toMatch(/https?:\/\//);
     expect(html).not.toMatch(/<script>(?!<)/);
