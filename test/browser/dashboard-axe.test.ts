@@ -91,7 +91,7 @@ describeBackends(
                 await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /\/stripe/ }).click();
                 await page.getByRole('tree').waitFor();
                 // A field picked from the keyboard: its highlight and the focus ring are checked too.
-                await page.getByRole('tree').getByRole('button', { name: 'collapse JSON' }).first().focus();
+                await page.getByRole('tree').getByRole('button', { name: 'Collapse the whole body' }).first().focus();
                 await page.keyboard.press('ArrowDown');
                 await page.keyboard.press('Enter');
                 await page.getByRole('group', { name: 'Picked field' }).getByRole('button', { name: 'Copy path' }).waitFor();

@@ -5,7 +5,7 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
-import { JsonView, collapseAllNested, defaultStyles } from 'react-json-view-lite';
+import { collapseAllNested, defaultStyles } from 'react-json-view-lite';
 import { errorText, type Capture } from '../api/client';
 import { bodyBytes, bodyFilename, bodyKind, droppedBodyNotice, formRows, HEX_ROW, hexLine, parseJson, type BodyKind } from '../lib/body';
 import { copyText, download } from '../lib/browser';
@@ -17,6 +17,7 @@ import { harOf } from '../lib/har';
 import { queryRows, readableUrl } from '../lib/url';
 import { CopyButton } from '../ui/copy-button';
 import { DecodedBody } from '../ui/decoded-body';
+import { JsonTreeView } from '../ui/json-tree-view';
 import { useDetailKeys } from '../ui/keys';
 import { EventBadge, ProviderIcon } from '../ui/provider';
 import { MethodBadge, SignatureBadge } from '../ui/request-row';
@@ -244,7 +245,7 @@ function JsonTree({ value, big }: { value: object; big: boolean }) {
           <span className="muted">Click a field to copy its path or value. Keyboard: ↑/↓ to a field, then Enter.</span>
         )}
       </div>
-      <JsonView data={value} style={JSON_STYLE} shouldExpandNode={big ? collapseAllNested : openNearTop} />
+      <JsonTreeView data={value} style={JSON_STYLE} shouldExpandNode={big ? collapseAllNested : openNearTop} />
     </div>
   );
 }
