@@ -3,13 +3,11 @@
  * they are named with how many other members lose access (the teams list, then each owned team's
  * detail, the same reads and cache as the team pages).
  */
-import { useQueries } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
 import { useDeleteAccount } from '../../api/account';
-import { api, unwrap } from '../../api/client';
 import { useMe } from '../../api/queries';
-import { teamKeys, useTeams } from '../../api/teams';
+import { useTeam, useTeams, type Team } from '../../api/teams';
 import { paths } from '../../paths';
 import { ErrorMessage } from '../../ui/error';
 import { Field } from '../../ui/field';
@@ -18,14 +16,22 @@ import { BusyButton } from '../../ui/busy-button';
 
 const others = (n: number) => (n === 0 ? 'only you' : n === 1 ? 'you and 1 member' : `you and ${n} members`);
 
-/** The teams this account owns, each with its other members once read. */
+/** One owned team, with its other members once its detail is read. */
+function OwnedTeam({ team }: { team: Team }) {
+  const used = useTeam(team.id).data?.subscription.seatsUsed;
+  return (
+    <li>
+      <strong>{team.name}</strong>
+      {used === undefined ? null : `: ${others(Math.max(0, used - 1))}`}
+    </li>
+  );
+}
+
+/** The teams this account owns. */
 function OwnedTeams() {
   const me = useMe();
   const teams = useTeams();
   const owned = (teams.data ?? []).filter((t) => t.ownerId === me.data?.id);
-  const details = useQueries({
-    queries: owned.map((t) => ({ queryKey: teamKeys.team(t.id), queryFn: () => unwrap(api.teams({ teamId: t.id }).get()) })),
-  });
   if (owned.length === 0) return null;
   return (
     <>
@@ -33,15 +39,9 @@ function OwnedTeams() {
         {owned.length === 1 ? 'The team you own is deleted too' : `The ${owned.length} teams you own are deleted too`}, and their members lose access to the endpoints shared there:
       </p>
       <ul aria-label="Teams deleted with your account">
-        {owned.map((t, i) => {
-          const used = details[i]?.data?.subscription.seatsUsed;
-          return (
-            <li key={t.id}>
-              <strong>{t.name}</strong>
-              {used === undefined ? null : `: ${others(Math.max(0, used - 1))}`}
-            </li>
-          );
-        })}
+        {owned.map((t) => (
+          <OwnedTeam key={t.id} team={t} />
+        ))}
       </ul>
     </>
   );
