@@ -1,6 +1,7 @@
 /** A JSON value as a tree that opens level by level, with a field picked to copy its path or value. */
 import { useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
-import { JsonView, collapseAllNested, defaultStyles } from 'react-json-view-lite';
+import { collapseAllNested, defaultStyles } from 'react-json-view-lite';
+import { JsonTreeView } from './json-tree-view';
 import { pathStep } from '../lib/diff';
 import { CopyButton } from './copy-button';
 import { announce } from './toast';
@@ -132,7 +133,7 @@ export function JsonTree({ value, big }: { value: object; big: boolean }) {
           <span className="muted">Click a field to copy its path or value. Keyboard: ↑/↓ to a field, then Enter.</span>
         )}
       </div>
-      <JsonView data={value} style={JSON_STYLE} shouldExpandNode={big ? collapseAllNested : openNearTop} />
+      <JsonTreeView data={value} style={JSON_STYLE} shouldExpandNode={big ? collapseAllNested : openNearTop} />
     </div>
   );
 }
