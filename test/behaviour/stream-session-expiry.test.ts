@@ -32,10 +32,11 @@ describeBackends(
       const first = await capture(h.url, ep.slug, 'before');
       for (const s of [bySession, byKey]) await s.until(() => s.events.length === 1);
 
-      await bySession.until(() => bySession.ended, TTL_MS + 5_000);
-      // Not before the expiry (the session was made after signedUpAt), and soon after it.
+      await bySession.until(() => bySession.ended, TTL_MS + 10_000);
+      // Not before the expiry (the session was made after signedUpAt), and soon after it: by its
+      // own timer, not the 60 s re-check (5 s of room: 2.2 s was seen on a loaded CI machine).
       expect(bySession.endedAt).toBeGreaterThanOrEqual(signedUpAt + TTL_MS - 50);
-      expect(bySession.endedAt - (signedUpAt + TTL_MS)).toBeLessThan(2_000);
+      expect(bySession.endedAt - (signedUpAt + TTL_MS)).toBeLessThan(5_000);
       expect(bySession.events.map((e) => e.event)).toEqual(['request', 'end']);
       expect(JSON.parse(bySession.events[1]?.data ?? '')).toEqual({ reason: 'session_expired' });
       expect(bySession.events[1]?.id).toBe(first);
