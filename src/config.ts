@@ -165,6 +165,8 @@ export interface Config {
   };
   /** A team invite still pending this long after it was made expires (INVITE_TTL_DAYS). */
   inviteTtlMs: number;
+  /** Teams one account may own at once (TEAM_LIMIT); 0 = no one can create a team. */
+  teamLimit: number;
   /** How long an emailed password-reset link works (PASSWORD_RESET_TTL_MS). */
   passwordResetTtlMs: number;
   /** Teams subscription billing (SPEC 4.5) through Stripe webhooks. */
@@ -511,6 +513,7 @@ export function loadConfig(env: Env = process.env): Config {
       ratePerEmail: rateRule(env, 'AGENT_RATE_LIMIT_EMAIL', { limit: 5, windowMs: 600_000 }),
     }),
     inviteTtlMs: Math.max(1, Math.round(positive(env, 'INVITE_TTL_DAYS', 7) * 86_400_000)),
+    teamLimit: int(env, 'TEAM_LIMIT', 20, 0),
     passwordResetTtlMs: int(env, 'PASSWORD_RESET_TTL_MS', 30 * 60_000, 1000),
     stripe: Object.freeze({
       webhookSecret: env.STRIPE_WEBHOOK_SECRET || null,

@@ -18,6 +18,8 @@ export const ERROR_STATUS = {
   wrong_password: 400,
   /** PIN_LIMIT pinned captures already (docs/retention.md). */
   pin_limit: 409,
+  /** TEAM_LIMIT teams owned already (docs/teams.md). */
+  team_limit: 409,
   length_required: 411,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -4,6 +4,7 @@
  * request through the server's send-test.
  */
 import type { HookcapClient } from '../../client/index';
+import { typedHeaderValue } from '../../src/model/header-bytes';
 import { encodeBody, NOT_FORWARDED, rebuildRequest } from '../../src/model/render';
 import { deliver, DeliveryError, INSECURE_HINT } from '../deliver';
 import { CliError, EXIT_OK, UsageError } from '../errors';
@@ -29,7 +30,10 @@ export async function replay(client: HookcapClient, id: string, opts: ReplayOpti
     // Host may be set, as with curl -H: an app behind name-based virtual hosts (shop.test on 127.0.0.1).
     if (NOT_FORWARDED.has(name) && name !== 'host') throw new UsageError(`-H ${name}: is set by the HTTP client and cannot be given`);
     if (value === null) delete request.headers[name];
-    else request.headers[name] = value;
+    // eslint-disable-next-line no-control-regex
+    else if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) throw new UsageError(`-H ${name}: a header value cannot hold line breaks or control characters`);
+    // Typed text is sent as its UTF-8 bytes, as curl -H does; captured values are already bytes.
+    else request.headers[name] = typedHeaderValue(value);
   }
   if (opts.body) request.body = opts.body;
   let answer;

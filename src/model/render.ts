@@ -11,6 +11,7 @@
  */
 import type { Cookie, Entry, Header, Log, QueryString } from 'har-format';
 import type { Capture } from './capture';
+import { harHeader, headerBytes, utf8Reading } from './header-bytes';
 
 const encoder = new TextEncoder();
 // ignoreBOM: a leading byte-order mark is part of the bytes and must survive the round trip.
@@ -119,9 +120,33 @@ export function rebuildRequest(c: Capture, url: string): RebuiltRequest {
   return { url, method: c.method, headers: forwardHeaders(c.headers), body: bodyBytes(c) };
 }
 
-/** `s` inside single quotes for a POSIX shell. */
+/** `s` inside single quotes for a POSIX shell: safe for any text without NUL. */
 export function shellQuote(s: string): string {
   return `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * One header line (`name: value`, the value as stored, one character per byte) as a shell word
+ * that gives curl the captured bytes. A command is UTF-8 text, so a non-ASCII value cannot go in
+ * as stored (`cafÃ©` would be sent as 4 bytes for the 2 of `é`): valid UTF-8 is written as the
+ * text it reads (`café`, whose UTF-8 is those bytes); anything else (Latin-1 bytes, or a reading
+ * with invisible or bidi characters) as octal escapes through POSIX printf.
+ */
+export function headerWord(line: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (!/[^\x00-\x7f]/.test(line) || /[^\x00-\xff]/.test(line)) return shellQuote(line);
+  const reading = utf8Reading(line);
+  if (reading !== null) return shellQuote(reading);
+  let format = '';
+  for (let i = 0; i < line.length; i++) {
+    const b = line.charCodeAt(i);
+    const ch = line[i] ?? '';
+    if (ch === '\\') format += '\\\\';
+    else if (ch === '%') format += '%%';
+    else if (b < 0x20 || b >= 0x7f || (i === 0 && ch === '-')) format += `\\${b.toString(8).padStart(3, '0')}`;
+    else format += ch;
+  }
+  return `"$(printf ${shellQuote(format)})"`;
 }
 
 /**
@@ -153,7 +178,7 @@ export function toCurl(c: Capture, url: string): string {
   if (c.method === 'HEAD' && body.length === 0) args.push('--head');
   else args.push('-X', shellQuote(c.method));
   args.push(shellQuote(url));
-  for (const [name, value] of Object.entries(headers)) args.push('-H', shellQuote(value === '' ? `${name};` : `${name}: ${value}`));
+  for (const [name, value] of Object.entries(headers)) args.push('-H', headerWord(value === '' ? `${name};` : `${name}: ${value}`));
   for (const name of CURL_DEFAULTS) if (!(name in headers)) args.push('-H', shellQuote(`${name}:`));
   if (body.length === 0) return args.join(' ');
   // curl would add a form content type to a body sent without one.
@@ -179,10 +204,14 @@ export function toRawHttp(c: Capture, url: string): Uint8Array {
     if (name !== 'content-length' && name !== 'transfer-encoding') lines.push(`${name}: ${value}`);
   }
   if (body.length > 0 || 'content-length' in c.headers) lines.push(`content-length: ${body.length}`);
-  const head = encoder.encode(`${lines.join('\r\n')}\r\n\r\n`);
-  const out = new Uint8Array(head.length + body.length);
-  out.set(head, 0);
-  out.set(body, head.length);
+  const [requestLine = '', ...headerLines] = lines;
+  const start = encoder.encode(`${requestLine}\r\n`);
+  // Header values are stored one character per byte: written back as those bytes, not as UTF-8.
+  const head = headerBytes(`${headerLines.map((l) => `${l}\r\n`).join('')}\r\n`);
+  const out = new Uint8Array(start.length + head.length + body.length);
+  out.set(start, 0);
+  out.set(head, start.length);
+  out.set(body, start.length + head.length);
   return out;
 }
 
@@ -205,13 +234,13 @@ function cookiesOf(header: string | undefined): Cookie[] {
  * predates that being recorded); its headers and body are not kept. `_hookcap` carries the ids.
  */
 export function toHarEntry(c: Capture, url: string): Entry {
-  const headers: Header[] = Object.entries(c.headers).map(([name, value]) => ({ name, value }));
+  const headers: Header[] = Object.entries(c.headers).map(([name, value]) => harHeader(name, value));
   const queryString: QueryString[] = queryPairs(c.queryParams).map(([name, value]) => ({ name, value }));
   const request: Entry['request'] = {
     method: c.method,
     url,
     httpVersion: 'HTTP/1.1',
-    cookies: cookiesOf(c.headers.cookie),
+    cookies: cookiesOf(c.headers.cookie === undefined ? undefined : harHeader('cookie', c.headers.cookie).value),
     headers,
     queryString,
     headersSize: -1,

@@ -58,7 +58,12 @@ async function announceTeam(ctx: Ctx, teamId: string, endpointIds?: string[]): P
 
 export async function createTeam(ctx: Ctx, user: UserRow, rawName: string): Promise<TeamRow> {
   const name = validTeamName(rawName);
-  return store.insertTeamWithOwner(ctx.db, { id: randomId('team'), name, ownerId: user.id, createdAt: ctx.clock.now() });
+  const limit = ctx.config.teamLimit;
+  const team = await store.insertTeamWithOwner(ctx.db, { id: randomId('team'), name, ownerId: user.id, createdAt: ctx.clock.now() }, limit);
+  if (team === 'limit') {
+    throw new AppError('team_limit', `you already own ${limit} teams, the most one account may own (TEAM_LIMIT); delete one first`);
+  }
+  return team;
 }
 
 export const listTeams = (ctx: Ctx, user: UserRow): Promise<TeamRow[]> => store.listUserTeams(ctx.db, user.id);

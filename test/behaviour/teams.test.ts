@@ -49,6 +49,26 @@ describeBackends(
         expect(await teamIds(c.key)).toEqual([]);
       });
 
+      test('an account owns at most TEAM_LIMIT teams: past that 409 team_limit, created again after a delete', async () => {
+        const a = await newAccount(h.url);
+        const b = await newAccount(h.url);
+        // Teams joined do not count: a is a member of b's team.
+        await joinTeam(h.url, b, await paidTeam(h.url, b, 5, 'B team'), a);
+        // Three at once against a cap of three (TEAM_LIMIT below): the count is taken under a lock.
+        const first = await createTeam(h.url, a.key, 'one');
+        const racing = await Promise.all(['two', 'three', 'four'].map((name) => call<Team>(h.url, 'POST', '/api/teams', { token: a.key, body: { name } })));
+        expect(racing.map((r) => r.status).sort()).toEqual([201, 201, 409]);
+        const over = await call(h.url, 'POST', '/api/teams', { token: a.session, body: { name: 'five' } });
+        expect(over.status).toBe(409);
+        expect(over.body.code).toBe('team_limit');
+        expect(over.body.error).toContain('you already own 3 teams');
+        expect((await teamIds(a.key)).length).toBe(4);
+        expect((await call(h.url, 'DELETE', `/api/teams/${first.id}`, { token: a.key })).status).toBe(204);
+        expect((await call(h.url, 'POST', '/api/teams', { token: a.key, body: { name: 'five' } })).status).toBe(201);
+        // Another account's cap is its own.
+        expect((await call(h.url, 'POST', '/api/teams', { token: b.key, body: { name: 'B two' } })).status).toBe(201);
+      });
+
       test('without credentials every team route is 401', async () => {
         const a = await newAccount(h.url);
         const t = await createTeam(h.url, a.key);
@@ -211,5 +231,6 @@ describeBackends(
       });
     });
   },
-  TEAMS_ENV,
+  // A small cap, so the limit is reached in a few calls (the default is 20).
+  { ...TEAMS_ENV, TEAM_LIMIT: '3' },
 );

@@ -8,6 +8,7 @@ import { expect, test } from 'bun:test';
 import { unnamedControls } from '../support/a11y';
 import { fitsNarrowScreen } from '../support/layout';
 import { openPage, signUpAccount, useChromium, CHROMIUM_SKIP } from '../support/browser';
+import { createTeam, nowSeconds, setStripeSubscription, TEAMS_ENV } from '../behaviour/teams-support';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
@@ -107,6 +108,37 @@ describeBackends('dashboard: account', (h) => {
     }
   });
 
+  test('delete account names the teams it owns and who loses access; teams it only belongs to are not named', async () => {
+    const account = await signUpAccount(h.url);
+    const members = [await signUpAccount(h.url), await signUpAccount(h.url)];
+    const other = await signUpAccount(h.url);
+    const crew = await createTeam(h.url, account.session, 'Ops crew');
+    await createTeam(h.url, account.session, 'Just me');
+    const theirs = await createTeam(h.url, other.session, 'Not mine');
+    for (const team of [crew, theirs]) await setStripeSubscription(h.url, { teamId: team.id, seats: 5, created: nowSeconds() - 60, subscriptionId: `sub_${team.id}` });
+    const join = async (owner: typeof account, teamId: string, member: typeof account) => {
+      const inv = await call(h.url, 'POST', `/api/teams/${teamId}/invite`, { token: owner.session, body: { email: member.email } });
+      expect(inv.status).toBe(201);
+      expect((await call(h.url, 'POST', `/api/invites/${inv.body.id}/accept`, { token: member.session })).status).toBe(200);
+    };
+    for (const m of members) await join(account, crew.id, m);
+    await join(other, theirs.id, account);
+    const { page, context, errors } = await openPage(chromium(), h.url, account);
+    try {
+      await page.goto(`${h.url}/account`);
+      const section = page.getByRole('region', { name: 'Delete account' });
+      await section.getByText('The 2 teams you own are deleted too, and their members lose access to the endpoints shared there:').waitFor();
+      const listed = section.getByRole('list', { name: 'Teams deleted with your account' }).getByRole('listitem');
+      await listed.filter({ hasText: 'Ops crew: you and 2 members' }).waitFor();
+      await listed.filter({ hasText: 'Just me: only you' }).waitFor();
+      expect(await listed.count()).toBe(2);
+      expect(await section.getByText('Not mine').count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('delete account: only with the email typed; then signed out and everything gone', async () => {
     const account = await signUpAccount(h.url);
     const ep = (await call(h.url, 'POST', '/api/endpoints', { token: account.session, body: { name: 'goes too' } })).body;
@@ -118,6 +150,8 @@ describeBackends('dashboard: account', (h) => {
       const button = section.getByRole('button', { name: 'Delete account' });
       await confirm.waitFor();
       expect(await button.isDisabled()).toBe(true);
+      // No teams owned: none named.
+      expect(await section.getByRole('list').count()).toBe(0);
       await confirm.fill('someone-else@example.com');
       expect(await button.isDisabled()).toBe(true);
       await confirm.press('Enter');
@@ -211,4 +245,4 @@ describeBackends('dashboard: account', (h) => {
       await context.close();
     }
   });
-}, {}, CHROMIUM_SKIP);
+}, TEAMS_ENV, CHROMIUM_SKIP);

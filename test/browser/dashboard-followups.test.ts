@@ -87,6 +87,34 @@ describeBackends(
       }
     });
 
+    test('each toggle of the JSON tree is named by its path, open or closed', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'tree-names');
+      await send(ep, '/event', JSON.stringify({ data: { object: { amount: 100, lines: [{ sku: 'a' }, { sku: 'b' }] } }, 'odd key': { x: 1 } }));
+      const { page, context, errors } = await openPage(chromium(), h.url, account);
+      try {
+        await openEndpoint(page, h.url, ep);
+        await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /\/event/ }).click();
+        const tree = page.getByRole('tree');
+        await tree.waitFor();
+        for (const name of ['Collapse the whole body', 'Collapse data', 'Collapse data.object', 'Collapse data.object.lines', 'Collapse data.object.lines[1]', 'Collapse ["odd key"]']) {
+          await tree.getByRole('button', { name, exact: true }).waitFor();
+        }
+        // No toggle keeps the library's one name for all.
+        expect(await tree.getByRole('button', { name: /JSON/ }).count()).toBe(0);
+        await tree.getByRole('button', { name: 'Collapse data.object', exact: true }).click();
+        await tree.getByRole('button', { name: 'Expand data.object', exact: true }).waitFor();
+        expect(await tree.getByRole('button', { name: 'Collapse data.object.lines', exact: true }).count()).toBe(0);
+        // From the keyboard too (the library's → opens); the fields drawn again are named again.
+        await tree.getByRole('button', { name: 'Expand data.object', exact: true }).press('ArrowRight');
+        await tree.getByRole('button', { name: 'Collapse data.object.lines[0]', exact: true }).waitFor();
+        await tree.getByRole('button', { name: 'Collapse data.object', exact: true }).waitFor();
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
     test('every field of the JSON tree is picked from the keyboard, and its path announced', async () => {
       const account = await signUpAccount(h.url);
       const ep = await createEndpoint(h.url, account, 'keyboard-pick');
@@ -99,7 +127,7 @@ describeBackends(
         await tree.waitFor();
         const picked = page.getByRole('group', { name: 'Picked field' });
         // The tree's one Tab stop: its root.
-        await tree.getByRole('button', { name: 'collapse JSON' }).first().focus();
+        await tree.getByRole('button', { name: 'Collapse the whole body' }).focus();
         // root, data, object, amount (a plain number)
         for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
         await page.keyboard.press('Enter');

@@ -220,6 +220,27 @@ describeBackends(
       }
     });
 
+    test('past TEAM_LIMIT owned teams, the create form says so in words and creates nothing', async () => {
+      const owner = await signUpAccount(h.url);
+      for (const name of ['First', 'Second']) await createTeam(h.url, owner.session, name);
+      const o = await openPage(chromium(), h.url, owner);
+      try {
+        await o.page.goto(`${h.url}/teams`);
+        await o.page.getByRole('list', { name: 'Your teams' }).getByRole('link', { name: 'Second' }).waitFor();
+        await o.page.getByLabel('New team name').fill('Third');
+        await o.page.getByRole('button', { name: 'Create team' }).click();
+        const told = o.page.getByRole('alert').filter({ hasText: 'the most one account may own' });
+        await told.waitFor();
+        expect(await told.textContent()).toBe('You already own 2 teams, the most one account may own. Delete a team you no longer need (on its page), then create this one.');
+        // Still on the Teams page, with the two teams.
+        expect(new URL(o.page.url()).pathname).toBe('/teams');
+        expect((await call(h.url, 'GET', '/api/teams', { token: owner.session })).body.length).toBe(2);
+        expect(o.errors).toEqual([]);
+      } finally {
+        await o.context.close();
+      }
+    });
+
     test('a 402 is explained in plain words with what to do, for the owner and for an invitee', async () => {
       const owner = await signUpAccount(h.url);
       const invitee = await signUpAccount(h.url);
@@ -343,6 +364,7 @@ describeBackends(
       }
     });
   },
-  TEAMS_ENV,
+  // Two owned teams at most, so the cap is met in two calls (one team per account elsewhere here).
+  { ...TEAMS_ENV, TEAM_LIMIT: '2' },
   CHROMIUM_SKIP,
 );

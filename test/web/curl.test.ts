@@ -167,4 +167,15 @@ describe('cURL command', () => {
     const text = harOf(capture({ body: 'héllo', size: 6, headers: { 'content-type': 'text/plain' } }), endpointUrl()).log.entries[0];
     expect(text?.request.postData).toEqual({ mimeType: 'text/plain', text: 'héllo' });
   });
+
+  test("HAR header values as the server's HAR writes them: the UTF-8 reading, else Latin-1 marked _encoding", () => {
+    // Stored one character per byte: a UTF-8 `café ✓` and a lone Latin-1 `é` (0xE9).
+    const utf8 = Buffer.from('café ✓', 'utf8').toString('latin1');
+    const entry = harOf(capture({ headers: { 'x-utf8': utf8, 'x-latin1': 'caf\u00e9', 'x-a': '1' } }), endpointUrl()).log.entries[0];
+    expect(entry?.request.headers).toEqual([
+      { name: 'x-utf8', value: 'café ✓' },
+      { name: 'x-latin1', value: 'caf\u00e9', _encoding: 'latin1' },
+      { name: 'x-a', value: '1' },
+    ]);
+  });
 });

@@ -5,15 +5,22 @@
  * one transaction. Who may do what is decided by the verbs in services/teams.ts,
  * services/invites.ts and services/billing.ts.
  */
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, count, eq } from 'drizzle-orm';
 import { inTransaction, type Db, type Q, type Tx } from './db';
-import { teamMembers, teams, type TeamRole, type TeamRow } from './schema';
+import { teamMembers, teams, users, type TeamRole, type TeamRow } from './schema';
 
 export { inTransaction, type Q, type Tx };
 
-/** Creates the team and its owner's membership together. */
-export async function insertTeamWithOwner(db: Db, team: TeamRow): Promise<TeamRow> {
+/**
+ * Creates the team and its owner's membership together, unless the owner already owns `limit`
+ * teams ('limit'). The count and the insert happen under a lock on the owner's account row, so
+ * two creations at once cannot both pass the cap.
+ */
+export async function insertTeamWithOwner(db: Db, team: TeamRow, limit: number): Promise<TeamRow | 'limit'> {
   return inTransaction(db, async (tx) => {
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, team.ownerId)).for('update');
+    const [owned] = await tx.select({ n: count() }).from(teams).where(eq(teams.ownerId, team.ownerId));
+    if ((owned?.n ?? 0) >= limit) return 'limit';
     const out = await tx.insert(teams).values(team).returning();
     await tx.insert(teamMembers).values({ teamId: team.id, userId: team.ownerId, role: 'owner', joinedAt: team.createdAt });
     const row = out[0];

@@ -4,40 +4,14 @@
  * through `base64 -d` when it is binary or holds a NUL, which no shell argument can carry).
  * Headers curl would add on its own (Accept, User-Agent, Content-Type, Expect) are removed when
  * the original did not have them; Host, Content-Length and Transfer-Encoding are curl's to set.
+ * Header values go through `headerWord` (src/model/render.ts), shared with the server's cURL
+ * export, so curl sends the captured bytes.
  */
 import type { Capture } from '../../../src/model/capture';
-import { bodyBytes, toBase64 } from '../../../src/model/render';
-import { utf8Reading } from './decode';
+import { bodyBytes, headerWord, shellQuote, toBase64 } from '../../../src/model/render';
 import { captureUrl } from './url';
 
-/** POSIX shell single quoting: safe for any text without NUL. */
-export function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
-/**
- * One header as a shell word that gives curl the header's bytes as they arrived. Bun stores header
- * bytes one character per byte (Latin-1), and a copied command is UTF-8 text, so a non-ASCII value
- * cannot go in as stored (`cafÃ©` would be sent as 4 bytes for the 2 of `é`): valid UTF-8 is
- * written as the text it reads (`café`, whose UTF-8 is those bytes); anything else (Latin-1 bytes,
- * or a reading with invisible or bidi characters) as octal escapes through POSIX printf.
- */
-export function headerWord(line: string): string {
-  // eslint-disable-next-line no-control-regex
-  if (!/[^\x00-\x7f]/.test(line) || /[^\x00-\xff]/.test(line)) return shellQuote(line);
-  const reading = utf8Reading(line);
-  if (reading !== null) return shellQuote(reading);
-  let format = '';
-  for (let i = 0; i < line.length; i++) {
-    const b = line.charCodeAt(i);
-    const ch = line[i] ?? '';
-    if (ch === '\\') format += '\\\\';
-    else if (ch === '%') format += '%%';
-    else if (b < 0x20 || b >= 0x7f || (i === 0 && ch === '-')) format += `\\${b.toString(8).padStart(3, '0')}`;
-    else format += ch;
-  }
-  return `"$(printf ${shellQuote(format)})"`;
-}
+export { headerWord, shellQuote };
 
 const CURL_SETS = new Set(['host', 'content-length', 'transfer-encoding']);
 /** Header names curl sends by default, and how curl's own spelling of them reads. */

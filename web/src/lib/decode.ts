@@ -6,7 +6,11 @@
  * it too.
  */
 import type { Capture } from '../../../src/model/capture';
+import { utf8Reading } from '../../../src/model/header-bytes';
 import { encodeBody } from '../../../src/model/render';
+
+/** Shared with the cURL exports (src/model/header-bytes.ts). */
+export { utf8Reading };
 
 type Format = ConstructorParameters<typeof DecompressionStream>[0];
 
@@ -104,34 +108,6 @@ export async function decodeBody(stored: Uint8Array, codings: string[], limit = 
 /** The capture as it would read had it been sent uncompressed: its body, bodyEncoding and size from `bytes`. */
 export function decodedCapture(c: Capture, bytes: Uint8Array): Capture {
   return { ...c, ...encodeBody(bytes), size: bytes.length };
-}
-
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-/** Characters that hide text or reorder it (controls, bidi and other format characters, odd spaces). */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]|[^\P{Zs} ]/u;
-
-/**
- * A header value as people read it. Bun reads header bytes one character per byte (Latin-1), so a
- * UTF-8 `café` is stored as `cafÃ©`; when every character is ≤ U+00FF and those bytes are valid
- * UTF-8, the UTF-8 reading, else null (show it as stored). Null too when the reading would hold
- * invisible or direction-changing characters, which could hide or reorder text in the table.
- */
-export function utf8Reading(value: string): string | null {
-  // eslint-disable-next-line no-control-regex
-  if (!/[^\x00-\x7f]/.test(value)) return null;
-  const bytes = new Uint8Array(value.length);
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code > 0xff) return null;
-    bytes[i] = code;
-  }
-  let text: string;
-  try {
-    text = strictUtf8.decode(bytes);
-  } catch {
-    return null;
-  }
-  return HIDDEN.test(text.replace(/\t/g, '')) ? null : text;
 }
 
 /** The value to show: its UTF-8 reading when it has one, else as stored. */

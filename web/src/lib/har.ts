@@ -1,9 +1,12 @@
 /**
  * A capture as a HAR 1.2 file with one entry. The request is what was received: every header as
  * captured and the body byte for byte (`postData.text`, or base64 with `encoding: "base64"` when
- * the body is not UTF-8, as HAR's content objects do). There is no response to record.
+ * the body is not UTF-8, as HAR's content objects do). Header values as the server's HAR writes
+ * them (`harHeader`: the UTF-8 reading, or Latin-1 with `_encoding: "latin1"`; docs/exports.md).
+ * There is no response to record.
  */
 import type { Capture } from '../../../src/model/capture';
+import { harHeader } from '../../../src/model/header-bytes';
 import { captureUrl, queryRows } from './url';
 
 export function harOf(c: Capture, endpointUrl: string, version = '0.1.0') {
@@ -27,7 +30,7 @@ export function harOf(c: Capture, endpointUrl: string, version = '0.1.0') {
             url: captureUrl(endpointUrl, c),
             httpVersion: 'HTTP/1.1',
             cookies: [],
-            headers: Object.entries(c.headers).map(([name, value]) => ({ name, value })),
+            headers: Object.entries(c.headers).map(([name, value]) => harHeader(name, value)),
             queryString: queryRows(c.queryParams).map(([name, value]) => ({ name, value })),
             ...(postData ? { postData } : {}),
             headersSize: -1,

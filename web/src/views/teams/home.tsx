@@ -1,6 +1,7 @@
 /** /teams: the invites addressed to me, my teams, and a new team. */
 import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
+import { ApiError } from '../../api/client';
 import { useMe } from '../../api/queries';
 import { useAnswerInvite, useCreateTeam, useMyInvites, useTeams, type MyInvite } from '../../api/teams';
 import { paths } from '../../paths';
@@ -78,17 +79,24 @@ function MyInvites({ email }: { email: string | undefined }) {
   );
 }
 
+/** The cap on teams owned (409 team_limit, TEAM_LIMIT on the server) said with what to do. */
+function teamLimitWords(e: ApiError): string {
+  const owned = /own (\d+) teams/.exec(e.message)?.[1];
+  return `You already own ${owned ? `${owned} teams` : 'as many teams as you may'}, the most one account may own. Delete a team you no longer need (on its page), then create this one.`;
+}
+
 function CreateTeam() {
   const [name, setName] = useState('');
   const create = useCreateTeam();
   const [, navigate] = useLocation();
+  const error = create.error instanceof ApiError && create.error.code === 'team_limit' ? new Error(teamLimitWords(create.error)) : create.error;
   return (
     <NameForm
       label="New team name"
       value={name}
       onChange={setName}
       onSubmit={() => create.mutate(name, { onSuccess: (team) => navigate(paths.team(team.id)) })}
-      mutation={create}
+      mutation={{ error, isPending: create.isPending }}
       submitLabel="Create team"
       input={{ autoComplete: 'off' }}
     />

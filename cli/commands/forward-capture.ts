@@ -1,0 +1,120 @@
+/**
+ * Forwarding one capture for listen: rebuilt byte for byte, sent to the local app, retried on
+ * failures and 5xx, waited for while the app refuses connections, and reported in one line.
+ */
+import type { Capture } from '../../client/index';
+import { captureQuery, rebuildRequest, targetUrl } from '../../src/model/render';
+import { deliver, DeliveryError } from '../deliver';
+import { CliError } from '../errors';
+import { clock, err, out, paint, pathWithQuery, statusColor, type Style } from '../output';
+import type { ListenOptions } from './listen';
+
+/** How often a refused app is tried again at most (a local port: cheap to knock on). */
+const REFUSED_POLL_MS = 2_000;
+
+/** Retry delays: 0.5 s, 1 s, 2 s … capped at 10 s. */
+export const retryDelayMs = (attempt: number) => Math.min(10_000, 500 * 2 ** (attempt - 1));
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+export interface Outcome {
+  /** false: stopped before the capture was handled (it is forwarded again next time). */
+  handled: boolean;
+}
+
+/**
+ * Forwards captures as `opts` say; `stop` stops the run (on a configuration error every capture
+ * would meet, which `fatal` then holds).
+ */
+export function captureForwarder(opts: ListenOptions, style: Style, errStyle: Style, stop: { signal: AbortSignal; stop(): void }): { forwardOne(c: Capture): Promise<Outcome>; readonly fatal: CliError | null } {
+  /** A configuration error that every capture would meet (a refused certificate): listen stops with it. */
+  let fatal: CliError | null = null;
+
+  const report = (c: Capture, url: string, line: { status: number | null; latencyMs: number | null; attempts: number; error?: string }) => {
+    const path = pathWithQuery(c.path, captureQuery(c));
+    if (opts.json) {
+      const latencyMs = line.latencyMs === null ? null : Math.round(line.latencyMs * 10) / 10;
+      out(JSON.stringify({ id: c.id, receivedAt: c.receivedAt, method: c.method, path, url, ...line, latencyMs, ok: line.status !== null && line.status < 500 && !line.error }));
+      return;
+    }
+    const head = `${paint(style, 'gray', clock(c.receivedAt))}  ${paint(style, 'bold', c.method.padEnd(6))} ${path}`;
+    const tries = line.attempts > 1 ? paint(style, 'gray', ` (${line.attempts} attempts)`) : '';
+    if (line.status !== null && line.status < 500 && !line.error) {
+      out(`${head}  → ${paint(style, statusColor(line.status), String(line.status))}  ${Math.round(line.latencyMs ?? 0)} ms${tries}`);
+    } else {
+      const what = line.status !== null ? `answered ${line.status}` : (line.error ?? 'failed');
+      out(`${head}  ${paint(style, 'red', `✗ ${what}`)}${tries} · resend with: hookcap replay ${c.id} --to '${url}'${opts.insecure ? ' --insecure' : ''}`);
+    }
+  };
+
+  const forwardOne = async (c: Capture): Promise<Outcome> => {
+    const url = targetUrl(opts.forward, c);
+    const request = rebuildRequest(c, url);
+    let retries = 0;
+    let waitingSaid = false;
+    for (let attempt = 1; ; attempt++) {
+      let failure: string;
+      let status: number | null = null;
+      let latencyMs: number | null = null;
+      try {
+        const answer = await deliver(request, { timeoutMs: opts.timeout * 1000, insecure: opts.insecure === true });
+        if (answer.status < 500) {
+          report(c, url, { status: answer.status, latencyMs: answer.latencyMs, attempts: attempt });
+          return { handled: true };
+        }
+        status = answer.status;
+        latencyMs = answer.latencyMs;
+        failure = `answered ${answer.status}`;
+      } catch (e) {
+        if (!(e instanceof DeliveryError)) throw e;
+        failure = e.message;
+        // Every attempt, and every capture, would be refused the same way: a configuration error.
+        // Stop with the way out and leave the capture unhandled, so the rerun with -k sends it.
+        if (e.certificate) {
+          fatal ??= new CliError(
+            `${c.method} ${url}: ${failure}; stopped with ${c.id} not forwarded`,
+            `add -k (--insecure) to accept a local self-signed certificate; rerun with it${opts.resume ? '' : ' (without --no-resume)'} and ${c.id} and the captures after it are forwarded`,
+          );
+          stop.stop();
+          return { handled: false };
+        }
+        // Nothing listens there: the app is stopped or restarting, and nothing reached it, so
+        // waiting for it costs no duplicate. Wait (polling every 2 s at most) however long, in
+        // order, without spending a retry: giving up would drop the capture past the resume point.
+        if (e.refused) {
+          if (stop.signal.aborted) return { handled: false };
+          if (!waitingSaid) err(paint(errStyle, 'yellow', `  ${c.method} ${c.path}: ${failure}; waiting for the app (Ctrl-C to stop)`));
+          waitingSaid = true;
+          await sleep(Math.min(REFUSED_POLL_MS, retryDelayMs(attempt)), stop.signal);
+          if (stop.signal.aborted) return { handled: false };
+          continue;
+        }
+      }
+      retries++;
+      if (retries > opts.retries) {
+        report(c, url, { status, latencyMs, attempts: attempt, error: status === null ? failure : undefined });
+        return { handled: true };
+      }
+      if (stop.signal.aborted) return { handled: false };
+      const wait = retryDelayMs(retries);
+      err(paint(errStyle, 'yellow', `  ${c.method} ${c.path}: ${failure}; retry ${retries}/${opts.retries} in ${(wait / 1000).toFixed(1)} s`));
+      await sleep(wait, stop.signal);
+      if (stop.signal.aborted) return { handled: false };
+    }
+  };
+  return {
+    forwardOne,
+    get fatal() {
+      return fatal;
+    },
+  };
+}

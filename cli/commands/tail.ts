@@ -1,0 +1,140 @@
+/** `hookcap tail SLUG`: prints each capture as it arrives, filtered; --count and --timeout for scripts. */
+import { describeMatcher, matches, type HookcapClient, type RequestMatcher } from '../../client/index';
+import { captureQuery } from '../../src/model/render';
+import type { HeaderFilter } from '../../src/stores/captures/types';
+import { onResume, type Backlog, type BacklogRule, type BacklogWords } from '../backlog';
+import { CliError, EXIT_OK } from '../errors';
+import { bytes, clock, out, paint, pathWithQuery, statusColor, type Style } from '../output';
+import { canAsk } from '../prompt';
+import { stopOnSignals } from '../stop-signals';
+import { sinceSaid, stderrStyle, streamHooks } from '../stream-status';
+
+const tailWords = (slug: string): BacklogWords => ({
+  command: 'tail',
+  ask: 'Print them',
+  doing: 'printing',
+  verb: 'print',
+  done: 'printed',
+  instead: (lastId) => `hookcap tail ${slug} --since ${lastId}`,
+});
+
+export interface TailOptions {
+  since?: string;
+  json: boolean;
+  /** Stop after this many captures (a script waiting for a webhook). */
+  count?: number;
+  /** Stop after this many seconds; with `count` not reached, that is a failure (exit 1). */
+  timeout?: number;
+  /** Only captures with this method, path, detected event (the others are neither printed nor counted). */
+  method?: string;
+  path?: string;
+  event?: string;
+  /** Only captures whose headers pass every one of these, as search's `header` does. */
+  headers?: readonly HeaderFilter[];
+  /**
+   * The backlog rule on a reconnect (a laptop that slept with tail running), as listen's. Unset:
+   * ask on a terminal, and everything (all) elsewhere, where a script reads each capture tail prints.
+   */
+  backlog?: Backlog;
+  maxBacklog: number;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Header filters as a matcher's headers: a name alone asks for the header, a value for a
+ * case-insensitive substring (a RegExp, so the timeout message shows it). The same name twice
+ * must hold both values.
+ */
+export function headerMatchers(filters: readonly HeaderFilter[]): RequestMatcher['headers'] {
+  const values = new Map<string, string[]>();
+  for (const f of filters) values.set(f.name, [...(values.get(f.name) ?? []), ...(f.value === '' ? [] : [f.value])]);
+  // No prototype: a header may be named __proto__.
+  const out: NonNullable<RequestMatcher['headers']> = Object.create(null);
+  for (const [name, wanted] of values) {
+    const [only] = wanted;
+    if (only === undefined) out[name] = true;
+    else if (wanted.length === 1) out[name] = new RegExp(escapeRegExp(only), 'iu');
+    else out[name] = new RegExp(wanted.map((v) => `(?=[\\s\\S]*${escapeRegExp(v)})`).join(''), 'iu');
+  }
+  return out;
+}
+
+/** Prints each capture as it arrives: time, method, path, size, detected sender and event, answered status. */
+export async function tail(client: HookcapClient, slug: string, opts: TailOptions, style: Style): Promise<number> {
+  const stop = stopOnSignals('output');
+  const matcher: RequestMatcher = {
+    method: opts.method,
+    path: opts.path,
+    event: opts.event,
+    headers: opts.headers && opts.headers.length > 0 ? headerMatchers(opts.headers) : undefined,
+  };
+  const filtered = Object.values(matcher).some((v) => v !== undefined);
+  const wanted = filtered ? matches(matcher) : () => true;
+  const only = filtered ? ` (only ${describeMatcher(matcher)})` : '';
+  const banner = opts.json ? null : `Watching ${slug}${only}${opts.since ? `, ${sinceSaid(opts.since)}` : ''}. Ctrl-C to stop.`;
+  let seen = 0;
+  let skipped = 0;
+  let timedOut = false;
+  // Why the stream is not open, while it never was: a --timeout then says so rather than "no capture".
+  let opened = false;
+  let failure = '';
+  const hooks = streamHooks(style, banner);
+  const rule: BacklogRule = { backlog: opts.backlog ?? (canAsk() ? 'ask' : 'all'), maxBacklog: opts.maxBacklog };
+  const timer =
+    opts.timeout === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          stop.stop();
+        }, opts.timeout * 1000);
+  try {
+    const stream = client.stream(slug, {
+      after: opts.since,
+      signal: stop.signal,
+      onResume: onResume(client, slug, rule, tailWords(slug), stderrStyle(style)),
+      onOpen: (info) => {
+        opened = true;
+        hooks.onOpen?.(info);
+      },
+      onReconnect: (info) => {
+        failure = info.reason;
+        hooks.onReconnect?.(info);
+      },
+    });
+    for await (const c of stream) {
+      // Stopped (Ctrl-C, --timeout): what the last read brought along is not printed.
+      if (stop.signal.aborted) break;
+      if (!wanted(c)) {
+        skipped++;
+        continue;
+      }
+      seen++;
+      if (opts.json) {
+        out(JSON.stringify(c));
+      } else {
+        const detected = [c.detectedProvider, c.detectedEvent].filter((x) => x !== '').join(' ');
+        const status = c.responseStatus === undefined ? '' : `  ${paint(style, statusColor(c.responseStatus), String(c.responseStatus))}`;
+        out(
+          `${paint(style, 'gray', clock(c.receivedAt))}  ${paint(style, 'bold', c.method.padEnd(6))} ${pathWithQuery(c.path, captureQuery(c))}` +
+            `  ${paint(style, 'gray', bytes(c.size))}${detected ? `  ${paint(style, 'magenta', detected)}` : ''}${status}  ${paint(style, 'dim', c.id)}`,
+        );
+      }
+      if (opts.count !== undefined && seen >= opts.count) break;
+    }
+  } finally {
+    clearTimeout(timer);
+    stop.release();
+  }
+  if (timedOut && opts.count !== undefined && seen < opts.count) {
+    const got = `${seen === 0 ? 'no capture' : `${seen} of ${opts.count} captures`}${filtered ? ` matching ${describeMatcher(matcher)}` : ''}`;
+    if (!opened && failure !== '') {
+      throw new CliError(
+        `${got} on ${slug} within ${opts.timeout} s: the stream never connected (${failure})`,
+        `is hookcap running at ${client.apiUrl}? Set the address with --api-url or HOOKCAP_API_URL`,
+      );
+    }
+    throw new CliError(`${got} on ${slug} within ${opts.timeout} s${skipped > 0 ? ` (${skipped} other${skipped === 1 ? '' : 's'} arrived)` : ''}`);
+  }
+  return EXIT_OK;
+}

@@ -1,0 +1,97 @@
+/** A captured body in tabs: Pretty (JSON tree, form fields), Raw, Hex, Base64, as its kind allows. */
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { errorText, type Capture } from '../api/client';
+import { bodyBytes, bodyKind, droppedBodyNotice, formRows, parseJson, type BodyKind } from '../lib/body';
+import { formatSize } from '../lib/format';
+import { HexView } from '../ui/hex-view';
+import { JsonTree } from '../ui/json-tree';
+import { KeyValueTable } from '../ui/key-value-table';
+
+/** multipart/form-data, parsed by the browser itself. */
+function MultipartTable({ bytes, contentType }: { bytes: Uint8Array; contentType: string }) {
+  const [rows, setRows] = useState<[string, string][] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    new Response(bytes.slice(), { headers: { 'content-type': contentType } })
+      .formData()
+      .then((form) => {
+        const out: [string, string][] = [];
+        form.forEach((value, name) => out.push([name, typeof value === 'string' ? value : `file ${value.name} (${value.type || 'no type'}, ${formatSize(value.size)})`]));
+        if (live) setRows(out);
+      })
+      .catch((e: unknown) => live && setError(`Not readable as multipart form data: ${errorText(e)}`));
+    return () => {
+      live = false;
+    };
+  }, [bytes, contentType]);
+  if (error) return <p className="muted">{error}</p>;
+  return rows ? <KeyValueTable label="Form fields" rows={rows} /> : <p className="muted">Reading form…</p>;
+}
+
+type Tab = 'pretty' | 'raw' | 'hex' | 'base64';
+const TAB_NAMES: Record<Tab, string> = { pretty: 'Pretty', raw: 'Raw', hex: 'Hex', base64: 'Base64' };
+
+function tabsFor(kind: BodyKind): Tab[] {
+  switch (kind) {
+    case 'json':
+    case 'form':
+    case 'multipart':
+      return ['pretty', 'raw', 'hex'];
+    case 'text':
+      return ['raw', 'hex'];
+    case 'binary':
+      return ['hex', 'base64'];
+    case 'empty':
+      return [];
+  }
+}
+
+function Pretty({ capture, kind, bytes }: { capture: Capture; kind: BodyKind; bytes: Uint8Array }) {
+  if (kind === 'form') return <KeyValueTable label="Form fields" rows={formRows(capture.body)} />;
+  if (kind === 'multipart') return <MultipartTable bytes={bytes} contentType={capture.contentType} />;
+  const value = parseJson(capture.body);
+  if (value === null || typeof value !== 'object') return <pre className="body-raw">{JSON.stringify(value, null, 2)}</pre>;
+  // Big documents open collapsed below the top level, so the tree stays quick to draw.
+  return <JsonTree key={capture.id} value={value} big={capture.size > 64 * 1024} />;
+}
+
+export function BodyView({ capture }: { capture: Capture }) {
+  const kind = bodyKind(capture);
+  const tabs = tabsFor(kind);
+  const bytes = useMemo(() => bodyBytes(capture), [capture]);
+  const [chosen, setChosen] = useState<Tab | null>(null);
+  const tablist = useRef<HTMLDivElement>(null);
+  const tab = chosen && tabs.includes(chosen) ? chosen : tabs[0];
+  if (!tab) {
+    const dropped = droppedBodyNotice(capture);
+    return dropped ? <p className="notice">{dropped}</p> : <p className="muted">No body.</p>;
+  }
+  // The tabs pattern: one stop in the Tab order (the chosen view); arrows, Home and End choose another.
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const at = tabs.indexOf(tab);
+    const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    const next = tabs[(to + tabs.length) % tabs.length] ?? tab;
+    setChosen(next);
+    tablist.current?.querySelector<HTMLElement>(`#body-tab-${next}`)?.focus();
+  };
+  return (
+    <div className="body-view">
+      <div role="tablist" aria-label="Body view" className="tabs" ref={tablist} onKeyDown={onKeyDown}>
+        {tabs.map((t) => (
+          <button key={t} type="button" role="tab" id={`body-tab-${t}`} aria-selected={t === tab} aria-controls="body-panel" tabIndex={t === tab ? 0 : -1} onClick={() => setChosen(t)}>
+            {TAB_NAMES[t]}
+          </button>
+        ))}
+        {kind === 'binary' ? <span className="muted">binary body (not UTF-8), kept byte for byte</span> : null}
+      </div>
+      <div role="tabpanel" id="body-panel" aria-labelledby={`body-tab-${tab}`} className="body-panel">
+        {tab === 'pretty' ? <Pretty capture={capture} kind={kind} bytes={bytes} /> : null}
+        {tab === 'raw' || tab === 'base64' ? <pre className="body-raw">{capture.body}</pre> : null}
+        {tab === 'hex' ? <HexView bytes={bytes} /> : null}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,126 @@
+/** An endpoint's own header: breadcrumb, name (Rename), receiver URL, expiry, and its actions (clear, delete, settings). */
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Link, useLocation } from 'wouter';
+import { useClearCaptures, useDeleteEndpoint, useRenameEndpoint, type Endpoint } from '../api/queries';
+import { paths } from '../paths';
+import { BusyButton } from '../ui/busy-button';
+import { ConfirmDialog } from '../ui/confirm';
+import { EndpointSwitcher } from '../ui/endpoint-switcher';
+import { ErrorMessage } from '../ui/error';
+import { useFocusWhenGone } from '../ui/focus';
+import { ExpiresAt } from '../ui/time';
+import { ReceiverUrl, takeJustCreated } from './endpoints';
+
+function RenameForm({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => void }) {
+  const [name, setName] = useState(endpoint.name);
+  const rename = useRenameEndpoint();
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    rename.mutate({ slug: endpoint.slug, name }, { onSuccess: onDone });
+  };
+  return (
+    <form
+      className="rename"
+      onSubmit={submit}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') onDone();
+      }}
+    >
+      <label htmlFor="rename-input">Name</label>
+      <div className="inline">
+        <input id="rename-input" value={name} maxLength={200} autoFocus onChange={(e) => setName(e.target.value)} />
+        <BusyButton type="submit" className="primary" busy={rename.isPending}>
+          Save
+        </BusyButton>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+      {rename.error ? <ErrorMessage error={rename.error} /> : null}
+    </form>
+  );
+}
+
+export function EndpointHeader({ endpoint, onCleared }: { endpoint: Endpoint; onCleared: () => void }) {
+  const [renaming, setRenaming] = useState(false);
+  const [confirming, setConfirming] = useState<'delete' | 'clear' | null>(null);
+  const renameButton = useRef<HTMLButtonElement>(null);
+  // Saved, cancelled or Escape: the form is gone; the focus goes back to Rename.
+  useFocusWhenGone(renaming, () => renameButton.current);
+  const remove = useDeleteEndpoint();
+  const clear = useClearCaptures();
+  const [, navigate] = useLocation();
+  const error = remove.error ?? clear.error;
+  const title = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    const active = document.activeElement;
+    if (takeJustCreated(endpoint.slug) && (active === null || active === document.body)) title.current?.focus();
+  }, [endpoint.slug]);
+  return (
+    <header className="endpoint-head">
+      <nav aria-label="Breadcrumb" className="crumbs">
+        <Link href={paths.home}>Endpoints</Link> <span aria-hidden="true">/</span> <EndpointSwitcher current={endpoint.slug} />
+      </nav>
+      {renaming ? (
+        <RenameForm endpoint={endpoint} onDone={() => setRenaming(false)} />
+      ) : (
+        <h1 className="endpoint-title" ref={title} tabIndex={-1}>
+          {endpoint.name}
+        </h1>
+      )}
+      <ReceiverUrl url={endpoint.url} />
+      {endpoint.expiresAt !== null ? <ExpiresAt ms={endpoint.expiresAt} /> : null}
+      <div className="endpoint-actions">
+        {!renaming ? (
+          <button type="button" ref={renameButton} onClick={() => setRenaming(true)}>
+            Rename
+          </button>
+        ) : null}
+        <button type="button" onClick={() => setConfirming('clear')}>
+          Clear captures
+        </button>
+        <button type="button" className="danger" onClick={() => setConfirming('delete')}>
+          Delete endpoint
+        </button>
+        <Link href={paths.endpointSettings(endpoint.slug)} className="button">
+          Settings
+        </Link>
+      </div>
+      {error ? <ErrorMessage error={error} /> : null}
+      <ConfirmDialog
+        open={confirming === 'delete'}
+        title={`Delete ${endpoint.name}?`}
+        confirm="Delete"
+        danger
+        busy={remove.isPending}
+        onCancel={() => setConfirming(null)}
+        onConfirm={() =>
+          remove.mutate(endpoint.slug, {
+            onSuccess: () => navigate(paths.home),
+            onSettled: () => setConfirming(null),
+          })
+        }
+      >
+        <p>
+          Its URL stops accepting requests and every captured request is deleted. This cannot be undone.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={confirming === 'clear'}
+        title="Clear all captured requests?"
+        confirm="Clear"
+        danger
+        busy={clear.isPending}
+        onCancel={() => setConfirming(null)}
+        onConfirm={() =>
+          clear.mutate(endpoint.slug, {
+            onSuccess: onCleared,
+            onSettled: () => setConfirming(null),
+          })
+        }
+      >
+        <p>Every request captured so far is removed. The endpoint keeps its URL and keeps capturing.</p>
+      </ConfirmDialog>
+    </header>
+  );
+}

@@ -1,0 +1,94 @@
+/** The request open beside an endpoint's live list, with Compare (with the previous one, or one pinned). */
+import { useEffect } from 'react';
+import { Link, useLocation } from 'wouter';
+import type { Capture } from '../api/client';
+import { useCaptureEndpoint } from '../api/capture-endpoint';
+import { useRequest, type Endpoint } from '../api/queries';
+import type { LiveState } from '../live/store';
+import { paths } from '../paths';
+import { ErrorMessage } from '../ui/error';
+import { Compare } from './compare';
+import { RequestDetail } from './request-detail';
+
+/** The request after `id` in the list as shown (the next older), if `id` is listed. */
+export function olderThan(items: readonly Capture[], id: string): string | undefined {
+  const at = items.findIndex((c) => c.id === id);
+  return at < 0 ? undefined : items[at + 1]?.id;
+}
+
+interface OpenRequestProps {
+  id: string;
+  state: LiveState;
+  endpoint: Pick<Endpoint, 'id' | 'url'>;
+  backHref: string;
+  /** The request pinned for comparison (`?compare=`). */
+  compareId: string | null;
+  /** The next older request in the list as shown, for "Compare with previous". */
+  previousId: string | undefined;
+  hrefWith: (id: string, compare: string | null) => string;
+}
+
+export function OpenRequest({ id, state, endpoint, backHref, compareId, previousId, hrefWith }: OpenRequestProps) {
+  const inList = state.items.find((c) => c.id === id);
+  const fetched = useRequest(inList ? null : id);
+  const capture = inList ?? fetched.data;
+  const otherInList = compareId ? state.items.find((c) => c.id === compareId) : undefined;
+  const otherFetched = useRequest(compareId && !otherInList ? compareId : null);
+  // A link to another endpoint's request (`/endpoints/A/requests/<id of B's>`): it is shown under
+  // its own endpoint, with its own URL and list (docs/dashboard.md), not under A's URL.
+  const elsewhere = capture && capture.endpointId !== endpoint.id ? capture : undefined;
+  const owner = useCaptureEndpoint(elsewhere);
+  const [, navigate] = useLocation();
+  const to = owner.endpoint ? paths.endpointRequest(owner.endpoint.slug, id) : null;
+  useEffect(() => {
+    if (to) navigate(to, { replace: true });
+  }, [to, navigate]);
+  return (
+    <>
+      <Link href={backHref} className="back-link">
+        ← All requests
+      </Link>
+      {capture && !elsewhere ? (
+        <RequestDetail
+          capture={capture}
+          endpointUrl={endpoint.url}
+          actions={
+            (previousId && previousId !== compareId) || compareId !== id ? (
+              <span className="action-group" role="group" aria-label="Compare">
+                <span className="action-group-label" aria-hidden="true">
+                  Compare
+                </span>
+                {previousId && previousId !== compareId ? (
+                  <Link href={hrefWith(id, previousId)} className="button" aria-label="Compare with previous">
+                    Previous
+                  </Link>
+                ) : null}
+                {compareId !== id ? (
+                  <Link href={hrefWith(id, id)} className="button" aria-label="Pin for comparison">
+                    Pin
+                  </Link>
+                ) : null}
+              </span>
+            ) : null
+          }
+          compare={
+            compareId ? (
+              <Compare
+                capture={capture}
+                other={otherInList ?? otherFetched.data}
+                otherId={compareId}
+                otherHref={hrefWith(compareId, id)}
+                error={otherFetched.error}
+                stopHref={hrefWith(id, null)}
+              />
+            ) : null
+          }
+        />
+      ) : fetched.error || owner.error ? (
+        <ErrorMessage error={fetched.error ?? owner.error} />
+      ) : (
+        <p className="muted panel-pad">Loading request…</p>
+      )}
+    </>
+  );
+}
