@@ -30,6 +30,9 @@ function docsCsp(files: string): string {
     "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
+    // form-action does not fall back to default-src: without it an injected form could post to the
+    // receiver's /w/ on the same origin. Swagger UI's own forms (Authorize) are handled by script.
+    "form-action 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
 }

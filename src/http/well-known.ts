@@ -61,7 +61,7 @@ export function llmsTxt(config: Pick<Config, 'baseUrl' | 'receiverUrl'>): string
 
 > hookcap captures webhooks: each endpoint has a URL (${config.receiverUrl}/w/<slug>) that records every request sent to it, and an API lists, searches, streams and replays what was captured. AI agents can get an API key themselves; a person then claims it into their account.
 
-Every API call carries \`Authorization: Bearer <key>\` (keys start \`svc_\`). Errors of the agent routes are JSON \`{"error": "<code>", "error_description": "<words>"}\`.
+Every API call carries \`Authorization: Bearer <key>\` (keys start \`svc_\`). Errors of the agent routes are JSON \`{"error": "<code>", "error_description": "<words>"}\`. A \`429\` (\`rate_limited\`) carries \`Retry-After\`: wait that many seconds before trying again.
 
 ## Get a key (agents)
 

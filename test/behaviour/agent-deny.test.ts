@@ -125,6 +125,8 @@ describeBackends(
       expect(text).toStartWith('# hookcap\n\n> ');
       expect(text).toContain('/docs/json');
       expect(text).toContain('"type": "anonymous"');
+      // The 429 every agent route may answer (its own limits, RATE_LIMIT_API, failed authentication).
+      expect(text).toContain('`429` (`rate_limited`) carries `Retry-After`');
       const doc = (await call<OpenApiDoc>(h.url, 'GET', '/docs/json')).body;
       const named = [...text.matchAll(/\b(GET|POST|PUT|PATCH|DELETE) (\/[^\s,:`]+)/g)].map((m) => [m[1] ?? '', m[2] ?? ''] as const);
       expect(named.length).toBeGreaterThanOrEqual(7);

@@ -118,5 +118,9 @@ describeBackends('OpenAPI document: search parameters', (h) => {
       const header = doc.paths[path]?.get?.parameters?.find((p) => p.name === 'header' && p.in === 'query');
       expect(`${header?.description ?? ''} ${header?.schema?.description ?? ''}`, path).toContain('name:value');
     }
+    // pinned=true is read by search and count (docs/retention.md, docs/search.md), so it is documented there.
+    for (const path of ['/api/search/requests', '/api/search/requests/count', '/api/endpoints/{slug}/requests']) {
+      expect(doc.paths[path]?.get?.parameters?.some((p) => p.name === 'pinned' && p.in === 'query'), `${path}: pinned`).toBe(true);
+    }
   });
 });

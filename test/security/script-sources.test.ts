@@ -95,6 +95,51 @@ describeBackends(
       }
     });
 
+    test("a form injected into /docs cannot post to a stranger's endpoint either; Authorize and Try it out still work", async () => {
+      const { account, endpoint } = await accountWithEndpoint(h.url);
+      const { page, context, errors } = await openPage(chromium(), h.url, { email: account.email, session: account.session });
+      const refused: string[] = [];
+      page.on('console', (m) => {
+        if (/Content Security Policy/i.test(m.text())) refused.push(m.text());
+      });
+      try {
+        await page.goto(`${h.url}/docs`);
+        await page.getByRole('heading', { name: /hookcap API/ }).first().waitFor();
+        // Swagger UI's Authorize dialog is a form handled by script.
+        await page.getByRole('button', { name: /Authorize/ }).first().click();
+        // Its modal has no dialog role; the field is labelled auth-bearer-value.
+        const modal = page.locator('.modal-ux');
+        await modal.getByRole('textbox', { name: 'auth-bearer-value' }).fill(account.key);
+        await modal.getByRole('button', { name: 'Apply credentials' }).or(modal.getByRole('button', { name: 'Authorize', exact: true })).first().click();
+        await modal.getByRole('button', { name: /Logout|Remove authorization/ }).first().waitFor();
+        await modal.getByRole('button', { name: /Close/ }).first().click();
+        // Try it out on GET /api/auth/me answers with the key.
+        await page.locator('#operations-auth-getApiAuthMe').getByRole('button').first().click();
+        await page.getByRole('button', { name: 'Try it out' }).click();
+        await page.getByRole('button', { name: 'Execute' }).click();
+        await page.locator('.live-responses-table .response-col_status').filter({ hasText: '200' }).first().waitFor();
+        expect(refused).toEqual([]);
+        await page.evaluate(`(() => {
+          const f = document.createElement('form');
+          f.method = 'post';
+          f.action = '/w/${endpoint.slug}/stolen';
+          const i = document.createElement('input');
+          i.name = 'password';
+          i.value = 'typed by the user';
+          f.append(i);
+          document.body.append(f);
+          f.submit();
+        })()`);
+        await page.waitForTimeout(1500);
+        const r = await fetch(`${h.url}/api/endpoints/${endpoint.slug}/requests`, { headers: { authorization: `Bearer ${account.key}` } });
+        expect(JSON.stringify(await r.json())).not.toContain('stolen');
+        expect(refused.some((t) => t.includes('form-action'))).toBe(true);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
     test('the dashboard works when opened by another name than BASE_URL (localhost for 127.0.0.1)', async () => {
       const { account, endpoint } = await accountWithEndpoint(h.url);
       await setMock(h.url, account.key, endpoint.slug, { status: 200, body: "window.__stranger = 'ran';", headers: { 'content-type': 'application/javascript' } });

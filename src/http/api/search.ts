@@ -27,6 +27,7 @@ const criteria = {
   header: headerParam(),
   from: t.Optional(t.String({ description: `Earliest receivedAt, inclusive: ${TIME}` })),
   to: t.Optional(t.String({ description: `Latest receivedAt, inclusive: ${TIME}` })),
+  pinned: t.Optional(t.String({ description: 'true: only pinned captures; false or absent: all' })),
 };
 
 const paramsOf = (request: Request) => readSearchQuery(new URL(request.url).searchParams);
