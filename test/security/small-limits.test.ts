@@ -39,21 +39,26 @@ describeBackends(
       }
     });
 
-    test('send-test: a header value that is not Latin-1, or a method the receiver cannot take, is a 400', async () => {
+    test('send-test: a header value with a control character, or a method the receiver cannot take, is a 400; any other text goes out as UTF-8', async () => {
       const { account, endpoint } = await accountWithEndpoint(h.url);
       for (const body of [
-        { slug: endpoint.slug, headers: { 'x-price': '10 €' } },
-        { slug: endpoint.slug, headers: { 'x-emoji': '🎉' } },
+        { slug: endpoint.slug, headers: { 'x-line': 'a\nb' } },
+        { slug: endpoint.slug, headers: { 'x-control': 'a\u0001b' } },
         { slug: endpoint.slug, method: 'FOO' },
         { slug: endpoint.slug, method: 'BREW' },
       ]) {
         const r = await call<ErrorFields>(h.url, 'POST', '/api/send-test', { token: account.key, body });
         expect({ body, status: r.status, code: r.body.code }).toEqual({ body, status: 400, code: 'validation' });
       }
-      const ok = await call(h.url, 'POST', '/api/send-test', { token: account.key, body: { slug: endpoint.slug, method: 'propfind', headers: { 'x-price': '10 £' } } });
+      // Typed text is sent as its UTF-8 bytes, as curl -H does (docs/exports.md "Header bytes"):
+      // stored one character per byte.
+      const ok = await call(h.url, 'POST', '/api/send-test', { token: account.key, body: { slug: endpoint.slug, method: 'propfind', headers: { 'x-price': '10 €', 'x-emoji': '🎉' } } });
       expect(ok.status).toBe(200);
       const [rec] = await captured(h.url, account.key, endpoint.slug, 1);
       expect(rec?.method).toBe('PROPFIND');
+      const asStored = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+      expect(rec?.headers['x-price']).toBe(asStored('10 €'));
+      expect(rec?.headers['x-emoji']).toBe(asStored('🎉'));
     });
 
     test('replay: a header value that is not Latin-1 is a 400, not a 500', async () => {
