@@ -162,6 +162,9 @@ describeBackends(
       try {
         await page.goto(`${h.url}/teams/${team.id}`);
         const press = async (button: Locator) => {
+          // The rows' buttons are aria-disabled while the previous withdrawal settles (a loaded CI
+          // machine pressed Enter on one then, and the press was ignored): wait until it takes one.
+          await eventually(async () => (await button.getAttribute('aria-disabled')) !== 'true', 10_000);
           await button.focus();
           await page.keyboard.press('Enter');
           await button.waitFor({ state: 'detached' });
