@@ -77,7 +77,7 @@ describeInProcess(
       for (const limit of ['0', 'x', '1.5']) {
         const bad = await call(h.url, 'GET', `/api/agent/sandbox/endpoints?slug=${ep.slug}&limit=${limit}`, { token: reg.credential });
         expect(bad.status).toBe(400);
-        expect(bad.body).toEqual({ error: 'invalid_request', error_description: 'limit must be a positive integer' });
+        expect(bad.body as unknown).toEqual({ error: 'invalid_request', error_description: 'limit must be a positive integer' });
       }
       expect((await call(h.url, 'GET', `/api/agent/sandbox/endpoints?slug=${ep.slug}&limit=2`, { token: reg.credential })).status).toBe(200);
     });
