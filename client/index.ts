@@ -17,6 +17,7 @@ import type { EndpointBody, MockResponseBody, RequestPage, UserBody } from '../s
 import type { SigningConfig } from '../src/engine/signing/types';
 import { captureIdFloor, idTime } from '../src/ids';
 import type { Capture } from '../src/model/capture';
+import { strictUtf8Reading, typedSearchForms } from '../src/model/header-bytes';
 import { bodyBytes as recordBytes } from '../src/model/render';
 import type { ReplayInput, ReplayResult } from '../src/model/replay';
 import type { RawSearchQuery } from '../src/services/search-params';
@@ -232,6 +233,20 @@ export function bodyJson<T = unknown>(capture: Pick<Capture, 'id' | 'body' | 'bo
 const textMatches = (want: TextMatch, got: string | undefined): boolean =>
   got !== undefined && (typeof want === 'string' ? got === want : new RegExp(want.source, want.flags.replace(/[gy]/g, '')).test(got));
 
+/**
+ * A header value against what a person typed (docs/client.md): records hold header values one
+ * character per byte, so a UTF-8 `café` is stored `cafÃ©`. A string matches the stored form or its
+ * typed text's UTF-8 bytes (`typedSearchForms`, as search reads typed text); a RegExp tests the
+ * stored form or, when the bytes are UTF-8, their reading.
+ */
+function headerMatches(want: TextMatch, got: string | undefined): boolean {
+  if (got === undefined) return false;
+  if (typeof want === 'string') return typedSearchForms(want).includes(got);
+  if (textMatches(want, got)) return true;
+  const text = strictUtf8Reading(got);
+  return text !== null && textMatches(want, text);
+}
+
 function jsonMatches(want: unknown, got: unknown): boolean {
   if (want instanceof RegExp) return typeof got === 'string' && textMatches(want, got);
   if (Array.isArray(want)) return Array.isArray(got) && got.length === want.length && want.every((w, i) => jsonMatches(w, got[i]));
@@ -259,7 +274,7 @@ export function matches(matcher: RequestMatcher): (capture: Capture) => boolean 
       const headers = new Map(Object.entries(c.headers).map(([k, v]) => [k.toLowerCase(), v]));
       for (const [name, want] of Object.entries(matcher.headers)) {
         const got = headers.get(name.toLowerCase());
-        if (want === true ? got === undefined : !textMatches(want, got)) return false;
+        if (want === true ? got === undefined : !headerMatches(want, got)) return false;
       }
     }
     if (matcher.json !== undefined) {

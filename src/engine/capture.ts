@@ -251,7 +251,8 @@ function mockHeadersOf(mock: MockResponse): Headers {
   let headers = mockHeaders.get(mock);
   if (!headers) {
     headers = new Headers();
-    for (const [name, value] of Object.entries(mock.headers ?? {})) {
+    // wireHeaders: the typed values' bytes, converted when the mock was saved (services/endpoints.ts).
+    for (const [name, value] of Object.entries(mock.wireHeaders ?? mock.headers ?? {})) {
       const lower = name.toLowerCase();
       if (typeof value === 'string' && mockHeaderRefusal(lower, value) === null) headers.set(lower, value);
     }

@@ -102,12 +102,18 @@ export const RECEIVABLE_METHODS: ReadonlySet<string> = new Set(
  */
 export const PROTO_KEY_REFUSAL = 'a header named __proto__ cannot be kept (it is a JavaScript prototype key)';
 
-/** Why a mock may not carry this header (name already lower-cased), or null when it may. */
+/** A mock header value that is not one line of text. */
+export const MOCK_VALUE_REFUSAL = 'its value must be one line of text (no control characters)';
+
+/**
+ * Why a mock may not carry this header (name already lower-cased, value in byte form: one
+ * character per byte, as the receiver sends it), or null when it may.
+ */
 export function mockHeaderRefusal(name: string, value: string): string | null {
   if (!TOKEN.test(name)) return 'it is not a valid header name';
   if (name === '__proto__') return PROTO_KEY_REFUSAL;
   const refused = REFUSED_MOCK_HEADERS.get(name);
   if (refused !== undefined) return refused;
-  if (!isFieldValue(value)) return 'its value must be one line of Latin-1 text (no control characters)';
+  if (!isFieldValue(value)) return MOCK_VALUE_REFUSAL;
   return null;
 }

@@ -2,7 +2,8 @@
 import { AppError } from '../errors';
 import { newSlug, randomId } from '../ids';
 import * as store from '../stores/state/endpoints';
-import { mockHeaderRefusal, PROTO_KEY_REFUSAL } from '../engine/receiver-headers';
+import { MOCK_VALUE_REFUSAL, mockHeaderRefusal, PROTO_KEY_REFUSAL } from '../engine/receiver-headers';
+import { hasControlCharacter, typedHeaderValue } from '../model/header-bytes';
 import type { SigningConfig } from '../engine/signing';
 import type { EndpointRow, MockResponse, UserRow } from '../stores/state/schema';
 import type { Ctx } from './context';
@@ -26,7 +27,8 @@ export const publicEndpoint = (ctx: Ctx, e: EndpointRow) => ({
   name: e.name,
   url: `${ctx.config.receiverUrl}/w/${e.slug}`,
   createdAt: e.createdAt,
-  mockResponse: e.mockResponse ?? null,
+  // The mock as its owner typed it: the receiver's byte form (wireHeaders) is not part of it.
+  mockResponse: e.mockResponse ? { status: e.mockResponse.status, body: e.mockResponse.body, headers: e.mockResponse.headers } : null,
   notificationUrl: e.notificationUrl ?? null,
   signing: publicSigning(e.signing ?? null),
   expiresAt: e.expiresAt ?? null,
@@ -130,14 +132,21 @@ function validateMock(mock: MockResponse): MockResponse {
   }
   // Null prototype: a header named like an Object.prototype member is kept, not swallowed.
   const headers: Record<string, string> = Object.create(null);
+  const wire: Record<string, string> = Object.create(null);
+  let typed = false;
   for (const [k, v] of Object.entries(mock.headers ?? {})) {
     const name = k.toLowerCase();
+    // Typed text, as `hookcap send -H` and send-test's headers: sent as its UTF-8 bytes, converted
+    // here once so the receiver does no work per capture (docs/exports.md "Header bytes").
+    const bytes = typedHeaderValue(v);
     // The receiver serves mocks next to the API: see engine/receiver-headers.ts and docs/security.md.
-    const refusal = mockHeaderRefusal(name, v);
+    const refusal = hasControlCharacter(v) ? MOCK_VALUE_REFUSAL : mockHeaderRefusal(name, bytes);
     if (refusal !== null) throw new AppError('validation', `mockResponse.headers may not set "${k}": ${refusal}`);
     headers[name] = v;
+    wire[name] = bytes;
+    if (bytes !== v) typed = true;
   }
-  return { status: mock.status, body: mock.body ?? '', headers };
+  return typed ? { status: mock.status, body: mock.body ?? '', headers, wireHeaders: wire } : { status: mock.status, body: mock.body ?? '', headers };
 }
 
 export async function updateEndpoint(ctx: Ctx, user: UserRow, slug: string, patch: EndpointPatch): Promise<EndpointRow> {

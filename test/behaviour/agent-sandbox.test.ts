@@ -60,15 +60,26 @@ describeInProcess(
       for (const ask of asks) {
         const r = await call(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential, body: ask });
         expect(r.status).toBe(400);
-        expect(r.body).toMatchObject({ code: 'validation' });
+        // An agent route: SPEC 7.2's shape, the code in `error` (docs/agents.md).
+        expect(Object.keys(r.body).sort()).toEqual(['error', 'error_description']);
+        expect(r.body.error).toBe('invalid_request');
         // It names what was refused and what gives it.
-        expect(r.body.error).toContain(Object.keys(ask)[0] ?? '');
-        expect(r.body.error).toContain('claimed key');
+        expect(r.body.error_description).toContain(Object.keys(ask)[0] ?? '');
+        expect(r.body.error_description).toContain('claimed key');
       }
       expect((await list(reg.credential)).body).toEqual([]);
       // No body, an empty object, or null settings still create one.
-      expect((await create(reg.credential)).status).toBe(201);
+      const made = await create(reg.credential);
+      expect(made.status).toBe(201);
+      const ep = made.body;
       expect((await call(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential, body: { mockResponse: null } })).status).toBe(201);
+      // A bad limit on the listing is refused in the same shape.
+      for (const limit of ['0', 'x', '1.5']) {
+        const bad = await call(h.url, 'GET', `/api/agent/sandbox/endpoints?slug=${ep.slug}&limit=${limit}`, { token: reg.credential });
+        expect(bad.status).toBe(400);
+        expect(bad.body as unknown).toEqual({ error: 'invalid_request', error_description: 'limit must be a positive integer' });
+      }
+      expect((await call(h.url, 'GET', `/api/agent/sandbox/endpoints?slug=${ep.slug}&limit=2`, { token: reg.credential })).status).toBe(200);
     });
 
     test('isolation: another agent, an account, or a stranger never sees a sandbox endpoint', async () => {

@@ -54,7 +54,7 @@ describeBackends('security: the receiver cannot act on the API origin', (h) => {
       ['x-content-type-options', 'sniff'],
       ['www-authenticate', 'Basic realm="hookcap"'],
       ['nel', '{"report_to":"x","max_age":1}'],
-      ['x-euro', 'price in €'],
+      ['x-bell', 'ring\u0007'],
     ];
     for (const [name, value] of refused) {
       const r = await call(h.url, 'PATCH', `/api/endpoints/${endpoint.slug}`, {

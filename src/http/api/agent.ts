@@ -76,7 +76,7 @@ function refuseSandboxSettings(body: unknown): void {
   }
   const asked = isRecord(json) ? SANDBOX_REFUSED.filter((k) => json[k] !== undefined && json[k] !== null) : [];
   if (asked.length > 0) {
-    throw new AppError('validation', `sandbox endpoints have no ${asked.join(', ')}: those need a claimed key (then POST /api/endpoints); create a sandbox endpoint with no body`);
+    throw new AppError('invalid_request', `sandbox endpoints have no ${asked.join(', ')}: those need a claimed key (then POST /api/endpoints); create a sandbox endpoint with no body`);
   }
 }
 
@@ -343,7 +343,7 @@ export const agentRoutes = (ctx: Ctx) => {
             ...codedErrors({
               401: 'unauthorized (no or unknown key)',
               403: 'forbidden (not an unclaimed agent key: use /api/endpoints)',
-              400: 'validation (a body asking for a mock response, notifications or signing)',
+              400: 'invalid_request (a body asking for a mock response, notifications or signing)',
               409: `conflict (the key already has its live sandbox endpoints)`,
             }),
           }),
@@ -356,6 +356,8 @@ export const agentRoutes = (ctx: Ctx) => {
         const key = requireUnclaimedKey(principal);
         if (query.slug === undefined) return listSandboxEndpoints(ctx, key);
         const limit = query.limit === undefined ? undefined : Number(query.limit);
+        // Checked here, not by clampLimit: an agent route refuses in SPEC 7.2's shape.
+        if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new AppError('invalid_request', 'limit must be a positive integer');
         return sandboxRequests(ctx, key, query.slug, limit);
       },
       {
@@ -366,7 +368,7 @@ export const agentRoutes = (ctx: Ctx) => {
           responses: documented({
             200: { description: 'Endpoints or requests', schema: SandboxListing },
             ...codedErrors({
-              400: 'validation (limit)',
+              400: 'invalid_request (limit)',
               401: 'unauthorized (no or unknown key)',
               403: 'forbidden (not an unclaimed agent key: use /api/endpoints)',
               404: "not_found (not one of this key's live sandbox endpoints)",

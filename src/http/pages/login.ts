@@ -55,7 +55,8 @@ export const loginPages = (ctx: Ctx) => {
       return redirect(next);
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
-      return loginPage(next, e.code === 'rate_limited' ? 'Too many attempts; try again later.' : e.message, e.status);
+      // Any 429: the page's own per-address limit (`rate_limited`) or the per-account log-in limit (`rate_limited_api`).
+      return loginPage(next, e.status === 429 ? 'Too many attempts; try again later.' : e.message, e.status);
     }
   };
   return new Elysia({ detail: { tags: ['pages'], hide: true } })

@@ -37,7 +37,14 @@ export const apiKeys = pgTable('api_keys', {
 export interface MockResponse {
   status: number;
   body: string;
+  /** Header values as their owner typed them (text): what the API answers (docs/api.md). */
   headers: Record<string, string>;
+  /**
+   * The same headers as the receiver sends them: each value's UTF-8 bytes, one character per byte
+   * (`typedHeaderValue`), converted once when the mock is saved. Only when some value is not ASCII;
+   * mocks saved before it held byte-form (Latin-1) values in `headers` and are served from them.
+   */
+  wireHeaders?: Record<string, string>;
 }
 
 export const endpoints = pgTable('endpoints', {
