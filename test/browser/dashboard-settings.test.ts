@@ -226,7 +226,11 @@ describeBackends('dashboard: endpoint settings', (h) => {
       const open = section.getByRole('link', { name: 'Open the captured request' });
       await open.waitFor();
       // The record holds the bytes that arrived, one character per byte: the UTF-8 of what was typed.
-      const listed = (await call<{ headers: Record<string, string> }[]>(h.url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: account.session })).body;
+      // The list is read from the capture store, which takes the capture a moment after the live list shows it.
+      const listed = await eventually(async () => {
+        const r = (await call<{ headers: Record<string, string> }[]>(h.url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: account.session })).body;
+        return r.length > 0 ? r : undefined;
+      });
       expect(Buffer.from(listed[0]?.headers['x-typed'] ?? '', 'latin1').toString('hex')).toBe(Buffer.from('café ✓', 'utf8').toString('hex'));
       await open.click();
       const headers = page.getByRole('article').getByRole('table', { name: 'Headers' });
