@@ -11,6 +11,7 @@ import net from 'node:net';
 import { har as validateHar } from 'har-validator';
 import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
+import { rawExchange } from '../support/raw-socket';
 import { describeBackends } from '../support/suite';
 import { cliEnv, runCli, RunningCli } from '../cli/support';
 
@@ -87,16 +88,6 @@ function startRawSink() {
   };
 }
 
-/** Writes `bytes` to host:port and reads the whole answer. */
-function rawExchange(port: number, bytes: Uint8Array): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
-    socket.on('data', (d: Buffer) => chunks.push(d));
-    socket.on('end', () => resolve(Buffer.concat(chunks)));
-    socket.on('error', reject);
-  });
-}
 
 function expectSentBytes(head: Head | undefined, names = Object.keys(SENT)) {
   if (!head) throw new Error('nothing arrived');

@@ -5,20 +5,10 @@
  * control character is a 400. The answer's bytes are read from the real receiver over a raw socket.
  */
 import { expect, test } from 'bun:test';
-import net from 'node:net';
 import { call, eventually, newAccount } from '../support/client';
+import { rawExchange } from '../support/raw-socket';
 import { describeBackends } from '../support/suite';
 
-/** Writes `bytes` to 127.0.0.1:port and reads the whole answer. */
-function rawExchange(port: number, bytes: Uint8Array): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
-    socket.on('data', (d: Buffer) => chunks.push(d));
-    socket.on('end', () => resolve(Buffer.concat(chunks)));
-    socket.on('error', reject);
-  });
-}
 
 /** The answer's status line and header value bytes (names lower-cased). */
 function headOf(answer: Buffer): { status: string; headers: Map<string, Buffer> } {

@@ -6,7 +6,7 @@ import { afterAll, expect, test } from 'bun:test';
 import { createClient, HookcapError, type Capture, type HookcapClient } from 'hookcap/client';
 import { bodyBytes } from '../../src/model/render';
 import { joinTeam, paidTeam, TEAMS_ENV } from '../behaviour/teams-support';
-import { call, newAccount } from '../support/client';
+import { call, eventually, newAccount } from '../support/client';
 import { startHookReceiver } from '../support/hook-receiver';
 import { describeBackends } from '../support/suite';
 
@@ -155,6 +155,9 @@ describeBackends(
           if (got.length === 12) stop.abort();
         }
       })();
+      // A stream without after/since starts live when it opens: the first capture waits for that
+      // (a loaded CI run sent it before the stream had connected, and it was rightly not streamed).
+      await eventually(async () => opens >= 1, 10_000);
       // Spread over more than two server-side stream lifetimes (1.5 s each).
       for (let i = 0; i < 12; i++) {
         sent.push(await send(ep.slug, `/s/${i}`));

@@ -5,21 +5,11 @@
  * server, both backends.
  */
 import { expect, test } from 'bun:test';
-import net from 'node:net';
 import { createClient, matches } from 'hookcap/client';
 import { newAccount } from '../support/client';
+import { rawExchange } from '../support/raw-socket';
 import { describeBackends } from '../support/suite';
 
-/** Writes `bytes` to 127.0.0.1:port and reads the whole answer. */
-function rawExchange(port: number, bytes: Uint8Array): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
-    socket.on('data', (d: Buffer) => chunks.push(d));
-    socket.on('end', () => resolve(Buffer.concat(chunks)));
-    socket.on('error', reject);
-  });
-}
 
 describeBackends('hookcap/client header matchers and header bytes', (h) => {
   test('a string matches the UTF-8 header a person would type; the stored form and lone Latin-1 bytes still match', async () => {
