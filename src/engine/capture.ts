@@ -20,13 +20,11 @@ import { verifySignature } from './signing';
 export interface IncomingRequest {
   slug: string;
   method: string;
-  /** Path after the slug, starting with "/". */
-  path: string;
   /**
-   * Path after the slug exactly as sent ("" when nothing follows it): `path` is "/" for both
-   * `/w/<slug>` and `/w/<slug>/`, and a URL signature (Twilio) covers the difference.
+   * Path after the slug exactly as sent ("" when nothing follows it). The record's `path` is "/"
+   * for both `/w/<slug>` and `/w/<slug>/`; a URL signature (Twilio) covers the difference.
    */
-  sentPath: string;
+  path: string;
   /** Raw query string without "?" ("" when none). */
   query: string;
   headers: Headers;
@@ -210,7 +208,7 @@ export class CaptureEngine {
       id: captureId(receivedAt),
       endpointId: endpoint.id,
       method: req.method,
-      path: req.path,
+      path: req.path || '/',
       headers,
       body,
       bodyEncoding,
@@ -227,7 +225,7 @@ export class CaptureEngine {
       responseStatus: endpoint.mockResponse?.status ?? 200,
     };
     if (endpoint.signing) {
-      const url = `${req.publicBase}/w/${req.slug}${req.sentPath}${req.query ? `?${req.query}` : ''}`;
+      const url = `${req.publicBase}/w/${req.slug}${req.path}${req.query ? `?${req.query}` : ''}`;
       const v = verifySignature(endpoint.signing, { headers, rawBody: req.body, url, method: req.method, now: receivedAt });
       record.signatureVerified = v.signatureVerified;
       record.signatureError = v.signatureError;

@@ -98,9 +98,10 @@ export const RECEIVABLE_METHODS: ReadonlySet<string> = new Set(
 
 /**
  * `__proto__` is a valid header token, but a JavaScript object key that sets the prototype when
- * assigned: the body's schema check copies the headers and would lose it without a word.
+ * assigned: stored or served, it would be lost without a word. A key sent exactly so is refused
+ * before any route (src/unknown.ts jsonHazard); this catches `__PROTO__`, lower-cased into it.
  */
-export const PROTO_KEY_REFUSAL = 'a header named __proto__ cannot be kept (it is a JavaScript prototype key)';
+const PROTO_KEY_REFUSAL = 'a header named __proto__ cannot be kept (it is a JavaScript prototype key)';
 
 /** A mock header value that is not one line of text. */
 export const MOCK_VALUE_REFUSAL = 'its value must be one line of text (no control characters)';

@@ -16,7 +16,7 @@ import { requireAccount, requireSession, resolveToken } from '../services/auth';
 import type { Ctx, Principal } from '../services/context';
 import type { UserRow } from '../stores/state/schema';
 import { authFailureGate } from './auth-failures';
-import { clientAddress, type PeerSource } from './client-ip';
+import { clientIp, type PeerSource } from './client-ip';
 import { rateLimitForRoute } from './errors';
 import { assertSameOriginJson } from './origin';
 
@@ -74,7 +74,7 @@ export async function authenticate(ctx: Ctx, request: Request, cookie: CookieJar
   if (presented.viaCookie) assertSameOriginJson(request, ctx.config.baseUrl);
   // Unknown or revoked tokens are limited per client address (src/http/auth-failures.ts).
   const gate = authFailureGate(ctx);
-  const ip = clientAddress(request, server, ctx.config.trustProxy) || 'unknown';
+  const ip = clientIp(request, server, ctx.config.trustProxy);
   const refused = gate.refusal(ip, presented.token);
   if (refused) throw rateLimitForRoute(request, refused);
   const principal = await resolveToken(ctx, presented.token);

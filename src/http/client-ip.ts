@@ -13,3 +13,11 @@ export function clientAddress(request: Request, server: PeerSource | null, trust
   const forwarded = trustProxy ? request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() : undefined;
   return forwarded || server?.requestIP(request)?.address || '';
 }
+
+/**
+ * The address a request is counted for (rate limits, failed authentication); requests with none
+ * share the bucket 'unknown'. Every counter keys on this one, so they agree on who an address is.
+ */
+export function clientIp(request: Request, server: PeerSource | null, trustProxy: boolean): string {
+  return clientAddress(request, server, trustProxy) || 'unknown';
+}

@@ -18,7 +18,7 @@ import type { Ctx } from '../services/context';
 import { consume, rateLimitError, rateLimitHeaders, type RateOutcome } from '../services/rate-limiter';
 import { presentedToken, type CookieJar } from './auth';
 import { authFailureGate } from './auth-failures';
-import { clientAddress, type PeerSource } from './client-ip';
+import { clientIp, type PeerSource } from './client-ip';
 import { rateLimitForRoute } from './errors';
 
 export interface RateLimitRequest {
@@ -40,10 +40,6 @@ export interface RateLimitOptions {
   code?: 'rate_limited_api' | 'rate_limited';
 }
 
-/** The address a request is counted for; requests with none share the bucket 'unknown'. */
-export function clientIp(request: Request, server: PeerSource | null, trustProxy: boolean): string {
-  return clientAddress(request, server, trustProxy) || 'unknown';
-}
 
 /** One bucket per client address. */
 export const byIp = ({ ip }: RateLimitRequest): string => `ip:${ip}`;

@@ -42,10 +42,8 @@ async function readBody(request: Request, max: number): Promise<Uint8Array> {
 
 export interface ReceiverTarget {
   slug: string;
-  /** What follows the slug, "/" when nothing does. */
-  path: string;
   /** What follows the slug exactly as sent: "" when nothing does, "/" for a trailing slash. */
-  sentPath: string;
+  path: string;
   /** The raw query string without "?". */
   query: string;
 }
@@ -67,8 +65,7 @@ export function receiverTarget(url: string): ReceiverTarget {
   const slugStart = Math.min(start + 3, pathEnd);
   let slugEnd = url.indexOf('/', slugStart);
   if (slugEnd === -1 || slugEnd > pathEnd) slugEnd = pathEnd;
-  const rest = url.slice(slugEnd, pathEnd);
-  return { slug: url.slice(slugStart, slugEnd), path: rest === '' ? '/' : rest, sentPath: rest, query: q === -1 ? '' : url.slice(q + 1) };
+  return { slug: url.slice(slugStart, slugEnd), path: url.slice(slugEnd, pathEnd), query: q === -1 ? '' : url.slice(q + 1) };
 }
 
 /**
@@ -85,13 +82,12 @@ function receiverError(err: unknown): Response {
 export function receiverHandler(engine: CaptureEngine, config: Config): ReceiverHandler {
   return async (request, server) => {
     try {
-      const { slug, path, sentPath, query } = receiverTarget(request.url);
+      const { slug, path, query } = receiverTarget(request.url);
       const body = await readBody(request, config.maxBodyBytes);
       const out = await engine.capture({
         slug,
         method: request.method,
         path,
-        sentPath,
         query,
         headers: request.headers,
         body,

@@ -2,7 +2,7 @@
 import { AppError } from '../errors';
 import { newSlug, randomId } from '../ids';
 import * as store from '../stores/state/endpoints';
-import { MOCK_VALUE_REFUSAL, mockHeaderRefusal, PROTO_KEY_REFUSAL } from '../engine/receiver-headers';
+import { MOCK_VALUE_REFUSAL, mockHeaderRefusal } from '../engine/receiver-headers';
 import { hasControlCharacter, typedHeaderValue } from '../model/header-bytes';
 import type { SigningConfig } from '../engine/signing';
 import type { EndpointRow, MockResponse, UserRow } from '../stores/state/schema';
@@ -106,23 +106,6 @@ export function validateNotificationUrl(url: string, config: Ctx['config']): voi
   }
   if (ownHosts(config).has(parsed.host)) {
     throw new AppError('validation', "notificationUrl must not point at this service (its receiver or API): each notification would be captured and notify again");
-  }
-}
-
-/**
- * The raw JSON body of an endpoint update, before the schema check: that check copies
- * `mockResponse.headers` key by key, and a key `__proto__` (an own property after JSON.parse)
- * would be lost, so the mock would be saved without it and a 200 would say nothing. Refused here
- * with the 400 of any other refused header (docs/security.md).
- */
-export function refuseLostMockHeaders(body: unknown): void {
-  if (typeof body !== 'object' || body === null) return;
-  const mock: unknown = Object.getOwnPropertyDescriptor(body, 'mockResponse')?.value;
-  if (typeof mock !== 'object' || mock === null) return;
-  const headers: unknown = Object.getOwnPropertyDescriptor(mock, 'headers')?.value;
-  if (typeof headers !== 'object' || headers === null) return;
-  for (const k of Object.keys(headers)) {
-    if (k.toLowerCase() === '__proto__') throw new AppError('validation', `mockResponse.headers may not set "${k}": ${PROTO_KEY_REFUSAL}`);
   }
 }
 

@@ -12,7 +12,7 @@ import type { PageCursor, SearchFilter } from '../stores/captures/types';
 import type { EndpointRow, UserRow } from '../stores/state/schema';
 import type { Ctx } from './context';
 import { getReadableEndpoint, readableEndpoints, scopeOf } from './visibility';
-import { parseSearchCriteria, type RawSearchQuery } from './search-params';
+import { parseSearchCriteria, readSearchQuery } from './search-params';
 
 export const ONE_FORMATS = ['curl', 'har', 'raw'] as const;
 export const MANY_FORMATS = ['har', 'ndjson'] as const;
@@ -80,15 +80,7 @@ function stamp(ms: number): string {
  */
 export async function exportRequests(ctx: Ctx, user: UserRow, slug: string, params: URLSearchParams, now = ctx.clock.now()): Promise<ExportFile> {
   const format = formatOf(params.get('format'), MANY_FORMATS);
-  const raw: RawSearchQuery = {};
-  for (const name of ['method', 'q', 'from', 'to'] as const) {
-    const values = params.getAll(name);
-    if (values.length > 1) throw new AppError('validation', `${name} was given ${values.length} times; give it once`);
-    if (values[0] !== undefined) raw[name] = values[0];
-  }
-  const headers = params.getAll('header');
-  if (headers.length > 0) raw.header = headers;
-  const criteria = parseSearchCriteria(raw, now);
+  const criteria = parseSearchCriteria(readSearchQuery(params, ['method', 'q', 'from', 'to']), now);
   const endpoint = await getReadableEndpoint(ctx, user, slug);
   const filter: SearchFilter = { scopes: [scopeOf(endpoint)], to: criteria.to ?? now };
   if (criteria.method !== undefined) filter.method = criteria.method;

@@ -74,12 +74,13 @@ function unsigned(raw: string, name: string, min: number): number {
 const PARAMETERS = ['slug', 'method', 'q', 'from', 'to', 'limit', 'offset', 'order', 'pinned'] as const;
 
 /**
- * The search parameters of a query string; one given twice is refused rather than guessed at,
- * except `header`, whose every occurrence is one more filter (they all must hold).
+ * The search parameters of a query string (`names`, by default all of them); one given twice is
+ * refused rather than guessed at, except `header`, whose every occurrence is one more filter (they
+ * all must hold).
  */
-export function readSearchQuery(params: URLSearchParams): RawSearchQuery {
+export function readSearchQuery(params: URLSearchParams, names: readonly (typeof PARAMETERS)[number][] = PARAMETERS): RawSearchQuery {
   const raw: RawSearchQuery = {};
-  for (const name of PARAMETERS) {
+  for (const name of names) {
     const values = params.getAll(name);
     if (values.length > 1) throw invalid(`${name} was given ${values.length} times; give it once`);
     if (values[0] !== undefined) raw[name] = values[0];

@@ -69,7 +69,7 @@ describeBackends('OpenAPI document', (h) => {
     const doc = (await (await fetch(`${h.url}/docs/json`)).json()) as { paths: Record<string, Record<string, Operation>> };
     // docs/teams.md "Who may do what", plus 401 and 403 (credentials) everywhere.
     const listed: [string, string, number[]][] = [
-      ['post', '/api/teams', [400]],
+      ['post', '/api/teams', [400, 409]],
       ['get', '/api/teams/{teamId}', [404]],
       ['patch', '/api/teams/{teamId}', [400, 403, 404]],
       ['delete', '/api/teams/{teamId}', [403, 404]],

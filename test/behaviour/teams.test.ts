@@ -69,6 +69,11 @@ describeBackends(
         expect((await call(h.url, 'POST', '/api/teams', { token: b.key, body: { name: 'B two' } })).status).toBe(201);
       });
 
+      test("the OpenAPI document states this server's TEAM_LIMIT, not the default", async () => {
+        const doc = (await call<{ paths: Record<string, { post?: { summary?: string } }> }>(h.url, 'GET', '/docs/json')).body;
+        expect(doc.paths['/api/teams']?.post?.summary).toContain('At most 3 owned teams (TEAM_LIMIT)');
+      });
+
       test('without credentials every team route is 401', async () => {
         const a = await newAccount(h.url);
         const t = await createTeam(h.url, a.key);

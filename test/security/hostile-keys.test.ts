@@ -101,6 +101,24 @@ describeBackends(
         sse.close();
       }
     });
+
+    test('a header named __proto__ given to send-test or replay is a 400, never sent without it', async () => {
+      const { account, endpoint } = await accountWithEndpoint(h.url);
+      const sent = await fetch(`${h.url}/w/${endpoint.slug}/original`, { method: 'POST', body: 'x' });
+      const id = ((await sent.json()) as { id: string }).id;
+      // Raw JSON text: an object literal would lose "__proto__" before it is sent.
+      const post = (path: string, raw: string) => call<{ error: string; code: string }>(h.url, 'POST', path, { token: account.key, headers: { 'content-type': 'application/json' }, raw });
+      const refusals = [
+        await post('/api/send-test', `{"slug":"${endpoint.slug}","headers":{"__proto__":"v","x-other":"w"}}`),
+        await post(`/api/requests/${id}/replay`, '{"url":"http://127.0.0.1:1/","headers":{"__proto__":"v"}}'),
+      ];
+      for (const r of refusals) {
+        expect([r.status, r.body.code]).toEqual([400, 'validation']);
+        expect(r.body.error).toBe('headers.__proto__: a key named __proto__ cannot be kept (it is a JavaScript prototype key)');
+      }
+      // Nothing was sent: the endpoint still holds only the original capture.
+      expect((await captured(h.url, account.key, endpoint.slug, 1)).map((c) => c.path)).toEqual(['/original']);
+    });
   },
   TEAMS_ENV,
 );

@@ -49,6 +49,32 @@ describeBackends(
       expect((await call(h.url, 'GET', `/api/teams/${team.id}`, { token: account.key })).body.name).toBe('Paid team');
     });
 
+    test('a lone surrogate in a stored string is a 400 JSON and changes nothing (jsonb refused it with a 500)', async () => {
+      const LONE = '\ud800';
+      const { account, endpoint } = await accountWithEndpoint(h.url);
+      const slug = endpoint.slug;
+      const writes: [Method, string, unknown][] = [
+        // Mock header values are typed text (sent as UTF-8): the one place a non-Latin-1 value is taken.
+        ['PATCH', `/api/endpoints/${slug}`, { mockResponse: { status: 200, body: '', headers: { 'x-a': `v${LONE}` } } }],
+        ['PATCH', `/api/endpoints/${slug}`, { mockResponse: { status: 200, body: `x${LONE}`, headers: {} } }],
+        ['PATCH', `/api/endpoints/${slug}`, { signing: { provider: 'hmac', secret: `${SECRET}${LONE}`, header: 'x-sig', algorithm: 'sha256', encoding: 'hex' } }],
+        ['PATCH', `/api/endpoints/${slug}`, { name: `a${LONE}` }],
+        ['POST', '/api/teams', { name: `t${'\udc00'}` }],
+      ];
+      for (const [method, path, body] of writes) {
+        const r = await call<ErrorFields>(h.url, method, path, { token: account.key, body });
+        expect({ method, path, status: r.status, code: r.body.code }).toEqual({ method, path, status: 400, code: 'validation' });
+      }
+      const mock = await call<ErrorFields>(h.url, 'PATCH', `/api/endpoints/${slug}`, { token: account.key, body: { mockResponse: { status: 200, body: '', headers: { 'x-a': `v${LONE}` } } } });
+      expect(mock.body.error).toBe('mockResponse.headers.x-a must be Unicode text: it holds half of a surrogate pair (such as \\ud800) without the other');
+      // A pair is one character, taken as any other.
+      const pair = await call(h.url, 'PATCH', `/api/endpoints/${slug}`, { token: account.key, body: { name: 'party 🎉' } });
+      expect(pair.status).toBe(200);
+      const after = await call(h.url, 'GET', `/api/endpoints/${slug}`, { token: account.key });
+      expect(after.body).toMatchObject({ name: 'party 🎉', mockResponse: null, signing: null });
+      expect((await call(h.url, 'GET', '/api/teams', { token: account.key })).body).toEqual([]);
+    });
+
     test('sign-up, log-in and the agent flows refuse NUL without a 500', async () => {
       const signup = await call<ErrorFields>(h.url, 'POST', '/api/auth/signup', { body: { email: `n${NUL}@example.com`, password: PASSWORD } });
       expect([signup.status, signup.body.code]).toEqual([400, 'validation']);

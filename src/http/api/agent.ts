@@ -20,7 +20,7 @@ import { authenticate, authMacro, bearerChallenge, presentedToken, type CookieJa
 import { errorResponse } from '../errors';
 import { mediaTypeOf } from '../origin';
 import { isRecord } from '../../unknown';
-import { clientIp } from '../rate-limit-plugin';
+import { clientIp } from '../client-ip';
 import {
   AgentRegistration,
   ClaimResult,

@@ -53,8 +53,6 @@ export const endpointRoutes = (ctx: Ctx) =>
         endpoints.publicEndpoint(ctx, await endpoints.updateEndpoint(ctx, user, params.slug, body)),
       {
         auth: 'account',
-        // Before the schema check, which would drop a header named __proto__.
-        transform: ({ body }) => endpoints.refuseLostMockHeaders(body),
         body: t.Object({
           name: t.Optional(t.String({ maxLength: 200 })),
           mockResponse: t.Optional(t.Union([MockResponseBody, t.Null()])),

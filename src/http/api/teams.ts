@@ -60,7 +60,7 @@ export const teamRoutes = (ctx: Ctx) =>
         set.status = 201;
         return teams.publicTeam(team);
       },
-      { auth: 'account', body: TeamName, response: { 201: TeamBody, ...errors(400, ...AUTH_ERRORS, 409) }, detail: { summary: 'Create a team (any account); you are its owner. At most TEAM_LIMIT (20) owned teams: past that, 409 with code "team_limit"' } },
+      { auth: 'account', body: TeamName, response: { 201: TeamBody, ...errors(400, ...AUTH_ERRORS, 409) }, detail: { summary: `Create a team (any account); you are its owner. At most ${ctx.config.teamLimit} owned teams (TEAM_LIMIT): past that, 409 with code "team_limit"` } },
     )
     .get('/:teamId', ({ user, params }) => teams.getTeam(ctx, user, params.teamId), {
       auth: 'account',

@@ -13,7 +13,7 @@ import { RateMeter } from '../../services/agent/rate-meter';
 import type { Ctx } from '../../services/context';
 import type { UserRow } from '../../stores/state/schema';
 import { rawText } from '../api/agent';
-import { clientIp } from '../rate-limit-plugin';
+import { clientIp } from '../client-ip';
 import type { CookieJar } from '../auth';
 import { html, isSameOriginPost, page, readForm, redirect, sessionUser } from './html';
 

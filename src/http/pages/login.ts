@@ -9,7 +9,7 @@ import { buckets, RateMeter } from '../../services/agent/rate-meter';
 import * as auth from '../../services/auth';
 import type { Ctx } from '../../services/context';
 import { rawText } from '../api/agent';
-import { clientIp } from '../rate-limit-plugin';
+import { clientIp } from '../client-ip';
 import { SESSION_COOKIE, sessionCookieOptions, type CookieJar } from '../auth';
 import { html, isSameOriginPost, page, readForm, redirect, sessionUser } from './html';
 

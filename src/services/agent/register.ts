@@ -166,7 +166,10 @@ export async function registerWithAssertion(deps: AgentDeps, assertion: string, 
     await insertCredential(tx, { keyId: issued.row.id, iss: who.iss, sub: who.sub, clientId: who.clientId ?? null, createdAt: ctx.clock.now() });
     return { key: issued, user };
   });
-  if (user.passwordHash !== null) void noticeKeyOnPasswordAccount(deps, user, who.clientId ?? who.iss, who.iss);
+  if (user.passwordHash !== null) {
+    // As the other after-the-answer mails: failures logged, and shutdown waits for it (services/background.ts).
+    ctx.background.run(`could not send the agent key notice (${deps.mailer.kind})`, () => noticeKeyOnPasswordAccount(deps, user, who.clientId ?? who.iss, who.iss));
+  }
   return { credential_type: 'api_key' as const, credential: key.raw, credential_expires: null, scopes: key.row.scopes };
 }
 
@@ -174,23 +177,18 @@ export async function registerWithAssertion(deps: AgentDeps, assertion: string, 
  * Sign-up does not verify addresses, so an account with a password may be someone else's, and an
  * assertion has no mail of its own in which to warn (the verified-email flow warns in its code
  * mail). The mailbox's owner is told after the fact, with the way to take the account back. Sent
- * after the answer's transaction; a failure is logged, never the agent's problem.
+ * after the answer's transaction, in the background; a failure is logged, never the agent's problem.
  */
 async function noticeKeyOnPasswordAccount(deps: AgentDeps, user: UserRow, agent: string, issuer: string): Promise<void> {
-  const { ctx } = deps;
-  try {
-    await deps.mailer.sendMail({
-      to: user.email,
-      subject: 'An AI agent was given a key to your hookcap account',
-      text: [
-        `An AI agent ("${agent}") was given a hookcap API key for this address, on the word of the identity provider ${issuer}.`,
-        '',
-        `The key belongs to the hookcap account with a password for this address, created ${new Date(user.createdAt).toISOString().slice(0, 10)}; whoever knows that password sees what the agent captures.`,
-        `If you did not create that account, reset its password at ${ctx.config.baseUrl}${paths.forgotPassword}`,
-        '(a reset ends its sessions and revokes its keys, this one too), then let the agent register again.',
-      ].join('\n'),
-    });
-  } catch (e) {
-    log.warn('could not send the agent key notice', { error: errorMessage(e), mailer: deps.mailer.kind });
-  }
+  await deps.mailer.sendMail({
+    to: user.email,
+    subject: 'An AI agent was given a key to your hookcap account',
+    text: [
+      `An AI agent ("${agent}") was given a hookcap API key for this address, on the word of the identity provider ${issuer}.`,
+      '',
+      `The key belongs to the hookcap account with a password for this address, created ${new Date(user.createdAt).toISOString().slice(0, 10)}; whoever knows that password sees what the agent captures.`,
+      `If you did not create that account, reset its password at ${deps.ctx.config.baseUrl}${paths.forgotPassword}`,
+      '(a reset ends its sessions and revokes its keys, this one too), then let the agent register again.',
+    ].join('\n'),
+  });
 }

@@ -33,9 +33,6 @@ import { errorMessage } from '../../unknown';
 
 type Lifetime = Pick<EndpointRow, 'id' | 'expiresAt'>;
 
-/** Gone for every reader, as on the receiver: an endpoint at or past its expiresAt. */
-export { isExpired };
-
 export interface EndpointWatch {
   /**
    * The stream of `endpoint` is open: arms its expiry, and re-reads the row if a change was

@@ -44,3 +44,15 @@ export function filterCaptures(items: readonly Capture[], filter: string): reado
     return want.every((w) => t.includes(w)) && !not.some((w) => t.includes(w));
   });
 }
+
+/**
+ * Whether an endpoint's name or slug holds every word of `filter` (case-insensitive): the
+ * endpoint lists' Filter endpoints and the breadcrumb's Switch endpoint.
+ */
+export function endpointMatches(e: { name: string; slug: string }, filter: string): boolean {
+  const text = `${e.name} ${e.slug}`.toLowerCase();
+  return filter
+    .toLowerCase()
+    .split(/\s+/)
+    .every((word) => text.includes(word));
+}

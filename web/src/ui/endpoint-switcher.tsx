@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { useEndpoints } from '../api/queries';
 import { useSharedEndpoints } from '../api/teams';
+import { endpointMatches } from '../lib/filter';
 import { paths } from '../paths';
 
 export function EndpointSwitcher({ current }: { current: string }) {
@@ -25,8 +26,7 @@ export function EndpointSwitcher({ current }: { current: string }) {
     return () => document.removeEventListener('pointerdown', away);
   }, [open]);
   const all = [...(mine.data ?? []), ...(shared.data ?? []).filter((s) => !(mine.data ?? []).some((m) => m.slug === s.slug))];
-  const words = find.toLowerCase().split(/\s+/).filter(Boolean);
-  const listed = all.filter((e) => e.slug !== current && words.every((w) => `${e.name} ${e.slug}`.toLowerCase().includes(w)));
+  const listed = all.filter((e) => e.slug !== current && endpointMatches(e, find));
   const close = () => {
     setOpen(false);
     setFind('');

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useCreateEndpoint, useEndpoints, type Endpoint } from '../api/queries';
 import { paths } from '../paths';
+import { endpointMatches } from '../lib/filter';
 import { CopyButton } from '../ui/copy-button';
 import { ErrorMessage } from '../ui/error';
 import { RelativeTime } from '../ui/time';
@@ -83,15 +84,6 @@ function EndpointCard({ endpoint }: { endpoint: Endpoint }) {
 
 /** With this many endpoints of your own, the page gets its filter. */
 const FILTER_FROM = 6;
-
-/** Whether an endpoint's name or slug holds every word of `filter` (case-insensitive). */
-export function endpointMatches(e: { name: string; slug: string }, filter: string): boolean {
-  const text = `${e.name} ${e.slug}`.toLowerCase();
-  return filter
-    .toLowerCase()
-    .split(/\s+/)
-    .every((word) => text.includes(word));
-}
 
 function EndpointFilter({ value, onChange }: { value: string; onChange: (value: string) => void }) {
   return (

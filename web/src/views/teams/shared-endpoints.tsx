@@ -7,7 +7,8 @@ import { Link } from 'wouter';
 import { useSharedEndpoints, type SharedEndpoint } from '../../api/teams';
 import { paths } from '../../paths';
 import { ErrorMessage } from '../../ui/error';
-import { endpointMatches, EndpointCardLinks, ReceiverUrl } from '../endpoints';
+import { endpointMatches } from '../../lib/filter';
+import { EndpointCardLinks, ReceiverUrl } from '../endpoints';
 
 function SharedBadges() {
   return (
