@@ -47,6 +47,7 @@ const endpoint: EndpointSnapshot = {
   mockResponse: null,
   notificationUrl: 'https://hooks.example.com/n',
   signing: null,
+  notificationKey: null,
   expiresAt: null,
 };
 const payload: NotificationPayload = buildNotification(capture, endpoint, 'https://api.example.com');
