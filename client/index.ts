@@ -23,6 +23,10 @@ import type { ReplayInput, ReplayResult } from '../src/model/replay';
 import type { RawSearchQuery } from '../src/services/search-params';
 import type { SendTestInput, SendTestResult } from '../src/services/send-test';
 import { readSse } from './sse';
+import type { NewNotificationSecret } from '../src/services/notification-secret';
+
+export { verifyNotification, type NotificationHeaders, type NotificationVerification, type VerifyNotificationOptions } from './verify-notification';
+export type { NewNotificationSecret };
 
 export type { Capture, ReplayInput, ReplayResult, SendTestResult, SigningConfig };
 export type Endpoint = Static<typeof EndpointBody>;
@@ -443,6 +447,13 @@ export class HookcapClient {
       patch: { name?: string; mockResponse?: MockResponse | null; notificationUrl?: string | null; signing?: SigningConfig | null; expiresIn?: number | null },
     ): Promise<Endpoint> => this.json('PATCH', `/api/endpoints/${encodeURIComponent(slug)}`, patch),
     delete: (slug: string): Promise<void> => this.json('DELETE', `/api/endpoints/${encodeURIComponent(slug)}`),
+    /**
+     * A new secret that signs the endpoint's notifications from now on, replacing any other
+     * (which stops signing at once). `secret` is returned this once: keep it where your app reads it.
+     */
+    rotateNotificationSecret: (slug: string): Promise<NewNotificationSecret> => this.json('POST', `/api/endpoints/${encodeURIComponent(slug)}/notification-secret`),
+    /** Notifications go out unsigned again. */
+    removeNotificationSecret: (slug: string): Promise<void> => this.json('DELETE', `/api/endpoints/${encodeURIComponent(slug)}/notification-secret`),
   };
 
   /**

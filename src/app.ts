@@ -18,7 +18,7 @@ import { CaptureEngine, combineHooks, type CaptureHooks } from './engine/capture
 import { CaptureLog } from './engine/capture-log';
 import { Shipper } from './engine/shipper';
 import { UsageMeter } from './engine/usage';
-import { createNotifier, notificationHooks } from './engine/notifier';
+import { createNotifier, notificationHooks, notificationKeyFromCache } from './engine/notifier';
 import { NotifyLog } from './engine/notify-log';
 import { adminRoutes } from './http/admin';
 import { apiRoutes } from './http/api/index';
@@ -111,7 +111,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     usage.start();
   }
   // Notifications leave from the node that captured the request; the hook only enqueues.
-  const notifier = isReceiver ? createNotifier(config, config.outboundAllow, clock) : null;
+  const notifier = isReceiver ? createNotifier(config, config.outboundAllow, clock, notificationKeyFromCache(endpointCache)) : null;
   if (notifier) captureHooks.push(notificationHooks(notifier, config.baseUrl));
   // What the last run left unsent is read again from the log (at-least-once across restarts).
   const notifyLog = notifier && opened ? new NotifyLog({ dir: opened.log.dir, notifier, end: () => opened.log.end, lookup: (id) => findEndpointById(state.db, id), baseUrl: config.baseUrl }) : null;

@@ -1,6 +1,6 @@
 /**
  * The receiver's endpoint snapshot cache, one entry per slug per node, in memory: an entry holds the
- * endpoint's snapshot (owner, mock response, signing, expiry) so the capture path never reads
+ * endpoint's snapshot (owner, mock response, signing, notification URL and key, expiry) so the capture path never reads
  * Postgres once the slug is warm. A config change anywhere is announced on the bus
  * (config.endpoint) and every node's cache drops that slug's entry.
  *
@@ -35,6 +35,12 @@ export interface EndpointSnapshot {
   mockResponse: MockResponse | null;
   notificationUrl: string | null;
   signing: SigningConfig | null;
+  /**
+   * The HMAC key outgoing notifications are signed with (the endpoint's `whsec_` notification
+   * secret, decoded once here), or null: unsigned. Read by the notifier at each attempt, never
+   * by the capture path.
+   */
+  notificationKey: Uint8Array | null;
   expiresAt: number | null;
 }
 
@@ -357,5 +363,6 @@ function snapshotBytes(s: EndpointSnapshot): number {
   // Parsed JSON takes more than its text; twice the text's characters is the estimate's allowance.
   if (s.mockResponse) chars += 2 * JSON.stringify(s.mockResponse).length;
   if (s.signing) chars += 2 * JSON.stringify(s.signing).length;
+  if (s.notificationKey) chars += s.notificationKey.byteLength;
   return ENTRY_BYTES + 2 * chars;
 }

@@ -7,6 +7,7 @@ import { systemClock, type Clock } from '../clock';
 import type { Capture } from '../model/capture';
 import { OutboundError, sendOutbound, type OutboundPolicy } from '../net/outbound';
 import type { EndpointSnapshot } from './endpoint-cache';
+import { standardWebhooksHeaders } from './signing/standard-webhooks';
 
 export const NOTIFICATION_TYPE = 'request.captured';
 export const NOTIFIER_USER_AGENT = 'hookcap-notifier/1';
@@ -73,7 +74,17 @@ export function outcomeOfStatus(status: number, retryAfter: string | null, now: 
 
 const RETRYABLE_FAILURES = new Set<OutboundError['kind']>(['dns', 'network', 'timeout']);
 
-/** One POST of `payload` to `url`. Never throws. */
+/**
+ * The Standard Webhooks message id of a notification: the captured request's id. One notification
+ * per capture, so it is stable across retries and restarts and receivers can deduplicate on it.
+ */
+export const notificationId = (payload: NotificationPayload): string => payload.request.id;
+
+/**
+ * One POST of `payload` to `url`. Never throws. With `key` (the endpoint's notification secret,
+ * as it is at this attempt) the body is signed the Standard Webhooks way: `webhook-id`, this
+ * attempt's `webhook-timestamp`, and `webhook-signature` over exactly the bytes sent.
+ */
 export async function deliverNotification(
   url: string,
   payload: NotificationPayload,
@@ -81,8 +92,11 @@ export async function deliverNotification(
   policy: OutboundPolicy,
   hop = 1,
   clock: Clock = systemClock,
+  key: Uint8Array | null = null,
 ): Promise<DeliveryOutcome> {
   try {
+    const body = JSON.stringify(payload);
+    const signature = key ? standardWebhooksHeaders(key, notificationId(payload), clock.now() / 1000, body) : {};
     const { response } = await sendOutbound(
       {
         url,
@@ -94,8 +108,9 @@ export async function deliverNotification(
           'x-hookcap-request-id': payload.request.id,
           'x-hookcap-attempt': String(attempt),
           [NOTIFY_HOP_HEADER]: String(hop),
+          ...signature,
         },
-        body: JSON.stringify(payload),
+        body,
       },
       policy,
     );

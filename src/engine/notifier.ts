@@ -392,11 +392,29 @@ export function tenantOf(endpoint: Pick<EndpointSnapshot, 'id' | 'userId' | 'own
 /** Redirect hops a notification may follow; each hop is vetted again. */
 export const NOTIFY_MAX_REDIRECTS = 5;
 
+/**
+ * The key a notification is signed with at this attempt: the current one of its endpoint, as the
+ * node's endpoint cache holds it (announced changes drop it), so after a rotation or a removal
+ * even retries of earlier captures are signed with the new secret, or not at all. null: unsigned.
+ * A lookup that fails (a cold slug while Postgres is down) throws: the attempt counts as a
+ * retryable failure instead of going out unsigned.
+ */
+export type NotificationKeyLookup = (endpoint: NotificationPayload['endpoint']) => Uint8Array | null | Promise<Uint8Array | null>;
+
+/** The lookup from the receiver's endpoint cache; an endpoint whose slug now names another (or none) signs nothing. */
+export function notificationKeyFromCache(cache: { get(slug: string): EndpointSnapshot | null | Promise<EndpointSnapshot | null> }): NotificationKeyLookup {
+  const keyOf = (snapshot: EndpointSnapshot | null, id: string) => (snapshot?.id === id ? snapshot.notificationKey : null);
+  return ({ id, slug }) => {
+    const got = cache.get(slug);
+    return got instanceof Promise ? got.then((s) => keyOf(s, id)) : keyOf(got, id);
+  };
+}
+
 /** The notifier of a receiver node, delivering over HTTP through the outbound guard. */
-export function createNotifier(config: Config, allow: AllowList, clock: Clock): Notifier {
+export function createNotifier(config: Config, allow: AllowList, clock: Clock, keyOf: NotificationKeyLookup = () => null): Notifier {
   const policy = { allow, timeoutMs: config.notify.timeoutMs, maxRedirects: NOTIFY_MAX_REDIRECTS };
   return new Notifier({
-    deliver: (job) => deliverNotification(job.url, job.payload, job.attempt, policy, job.hop, clock),
+    deliver: async (job) => deliverNotification(job.url, job.payload, job.attempt, policy, job.hop, clock, await keyOf(job.payload.endpoint)),
     queueLimit: config.notify.queueLimit,
     tenantLimit: config.notify.queuePerAccount,
     maxAttempts: config.notify.maxAttempts,

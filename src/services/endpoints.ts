@@ -31,6 +31,8 @@ export const publicEndpoint = (ctx: Ctx, e: EndpointRow) => ({
   mockResponse: e.mockResponse ? { status: e.mockResponse.status, body: e.mockResponse.body, headers: e.mockResponse.headers } : null,
   notificationUrl: e.notificationUrl ?? null,
   signing: publicSigning(e.signing ?? null),
+  // Never the secret itself: it is shown once, by the route that makes it.
+  notificationSigning: e.notificationSigning ? { createdAt: e.notificationSigning.createdAt } : null,
   expiresAt: e.expiresAt ?? null,
 });
 

@@ -200,7 +200,12 @@ describeBackends(
       test('members cannot change, clear or delete an endpoint they do not own, nor read its configuration', async () => {
         const s = await shared();
         await call(h.url, 'PATCH', `/api/endpoints/${s.ep.slug}`, { token: s.owner.key, body: { notificationUrl: 'https://example.com/owner-only-hook' } });
+        const made = await call(h.url, 'POST', `/api/endpoints/${s.ep.slug}/notification-secret`, { token: s.owner.key });
+        expect(made.status).toBe(201);
         const attempts = [
+          // The notification secret is the owner's alone: a member can neither replace nor remove it.
+          await call(h.url, 'POST', `/api/endpoints/${s.ep.slug}/notification-secret`, { token: s.member.key }),
+          await call(h.url, 'DELETE', `/api/endpoints/${s.ep.slug}/notification-secret`, { token: s.member.key }),
           await call(h.url, 'PATCH', `/api/endpoints/${s.ep.slug}`, { token: s.member.key, body: { name: 'pwned', mockResponse: { status: 500, body: 'x', headers: {} } } }),
           await call(h.url, 'DELETE', `/api/endpoints/${s.ep.slug}/requests`, { token: s.member.key }),
           await call(h.url, 'DELETE', `/api/endpoints/${s.ep.slug}`, { token: s.member.key }),
@@ -211,10 +216,13 @@ describeBackends(
           expect(r.status).toBe(404);
           expect(typeof r.body.error).toBe('string');
           expect(r.text).not.toContain('owner-only-hook');
+          expect(r.text).not.toContain(made.body.secret);
         }
         expect((await call(h.url, 'GET', '/api/endpoints', { token: s.member.key })).body).toEqual([]);
+        expect((await call(h.url, 'GET', `/api/teams/${s.team.id}/endpoints`, { token: s.member.key })).text).not.toContain(made.body.secret);
         const ep = await call(h.url, 'GET', `/api/endpoints/${s.ep.slug}`, { token: s.owner.key });
         expect(ep.body.name).toBe('payments');
+        expect(ep.body.notificationSigning).toEqual({ createdAt: made.body.createdAt });
         expect(ep.body.mockResponse).toBeNull();
         expect((await call<Rec[]>(h.url, 'GET', `/api/endpoints/${s.ep.slug}/requests`, { token: s.owner.key })).body.length).toBe(2);
         // The member cannot unshare it either (403), nor remove it from the team listing.

@@ -53,6 +53,7 @@ const endpoint = (userId: string | null): EndpointSnapshot => ({
   mockResponse: null,
   notificationUrl: null,
   signing: null,
+  notificationKey: null,
   expiresAt: null,
 });
 

@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { verifySignature, type SigningConfig, type VerifyInput } from '../../src/engine/signing';
+import { newStandardWebhooksSecret, standardWebhooksHeaders, standardWebhooksKey } from '../../src/engine/signing/standard-webhooks';
 
 const enc = new TextEncoder();
 
@@ -41,6 +42,23 @@ describe('published vectors', () => {
     expect(run(config, { 'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek', 'webhook-timestamp': '1614265330', 'webhook-signature': `v1,bm9wZQ== ${signature}` }, body, '', now).signatureError).toBeNull();
     // The prefix is optional, as in the reference libraries.
     expect(run({ ...config, secret: 'MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }, { 'svix-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek', 'svix-timestamp': '1614265330', 'svix-signature': signature }, body, '', now).signatureError).toBeNull();
+  });
+
+  test('Standard Webhooks, signing: our notifications sign the reference vector as the reference libraries do', () => {
+    const key = standardWebhooksKey('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+    if (!key) throw new Error('the reference secret did not decode');
+    expect(standardWebhooksHeaders(key, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330.9, '{"test": 2432232314}')).toEqual({
+      'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      'webhook-timestamp': '1614265330',
+      'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    });
+    // A secret we make: `whsec_` + base64 of 32 random bytes, a fresh one each time.
+    const made = newStandardWebhooksSecret();
+    expect(made).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(standardWebhooksKey(made)).toHaveLength(32);
+    expect(newStandardWebhooksSecret()).not.toBe(made);
+    expect(standardWebhooksKey('whsec_')).toBeUndefined();
+    expect(standardWebhooksKey('whsec_not base64!')).toBeUndefined();
   });
 
   test('Square: WebhooksHelper test vector of the official SDKs', () => {

@@ -9,6 +9,7 @@ const snapshot = (slug: string, n: number): EndpointSnapshot => ({
   mockResponse: null,
   notificationUrl: null,
   signing: null,
+  notificationKey: null,
   expiresAt: null,
 });
 

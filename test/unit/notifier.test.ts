@@ -3,6 +3,7 @@
  * function is the queue's own seam; one test at the end sends real HTTP to a local receiver.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
+import { createHmac } from 'node:crypto';
 import type { EndpointSnapshot } from '../../src/engine/endpoint-cache';
 import {
   buildNotification,
@@ -12,7 +13,7 @@ import {
   type DeliveryOutcome,
   type NotificationPayload,
 } from '../../src/engine/notification-delivery';
-import { backoffDelay, Notifier, notificationHooks, type NotificationJob, type NotifierOptions } from '../../src/engine/notifier';
+import { backoffDelay, Notifier, notificationHooks, notificationKeyFromCache, type NotificationJob, type NotifierOptions } from '../../src/engine/notifier';
 import type { Capture } from '../../src/model/capture';
 import { setLogLevel } from '../../src/log';
 import { AllowList } from '../../src/net/allow';
@@ -47,6 +48,7 @@ const endpoint: EndpointSnapshot = {
   mockResponse: null,
   notificationUrl: 'https://hooks.example.com/n',
   signing: null,
+  notificationKey: null,
   expiresAt: null,
 };
 const payload: NotificationPayload = buildNotification(capture, endpoint, 'https://api.example.com');
@@ -317,6 +319,22 @@ describe('delivery over HTTP', () => {
       'x-hookcap-request-id': capture.id,
       'x-hookcap-attempt': '2',
     });
+    // No key: unsigned.
+    expect(got?.headers['webhook-signature']).toBeUndefined();
+    expect(got?.headers['webhook-id']).toBeUndefined();
+  });
+
+  test("with a key: Standard Webhooks headers, the clock's seconds, a signature over exactly the body sent", async () => {
+    const path = uniquePath('signed');
+    const key = Buffer.alloc(32, 9);
+    const clock = { now: () => 1_732_170_000_999 };
+    expect(await deliverNotification(`${receiver.url}${path}`, payload, 1, { allow, timeoutMs: 2_000, maxRedirects: 5 }, 1, clock, key)).toEqual({ ok: true, status: 200 });
+    const [got] = receiver.received(path);
+    if (!got) throw new Error('nothing arrived');
+    expect(got.headers['webhook-id']).toBe(capture.id);
+    expect(got.headers['webhook-timestamp']).toBe('1732170000');
+    const mac = createHmac('sha256', key).update(`${capture.id}.1732170000.${got.body}`).digest('base64');
+    expect(got.headers['webhook-signature']).toBe(`v1,${mac}`);
   });
 
   test('a blocked address is a failure that is not retried; a refused connection is retried', async () => {
@@ -328,5 +346,26 @@ describe('delivery over HTTP', () => {
       maxRedirects: 5,
     });
     expect(refused).toMatchObject({ ok: false, retry: true });
+  });
+});
+
+describe('the key a notification is signed with', () => {
+  const key = new Uint8Array([1, 2, 3]);
+  const signed: EndpointSnapshot = { ...endpoint, notificationKey: key };
+
+  test("is the endpoint's current key, from a warm or a cold snapshot", async () => {
+    expect(notificationKeyFromCache({ get: () => signed })(payload.endpoint)).toBe(key);
+    expect(await notificationKeyFromCache({ get: async () => signed })(payload.endpoint)).toBe(key);
+    expect(notificationKeyFromCache({ get: () => endpoint })(payload.endpoint)).toBeNull();
+  });
+
+  test('is none when the slug is gone or names another endpoint now', async () => {
+    expect(notificationKeyFromCache({ get: () => null })(payload.endpoint)).toBeNull();
+    expect(await notificationKeyFromCache({ get: async () => ({ ...signed, id: 'ep_other' }) })(payload.endpoint)).toBeNull();
+  });
+
+  test('a failed look-up fails the attempt (retried), never an unsigned send', async () => {
+    const failing = notificationKeyFromCache({ get: () => Promise.reject(new Error('postgres down')) });
+    await expect(failing(payload.endpoint)).rejects.toThrow('postgres down');
   });
 });

@@ -19,6 +19,7 @@ import {
   unixSeconds,
   withinTolerance,
 } from './primitives';
+import { standardWebhooksKey, standardWebhooksMac } from './standard-webhooks';
 import type { HashAlgorithm, ProviderScheme, SigningConfig, VerifyInput } from './types';
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -126,10 +127,9 @@ const standardWebhooks: Verifier = (config, input) => {
       }
     });
   } else {
-    const secret = config.secret.startsWith('whsec_') ? config.secret.slice('whsec_'.length) : config.secret;
-    const key = fromBase64(secret);
-    if (key === undefined || key.length === 0) return E.invalidSecret;
-    authentic = anyEquals(hmac('sha256', key, signed), byVersion.get('v1') ?? [], fromBase64);
+    const key = standardWebhooksKey(config.secret);
+    if (key === undefined) return E.invalidSecret;
+    authentic = anyEquals(standardWebhooksMac(key, id, ts, input.rawBody), byVersion.get('v1') ?? [], fromBase64);
   }
   if (!authentic) return E.mismatch;
   return withinTolerance(seconds * 1000, input.now, tolerance(config)) ? null : E.timestampOutsideTolerance;

@@ -2,9 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { Elysia, t } from 'elysia';
 import type { Ctx } from '../../services/context';
 import * as endpoints from '../../services/endpoints';
+import * as notificationSecret from '../../services/notification-secret';
 import { SigningConfigSchema } from '../../engine/signing';
 import { authMacro } from '../auth';
-import { AUTH_ERRORS, EndpointBody, errors, MockResponseBody, NoContent } from './models';
+import { AUTH_ERRORS, EndpointBody, errors, MockResponseBody, NoContent, NotificationSecretBody } from './models';
 
 /**
  * Seconds until the endpoint expires: the same bounds on create and PATCH (services/endpoints.ts).
@@ -64,6 +65,36 @@ export const endpointRoutes = (ctx: Ctx) =>
         detail: {
           summary: 'Update name, mock response (null clears), notification URL (null stops), signature verification (null turns off) or expiry (expiresIn; null: never)',
         },
+      },
+    )
+    .post(
+      '/:slug/notification-secret',
+      async ({ user, params, set }) => {
+        const made = await notificationSecret.rotateNotificationSecret(ctx, user, params.slug);
+        set.status = 201;
+        return made;
+      },
+      {
+        auth: 'account',
+        response: { 201: NotificationSecretBody, ...errors(400, ...AUTH_ERRORS, 404) },
+        detail: {
+          summary: 'Make (or replace) the secret notifications are signed with; the secret is returned only here',
+          description:
+            'Notifications of this endpoint carry Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) signed with this secret ' +
+            '(docs/notifications.md). Replacing it makes the old secret stop signing at once, retries included. Takes no body.',
+        },
+      },
+    )
+    .delete(
+      '/:slug/notification-secret',
+      async ({ user, params, set }) => {
+        await notificationSecret.removeNotificationSecret(ctx, user, params.slug);
+        set.status = 204;
+      },
+      {
+        auth: 'account',
+        response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) },
+        detail: { summary: 'Remove the notification secret: notifications go out unsigned again (204 also when there was none)' },
       },
     )
     .delete(

@@ -79,6 +79,10 @@ export const EndpointBody = t.Object({
   mockResponse: t.Union([MockResponseBody, t.Null()]),
   notificationUrl: t.Union([t.String(), t.Null()]),
   signing: t.Union([t.Record(t.String(), t.Unknown(), { description: 'Signing config without its secret (secretHint shows the last 4 characters)' }), t.Null()]),
+  notificationSigning: t.Union(
+    [t.Object({ createdAt: t.Integer({ description: 'ms since epoch: when the current notification secret was made' }) }), t.Null()],
+    { description: 'Whether notifications are signed (POST /api/endpoints/{slug}/notification-secret); never the secret itself. null: unsigned' },
+  ),
   expiresAt: t.Union([t.Integer({ description: 'ms since epoch, as createdAt: from then on the endpoint and its captures are gone, as if deleted' }), t.Null()], {
     description: 'When the endpoint expires (set with expiresIn); null: never',
   }),
@@ -148,3 +152,9 @@ export const ListQuery = t.Object({
   pinned: t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { description: 'true: only pinned captures' })),
 });
 export const PageQuery = t.Object({ limit: t.Optional(t.Numeric({ minimum: 1 })), cursor: t.Optional(t.String()) });
+
+/** `POST /api/endpoints/{slug}/notification-secret`: the new secret, shown this once. */
+export const NotificationSecretBody = t.Object({
+  secret: t.String({ description: 'Standard Webhooks secret: `whsec_` + base64 of 32 random bytes (the HMAC key). Shown only in this answer' }),
+  createdAt: t.Integer({ description: 'ms since epoch' }),
+});

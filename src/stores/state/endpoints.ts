@@ -59,7 +59,7 @@ export async function listUserEndpoints(db: Db, userId: string, now: number): Pr
 export async function updateEndpoint(
   w: EndpointWrite,
   id: string,
-  patch: Partial<Pick<EndpointRow, 'name' | 'mockResponse' | 'notificationUrl' | 'signing' | 'expiresAt'>>,
+  patch: Partial<Pick<EndpointRow, 'name' | 'mockResponse' | 'notificationUrl' | 'signing' | 'notificationSigning' | 'expiresAt'>>,
   now: number,
 ): Promise<EndpointRow | null> {
   // Not one that expired meanwhile: a PATCH racing its expiry must not revive it (null: 404).

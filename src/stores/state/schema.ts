@@ -56,6 +56,8 @@ export const endpoints = pgTable('endpoints', {
   mockResponse: jsonb('mock_response').$type<MockResponse | null>(),
   notificationUrl: text('notification_url'),
   signing: jsonb('signing').$type<Record<string, unknown> | null>(),
+  /** sql/014_notification_secret.sql: the secret outgoing notifications are signed with. */
+  notificationSigning: jsonb('notification_signing').$type<{ secret: string; createdAt: number } | null>(),
   clearedAt: ms('cleared_at').notNull().default(0),
   expiresAt: ms('expires_at'),
   createdAt: ms('created_at').notNull(),

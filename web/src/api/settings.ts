@@ -1,5 +1,5 @@
 /**
- * An endpoint's configuration (mock response, notification URL, signature verification) and
+ * An endpoint's configuration (mock response, notification URL and its signing secret, signature verification) and
  * send-test. Saving updates the shared endpoint list, so every view shows the new settings.
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -39,4 +39,29 @@ export function useSendTest(slug: string) {
   return useMutation({
     mutationFn: (input: SendTestInput) => unwrap(api['send-test'].post({ slug, ...input })),
   });
+}
+
+/**
+ * The notification secret (docs/notifications.md "Signatures"): made or replaced, answered once.
+ * The answer stays in the mutation (shown until dismissed), never in the query cache; the endpoint
+ * list gets only `notificationSigning: {createdAt}`, as reads answer it.
+ */
+export function useRotateNotificationSecret(slug: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: () => unwrap(api.endpoints({ slug })['notification-secret'].post()),
+    onSuccess: (made) => setNotificationSigning(qc, slug, { createdAt: made.createdAt }),
+  });
+}
+
+export function useRemoveNotificationSecret(slug: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: () => unwrap(api.endpoints({ slug })['notification-secret'].delete()),
+    onSuccess: () => setNotificationSigning(qc, slug, null),
+  });
+}
+
+function setNotificationSigning(qc: ReturnType<typeof useQueryClient>, slug: string, signing: Endpoint['notificationSigning']): void {
+  qc.setQueryData<Endpoint[]>(keys.endpoints, (list) => (list ?? []).map((e) => (e.slug === slug ? { ...e, notificationSigning: signing } : e)));
 }

@@ -1,9 +1,10 @@
-/** The notification URL: one POST per capture (docs/notifications.md). */
+/** The notification URL: one POST per capture (docs/notifications.md), and the secret that signs them. */
 import { useState, type FormEvent } from 'react';
 import type { Endpoint } from '../../api/queries';
 import { Field } from '../../ui/field';
 import { Section } from '../../ui/section';
 import { EndpointFormFooter, useEndpointForm } from './endpoint-form';
+import { NotificationSigning } from './notification-signing';
 
 export function NotificationForm({ endpoint }: { endpoint: Endpoint }) {
   const [url, setUrl] = useState(endpoint.notificationUrl ?? '');
@@ -31,6 +32,7 @@ export function NotificationForm({ endpoint }: { endpoint: Endpoint }) {
         </Field>
         <EndpointFormFooter form={form} off={endpoint.notificationUrl ? { label: 'Stop notifications', onClick: () => save(null) } : null} />
       </form>
+      <NotificationSigning endpoint={endpoint} />
     </Section>
   );
 }
