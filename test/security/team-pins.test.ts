@@ -10,6 +10,8 @@ import { call, eventually, newAccount } from '../support/client';
 import { describeBackends } from '../support/suite';
 import { capture, joinTeam, newEndpoint, paidTeam, TEAMS_ENV } from '../behaviour/teams-support';
 
+const ADMIN_TOKEN = 'team-pins-admin-token-0123456789abcdef';
+
 interface Rec {
   id: string;
   pinned?: boolean;
@@ -88,6 +90,35 @@ describeBackends(
       const pinned = await call<Rec[]>(h.url, 'GET', `/api/endpoints/${ep.slug}/requests?pinned=true`, { token: owner.key });
       expect(pinned.body.map((r) => r.id).sort()).toEqual([b, c, d].sort());
     });
+
+    test("a deleted member's pins go at the next sweep: the captures return to retention, counted against nobody", async () => {
+      const owner = await newAccount(h.url);
+      const member = await newAccount(h.url);
+      const team = await paidTeam(h.url, owner);
+      await joinTeam(h.url, owner, team, member);
+      const ep = await newEndpoint(h.url, owner.key);
+      expect((await call(h.url, 'POST', `/api/teams/${team.id}/endpoints`, { token: owner.key, body: { endpointId: ep.id } })).status).toBe(201);
+      const byMember = await capture(h.url, ep.slug, 'kept by the member');
+      const byOwner = await capture(h.url, ep.slug, 'kept by the owner');
+      await eventually(async () => (await call<Rec[]>(h.url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: owner.key })).body.length === 2);
+      expect((await call(h.url, 'POST', `/api/requests/${byMember}/pin`, { token: member.key })).status).toBe(200);
+      expect((await call(h.url, 'POST', `/api/requests/${byOwner}/pin`, { token: owner.key })).status).toBe(200);
+      const pinnedIds = async () =>
+        (await call<Rec[]>(h.url, 'GET', `/api/endpoints/${ep.slug}/requests?pinned=true`, { token: owner.key })).body.map((r) => r.id).sort();
+      expect(await pinnedIds()).toEqual([byMember, byOwner].sort());
+
+      const sweep = () => call<{ deadPins: number }>(h.url, 'POST', '/admin/api/retention', { token: ADMIN_TOKEN });
+      // A sweep while the member's account exists keeps both pins.
+      expect((await sweep()).status).toBe(200);
+      expect(await pinnedIds()).toEqual([byMember, byOwner].sort());
+      expect((await call(h.url, 'DELETE', '/api/account', { token: member.session, body: { password: 'correct horse battery' } })).status).toBe(204);
+      const after = await sweep();
+      expect(after.status).toBe(200);
+      expect(after.body.deadPins).toBe(1);
+      // The owner's pin stays; the deleted member's is gone, and the owner may pin it again.
+      expect(await pinnedIds()).toEqual([byOwner]);
+      expect((await call<Rec>(h.url, 'GET', `/api/requests/${byMember}`, { token: owner.key })).body.pinned ?? false).toBe(false);
+    });
   },
-  { ...TEAMS_ENV, PIN_LIMIT: '2' },
+  { ...TEAMS_ENV, PIN_LIMIT: '2', ADMIN_TOKEN },
 );

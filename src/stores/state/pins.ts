@@ -69,12 +69,17 @@ export async function pinsBetween(db: Db, from: number, to: number): Promise<Pin
 /**
  * Drops pins that keep nothing: their endpoint is gone (its captures are purged) or was cleared
  * after the capture (hidden from every read). They would otherwise hold places under the cap.
+ * Also the pins of a deleted account (a team member's on a shared endpoint): a pin is its maker's
+ * and counts against nobody else, so it goes with them, and the capture returns to retention.
  */
 export async function dropDeadPins(db: Db): Promise<number> {
   const gone = await db
     .delete(pinnedCaptures)
     .where(
-      sql`NOT EXISTS (SELECT 1 FROM ${endpoints} WHERE ${endpoints.id} = ${pinnedCaptures.endpointId} AND ${endpoints.clearedAt} < ${pinnedCaptures.receivedAt})`,
+      or(
+        sql`NOT EXISTS (SELECT 1 FROM ${endpoints} WHERE ${endpoints.id} = ${pinnedCaptures.endpointId} AND ${endpoints.clearedAt} < ${pinnedCaptures.receivedAt})`,
+        sql`${pinnedCaptures.pinnedBy} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${pinnedCaptures.pinnedBy})`,
+      ),
     )
     .returning({ id: pinnedCaptures.captureId });
   return gone.length;
