@@ -86,16 +86,20 @@ export class AppError extends Error {
     message: string,
     /** Extra response headers, e.g. Retry-After. */
     readonly headers: Record<string, string> = {},
+    /**
+     * The number a limit refusal is about (TEAM_LIMIT, PIN_LIMIT …), sent as `limit` so a client
+     * says it in its own words instead of reading it out of the English message.
+     */
+    readonly limit?: number,
   ) {
     super(message);
     this.name = 'AppError';
     this.status = ERROR_STATUS[code];
   }
 
-  toJSON(): Record<string, string> {
-    return AGENT_CODES.has(this.code)
-      ? { error: this.code, error_description: this.message }
-      : { error: this.message, code: this.code };
+  toJSON(): Record<string, string | number> {
+    if (AGENT_CODES.has(this.code)) return { error: this.code, error_description: this.message };
+    return this.limit === undefined ? { error: this.message, code: this.code } : { error: this.message, code: this.code, limit: this.limit };
   }
 }
 

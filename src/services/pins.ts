@@ -23,7 +23,7 @@ export async function pin(ctx: Ctx, user: UserRow, id: string, now = ctx.clock.n
     limit,
   );
   if (done === 'limit') {
-    throw new AppError('pin_limit', `you already have ${limit} pinned requests (PIN_LIMIT, counting your pins on team endpoints); unpin one first`);
+    throw new AppError('pin_limit', `you already have ${limit} pinned requests (PIN_LIMIT, counting your pins on team endpoints); unpin one first`, {}, limit);
   }
   return { ...capture, pinned: true };
 }

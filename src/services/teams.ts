@@ -61,7 +61,7 @@ export async function createTeam(ctx: Ctx, user: UserRow, rawName: string): Prom
   const limit = ctx.config.teamLimit;
   const team = await store.insertTeamWithOwner(ctx.db, { id: randomId('team'), name, ownerId: user.id, createdAt: ctx.clock.now() }, limit);
   if (team === 'limit') {
-    throw new AppError('team_limit', `you already own ${limit} teams, the most one account may own (TEAM_LIMIT); delete one first`);
+    throw new AppError('team_limit', `you already own ${limit} teams, the most one account may own (TEAM_LIMIT); delete one first`, {}, limit);
   }
   return team;
 }

@@ -66,9 +66,10 @@ for (const backend of BACKENDS) {
       expect(pinned.body).toMatchObject({ id: keep, pinned: true });
       expect((await call(s1.url, 'POST', `/api/requests/${keep}/pin`, { token: free.key })).status).toBe(200);
       expect((await call(s1.url, 'POST', `/api/requests/${second}/pin`, { token: free.key })).status).toBe(200);
-      const over = await call<{ code: string; error: string }>(s1.url, 'POST', `/api/requests/${third}/pin`, { token: free.key });
+      const over = await call<{ code: string; error: string; limit: number }>(s1.url, 'POST', `/api/requests/${third}/pin`, { token: free.key });
       expect(over.status).toBe(409);
       expect(over.body.code).toBe('pin_limit');
+      expect(over.body.limit).toBe(PIN_LIMIT);
       expect((await call(s1.url, 'POST', `/api/requests/${keep}/pin`, { token: pro.key })).status).toBe(404);
       expect((await call(s1.url, 'DELETE', `/api/requests/${keep}/pin`, { token: pro.key })).status).toBe(404);
       // Unpin frees a place; unpinning again is still 204.

@@ -62,6 +62,7 @@ describeBackends(
         expect(over.status).toBe(409);
         expect(over.body.code).toBe('team_limit');
         expect(over.body.error).toContain('you already own 3 teams');
+        expect(over.body.limit).toBe(3);
         expect((await teamIds(a.key)).length).toBe(4);
         expect((await call(h.url, 'DELETE', `/api/teams/${first.id}`, { token: a.key })).status).toBe(204);
         expect((await call(h.url, 'POST', '/api/teams', { token: a.key, body: { name: 'five' } })).status).toBe(201);

@@ -25,6 +25,8 @@ export interface ErrorFields {
   error?: string;
   code?: string;
   error_description?: string;
+  /** On a limit refusal (team_limit, pin_limit). */
+  limit?: number;
 }
 
 type Routes = ApiApp['~Routes'];

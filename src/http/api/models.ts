@@ -11,6 +11,7 @@ export const ErrorBody = t.Object(
     error: t.String({ description: 'What went wrong (SPEC 7.1), or the error code on /api/agent (SPEC 7.2)' }),
     code: t.Optional(t.String({ description: 'SPEC 7.1 code: validation, unauthorized, forbidden, not_found, …' })),
     error_description: t.Optional(t.String({ description: 'SPEC 7.2: the message, on /api/agent' })),
+    limit: t.Optional(t.Integer({ description: 'On a limit refusal (team_limit, pin_limit): the limit reached' })),
   },
   { description: 'An error' },
 );

@@ -14,6 +14,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** On a limit refusal (team_limit, pin_limit): the limit reached. */
+    readonly limit?: number,
   ) {
     super(message);
   }
@@ -42,10 +44,11 @@ interface TreatyResult<T> {
   status: number;
 }
 
-function messageOf(status: number, value: unknown): { code: string; message: string } {
+function messageOf(status: number, value: unknown): { code: string; message: string; limit?: number } {
   if (value && typeof value === 'object' && 'error' in value && typeof value.error === 'string') {
     const code = 'code' in value && typeof value.code === 'string' ? value.code : 'error';
-    return { code, message: value.error };
+    const limit = 'limit' in value && typeof value.limit === 'number' ? value.limit : undefined;
+    return { code, message: value.error, limit };
   }
   if (status === 503 && value instanceof Error) return { code: 'network', message: 'Cannot reach the server. Check your connection and try again.' };
   if (status === 429) return { code: 'rate_limited', message: 'Too many requests; wait a moment and try again.' };
@@ -56,8 +59,8 @@ function messageOf(status: number, value: unknown): { code: string; message: str
 export async function unwrap<T>(call: Promise<TreatyResult<T>>): Promise<T> {
   const res = await call;
   if (res.error) {
-    const { code, message } = messageOf(res.status, res.error.value);
-    throw new ApiError(res.status, code, message);
+    const { code, message, limit } = messageOf(res.status, res.error.value);
+    throw new ApiError(res.status, code, message, limit);
   }
   return res.data as T;
 }

@@ -81,8 +81,7 @@ function MyInvites({ email }: { email: string | undefined }) {
 
 /** The cap on teams owned (409 team_limit, TEAM_LIMIT on the server) said with what to do. */
 function teamLimitWords(e: ApiError): string {
-  const owned = /own (\d+) teams/.exec(e.message)?.[1];
-  return `You already own ${owned ? `${owned} teams` : 'as many teams as you may'}, the most one account may own. Delete a team you no longer need (on its page), then create this one.`;
+  return `You already own ${e.limit === undefined ? 'as many teams as you may' : `${e.limit} teams`}, the most one account may own. Delete a team you no longer need (on its page), then create this one.`;
 }
 
 function CreateTeam() {
