@@ -11,11 +11,11 @@ import { announceRevoked } from './credential-revocation';
 import { consume } from './rate-limiter';
 
 export interface SessionResult {
-  user: { id: string; email: string };
+  user: { id: string; email: string; emailVerified: boolean };
   token: string;
 }
 
-export const publicUser = (u: UserRow) => ({ id: u.id, email: u.email });
+export const publicUser = (u: UserRow) => ({ id: u.id, email: u.email, emailVerified: u.emailVerifiedAt !== null });
 
 /** The one answer to a wrong password, and to a password that changed while it was checked. */
 const WRONG_CREDENTIALS = 'wrong email or password';

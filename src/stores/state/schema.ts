@@ -13,6 +13,8 @@ export const users = pgTable('users', {
   passwordHash: text('password_hash'),
   plan: text('plan').notNull().default('free'),
   createdAt: ms('created_at').notNull(),
+  /** When the address was first proven (sql/013_email_verified.sql); null while never proven. */
+  emailVerifiedAt: ms('email_verified_at'),
 });
 
 export const sessions = pgTable('sessions', {
