@@ -19,6 +19,21 @@ export function resetLinks(server: Pick<TestServer, 'dataDir'>, to: string): { l
     .map((m) => ({ link: m[1] ?? '', token: m[2] ?? '' }));
 }
 
+const VERIFY_LINK = /(https?:\/\/\S+\/verify-email#token=(evf_[A-Za-z0-9_-]{43}))/;
+
+/** Every address-verification link mailed to `to`, in order. */
+export function verificationLinks(server: Pick<TestServer, 'dataDir'>, to: string): { link: string; token: string }[] {
+  return mailTo(server, to)
+    .map((m) => VERIFY_LINK.exec(unQuote(m.text)))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ link: m[1] ?? '', token: m[2] ?? '' }));
+}
+
+/** The link of the `count`-th verification mail to `to` (1 = sign-up's), waiting for it to arrive. */
+export async function verificationLink(server: Pick<TestServer, 'dataDir'>, to: string, count = 1): Promise<{ link: string; token: string }> {
+  return eventually(async () => verificationLinks(server, to)[count - 1] ?? null, 10_000);
+}
+
 /** The link of the `count`-th reset mail to `to` (1 = the first), waiting for it to arrive. */
 export async function resetLink(server: Pick<TestServer, 'dataDir'>, to: string, count = 1): Promise<{ link: string; token: string }> {
   return eventually(async () => resetLinks(server, to)[count - 1] ?? null, 10_000);

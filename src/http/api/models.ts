@@ -113,6 +113,17 @@ export const UserBody = t.Object({
       'Whether the account\'s address was ever proven: by its sign-up verification link, a password reset, an agent\'s verified email or an identity assertion (docs/security.md, "Proving the address")',
   }),
 });
+export const EmailVerifyRequest = t.Object({
+  token: t.String({ maxLength: 200, description: 'The `token` from the emailed link\'s fragment (`#token=evf_…`)' }),
+});
+export const EmailVerifyDone = t.Object({
+  email: t.String({ description: 'The address now confirmed' }),
+  emailVerified: t.Literal(true),
+});
+export const EmailVerifySent = t.Object({
+  message: t.String(),
+  email: t.String({ description: 'Where the link went: the account\'s address' }),
+});
 export const SessionBody = t.Object({ user: UserBody, token: t.String() });
 export const Credentials = t.Object({ email: t.String({ maxLength: 254 }), password: t.String({ maxLength: 1024 }) });
 export const PasswordResetRequest = t.Object({ email: t.String({ maxLength: 254, description: 'The address of the account' }) });

@@ -240,3 +240,16 @@ export const passwordResets = pgTable('password_resets', {
 });
 
 export type PasswordResetRow = typeof passwordResets.$inferSelect;
+
+// --- Sign-up verification links (sql/013_email_verified.sql) -------------------------------------
+
+export const emailVerifications = pgTable('email_verifications', {
+  userId: text('user_id').primaryKey(),
+  tokenHash: text('token_hash').notNull(),
+  /** The address the link was made for: it proves that one only. */
+  email: text('email').notNull(),
+  createdAt: ms('created_at').notNull(),
+  expiresAt: ms('expires_at').notNull(),
+});
+
+export type EmailVerificationRow = typeof emailVerifications.$inferSelect;
