@@ -169,6 +169,8 @@ export interface Config {
   teamLimit: number;
   /** How long an emailed password-reset link works (PASSWORD_RESET_TTL_MS). */
   passwordResetTtlMs: number;
+  /** How long a mailed sign-up verification link works (EMAIL_VERIFY_TTL_MS). */
+  emailVerifyTtlMs: number;
   /** Teams subscription billing (SPEC 4.5) through Stripe webhooks. */
   stripe: {
     /** Signing secret of the Stripe webhook endpoint (whsec_…); null = the webhook route is off. Never returned. */
@@ -515,6 +517,7 @@ export function loadConfig(env: Env = process.env): Config {
     inviteTtlMs: Math.max(1, Math.round(positive(env, 'INVITE_TTL_DAYS', 7) * 86_400_000)),
     teamLimit: int(env, 'TEAM_LIMIT', 20, 0),
     passwordResetTtlMs: int(env, 'PASSWORD_RESET_TTL_MS', 30 * 60_000, 1000),
+    emailVerifyTtlMs: int(env, 'EMAIL_VERIFY_TTL_MS', 48 * 3_600_000, 1000),
     stripe: Object.freeze({
       webhookSecret: env.STRIPE_WEBHOOK_SECRET || null,
       toleranceSeconds: int(env, 'STRIPE_WEBHOOK_TOLERANCE_SECONDS', 300, 1),

@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
   conflict: 409,
   /** A password-reset link that is unknown, used, replaced by a newer one, or expired (one message for all). */
   invalid_reset_token: 400,
+  /** An address-verification link that is unknown, used, replaced, expired, or for an address the account no longer has. */
+  invalid_verification_token: 400,
   /** A password change whose current password is wrong (not 401: the session is fine). */
   wrong_password: 400,
   /** PIN_LIMIT pinned captures already (docs/retention.md). */

@@ -19,8 +19,8 @@ export const REDACTED = '[redacted]';
 /** Field names whose values are never logged: passwords, secrets, tokens, keys, hashes, cookies, codes sent by mail. */
 const SECRET_FIELD = /(?:pass(?:word|phrase)?|secret|token|authori[sz]ation|cookie|api[-_]?key|private[-_]?key|^key|hash|otp|credential)s?$/i;
 
-/** Our own credentials (svc_, ses_, clm_, rst_ + 32 random bytes), signing secrets and argon2 hashes, wherever they appear. */
-const SECRET_TEXT = /\b(svc|ses|clm|rst)_[A-Za-z0-9_-]{20,}|\bwhsec_[A-Za-z0-9+/=_-]{8,}|\$argon2(?:id|i|d)\$[^\s"',]+/g;
+/** Our own credentials (svc_, ses_, clm_, rst_, evf_ + 32 random bytes), signing secrets and argon2 hashes, wherever they appear. */
+const SECRET_TEXT = /\b(svc|ses|clm|rst|evf)_[A-Za-z0-9_-]{20,}|\bwhsec_[A-Za-z0-9+/=_-]{8,}|\$argon2(?:id|i|d)\$[^\s"',]+/g;
 
 /** Drizzle's "Failed query: …\nparams: …": the parameters up to the stack trace, or to the end. */
 const SQL_PARAMS = /\nparams: [\s\S]*?(?=\n\s+at |$)/;

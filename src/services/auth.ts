@@ -9,13 +9,14 @@ import type { UserRow } from '../stores/state/schema';
 import type { Ctx, Principal } from './context';
 import { announceRevoked } from './credential-revocation';
 import { consume } from './rate-limiter';
+import { mailLinkAfterSignup } from './email-verification';
 
 export interface SessionResult {
-  user: { id: string; email: string };
+  user: { id: string; email: string; emailVerified: boolean };
   token: string;
 }
 
-export const publicUser = (u: UserRow) => ({ id: u.id, email: u.email });
+export const publicUser = (u: UserRow) => ({ id: u.id, email: u.email, emailVerified: u.emailVerifiedAt !== null });
 
 /** The one answer to a wrong password, and to a password that changed while it was checked. */
 const WRONG_CREDENTIALS = 'wrong email or password';
@@ -46,7 +47,10 @@ export async function signup(ctx: Ctx, input: { email: string; password: string 
     createdAt: ctx.clock.now(),
   });
   if (!user) throw new AppError('conflict', 'an account with this email already exists');
-  return startSession(ctx, user);
+  const session = await startSession(ctx, user);
+  // Sign-up proves nothing about the address: the link mailed now does (docs/security.md).
+  mailLinkAfterSignup(ctx, user);
+  return session;
 }
 
 /** The rules a new password must meet (sign-up and password reset alike). */

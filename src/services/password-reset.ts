@@ -18,6 +18,7 @@ import { secondsUntil } from '../model/usage';
 import * as accounts from '../stores/state/accounts';
 import { inTransaction } from '../stores/state/db';
 import { announceRevoked } from './credential-revocation';
+import { markAddressProven } from '../stores/state/address-proof';
 import { deleteUserSessions, findResetEmail, lockUserRow, replaceReset, revokeUserKeys, setPasswordHash, takeReset } from '../stores/state/password-resets';
 import { hashNewPassword, startSession, type SessionResult } from './auth';
 import type { Ctx } from './context';
@@ -122,7 +123,8 @@ export interface ResetResult extends SessionResult {
  * When the account had a password before (a recovery: whoever knew it, or pre-registered the
  * address, since sign-up does not verify it, may hold keys), every API key is revoked in the same
  * transaction. An account that had none was made by an agent through a proven address or an
- * identity assertion: its keys are that agent's, and stay. A "your password was changed" mail
+ * identity assertion: its keys are that agent's, and stay. Either way the address is marked
+ * proven (the link came by mail to it). A "your password was changed" mail
  * goes to the account's address after the answer.
  */
 export async function confirmReset(ctx: Ctx, input: { token: string; password: string }): Promise<ResetResult> {
@@ -136,7 +138,9 @@ export async function confirmReset(ctx: Ctx, input: { token: string; password: s
     if (!reset || reset.expiresAt <= ctx.clock.now()) return null;
     const before = await lockUserRow(tx, reset.userId);
     if (!before) return null;
-    const updated = await setPasswordHash(tx, before.id, passwordHash);
+    // The link was mailed to the account's address: using it proves the mailbox.
+    if (!(await setPasswordHash(tx, before.id, passwordHash))) return null;
+    const updated = await markAddressProven(tx, before.id, ctx.clock.now());
     if (!updated) return null;
     await deleteUserSessions(tx, updated.id);
     const revokedApiKeys = before.passwordHash === null ? 0 : await revokeUserKeys(tx, updated.id, ctx.clock.now());

@@ -101,7 +101,9 @@ export async function listMembers(ctx: Ctx, user: UserRow, teamId: string) {
   await requireMember(ctx, user, teamId);
   const [members, invites] = await Promise.all([memberStore.listMembers(ctx.db, teamId), inviteStore.listPendingInvites(ctx.db, teamId, inviteCutoff(ctx))]);
   return {
-    members: members.map((m) => ({ userId: m.userId, email: m.email, role: m.role })),
+    // emailVerified is beyond SPEC 2.8 (extra fields allowed): sign-up does not prove an address,
+    // so an owner can see which member may not own the one they show (docs/teams.md).
+    members: members.map((m) => ({ userId: m.userId, email: m.email, role: m.role, emailVerified: m.emailVerifiedAt !== null })),
     pendingInvites: invites.map((i) => ({ id: i.id, email: i.email, createdAt: iso(i.createdAt) })),
   };
 }

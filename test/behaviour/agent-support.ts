@@ -101,13 +101,16 @@ export function mailTo(server: Pick<TestServer, 'dataDir'>, to: string): MailRec
   return all.filter((m) => m.to.toLowerCase() === to.toLowerCase());
 }
 
-/** The one-time code of the newest message sent to `to`, waiting for it to arrive. */
+/**
+ * The one-time code of the newest code mail sent to `to`, once at least `count` have arrived.
+ * Other mail to the address (a signed-up account's verification link) is passed over.
+ */
 export async function otpFor(server: Pick<TestServer, 'dataDir'>, to: string, count = 1): Promise<string> {
   return eventually(async () => {
-    const messages = mailTo(server, to);
-    if (messages.length < count) return null;
-    const m = /one-time code: (\d{6})\b/.exec(messages[messages.length - 1]?.text ?? '');
-    return m?.[1] ?? null;
+    const codes = mailTo(server, to)
+      .map((m) => /one-time code: (\d{6})\b/.exec(m.text)?.[1])
+      .filter((c): c is string => c !== undefined);
+    return codes.length < count ? null : (codes.at(-1) ?? null);
   }, 10_000);
 }
 

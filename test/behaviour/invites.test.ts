@@ -79,7 +79,7 @@ describeBackends(
         expect(acc.body).toEqual(team);
         expect((await call<Team[]>(h.url, 'GET', '/api/teams', { token: newcomer.key })).body.map((t) => t.id)).toEqual([team.id]);
         const m = await members(owner.key, team);
-        expect(m.members).toContainEqual({ userId: newcomer.userId, email: email.toUpperCase(), role: 'member' });
+        expect(m.members).toContainEqual({ userId: newcomer.userId, email: email.toUpperCase(), role: 'member', emailVerified: false });
         expect(m.pendingInvites).toEqual([]);
         expect(await myInvites(newcomer.key)).toEqual([]);
       });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
-import { call, itemAt, newAccount } from '../support/client';
+import { call, eventually, itemAt, newAccount } from '../support/client';
 import { describeBackends } from '../support/suite';
-import { createTeam, joinTeam, paidTeam, TEAMS_ENV, type Team } from './teams-support';
+import { createTeam, joinTeam, mailTo, paidTeam, TEAMS_ENV, type Team } from './teams-support';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -174,7 +174,7 @@ describeBackends(
         // Leaving again, or leaving a team one never joined, finds no team.
         expect((await call(h.url, 'POST', `/api/teams/${t.id}/leave`, { token: member.key })).status).toBe(404);
         const members = (await call(h.url, 'GET', `/api/teams/${t.id}/members`, { token: owner.key })).body.members;
-        expect(members).toEqual([{ userId: owner.userId, email: owner.email, role: 'owner' }]);
+        expect(members).toEqual([{ userId: owner.userId, email: owner.email, role: 'owner', emailVerified: false }]);
       });
 
       test('the owner is refused with a clear error telling them to delete the team', async () => {
@@ -210,8 +210,8 @@ describeBackends(
           expect(r.status).toBe(200);
           expect(r.body).toEqual({
             members: [
-              { userId: owner.userId, email: owner.email, role: 'owner' },
-              { userId: member.userId, email: member.email, role: 'member' },
+              { userId: owner.userId, email: owner.email, role: 'owner', emailVerified: false },
+              { userId: member.userId, email: member.email, role: 'member', emailVerified: false },
             ],
             pendingInvites: [{ id: inv.body.id, email: 'pending.person@example.com', createdAt: inv.body.createdAt }],
           });
@@ -221,6 +221,24 @@ describeBackends(
         expect(denied.status).toBe(404);
         expect(denied.text).not.toContain(owner.email);
         expect((await call(h.url, 'GET', `/api/teams/team_doesnotexist/members`, { token: owner.key })).status).toBe(404);
+      });
+
+      test('each member says whether their address is proven: a sign-up alone is not, its mailed link is', async () => {
+        const owner = await newAccount(h.url);
+        const proven = await newAccount(h.url);
+        const unproven = await newAccount(h.url);
+        const t = await paidTeam(h.url, owner);
+        await joinTeam(h.url, owner, t, proven);
+        await joinTeam(h.url, owner, t, unproven);
+        // The sign-up's verification link, from the outbox (this suite sends no SMTP).
+        const link = await eventually(async () => mailTo(h.server.dataDir, proven.email).map((m) => /verify-email#token=(evf_[\w-]{43})/.exec(m.text)?.[1]).find(Boolean));
+        expect((await call(h.url, 'POST', '/api/auth/verify-email', { body: { token: link } })).status).toBe(200);
+        const listed = (await call(h.url, 'GET', `/api/teams/${t.id}/members`, { token: owner.key })).body.members;
+        expect(listed.map((m) => [m.email, m.emailVerified])).toEqual([
+          [owner.email, false],
+          [proven.email, true],
+          [unproven.email, false],
+        ]);
       });
 
       test('GET /api/teams/{id} shows the role and subscription to members only', async () => {

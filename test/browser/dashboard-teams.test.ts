@@ -7,10 +7,10 @@
  */
 import { expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
-import { createTeam, mailTo, nowSeconds, setStripeSubscription, TEAMS_ENV } from '../behaviour/teams-support';
+import { createTeam, joinTeam, mailTo, nowSeconds, paidTeam, setStripeSubscription, TEAMS_ENV } from '../behaviour/teams-support';
 import { unnamedControls } from '../support/a11y';
 import { openPage, signUpAccount, type Account, useChromium, CHROMIUM_SKIP, createEndpoint } from '../support/browser';
-import { call, eventually } from '../support/client';
+import { call, eventually, newAccount } from '../support/client';
 import { describeBackends } from '../support/suite';
 
 const chromium = useChromium();
@@ -361,6 +361,29 @@ describeBackends(
       } finally {
         await o.context.close();
         await d.context.close();
+      }
+    });
+
+    test('the member list marks a member whose address is not confirmed', async () => {
+      const owner = await newAccount(h.url);
+      const proven = await newAccount(h.url);
+      const unproven = await newAccount(h.url);
+      const team = await paidTeam(h.url, owner, 5, 'Proofs');
+      await joinTeam(h.url, owner, team, proven);
+      await joinTeam(h.url, owner, team, unproven);
+      const token = await eventually(async () => mailTo(h.server.dataDir, proven.email).map((m) => /verify-email#token=(evf_[\w-]{43})/.exec(m.text)?.[1]).find(Boolean));
+      expect((await call(h.url, 'POST', '/api/auth/verify-email', { body: { token } })).status).toBe(200);
+      const o = await openPage(chromium(), h.url, owner);
+      try {
+        await o.page.goto(`${h.url}/teams/${team.id}`);
+        const list = o.page.getByRole('list', { name: 'Members' });
+        const row = (email: string) => list.getByRole('listitem').filter({ hasText: email });
+        await row(unproven.email).getByText('address not confirmed').waitFor();
+        expect(await row(proven.email).getByText('address not confirmed').count()).toBe(0);
+        expect(await row(owner.email).getByText('address not confirmed').count()).toBe(1);
+        expect(o.errors).toEqual([]);
+      } finally {
+        await o.context.close();
       }
     });
   },

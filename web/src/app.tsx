@@ -10,6 +10,7 @@ import { Routes } from './routes';
 import { ErrorBoundary } from './ui/error';
 import { AuthScreen } from './views/auth';
 import { ForgotPasswordView, ResetPasswordView } from './views/password-reset';
+import { VerifyEmailView } from './views/verify-email';
 
 function Gate() {
   const me = useMe();
@@ -18,6 +19,8 @@ function Gate() {
   // Signed in or not: a reset link opened in a browser with a session still sets the password.
   if (location === paths.resetPassword) return <ResetPasswordView />;
   if (location === paths.forgotPassword) return <ForgotPasswordView />;
+  // The address-verification link works signed in or not, and starts no session.
+  if (location === paths.verifyEmail) return <VerifyEmailView />;
   if (me.isPending) return <p className="boot muted">Loading…</p>;
   if (me.error) {
     return (

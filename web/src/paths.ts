@@ -10,6 +10,8 @@ export const paths = {
   forgotPassword: '/forgot-password',
   /** The mailed password-reset link: `${BASE_URL}/reset-password#token=rst_…` (src/services/password-reset.ts). */
   resetPassword: '/reset-password',
+  /** The mailed address-verification link: `${BASE_URL}/verify-email#token=evf_…` (src/services/email-verification.ts). */
+  verifyEmail: '/verify-email',
   endpoint: (slug: string) => `/endpoints/${encodeURIComponent(slug)}`,
   endpointRequest: (slug: string, id: string) => `/endpoints/${encodeURIComponent(slug)}/requests/${encodeURIComponent(id)}`,
   endpointSettings: (slug: string) => `/endpoints/${encodeURIComponent(slug)}/settings`,
@@ -31,5 +33,5 @@ export function returnPath(p: unknown): string | null {
 }
 
 /** Top-level path segments that belong to the dashboard (the server answers index.html for `/`, `/<prefix>` and `/<prefix>/*`). */
-export const APP_PREFIXES = ['endpoints', 'search', 'account', 'teams', 'signin', 'signup', 'forgot-password', 'reset-password'] as const;
+export const APP_PREFIXES = ['endpoints', 'search', 'account', 'teams', 'signin', 'signup', 'forgot-password', 'reset-password', 'verify-email'] as const;
 

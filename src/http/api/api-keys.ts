@@ -4,9 +4,10 @@ import * as accounts from '../../services/accounts';
 import * as keys from '../../services/api-keys';
 import { authMacro } from '../auth';
 import * as passwordChange from '../../services/password-change';
+import * as emailVerification from '../../services/email-verification';
 import type { Ctx, Principal } from '../../services/context';
 import { byIp, rateLimit } from '../rate-limit-plugin';
-import { ApiKeyBody, AUTH_ERRORS, errors, NewApiKeyBody, NoContent, PasswordChange, PasswordChanged } from './models';
+import { ApiKeyBody, AUTH_ERRORS, EmailVerifySent, errors, NewApiKeyBody, NoContent, PasswordChange, PasswordChanged } from './models';
 
 /** The macro's `auth: 'session'` admits only sessions; this narrows the type to match. */
 function sessionOf(p: Principal): Extract<Principal, { kind: 'session' }> {
@@ -63,6 +64,25 @@ export const sessionOnlyRoutes = (ctx: Ctx) =>
               'changed" mail goes to the account\'s address. 400 `wrong_password` when `currentPassword` is wrong, 400 `validation` ' +
               'for a short `newPassword`; every attempt counts against the log-in limits (429 past RATE_LIMIT_AUTH per client ' +
               'address or RATE_LIMIT_LOGIN_ACCOUNT per account). With the session cookie: JSON from this site only (403, 415).',
+          },
+        },
+      )
+      .post(
+        '/account/verify-email',
+        async ({ user, set }) => {
+          const out = await emailVerification.resendVerification(ctx, user);
+          set.status = 202;
+          return out;
+        },
+        {
+          auth: 'session',
+          response: { 202: EmailVerifySent, ...errors(...AUTH_ERRORS, 409, 415, 503) },
+          detail: {
+            summary: 'Mail a new address-verification link (browser session only)',
+            description:
+              'Mails the account\'s address a new single-use link (`/verify-email#token=evf_…`, see `POST /api/auth/verify-email`); the older ' +
+              'link stops working. 409 when the address is already confirmed; 429 past RATE_LIMIT_RESET_EMAIL per account or ' +
+              'RATE_LIMIT_AUTH per client address; 503 when the mail could not be sent (ask again).',
           },
         },
       ),

@@ -1,11 +1,12 @@
 import { Elysia } from 'elysia';
 import * as auth from '../../services/auth';
 import * as passwordReset from '../../services/password-reset';
+import * as emailVerification from '../../services/email-verification';
 import type { Ctx } from '../../services/context';
 import { authMacro, SESSION_COOKIE, sessionCookieOptions } from '../auth';
 import { assertSameOriginJson } from '../origin';
 import { byIp, rateLimit } from '../rate-limit-plugin';
-import { AUTH_ERRORS, Credentials, errors, NoContent, PasswordResetAccepted, PasswordResetAccount, PasswordResetConfirm, PasswordResetDone, PasswordResetRequest, PasswordResetToken, SessionBody, UserBody } from './models';
+import { AUTH_ERRORS, Credentials, EmailVerifyDone, EmailVerifyRequest, errors, NoContent, PasswordResetAccepted, PasswordResetAccount, PasswordResetConfirm, PasswordResetDone, PasswordResetRequest, PasswordResetToken, SessionBody, UserBody } from './models';
 
 export const authRoutes = (ctx: Ctx) => {
   const secure = ctx.config.baseUrl.startsWith('https:');
@@ -68,6 +69,20 @@ export const authRoutes = (ctx: Ctx) => {
             description:
               'Answers the address of the account whose password the token would set, so the reset page can name it and, when the ' +
               'browser is signed in to another account, ask before switching. 400 `invalid_reset_token` as the confirm route.',
+            security: [],
+          },
+        })
+        .post('/verify-email', ({ body }) => emailVerification.verifyEmail(ctx, body), {
+          body: EmailVerifyRequest,
+          response: { 200: EmailVerifyDone, ...errors(400, 403, 415) },
+          detail: {
+            summary: 'Confirm the account\'s address with the emailed verification token',
+            description:
+              `Sign-up mails the new account's address a single-use link \`${ctx.config.baseUrl}/verify-email#token=evf_…\`, valid for ` +
+              `${Math.round(ctx.config.emailVerifyTtlMs / 3_600_000)} hours (EMAIL_VERIFY_TTL_MS); \`POST /api/account/verify-email\` sends a new one. ` +
+              'This marks the address proven (`emailVerified` on the account) when the account still has the address the link was made for. ' +
+              'No session needed, none is started. 400 `invalid_verification_token` for a token that is unknown, used, replaced, expired ' +
+              'or made for another address (one message for all).',
             security: [],
           },
         })

@@ -110,7 +110,25 @@ export const RequestPage = t.Object({
   hasMore: t.Boolean(),
 });
 
-export const UserBody = t.Object({ id: t.String(), email: t.String() });
+export const UserBody = t.Object({
+  id: t.String(),
+  email: t.String(),
+  emailVerified: t.Boolean({
+    description:
+      'Whether the account\'s address was ever proven: by its sign-up verification link, a password reset, an agent\'s verified email or an identity assertion (docs/security.md, "Proving the address")',
+  }),
+});
+export const EmailVerifyRequest = t.Object({
+  token: t.String({ maxLength: 200, description: 'The `token` from the emailed link\'s fragment (`#token=evf_…`)' }),
+});
+export const EmailVerifyDone = t.Object({
+  email: t.String({ description: 'The address now confirmed' }),
+  emailVerified: t.Literal(true),
+});
+export const EmailVerifySent = t.Object({
+  message: t.String(),
+  email: t.String({ description: 'Where the link went: the account\'s address' }),
+});
 export const SessionBody = t.Object({ user: UserBody, token: t.String() });
 export const Credentials = t.Object({ email: t.String({ maxLength: 254 }), password: t.String({ maxLength: 1024 }) });
 export const PasswordResetRequest = t.Object({ email: t.String({ maxLength: 254, description: 'The address of the account' }) });
@@ -120,7 +138,7 @@ export const PasswordResetToken = t.Object({
 });
 export const PasswordResetAccount = t.Object({ email: t.String({ description: 'The address of the account the token belongs to' }) });
 export const PasswordResetDone = t.Object({
-  user: t.Object({ id: t.String(), email: t.String({ description: 'The account whose password was set: the new session is signed in as it' }) }),
+  user: t.Composite([t.Omit(UserBody, ['email']), t.Object({ email: t.String({ description: 'The account whose password was set: the new session is signed in as it' }) })]),
   token: t.String(),
   revokedApiKeys: t.Integer({ minimum: 0, description: 'API keys of the account revoked by this reset (0 when the account had no password before)' }),
 });

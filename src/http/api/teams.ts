@@ -30,7 +30,16 @@ const TeamDetail = t.Composite([TeamBody, t.Object({ role: t.String(), subscript
 const PendingInviteBody = t.Object({ id: t.String(), email: t.String(), createdAt: t.String({ description: 'ISO 8601' }) });
 
 const MembersBody = t.Object({
-  members: t.Array(t.Object({ userId: t.String(), email: t.String(), role: t.String({ description: 'owner or member' }) })),
+  members: t.Array(
+    t.Object({
+      userId: t.String(),
+      email: t.String(),
+      role: t.String({ description: 'owner or member' }),
+      emailVerified: t.Boolean({
+        description: 'Whether the member\'s address was ever proven (beyond SPEC 2.8). Sign-up alone proves nothing: an unproven member may not own the address shown',
+      }),
+    }),
+  ),
   pendingInvites: t.Array(PendingInviteBody),
 });
 

@@ -1,17 +1,20 @@
 /**
  * `POST /api/agent/auth/claim/verify-otp` (SPEC 4.8 flow 2, 5.7): the emailed code, at most
  * OTP_MAX_ATTEMPTS tries within its lifetime, compared in constant time against the stored HMAC.
- * Only a match issues the key, bound to the account of the verified address.
+ * Only a match issues the key, bound to the account of the verified address; a match is a proof
+ * of the mailbox, which recovers an account whose address was never proven (services/address-proof.ts).
  */
 import { hashClaimToken, OTP_MAX_ATTEMPTS, otpMatches } from '../../auth/agent/codes';
 import { AppError } from '../../errors';
 import { countOtpAttempt, findRegistrationByTokenHash, inTransaction, updateRegistration } from '../../stores/state/agent';
 import type { AgentDeps } from './deps';
 import { issueAccountKey } from '../api-keys';
-import { agentKeyName, findOrProvisionUser, POST_CLAIM_SCOPES } from './keys';
+import { agentKeyName, POST_CLAIM_SCOPES } from './keys';
+import { accountOfProvenAddress, announceRecovery, type Recovery } from '../address-proof';
+import type { UserRow } from '../../stores/state/schema';
 import { buckets, type RateMeter } from './rate-meter';
 
-type Outcome = { ok: true; raw: string; scopes: string[] } | { ok: false; attemptsLeft: number };
+type Outcome = { ok: true; raw: string; scopes: string[]; user: UserRow; recovery: Recovery | null } | { ok: false; attemptsLeft: number };
 
 export async function verifyOtp(deps: AgentDeps, input: { claimToken: string; otp: string }, caller: { ip: string; meter: RateMeter }) {
   const { ctx } = deps;
@@ -37,14 +40,16 @@ export async function verifyOtp(deps: AgentDeps, input: { claimToken: string; ot
       const used = await countOtpAttempt(tx, reg.id);
       return { ok: false, attemptsLeft: Math.max(0, OTP_MAX_ATTEMPTS - used) };
     }
-    const user = await findOrProvisionUser(tx, reg.email, ctx.clock.now());
+    // The recovery (if any) comes before the key, so the agent's key is not among those it revokes.
+    const { user, recovery } = await accountOfProvenAddress(tx, reg.email, ctx.clock.now());
     const key = await issueAccountKey(tx, user.id, agentKeyName(reg.clientName), ctx.clock.now(), POST_CLAIM_SCOPES);
     await updateRegistration(tx, reg.id, { status: 'claimed', otpHash: null, keyId: key.row.id, claimedBy: user.id, claimedAt: ctx.clock.now() });
-    return { ok: true, raw: key.raw, scopes: key.row.scopes };
+    return { ok: true, raw: key.raw, scopes: key.row.scopes, user, recovery };
   });
 
   if (!outcome.ok) {
     throw new AppError('otp_invalid', `wrong code; ${outcome.attemptsLeft} attempt${outcome.attemptsLeft === 1 ? '' : 's'} left`);
   }
+  if (outcome.recovery) announceRecovery(ctx, outcome.user, outcome.recovery, 'the one-time code mailed to it');
   return { credential_type: 'api_key' as const, credential: outcome.raw, scopes: outcome.scopes };
 }

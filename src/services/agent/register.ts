@@ -11,7 +11,8 @@ import { log } from '../../log';
 import { countPendingAnonymous, deleteRegistration, inTransaction, insertCredential, insertRegistration, lockPendingAnonymous } from '../../stores/state/agent';
 import type { AgentDeps } from './deps';
 import { issueAccountKey, issueUnownedKey } from '../api-keys';
-import { agentKeyName, findOrProvisionUser, POST_CLAIM_SCOPES } from './keys';
+import { agentKeyName, POST_CLAIM_SCOPES } from './keys';
+import { accountOfProvenAddress, announceRecovery } from '../address-proof';
 import { claimPageUrl, isoTime, verifyOtpUrl } from './present';
 import { buckets, type RateMeter } from './rate-meter';
 import { pgJtiStore } from './replay-store';
@@ -105,20 +106,12 @@ export async function registerVerifiedEmail(deps: AgentDeps, input: { clientName
   });
   if (!row) throw new AppError('internal', 'could not store the registration');
   const minutes = Math.round(ctx.config.agent.otpTtlMs / 60_000);
-  // Sign-up does not verify addresses: an account with a password for this address may be someone
-  // else's. The code binds the key to it, so the mailbox's owner is told before using the code
-  // (only in the mail: the answer is the same either way; docs/security.md, open findings).
+  // Sign-up does not prove addresses: the account with a password for this address may be someone
+  // else's. Using the code proves the mailbox, which takes such an account back (its password,
+  // sessions and keys go: services/address-proof.ts); the mailbox's owner is told so before using
+  // it. Only in the mail: the answer to the agent is the same either way.
   const existing = await findUserByEmail(ctx.db, input.email);
-  const preRegistered =
-    existing?.passwordHash != null
-      ? [
-          '',
-          `This address already has a hookcap account with a password, created ${new Date(existing.createdAt).toISOString().slice(0, 10)}.`,
-          'The key will belong to that account, and whoever knows its password will see what the agent captures.',
-          `If you did not create that account, do not use this code: first reset its password at ${ctx.config.baseUrl}${paths.forgotPassword}`,
-          '(a reset ends its sessions and revokes its keys), then ask the agent to register again.',
-        ]
-      : [];
+  const accountLines = existing ? accountNote(existing, ctx.config.baseUrl) : [];
   try {
     await deps.mailer.sendMail({
       to: input.email,
@@ -130,7 +123,7 @@ export async function registerVerifiedEmail(deps: AgentDeps, input: { clientName
         '',
         `It expires in ${minutes} minutes and works once. If you did not ask for this, ignore this message:`,
         'no key is issued without the code.',
-        ...preRegistered,
+        ...accountLines,
       ].join('\n'),
     });
   } catch (e) {
@@ -159,36 +152,57 @@ export async function registerWithAssertion(deps: AgentDeps, assertion: string, 
   await caller.meter.consume(buckets.registerIp(caller.ip), ctx.config.agent.ratePerIp);
   const who = await verifyIdJag(assertion, { providers: deps.providers, audience: deps.audience, keys: deps.keys, now: () => ctx.clock.now() });
   await caller.meter.consume(buckets.registerEmail(who.email), ctx.config.agent.ratePerEmail);
-  const { key, user } = await inTransaction(ctx.db, async (tx) => {
+  const { key, user, recovery, existed } = await inTransaction(ctx.db, async (tx) => {
     await assertFirstUse(pgJtiStore(tx, ctx.clock), 'assertion', who);
-    const user = await findOrProvisionUser(tx, who.email, ctx.clock.now());
+    const existed = (await findUserByEmail(tx, who.email)) !== null;
+    // The issuer's email_verified proves the mailbox: an unproven account with a password is
+    // recovered before the key is issued, so the agent's key is not among those it revokes.
+    const { user, recovery } = await accountOfProvenAddress(tx, who.email, ctx.clock.now());
     const issued = await issueAccountKey(tx, user.id, agentKeyName(who.clientId ?? who.iss), ctx.clock.now(), POST_CLAIM_SCOPES);
     await insertCredential(tx, { keyId: issued.row.id, iss: who.iss, sub: who.sub, clientId: who.clientId ?? null, createdAt: ctx.clock.now() });
-    return { key: issued, user };
+    return { key: issued, user, recovery, existed };
   });
-  if (user.passwordHash !== null) {
-    // As the other after-the-answer mails: failures logged, and shutdown waits for it (services/background.ts).
-    ctx.background.run(`could not send the agent key notice (${deps.mailer.kind})`, () => noticeKeyOnPasswordAccount(deps, user, who.clientId ?? who.iss, who.iss));
-  }
+  const agent = who.clientId ?? who.iss;
+  if (recovery) announceRecovery(ctx, user, recovery, `the identity provider ${who.iss}, on behalf of the AI agent "${agent}"`);
+  else if (existed && user.passwordHash !== null) noticeKeyOnAccount(deps, user, agent, who.iss);
   return { credential_type: 'api_key' as const, credential: key.raw, credential_expires: null, scopes: key.row.scopes };
 }
 
 /**
- * Sign-up does not verify addresses, so an account with a password may be someone else's, and an
- * assertion has no mail of its own in which to warn (the verified-email flow warns in its code
- * mail). The mailbox's owner is told after the fact, with the way to take the account back. Sent
- * after the answer's transaction, in the background; a failure is logged, never the agent's problem.
+ * What the code mail says about the account the key will join. An account whose address was never
+ * proven but has a password was signed up by someone who may not own this mailbox: using the code
+ * takes it back (src/services/address-proof.ts), and the mail says so before the code is used.
  */
-async function noticeKeyOnPasswordAccount(deps: AgentDeps, user: UserRow, agent: string, issuer: string): Promise<void> {
-  await deps.mailer.sendMail({
-    to: user.email,
-    subject: 'An AI agent was given a key to your hookcap account',
-    text: [
-      `An AI agent ("${agent}") was given a hookcap API key for this address, on the word of the identity provider ${issuer}.`,
+function accountNote(existing: UserRow, baseUrl: string): string[] {
+  const created = new Date(existing.createdAt).toISOString().slice(0, 10);
+  if (existing.emailVerifiedAt === null && existing.passwordHash !== null) {
+    return [
       '',
-      `The key belongs to the hookcap account with a password for this address, created ${new Date(user.createdAt).toISOString().slice(0, 10)}; whoever knows that password sees what the agent captures.`,
-      `If you did not create that account, reset its password at ${deps.ctx.config.baseUrl}${paths.forgotPassword}`,
-      '(a reset ends its sessions and revokes its keys, this one too), then let the agent register again.',
-    ].join('\n'),
-  });
+      `This address has a hookcap account with a password (created ${created}), but its address was never proven: whoever signed it up may not own this mailbox.`,
+      'Using this code proves that you do, and makes the account yours: its password is removed, its browser sessions are signed out and its API keys are revoked; the agent\'s key is then the account\'s only key.',
+      `To sign in to the dashboard afterwards, set a password of your own at ${baseUrl}${paths.forgotPassword}`,
+    ];
+  }
+  return ['', `The key will belong to your hookcap account for this address (created ${created}); you can see and delete it under Account.`];
+}
+
+/**
+ * An identity assertion gave an agent a key to an existing account with a proven address and a
+ * password: its owner is told after the fact (a recovery sends its own notice instead). Sent after
+ * the answer's transaction; a failure is logged, never the agent's problem.
+ */
+function noticeKeyOnAccount(deps: AgentDeps, user: UserRow, agent: string, issuer: string): void {
+  const { ctx } = deps;
+  ctx.background.run(`could not send the agent key notice (${deps.mailer.kind})`, () =>
+    deps.mailer.sendMail({
+      to: user.email,
+      subject: 'An AI agent was given a key to your hookcap account',
+      text: [
+        `An AI agent ("${agent}") was given a hookcap API key for this address, on the word of the identity provider ${issuer}.`,
+        '',
+        `The key belongs to your hookcap account for this address (created ${new Date(user.createdAt).toISOString().slice(0, 10)}).`,
+        `You can see and delete it under Account: ${ctx.config.baseUrl}${paths.account}`,
+      ].join('\n'),
+    }),
+  );
 }

@@ -13,6 +13,8 @@ export const users = pgTable('users', {
   passwordHash: text('password_hash'),
   plan: text('plan').notNull().default('free'),
   createdAt: ms('created_at').notNull(),
+  /** When the address was first proven (sql/013_email_verified.sql); null while never proven. */
+  emailVerifiedAt: ms('email_verified_at'),
 });
 
 export const sessions = pgTable('sessions', {
@@ -240,3 +242,16 @@ export const passwordResets = pgTable('password_resets', {
 });
 
 export type PasswordResetRow = typeof passwordResets.$inferSelect;
+
+// --- Sign-up verification links (sql/013_email_verified.sql) -------------------------------------
+
+export const emailVerifications = pgTable('email_verifications', {
+  userId: text('user_id').primaryKey(),
+  tokenHash: text('token_hash').notNull(),
+  /** The address the link was made for: it proves that one only. */
+  email: text('email').notNull(),
+  createdAt: ms('created_at').notNull(),
+  expiresAt: ms('expires_at').notNull(),
+});
+
+export type EmailVerificationRow = typeof emailVerifications.$inferSelect;

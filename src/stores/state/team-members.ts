@@ -12,12 +12,14 @@ export interface MemberView {
   email: string;
   role: TeamRole;
   joinedAt: number;
+  /** When the member's address was first proven; null while never (sql/013_email_verified.sql). */
+  emailVerifiedAt: number | null;
 }
 
 /** Owner first, then members in joining order. */
 export async function listMembers(q: Q, teamId: string): Promise<MemberView[]> {
   return q
-    .select({ userId: teamMembers.userId, email: users.email, role: teamMembers.role, joinedAt: teamMembers.joinedAt })
+    .select({ userId: teamMembers.userId, email: users.email, role: teamMembers.role, joinedAt: teamMembers.joinedAt, emailVerifiedAt: users.emailVerifiedAt })
     .from(teamMembers)
     .innerJoin(users, eq(users.id, teamMembers.userId))
     .where(eq(teamMembers.teamId, teamId))

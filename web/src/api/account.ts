@@ -49,3 +49,8 @@ export function useChangePassword() {
     mutationFn: (body: { currentPassword: string; newPassword: string }) => unwrap(api.account.password.post(body)),
   });
 }
+
+/** Mails a new address-verification link (the older one stops working). */
+export function useResendVerification() {
+  return useMutation({ mutationFn: () => unwrap(api.account['verify-email'].post()) });
+}

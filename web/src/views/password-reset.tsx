@@ -68,7 +68,7 @@ export function ForgotPasswordView() {
 }
 
 /** The token of `#token=…`, read once; the fragment is then removed from the address bar and history. */
-function takeTokenFromFragment(): string {
+export function takeTokenFromFragment(): string {
   const token = new URLSearchParams(location.hash.replace(/^#/, '')).get('token') ?? '';
   if (location.hash) history.replaceState(history.state, '', location.pathname + location.search);
   return token;

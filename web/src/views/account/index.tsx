@@ -1,10 +1,11 @@
-/** /account: the usage meter, API keys, the password and account deletion (Log out is in the header on every page). */
+/** /account: a notice while the address is not confirmed, the usage meter, API keys, the password and account deletion (Log out is in the header on every page). */
 import { useMe } from '../../api/queries';
 import { useTitle } from '../../ui/title';
 import { ApiKeys } from './api-keys';
 import { ChangePassword } from './change-password';
 import { DeleteAccount } from './delete-account';
 import { UsageMeter } from './usage';
+import { VerifyNotice } from './verify-notice';
 
 export function AccountView() {
   useTitle('Account');
@@ -16,6 +17,7 @@ export function AccountView() {
       <p className="muted">
         Signed in as <strong>{email}</strong>.
       </p>
+      {me.data && !me.data.emailVerified ? <VerifyNotice email={email} /> : null}
       <UsageMeter />
       <ApiKeys />
       <ChangePassword email={email} />

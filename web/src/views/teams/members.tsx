@@ -68,6 +68,11 @@ export function Members({ team, myId }: { team: TeamDetail; myId: string }) {
                 <li key={m.userId} className="member-row" data-row-key={m.userId}>
                   <span className="member-email">{m.email}</span>
                   <span className="badge">{m.role}</span>
+                  {m.emailVerified ? null : (
+                    <span className="badge warn" title="Sign-up does not prove an address: this account may not belong to whoever owns this mailbox.">
+                      address not confirmed
+                    </span>
+                  )}
                   {m.userId === myId ? <span className="muted">you</span> : null}
                   {owner && m.role !== 'owner' ? (
                     <button type="button" className="small danger" aria-label={`Remove ${m.email}`} onClick={() => setRemoving(m)}>
