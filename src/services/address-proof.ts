@@ -24,6 +24,7 @@ import { deleteUserSessions, lockUserRow, revokeUserKeys } from '../stores/state
 import type { UserRow } from '../stores/state/schema';
 import { paths } from '../../web/src/paths';
 import type { Ctx } from './context';
+import { assertRoomForKey } from './api-keys';
 import { announceRevoked } from './credential-revocation';
 import { keysPhrase } from './password-reset';
 
@@ -62,6 +63,10 @@ export async function accountOfProvenAddress(tx: Tx, email: string, now: number)
     if (!proven) throw new AppError('internal', 'the account disappeared while it was proven');
     return { user: proven, recovery: null };
   }
+  // SPEC's too_many_keys holds as for any account: one at its limit is refused before the
+  // recovery, which would otherwise make room by revoking its keys. Nothing changes then; a
+  // password reset (itself a proof) is the way to take such an account back.
+  await assertRoomForKey(tx, user.id);
   const recovered = await removePasswordOfUnproven(tx, user.id, now);
   if (!recovered) throw new AppError('internal', 'the account disappeared while it was recovered');
   const endedSessions = await deleteUserSessions(tx, user.id);

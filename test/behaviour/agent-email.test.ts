@@ -138,6 +138,18 @@ describeBackends(
       expect(ok.status).toBe(200);
     });
 
+    test('an unproven account at its key limit gets too_many_keys too, before any recovery: its session and keys stay', async () => {
+      const human = await signUp(h.url);
+      const ids: string[] = [];
+      for (let i = 0; i < 25; i++) ids.push((await call(h.url, 'POST', '/api/api-keys', { token: human.session, body: {} })).body.id);
+      const reg = (await register(human.email)).body;
+      expectAgentError(await verify(reg.claim_token, await otpFor(h.server, human.email)), 409, 'too_many_keys');
+      // Refused before the recovery: the sign-up's session and all 25 keys still work.
+      expect((await call(h.url, 'GET', '/api/auth/me', { token: human.session })).status).toBe(200);
+      const keys = await call<{ id: string }[]>(h.url, 'GET', '/api/api-keys', { token: human.session });
+      expect(keys.body.map((k) => k.id).sort()).toEqual([...ids].sort());
+    });
+
     test('a code from one registration does not work on another', async () => {
       const email = uniqueEmail();
       const first = (await register(email)).body;
