@@ -10,6 +10,7 @@ import type { Ctx, Principal } from './context';
 import { announceRevoked } from './credential-revocation';
 import { consume } from './rate-limiter';
 import { mailLinkAfterSignup } from './email-verification';
+import { MIN_PASSWORD_LENGTH } from '../model/password';
 
 export interface SessionResult {
   user: { id: string; email: string; emailVerified: boolean };
@@ -53,8 +54,6 @@ export async function signup(ctx: Ctx, input: { email: string; password: string 
   return session;
 }
 
-/** The rules a new password must meet (sign-up and password reset alike). */
-export const MIN_PASSWORD_LENGTH = 8;
 
 /** Checks a new password against the rules and hashes it (argon2id); 400 validation when too weak. */
 export async function hashNewPassword(password: string): Promise<string> {

@@ -6,6 +6,7 @@ import { signInNote, useSignIn } from '../api/queries';
 import { paths, returnPath } from '../paths';
 import { ErrorMessage } from '../ui/error';
 import { BusyButton } from '../ui/busy-button';
+import { MIN_PASSWORD_LENGTH } from '../../../src/model/password';
 
 export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
   const [email, setEmail] = useState('');
@@ -54,7 +55,7 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
       <form onSubmit={onSubmit} aria-label={signup ? 'Create an account' : 'Sign in'}>
         <label htmlFor="auth-email">Email</label>
         <input id="auth-email" ref={emailField} type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
-        <label htmlFor="auth-password">{signup ? 'Password (at least 8 characters)' : 'Password'}</label>
+        <label htmlFor="auth-password">{signup ? `Password (at least ${MIN_PASSWORD_LENGTH} characters)` : 'Password'}</label>
         <input
           id="auth-password"
           type="password"

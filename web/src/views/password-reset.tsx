@@ -14,8 +14,7 @@ import { BusyButton } from '../ui/busy-button';
 import { ErrorMessage } from '../ui/error';
 import { useTitle } from '../ui/title';
 import { Field } from '../ui/field';
-
-const MIN_PASSWORD = 8;
+import { MIN_PASSWORD_LENGTH as MIN_PASSWORD } from '../../../src/model/password';
 
 function Brand() {
   return (

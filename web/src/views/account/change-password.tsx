@@ -11,9 +11,8 @@ import { BusyButton } from '../../ui/busy-button';
 import { ErrorMessage } from '../../ui/error';
 import { Field } from '../../ui/field';
 import { Section } from '../../ui/section';
+import { MIN_PASSWORD_LENGTH as MIN_PASSWORD } from '../../../../src/model/password';
 
-/** Sign-up's rule (src/services/auth.ts MIN_PASSWORD_LENGTH); the server checks it too. */
-const MIN_PASSWORD = 8;
 
 type FieldName = 'current' | 'new' | 'again';
 
