@@ -85,6 +85,13 @@ export interface StartOptions {
   port?: number;
   /** Script to run instead of src/main.ts (a bench wraps the service to read its memory). */
   entry?: string;
+  /**
+   * How long the service may take to answer /healthz (default 55 s, within a hook's 60 s). A start
+   * that creates its PGlite cluster (no template: a data-dir test) needs far more on a loaded
+   * machine: initdb in WebAssembly took over 55 s at a load average of 20; such a test raises
+   * this and its own timeout together.
+   */
+  healthyWithinMs?: number;
 }
 
 /**
@@ -166,7 +173,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   void collect(proc.stderr);
   const url = `http://127.0.0.1:${port}`;
   // Generous: the machine may be shared and loaded; suites' hooks time out at 60 s.
-  const deadline = Date.now() + 55_000;
+  const deadline = Date.now() + (opts.healthyWithinMs ?? 55_000);
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}:\n${out}`);
     try {
@@ -176,7 +183,10 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       // not listening yet
     }
     if (Date.now() > deadline) {
-      proc.kill();
+      // Gone before the error is thrown: a half-started server would hold DATA_DIR's lock and fail
+      // the next start on it (a restart in the same test, or the next test of the describe).
+      proc.kill('SIGKILL');
+      await proc.exited;
       throw new Error(`server did not become healthy:\n${out}`);
     }
     await Bun.sleep(50);
