@@ -148,6 +148,22 @@ export function serviceEnv(port: number, dataDir: string): Record<string, string
   };
 }
 
+/**
+ * The timeout of a test that starts the service in its body (a restart, a second node, a node on a
+ * private service): each start may take up to startServer's 55 s on a loaded CI machine (a load
+ * average of 20) before the test's own waits, and a test that times out leaves what it started
+ * running against the next test of its describe.
+ */
+export const RESTART_TEST_MS = 180_000;
+
+/**
+ * The suites' own server (describeBackends, describeInProcess) is started in a beforeAll with this
+ * much room: hooks otherwise time out at the test timeout (it was 60 s), and on CI at a load average of 20
+ * a start beside three other test files took more than that (a hook timed out, every test of the
+ * suite failed with it).
+ */
+export const SUITE_START_MS = 150_000;
+
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const port = opts.port ?? (await freePort());
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'hookcap-test-'));
