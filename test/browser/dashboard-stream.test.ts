@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import { CHROMIUM_SKIP, openPage, signUpAccount, useChromium, type Account } from '../support/browser';
 import { BACKENDS, provision, type BackendEnv } from '../support/backends';
 import { call } from '../support/client';
-import { startServer, stopServer, type TestServer } from '../support/server';
+import { startServer, stopServer, type TestServer, RESTART_TEST_MS } from '../support/server';
 
 const browser = useChromium();
 
@@ -59,7 +59,7 @@ for (const backend of BACKENDS) {
       } finally {
         await context.close();
       }
-    });
+    }, RESTART_TEST_MS);
 
     test('deleting the endpoint elsewhere ends the stream, says so, and stops', async () => {
       if (!server) throw new Error('not started');
