@@ -16,7 +16,7 @@ import { BACKENDS, provision } from '../support/backends';
 import { cleanupAfterAll } from '../support/cleanups';
 import { joinTeam, paidTeam, TEAMS_ENV } from '../behaviour/teams-support';
 import { call, eventually, newAccount } from '../support/client';
-import { freePort, startServer, stopServer } from '../support/server';
+import { freePort, startServer, stopServer, RESTART_TEST_MS } from '../support/server';
 import { describeBackends } from '../support/suite';
 import { cliEnv, runCli, RunningCli, startLocalApp, TtyCli, type Arrived, type CliEnv, type LocalApp } from './support';
 
@@ -627,6 +627,6 @@ for (const backend of BACKENDS) {
       expect(bodiesOf(s.app.arrived)).toEqual(['before', 'after restart', 'live again']);
       expect(cli.stderr).toContain('reconnecting');
       await cli.stop();
-    });
+    }, RESTART_TEST_MS);
   });
 }
