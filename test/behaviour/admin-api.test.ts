@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call } from '../support/client';
 import { BACKENDS, PG_ADMIN_URL, provision, type BackendEnv } from '../support/backends';
-import { startServer, stopServer, type TestServer } from '../support/server';
+import { startServer, stopServer, type TestServer, RESTART_TEST_MS } from '../support/server';
 import { capture, createTeam, newEndpoint, TEAMS_ENV } from './teams-support';
 import { eventually, newAccount } from '../support/client';
 
@@ -216,7 +216,7 @@ for (const backend of BACKENDS) {
       } finally {
         node = await startServer({ env: node.env, dataDir: node.dataDir, port: node.port });
       }
-    });
+    }, RESTART_TEST_MS);
 
     test('the token is never written to the service\'s output', () => {
       expect(node?.output() ?? '').not.toContain(TOKEN);
@@ -242,7 +242,7 @@ for (const backend of BACKENDS) {
         node = await startServer({ env: node.env, dataDir: node.dataDir, port: node.port });
       }
       expect((await call(base(), 'GET', '/api/usage', { token: user.key })).body).toMatchObject({ plan: 'teams' });
-    });
+    }, RESTART_TEST_MS);
 
     test('without ADMIN_TOKEN the operator API does not exist', async () => {
       const plain = await startServer({ env: { ...(provisioned?.env ?? {}) } });

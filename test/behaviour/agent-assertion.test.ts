@@ -6,7 +6,7 @@
 import { afterAll, expect, test } from 'bun:test';
 import { SignJWT, type JWTPayload } from 'jose';
 import { call, type Reply } from '../support/client';
-import { startServer, stopServer } from '../support/server';
+import { startServer, stopServer, RESTART_TEST_MS } from '../support/server';
 import { SseClient } from '../support/sse';
 import { describeBackends } from '../support/suite';
 import { handCraft, makeKey, sign, TestIdp, type TestKey } from '../support/idp';
@@ -204,7 +204,7 @@ describeBackends(
       } finally {
         await stopServer(second ?? first);
       }
-    });
+    }, RESTART_TEST_MS);
 
     test('revoke: every key issued for iss+sub gets 401 at once; others keep working', async () => {
       const sub = `sub-revoke-${jti()}`;

@@ -13,7 +13,7 @@ import { BACKENDS, provision, type BackendEnv } from '../support/backends';
 import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, json, newAccount } from '../support/client';
 import type { Health } from '../../src/health';
-import { freePort, runUntilExit, startServer, stopServer, type ExitedRun, type TestServer } from '../support/server';
+import { freePort, runUntilExit, startServer, stopServer, type ExitedRun, type TestServer, RESTART_TEST_MS } from '../support/server';
 
 const startExpectingExit = (env: Record<string, string>) => runUntilExit({ LOG_LEVEL: 'warn', ...env });
 
@@ -91,7 +91,7 @@ for (const backend of BACKENDS) {
       expect(listed.map((r) => r.id).sort()).toEqual([...acked].sort());
       // And the restarted process holds the directory in its turn.
       expectRefused(await startExpectingExit({ ...p.env, PORT: String(await freePort()), DATA_DIR: first.dataDir }), first.dataDir, second.proc.pid);
-    });
+    }, RESTART_TEST_MS);
   });
 }
 

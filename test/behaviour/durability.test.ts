@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { BACKENDS, provision } from '../support/backends';
 import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, json, newAccount } from '../support/client';
-import { startServer, stopServer } from '../support/server';
+import { startServer, stopServer, RESTART_TEST_MS } from '../support/server';
 
 for (const backend of BACKENDS) {
   describe(`durability [${backend}]`, () => {
@@ -14,6 +14,7 @@ for (const backend of BACKENDS) {
       // The shipper is told to wait a minute, so at kill time nothing is in the store: every
       // capture listed afterwards came back from the capture log.
       const first = await startServer({ env: { ...p.env, SHIP_MAX_AGE_MS: '60000', SHIP_BATCH_ROWS: '100000' } });
+      cleanups.push(() => stopServer(first)); // killed below; stopped here if the test times out first
       const a = await newAccount(first.url);
       const ep = (await call(first.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'durable' } })).body;
       const acked: string[] = [];
@@ -39,7 +40,7 @@ for (const backend of BACKENDS) {
       for (const id of acked) expect(ids.has(id)).toBe(true);
       // Replayed once, never duplicated.
       expect(listed.length).toBe(acked.length);
-    });
+    }, RESTART_TEST_MS);
 
     test('a restart after a clean shutdown replays nothing twice', async () => {
       const p = await provision(backend);
@@ -54,6 +55,6 @@ for (const backend of BACKENDS) {
       await Bun.sleep(400);
       const r = await call(second.url, 'GET', `/api/endpoints/${ep.slug}/requests?limit=100`, { token: a.key });
       expect(r.body.length).toBe(10);
-    });
+    }, RESTART_TEST_MS);
   });
 }

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, test } from 'bun:test';
 import { BACKENDS, provision } from '../support/backends';
 import { cleanupAfterAll } from '../support/cleanups';
 import { call, type ErrorFields, type Reply } from '../support/client';
-import { startServer, stopServer, type TestServer } from '../support/server';
+import { startServer, stopServer, type TestServer, RESTART_TEST_MS } from '../support/server';
 import { describeInProcess } from '../support/in-process';
 import { describeBackends } from '../support/suite';
 
@@ -239,6 +239,6 @@ for (const backend of BACKENDS.filter((b) => b === 'server')) {
       expect((await login(n1)).status).toBe(401);
       expect((await login(n2)).status).toBe(401);
       expectRefused(await login(n2), '3', 60);
-    });
+    }, RESTART_TEST_MS);
   });
 }

@@ -3,7 +3,7 @@ import postgres from 'postgres';
 import { BACKENDS, provision } from '../support/backends';
 import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
-import { startServer, stopServer, type TestServer } from '../support/server';
+import { startServer, stopServer, type TestServer, RESTART_TEST_MS } from '../support/server';
 import { describeBackends } from '../support/suite';
 
 // A tiny free quota so a test can use it up; a flush interval short enough to watch it move.
@@ -134,7 +134,7 @@ for (const backend of BACKENDS) {
       await usedReaches(second.url, a.key, 4);
       expect((await capture(second.url, ep.slug, 'c4')).status).toBe(200);
       expect((await capture(second.url, ep.slug, 'c5')).status).toBe(429);
-    });
+    }, RESTART_TEST_MS);
 
     if (backend !== 'server') return;
 

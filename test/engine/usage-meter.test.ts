@@ -17,6 +17,7 @@ import { deleteUser, insertUser } from '../../src/stores/state/accounts';
 import { openPglite, openPostgres, type StateDb } from '../../src/stores/state/db';
 import { usageStoreOn, usedInPeriod } from '../../src/stores/state/usage';
 import { BACKENDS, PG_ADMIN_URL } from '../support/backends';
+import { seedPglite } from '../support/server';
 
 const PLANS = { free: { limit: 5 }, pro: { limit: 100 } };
 // The failing-store test logs a warning by design.
@@ -27,6 +28,7 @@ type Opened = { state: StateDb; cleanup: () => Promise<void> };
 async function openState(kind: 'pglite' | 'postgres'): Promise<Opened> {
   if (kind === 'pglite') {
     const dir = mkdtempSync(join(tmpdir(), 'usage-meter-'));
+    await seedPglite(dir);
     const state = await openPglite(dir);
     return { state, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
   }

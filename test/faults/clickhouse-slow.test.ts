@@ -11,7 +11,7 @@ import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { privateClickHouse, type PrivateService } from '../support/private-services';
 import { startServer, stopServer } from '../support/server';
-import { countCheck, listAllIds, percentile, steadyLoad } from '../support/steady-load';
+import { countCheck, listAllIds, percentile, reachedRate, steadyLoad } from '../support/steady-load';
 
 const RATE = 250;
 const SLOW_MS = 10_000;
@@ -35,7 +35,8 @@ describe.skipIf(!BACKENDS.includes('server'))('fault: ClickHouse slow', () => {
     };
 
     const load = steadyLoad({ url: () => server.url, slug: ep.slug, rate: RATE });
-    await Bun.sleep(3_000);
+    await Bun.sleep(2_000);
+    const rateBefore = await reachedRate(load, RATE);
     const normal = load.report.latencies.splice(0);
     const ackedNormal = load.report.acked.length;
     await ch18('CREATE MATERIALIZED VIEW slow_inserts ENGINE = Null AS SELECT sleep(3) AS slept FROM captures');
@@ -62,7 +63,8 @@ describe.skipIf(!BACKENDS.includes('server'))('fault: ClickHouse slow', () => {
         `acked ${report.acked.length} (${ackedSlow} while slow), statuses ${JSON.stringify(report.statuses)}, listed ${listed.length}, missing ${counted.missing.length}, duplicated ${counted.duplicated.length}`,
     );
     expect(Object.keys(report.statuses)).toEqual(['200']);
-    expect(ackedSlow).toBeGreaterThan(RATE * (SLOW_MS / 1000) * 0.8);
+    // As many as before ClickHouse slowed (at 80 %): the load as this machine gets it through, ≤ RATE.
+    expect(ackedSlow).toBeGreaterThan(rateBefore * (SLOW_MS / 1000) * 0.8);
     // The inserts really were slow: captures waited in the log for seconds.
     expect(maxAge).toBeGreaterThan(1_000);
     expect(counted.missing).toEqual([]);

@@ -10,7 +10,7 @@ import type { Health } from '../../src/health';
 import { BACKENDS } from '../support/backends';
 import { call, eventually, newAccount } from '../support/client';
 import { privateClickHouse, privateNats, privatePostgres, type PrivateService } from '../support/private-services';
-import { startServer, stopServer, type TestServer } from '../support/server';
+import { RESTART_TEST_MS, startServer, stopServer, type TestServer } from '../support/server';
 
 describe.skipIf(!BACKENDS.includes('server'))('/healthz while NATS is away', () => {
   let nats: PrivateService | null = null;
@@ -43,7 +43,7 @@ describe.skipIf(!BACKENDS.includes('server'))('/healthz while NATS is away', () 
     await nats.start();
     // The client retries every 2 s.
     await eventually(async () => (await health()).backends.busConnected === true, 20_000);
-  }, 60_000);
+  }, RESTART_TEST_MS);
 });
 
 describe.skipIf(!BACKENDS.includes('server'))('/healthz while Postgres is away', () => {
@@ -82,7 +82,7 @@ describe.skipIf(!BACKENDS.includes('server'))('/healthz while Postgres is away',
     await pg.start();
     await eventually(async () => (await health()).backends.stateReachable === true, 15_000);
     expect((await call(url, 'GET', '/api/endpoints', { token: a.key })).status).toBe(200);
-  }, 60_000);
+  }, RESTART_TEST_MS);
 });
 
 describe.skipIf(!BACKENDS.includes('server'))('/healthz while ClickHouse is away', () => {

@@ -11,7 +11,7 @@ import { call, eventually, newAccount } from '../support/client';
 import { privateNats, type PrivateService } from '../support/private-services';
 import { startServer, stopServer } from '../support/server';
 import { SseClient } from '../support/sse';
-import { steadyLoad } from '../support/steady-load';
+import { reachedRate, steadyLoad } from '../support/steady-load';
 
 const RATE = 200;
 const OUTAGE_MS = 8_000;
@@ -39,7 +39,8 @@ describe.skipIf(!BACKENDS.includes('server'))('fault: NATS down', () => {
     const streamUrl = `${node.url}/api/stream/${ep.slug}`;
     const first = await SseClient.live(streamUrl, { token: a.key });
     const load = steadyLoad({ url: () => node.url, slug: ep.slug, rate: RATE });
-    await Bun.sleep(2_000);
+    await Bun.sleep(1_000);
+    const rateBefore = await reachedRate(load, RATE);
     const ackedBefore = load.report.acked.length;
 
     await nats.stop();
@@ -97,7 +98,8 @@ describe.skipIf(!BACKENDS.includes('server'))('fault: NATS down', () => {
     expect(Object.keys(report.statuses)).toEqual(['200']);
     expect(report.failed).toBe(0);
     // Acks continued at the load's rate (within a loaded machine's slack).
-    expect(ackedDuring).toBeGreaterThan(RATE * (OUTAGE_MS / 1000) * 0.8);
+    // As many as before the outage (at 80 %): the load as this machine gets it through, ≤ RATE.
+    expect(ackedDuring).toBeGreaterThan(rateBefore * (OUTAGE_MS / 1000) * 0.8);
     expect(told).toBe(true);
     expect(earlyStatus).toBe(503);
     expect(earlyRetryAfter).not.toBeNull();

@@ -10,7 +10,7 @@ import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount, type Reply } from '../support/client';
 import { privatePostgres, type PrivateService } from '../support/private-services';
 import { startServer, stopServer } from '../support/server';
-import { countCheck, listAllIds, steadyLoad } from '../support/steady-load';
+import { countCheck, listAllIds, reachedRate, steadyLoad } from '../support/steady-load';
 
 const RATE = 250;
 const OUTAGE_MS = 10_000;
@@ -31,7 +31,8 @@ describe.skipIf(!BACKENDS.includes('server'))('fault: Postgres down', () => {
     const cold = (await call(server.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'cold' } })).body;
 
     const load = steadyLoad({ url: () => server.url, slug: ep.slug, rate: RATE });
-    await Bun.sleep(2_000);
+    await Bun.sleep(1_000);
+    const rateBefore = await reachedRate(load, RATE);
     const ackedBefore = load.report.acked.length;
 
     await pg.stop();
@@ -68,7 +69,8 @@ describe.skipIf(!BACKENDS.includes('server'))('fault: Postgres down', () => {
     );
     expect(Object.keys(report.statuses)).toEqual(['200']);
     expect(report.failed).toBe(0);
-    expect(ackedDuring).toBeGreaterThan(RATE * (OUTAGE_MS / 1000) * 0.8);
+    // As many as before the outage (at 80 %): the load as this machine gets it through, ≤ RATE.
+    expect(ackedDuring).toBeGreaterThan(rateBefore * (OUTAGE_MS / 1000) * 0.8);
     for (const d of during) {
       expect(`${d.what} ${d.reply.status}`).toBe(`${d.what} 503`);
       expect(d.reply.headers.get('content-type')).toContain('application/json');

@@ -14,6 +14,7 @@ import postgres from 'postgres';
 import { openPglite, openPostgres, type StateDb } from '../../src/stores/state/db';
 import * as schema from '../../src/stores/state/schema';
 import { BACKENDS, PG_ADMIN_URL, type BackendName } from '../support/backends';
+import { seedPglite } from '../support/server';
 
 setDefaultTimeout(60_000);
 
@@ -92,6 +93,7 @@ async function actual(state: StateDb): Promise<Shape> {
 async function open(backend: BackendName): Promise<{ state: StateDb; cleanup: () => Promise<void> }> {
   if (backend === 'embedded') {
     const dir = mkdtempSync(join(tmpdir(), 'hookcap-schema-'));
+    await seedPglite(dir);
     const state = await openPglite(dir);
     return { state, cleanup: async () => { await state.close(); rmSync(dir, { recursive: true, force: true }); } };
   }

@@ -18,7 +18,7 @@ import { loadConfig } from '../../src/config';
 import { setLogLevel } from '../../src/log';
 import { BACKENDS, provision, type BackendEnv, type BackendName } from './backends';
 import { TestClock } from './clock';
-import { freePort, seedPglite, serviceEnv } from './server';
+import { freePort, seedPglite, serviceEnv, SUITE_START_MS } from './server';
 
 export interface InProcessServer {
   url: string;
@@ -80,7 +80,7 @@ export function describeInProcess(title: string, body: (h: InProcessHarness) => 
       beforeAll(async () => {
         provisioned = await provision(backend);
         server = await startInProcess({ env: { ...provisioned.env, ...env } });
-      });
+      }, SUITE_START_MS);
       afterAll(async () => {
         if (server) await stopInProcess(server);
         await provisioned?.cleanup();

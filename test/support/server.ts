@@ -85,6 +85,13 @@ export interface StartOptions {
   port?: number;
   /** Script to run instead of src/main.ts (a bench wraps the service to read its memory). */
   entry?: string;
+  /**
+   * How long the service may take to answer /healthz (default 55 s, within a hook's 60 s). A start
+   * that creates its PGlite cluster (no template: a data-dir test) needs far more on a loaded
+   * machine: initdb in WebAssembly took over 55 s at a load average of 20; such a test raises
+   * this and its own timeout together.
+   */
+  healthyWithinMs?: number;
 }
 
 /**
@@ -141,6 +148,22 @@ export function serviceEnv(port: number, dataDir: string): Record<string, string
   };
 }
 
+/**
+ * The timeout of a test that starts the service in its body (a restart, a second node, a node on a
+ * private service): each start may take up to startServer's 55 s on a loaded CI machine (a load
+ * average of 20) before the test's own waits, and a test that times out leaves what it started
+ * running against the next test of its describe.
+ */
+export const RESTART_TEST_MS = 180_000;
+
+/**
+ * The suites' own server (describeBackends, describeInProcess) is started in a beforeAll with this
+ * much room: hooks otherwise time out at the test timeout (it was 60 s), and on CI at a load average of 20
+ * a start beside three other test files took more than that (a hook timed out, every test of the
+ * suite failed with it).
+ */
+export const SUITE_START_MS = 150_000;
+
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const port = opts.port ?? (await freePort());
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'hookcap-test-'));
@@ -166,7 +189,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   void collect(proc.stderr);
   const url = `http://127.0.0.1:${port}`;
   // Generous: the machine may be shared and loaded; suites' hooks time out at 60 s.
-  const deadline = Date.now() + 55_000;
+  const deadline = Date.now() + (opts.healthyWithinMs ?? 55_000);
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}:\n${out}`);
     try {
@@ -176,7 +199,10 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       // not listening yet
     }
     if (Date.now() > deadline) {
-      proc.kill();
+      // Gone before the error is thrown: a half-started server would hold DATA_DIR's lock and fail
+      // the next start on it (a restart in the same test, or the next test of the describe).
+      proc.kill('SIGKILL');
+      await proc.exited;
       throw new Error(`server did not become healthy:\n${out}`);
     }
     await Bun.sleep(50);

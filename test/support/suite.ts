@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe } from 'bun:test';
 import { BACKENDS, provision, type BackendEnv, type BackendName } from './backends';
-import { startServer, stopServer, type TestServer } from './server';
+import { startServer, stopServer, SUITE_START_MS, type TestServer } from './server';
 
 export interface Harness {
   backend: BackendName;
@@ -40,8 +40,8 @@ export function describeBackends(title: string, body: (h: Harness) => void, env:
       };
       beforeAll(async () => {
         provisioned = await provision(backend);
-        server = await startServer({ env: { ...provisioned.env, ...env } });
-      });
+        server = await startServer({ env: { ...provisioned.env, ...env }, healthyWithinMs: SUITE_START_MS - 10_000 });
+      }, SUITE_START_MS);
       afterAll(async () => {
         if (server) await stopServer(server);
         await provisioned?.cleanup();

@@ -16,6 +16,7 @@ import { openPglite, openPostgres, type StateDb } from '../../src/stores/state/d
 import { endpoints } from '../../src/stores/state/schema';
 import { BACKENDS, provision, type BackendEnv } from '../support/backends';
 import { seedBase, seedEndpoints, seedSlug } from '../support/seed-endpoints';
+import { seedPglite } from '../support/server';
 
 const SEEDED = 2_000;
 
@@ -38,6 +39,7 @@ for (const backend of BACKENDS) {
       dir = mkdtempSync(join(tmpdir(), 'hookcap-endpoint-cache-'));
       provisioned = await provision(backend);
       const url = provisioned.env.DATABASE_URL;
+      if (!url) await seedPglite(dir);
       state = url ? await openPostgres(url) : await openPglite(dir);
       await insertUser(db(), { id: 'usr_cache', email: 'cache@example.com', createdAt: Date.now() });
       await seedEndpoints(db(), { userId: 'usr_cache', base, to: SEEDED });
@@ -132,6 +134,7 @@ for (const backend of BACKENDS) {
 
     test('a failed load fails the lookups waiting on it and leaves nothing cached', async () => {
       // A state store that is gone: a PGlite opened and closed again.
+      await seedPglite(join(dir, 'gone'));
       const gone = await openPglite(join(dir, 'gone'));
       await gone.close();
       let from = gone.db;

@@ -5,20 +5,35 @@
  * and calls after close failing rather than hanging. And that the service's state store keeps
  * PGlite off the calling thread's heap (the reason for the thread).
  */
-import { afterAll, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { heapStats } from 'bun:jsc';
 import { PGlite } from '@electric-sql/pglite';
 import { openPglite } from '../../src/stores/state/db';
 import { PgliteClient } from '../../src/stores/state/pglite-client';
+import { seedPglite } from '../support/server';
 
 const root = mkdtempSync(join(tmpdir(), 'hookcap-pglite-client-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+/**
+ * Creating a PGlite cluster (initdb in WebAssembly) took 13.7 s of CPU at a load average of 20, and
+ * over 60 s of wall time: room for that, where a test (or the template's first build) creates one.
+ */
+const FRESH_CREATE_MS = 180_000;
+
+// The migrated template (test/support/server.ts), built here if this machine has none yet, so the
+// tests below each open a copy of it (a reopen, ~1.5 s loaded) instead of creating a cluster. The
+// openPglite test still creates one from nothing.
+beforeAll(() => seedPglite(join(root, 'warm')), FRESH_CREATE_MS);
+
+/** A PgliteClient on its own copy of the template, with a table `t` of its own. */
 async function opened(name: string): Promise<PgliteClient> {
-  const pg = await PgliteClient.open(join(root, name));
+  await seedPglite(join(root, name));
+  mkdirSync(join(root, name, 'pglite'), { recursive: true }); // TEST_PGLITE_TEMPLATE=0: no copy
+  const pg = await PgliteClient.open(join(root, name, 'pglite'));
   await pg.exec('CREATE TABLE t (id int PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())');
   return pg;
 }
@@ -120,6 +135,8 @@ test('copyDataDir: the copy opens with its data; after close every call fails at
   }
 });
 
+// A fresh data dir: this is the test of creating a cluster through the client (initdb, then the
+// migrations), as a new DATA_DIR does.
 test("openPglite keeps PGlite's memory off this thread's heap", async () => {
   Bun.gc(true);
   const before = heapStats().heapSize;
@@ -132,7 +149,7 @@ test("openPglite keeps PGlite's memory off this thread's heap", async () => {
   } finally {
     await state.close();
   }
-});
+}, FRESH_CREATE_MS);
 
 test('close with a transaction left open ends the thread after its bound instead of waiting forever', async () => {
   const pg = await opened('stuck');

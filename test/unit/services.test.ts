@@ -14,6 +14,7 @@ import { createServices } from '../../src/services/build';
 import { StreamWatches } from '../../src/services/stream/watches';
 import { createSqliteCaptureStore } from '../../src/stores/captures/sqlite';
 import { openPglite } from '../../src/stores/state/db';
+import { seedPglite } from '../support/server';
 
 const settle = () => Bun.sleep(10);
 
@@ -45,6 +46,7 @@ describe('createServices', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test('one mailer for every flow, the settings as config parsed them, and a close that ends the stream guards', async () => {
+    await seedPglite(dir);
     const state = await openPglite(dir);
     const captures = createSqliteCaptureStore({ path: join(dir, 'captures.sqlite') });
     const bus = createLocalBus();
