@@ -22,6 +22,7 @@ import type { UserRow } from '../stores/state/schema';
 import type { Ctx } from './context';
 import { consume, rateLimitHeaders } from './rate-limiter';
 import { errorMessage } from '../unknown';
+import { durationWords } from '../mail/duration-words';
 
 const TOKEN_FORMAT = /^evf_[A-Za-z0-9_-]{43}$/;
 
@@ -61,19 +62,11 @@ async function sendLink(ctx: Ctx, user: UserRow, why: 'signup' | 'resend'): Prom
       'If it was you, confirm that this address is yours here:',
       `${ctx.config.baseUrl}${paths.verifyEmail}#token=${token}`,
       '',
-      `The link works once and expires in ${hours(ttl)}; a newer link replaces it.`,
+      `The link works once and expires in ${durationWords(ttl)}; a newer link replaces it.`,
       'If you did not create a hookcap account, do not open the link: ignore this message. Whoever did cannot confirm',
       'the address without it, and an AI agent you later let register with this address takes that account back.',
     ].join('\n'),
   });
-}
-
-/** "48 hours", "1 hour", "30 minutes". */
-function hours(ms: number): string {
-  const h = Math.round(ms / 3_600_000);
-  if (h >= 1) return `${h} hour${h === 1 ? '' : 's'}`;
-  const minutes = Math.max(1, Math.round(ms / 60_000));
-  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
 /**

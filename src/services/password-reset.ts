@@ -23,7 +23,7 @@ import { deleteUserSessions, findResetEmail, lockUserRow, replaceReset, revokeUs
 import { hashNewPassword, startSession, type SessionResult } from './auth';
 import type { Ctx } from './context';
 import { consume, rateLimitHeaders } from './rate-limiter';
-
+import { durationWords } from '../mail/duration-words';
 
 const TOKEN_FORMAT = /^rst_[A-Za-z0-9_-]{43}$/;
 
@@ -81,21 +81,13 @@ async function sendResetLink(ctx: Ctx, email: string): Promise<void> {
       'Choose a new password here:',
       `${ctx.config.baseUrl}${paths.resetPassword}#token=${token}`,
       '',
-      `The link works once and expires in ${duration(ttl)}; asking again replaces it.`,
+      `The link works once and expires in ${durationWords(ttl)}; asking again replaces it.`,
       user.passwordHash === null
         ? 'Setting a password signs out every browser session of the account; its API keys keep working.'
         : 'Setting a new password signs out every browser session of the account and revokes all its API keys.',
       'If you did not ask for this, ignore this message: your password stays as it is.',
     ].join('\n'),
   });
-}
-
-/** "30 minutes", "1 minute", "45 seconds". */
-function duration(ms: number): string {
-  const minutes = Math.round(ms / 60_000);
-  if (minutes >= 1) return `${minutes} minute${minutes === 1 ? '' : 's'}`;
-  const seconds = Math.max(1, Math.round(ms / 1000));
-  return `${seconds} second${seconds === 1 ? '' : 's'}`;
 }
 
 /**

@@ -2,38 +2,31 @@
  * API keys: create (the raw key is shown once, here, with a copy button), list, delete. The raw
  * key lives only in this component's state until it is dismissed; the server keeps its hash.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { useApiKeys, useCreateApiKey, useDeleteApiKey, type ApiKey } from '../../api/account';
 import { ConfirmDialog } from '../../ui/confirm';
-import { CopyButton } from '../../ui/copy-button';
 import { ErrorMessage } from '../../ui/error';
 import { NameForm } from '../../ui/name-form';
-import { Actions, Section } from '../../ui/section';
+import { Section } from '../../ui/section';
+import { ShownOnce } from '../../ui/shown-once';
 import { RelativeTime } from '../../ui/time';
 import { useFocusAfterRemoval, useFocusWhenGone } from '../../ui/focus';
 
 function NewKey({ raw, name, onDone }: { raw: string; name: string; onDone: () => void }) {
-  // It is shown once, above the form: take the focus there, so a keyboard or screen reader user
-  // lands on it (inside the region named "New API key") instead of staying on Create key.
-  const copy = useRef<HTMLButtonElement>(null);
-  useEffect(() => copy.current?.focus(), []);
   return (
-    <div className="new-key" role="region" aria-label="New API key">
-      <p className="new-key-warning">
-        <strong>Copy this key now. It will not be shown again:</strong> hookcap keeps only a hash of it. If you lose it, delete it and create another.
-      </p>
-      <p className="new-key-line">
-        <code className="raw-key" aria-label={`API key ${name}`}>
-          {raw}
-        </code>
-      </p>
-      <Actions>
-        <CopyButton text={raw} label="Copy key" done="Copied the API key" className="primary" ref={copy} />
-        <button type="button" onClick={onDone}>
-          I have copied it
-        </button>
-      </Actions>
-    </div>
+    <ShownOnce
+      region="New API key"
+      warning={
+        <>
+          <strong>Copy this key now. It will not be shown again:</strong> hookcap keeps only a hash of it. If you lose it, delete it and create another.
+        </>
+      }
+      value={raw}
+      valueLabel={`API key ${name}`}
+      copyLabel="Copy key"
+      copied="Copied the API key"
+      onDone={onDone}
+    />
   );
 }
 

@@ -4,38 +4,32 @@
  * button, and lives only in the mutation's state until dismissed; afterwards the page knows only
  * since when the endpoint has one.
  */
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import type { Endpoint } from '../../api/queries';
 import { useRemoveNotificationSecret, useRotateNotificationSecret } from '../../api/settings';
 import { BusyButton } from '../../ui/busy-button';
 import { ConfirmDialog } from '../../ui/confirm';
-import { CopyButton } from '../../ui/copy-button';
 import { ErrorMessage } from '../../ui/error';
 import { Actions } from '../../ui/section';
+import { ShownOnce } from '../../ui/shown-once';
 import { RelativeTime } from '../../ui/time';
 
 function NewSecret({ secret, onDone }: { secret: string; onDone: () => void }) {
-  // Shown once: the focus goes to its copy button, inside the region that names it.
-  const copy = useRef<HTMLButtonElement>(null);
-  useEffect(() => copy.current?.focus(), []);
   return (
-    <div className="new-key" role="region" aria-label="New signing secret">
-      <p className="new-key-warning">
-        <strong>Copy this secret now. It will not be shown again.</strong> Give it to the app that receives the notifications, to check their <code>webhook-signature</code>. If you lose it,
-        rotate it.
-      </p>
-      <p className="new-key-line">
-        <code className="raw-key" aria-label="Notification signing secret">
-          {secret}
-        </code>
-      </p>
-      <Actions>
-        <CopyButton text={secret} label="Copy secret" done="Copied the signing secret" className="primary" ref={copy} />
-        <button type="button" onClick={onDone}>
-          I have copied it
-        </button>
-      </Actions>
-    </div>
+    <ShownOnce
+      region="New signing secret"
+      warning={
+        <>
+          <strong>Copy this secret now. It will not be shown again.</strong> Give it to the app that receives the notifications, to check their <code>webhook-signature</code>. If you lose it,
+          rotate it.
+        </>
+      }
+      value={secret}
+      valueLabel="Notification signing secret"
+      copyLabel="Copy secret"
+      copied="Copied the signing secret"
+      onDone={onDone}
+    />
   );
 }
 
