@@ -7,6 +7,7 @@
 import { expect, test } from 'bun:test';
 import { describeInProcess } from '../support/in-process';
 import { AGENT_ENV, signUp, uniqueEmail } from './agent-support';
+import { clearOfWindowEdge } from '../support/rate-window';
 
 describeInProcess(
   'the agent sign-in page at the per-account log-in limit',
@@ -20,6 +21,7 @@ describeInProcess(
       });
 
     test('the attempt over RATE_LIMIT_LOGIN_ACCOUNT is a 429 page saying "Too many attempts", not the API message', async () => {
+      await clearOfWindowEdge(600_000, 20_000);
       const human = await signUp(h.url, uniqueEmail('login-limit'));
       for (let i = 0; i < 2; i++) {
         const r = await post(human.email, 'wrong password');

@@ -5,6 +5,7 @@ import { call, type ErrorFields, type Reply } from '../support/client';
 import { startServer, stopServer, type TestServer, RESTART_TEST_MS } from '../support/server';
 import { describeInProcess } from '../support/in-process';
 import { describeBackends } from '../support/suite';
+import { clearOfWindowEdge } from '../support/rate-window';
 
 // TRUST_PROXY lets each test speak from its own address (X-Forwarded-For), so per-address
 // buckets of one test never leak into another.
@@ -25,15 +26,6 @@ async function signup(base: string, ip = freshIp()): Promise<{ session: string; 
   const r = await call(base, 'POST', '/api/auth/signup', { body: { email, password: 'correct horse battery' }, headers: { 'x-forwarded-for': ip } });
   if (r.status !== 201) throw new Error(`signup: ${r.status} ${r.text}`);
   return { session: r.body.token, ip };
-}
-
-/**
- * Windows are fixed (aligned to multiples of their length): a test that counts a sequence of
- * calls starts with at least `needMs` left in the current window, so no reset lands mid-count.
- */
-async function clearOfWindowEdge(windowMs: number, needMs: number): Promise<void> {
-  const left = windowMs - (Date.now() % windowMs);
-  if (left < needMs) await Bun.sleep(left + 50);
 }
 
 function expectRefused(r: Reply<ErrorFields>, limit: string, windowSeconds: number) {

@@ -9,6 +9,7 @@ import { expect, test } from 'bun:test';
 import { randomBytes } from 'node:crypto';
 import { call, newAccount, type ErrorFields } from '../support/client';
 import { describeBackends } from '../support/suite';
+import { clearOfWindowEdge } from '../support/rate-window';
 
 const LIMIT = 5;
 const invented = () => `svc_${randomBytes(24).toString('base64url')}`;
@@ -21,8 +22,7 @@ describeBackends(
       const B = '203.0.113.8';
       const from = (ip: string) => ({ 'x-forwarded-for': ip });
       // Windows are fixed (multiples of 600 s): start clear of an edge so no reset lands mid-count.
-      const left = 600_000 - (Date.now() % 600_000);
-      if (left < 20_000) await Bun.sleep(left + 50);
+      await clearOfWindowEdge(600_000, 20_000);
       const account = await newAccount(h.url);
       // The account's key works from A before anything fails there: this node has seen it valid.
       expect((await call(h.url, 'GET', '/api/endpoints', { token: account.key, headers: from(A) })).status).toBe(200);
@@ -71,8 +71,7 @@ describeBackends(
     test("agent routes answer that 429 in the agent API's shape; the capture API keeps its own", async () => {
       const C = '203.0.113.9';
       const from = { 'x-forwarded-for': C };
-      const left = 600_000 - (Date.now() % 600_000);
-      if (left < 20_000) await Bun.sleep(left + 50);
+      await clearOfWindowEdge(600_000, 20_000);
       for (let i = 0; i < LIMIT; i++) {
         expect((await call(h.url, 'GET', '/api/agent/sandbox/endpoints', { token: invented(), headers: from })).status).toBe(401);
       }
