@@ -17,16 +17,22 @@ interface Rec {
   pinned?: boolean;
 }
 
+/** An owner's endpoint shared with a paid team that `member` has joined. */
+async function sharedWithMember(base: string) {
+  const owner = await newAccount(base);
+  const member = await newAccount(base);
+  const team = await paidTeam(base, owner);
+  await joinTeam(base, owner, team, member);
+  const ep = await newEndpoint(base, owner.key);
+  expect((await call(base, 'POST', `/api/teams/${team.id}/endpoints`, { token: owner.key, body: { endpointId: ep.id } })).status).toBe(201);
+  return { owner, member, team, ep };
+}
+
 describeBackends(
   'unpinning on a shared endpoint',
   (h) => {
     test("a member cannot unpin the owner's pin; the owner can unpin the member's; a member can unpin their own", async () => {
-      const owner = await newAccount(h.url);
-      const member = await newAccount(h.url);
-      const team = await paidTeam(h.url, owner);
-      await joinTeam(h.url, owner, team, member);
-      const ep = await newEndpoint(h.url, owner.key);
-      expect((await call(h.url, 'POST', `/api/teams/${team.id}/endpoints`, { token: owner.key, body: { endpointId: ep.id } })).status).toBe(201);
+      const { owner, member, ep } = await sharedWithMember(h.url);
       const ownersPin = await capture(h.url, ep.slug, 'kept by the owner');
       const membersPin = await capture(h.url, ep.slug, 'kept by the member');
       // Captures reach the store within the shipper's batch age.
@@ -56,12 +62,7 @@ describeBackends(
     });
 
     test("a member's pins count against the member's own PIN_LIMIT, not the owner's; leaving the team, the member can still undo them", async () => {
-      const owner = await newAccount(h.url);
-      const member = await newAccount(h.url);
-      const team = await paidTeam(h.url, owner);
-      await joinTeam(h.url, owner, team, member);
-      const ep = await newEndpoint(h.url, owner.key);
-      expect((await call(h.url, 'POST', `/api/teams/${team.id}/endpoints`, { token: owner.key, body: { endpointId: ep.id } })).status).toBe(201);
+      const { owner, member, team, ep } = await sharedWithMember(h.url);
       const a = await capture(h.url, ep.slug, 'capture a');
       const b = await capture(h.url, ep.slug, 'capture b');
       const c = await capture(h.url, ep.slug, 'capture c');
@@ -92,12 +93,7 @@ describeBackends(
     });
 
     test("a deleted member's pins go at the next sweep: the captures return to retention, counted against nobody", async () => {
-      const owner = await newAccount(h.url);
-      const member = await newAccount(h.url);
-      const team = await paidTeam(h.url, owner);
-      await joinTeam(h.url, owner, team, member);
-      const ep = await newEndpoint(h.url, owner.key);
-      expect((await call(h.url, 'POST', `/api/teams/${team.id}/endpoints`, { token: owner.key, body: { endpointId: ep.id } })).status).toBe(201);
+      const { owner, member, ep } = await sharedWithMember(h.url);
       const byMember = await capture(h.url, ep.slug, 'kept by the member');
       const byOwner = await capture(h.url, ep.slug, 'kept by the owner');
       await eventually(async () => (await call<Rec[]>(h.url, 'GET', `/api/endpoints/${ep.slug}/requests`, { token: owner.key })).body.length === 2);
