@@ -369,7 +369,9 @@ describeBackends(
         const r = await ask(h.url, email);
         expect(r.status).toBe(202);
         expect(r.body.message).toContain('If an account exists');
-        expect(performance.now() - t0).toBeLessThan(1_000);
+        // Far under the hung mail's wait (the mailer's greeting timeout, 10 s); 1 s was missed
+        // at 1.7 s by a loaded CI machine answering a request that did not wait.
+        expect(performance.now() - t0).toBeLessThan(3_000);
       }
     });
   },
