@@ -46,8 +46,11 @@ describeBackends(
         await refused.waitFor();
         expect(await refused.getByRole('link', { name: 'Account page' }).getAttribute('href')).toBe('/account');
 
+        // Opened in the same tab, only the fragment changes: the page must take the new token itself.
+        await page.evaluate('window.__samePage = true');
         await page.goto(second.link);
         await page.getByRole('heading', { name: 'Confirm your address', level: 1 }).waitFor();
+        expect(await page.evaluate('window.__samePage')).toBe(true);
         // The token left the address bar as soon as the page read it; nothing is confirmed before the press.
         expect(page.url()).toBe(`${h.url}/verify-email`);
         expect((await call(h.url, 'POST', '/api/auth/login', { body: { email, password: 'correct horse battery' } })).body.user.emailVerified).toBe(false);

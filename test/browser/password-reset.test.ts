@@ -4,7 +4,8 @@
  * the new password asked twice (a mismatch is an error on its field, which gets the focus), and
  * the visitor signed in with the new password while every older session ends (and told which account,
  * and that its API keys were revoked); the used link then says so and offers a new one. A link for
- * another account than the signed-in one asks before switching.
+ * another account than the signed-in one asks before switching. A second link opened in the same tab
+ * (a fragment change, not a page load) is the one used.
  */
 import { expect, test } from 'bun:test';
 import type { Locator } from 'playwright-core';
@@ -114,6 +115,34 @@ describeBackends(
         await page.getByRole('alert').filter({ hasText: 'needs the link from the password-reset mail' }).waitFor();
         await page.getByRole('link', { name: 'ask for a new link' }).click();
         await page.getByRole('heading', { name: 'Reset your password', level: 1 }).waitFor();
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('a second link opened in the same tab (only the fragment changes, no page load) is the one used', async () => {
+      const account = await signUpAccount(h.url);
+      // Asked twice: the newer link replaces the first.
+      for (let i = 0; i < 2; i++) await call(h.url, 'POST', '/api/auth/password-reset', { body: { email: account.email } });
+      const first = await resetLink(h.server, account.email, 1);
+      const second = await resetLink(h.server, account.email, 2);
+      const { page, context, errors } = await openPage(chromium(), h.url, null);
+      try {
+        await page.goto(first.link);
+        await page.getByRole('alert').filter({ hasText: 'This link is invalid or has expired' }).waitFor();
+        // The same document must read the new fragment: a page load would hide the bug.
+        await page.evaluate('window.__samePage = true');
+        await page.goto(second.link);
+        const form = page.getByRole('form', { name: 'Choose a new password' });
+        await form.waitFor();
+        expect(await page.evaluate('window.__samePage')).toBe(true);
+        expect(page.url()).toBe(`${h.url}/reset-password`);
+        await form.getByLabel('New password (at least 8 characters)').fill('second link passphrase');
+        await form.getByLabel('Confirm new password').fill('second link passphrase');
+        await form.getByRole('button', { name: 'Set new password' }).click();
+        await page.getByRole('status').filter({ hasText: 'Your new password is set' }).waitFor();
+        expect((await call(h.url, 'POST', '/api/auth/login', { body: { email: account.email, password: 'second link passphrase' } })).status).toBe(200);
         expect(errors).toEqual([]);
       } finally {
         await context.close();

@@ -2,7 +2,7 @@
  * "Forgot password?": a form that asks for the address (the answer never says whether an account
  * has it), and the page the mailed link opens, `/reset-password#token=rst_…`. The token is read
  * from the fragment, which the browser never sends to a server, and dropped from the address bar
- * at once; the new password is asked twice, and setting it signs the visitor in.
+ * at once (a second link opened in the same tab starts afresh); the new password is asked twice, and setting it signs the visitor in.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
@@ -14,6 +14,7 @@ import { BusyButton } from '../ui/busy-button';
 import { ErrorMessage } from '../ui/error';
 import { useTitle } from '../ui/title';
 import { Field } from '../ui/field';
+import { useFragmentToken } from '../ui/fragment-token';
 import { MIN_PASSWORD_LENGTH as MIN_PASSWORD } from '../../../src/model/password';
 
 function Brand() {
@@ -66,13 +67,6 @@ export function ForgotPasswordView() {
   );
 }
 
-/** The token of `#token=…`, read once; the fragment is then removed from the address bar and history. */
-export function takeTokenFromFragment(): string {
-  const token = new URLSearchParams(location.hash.replace(/^#/, '')).get('token') ?? '';
-  if (location.hash) history.replaceState(history.state, '', location.pathname + location.search);
-  return token;
-}
-
 /** "Your API key was" / "Your 2 API keys were" (the server's notice mail says it alike). */
 const keysPhrase = (n: number) => (n === 1 ? 'Your API key was' : `Your ${n} API keys were`);
 
@@ -123,7 +117,11 @@ function SwitchPrompt({ current, target, onSwitch }: { current: string; target: 
 
 export function ResetPasswordView() {
   useTitle('Choose a new password');
-  const [token] = useState(takeTokenFromFragment);
+  const token = useFragmentToken();
+  return <ResetPasswordForm key={token} token={token} />;
+}
+
+function ResetPasswordForm({ token }: { token: string }) {
   const [password, setPassword] = useState('');
   const [again, setAgain] = useState('');
   /** The visitor agreed to leave the account this browser is signed in to. */

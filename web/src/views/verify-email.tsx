@@ -6,7 +6,7 @@
  * Works signed in or not; it starts no session.
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import { Link } from 'wouter';
 import { ApiError, api, unwrap } from '../api/client';
 import { keys } from '../api/queries';
@@ -14,27 +14,22 @@ import { paths } from '../paths';
 import { BusyButton } from '../ui/busy-button';
 import { ErrorMessage } from '../ui/error';
 import { useTitle } from '../ui/title';
-import { takeTokenFromFragment } from './password-reset';
+import { useFragmentToken } from '../ui/fragment-token';
 
 export function VerifyEmailView() {
   useTitle('Confirm your address');
-  const [token, setToken] = useState(takeTokenFromFragment);
+  const token = useFragmentToken();
+  // Another link opened in the same tab: a fresh page for it, nothing kept from the last.
+  return <VerifyEmail key={token} token={token} />;
+}
+
+function VerifyEmail({ token }: { token: string }) {
   const qc = useQueryClient();
   const confirm = useMutation({
     mutationFn: () => unwrap(api.auth['verify-email'].post({ token })),
     // A signed-in browser's account object now says emailVerified (the Account page's notice goes).
     onSuccess: () => qc.invalidateQueries({ queryKey: keys.me }),
   });
-  // Another link opened in the same tab changes only the fragment: the page stays, the token changes.
-  useEffect(() => {
-    const onHash = () => {
-      if (!location.hash) return;
-      setToken(takeTokenFromFragment());
-      confirm.reset();
-    };
-    addEventListener('hashchange', onHash);
-    return () => removeEventListener('hashchange', onHash);
-  }, [confirm.reset]);
   const doneRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (confirm.isSuccess || confirm.isError) doneRef.current?.focus();
