@@ -1,7 +1,7 @@
 /**
  * The account page's "Change password" form in real Chromium on both backends, driven by role and
  * accessible name: problems are announced under their field (which gets the focus), a wrong current
- * password is refused by the server and said in words, and success says so in a status region,
+ * password and a too long new one are refused by the server and said in words, and success says so in a status region,
  * signs out the account's other sessions and keeps this one (POST /api/account/password).
  */
 import { expect, test } from 'bun:test';
@@ -53,7 +53,20 @@ describeBackends('dashboard: change password', (h) => {
       expect((await call(h.url, 'GET', '/api/auth/me', { token: account.session })).status).toBe(200);
       expect(await unnamedControls(page)).toEqual([]);
 
+      // The server's refusal of the new password is shown in its own words under that field: one
+      // too long is not "too short".
       await current.fill(OLD);
+      await next.fill('x'.repeat(1025));
+      await again.fill('x'.repeat(1025));
+      await submit.click();
+      const tooLong = section.getByRole('alert').filter({ hasText: '1024' });
+      await tooLong.waitFor();
+      expect(await tooLong.textContent()).not.toContain('at least');
+      expect(await focused(page, 'New password (at least 8 characters)')).toBe(true);
+      expect(await next.getAttribute('aria-invalid')).toBe('true');
+
+      await next.fill(NEW);
+      await again.fill(NEW);
       await submit.click();
       await section.getByRole('status').filter({ hasText: 'Your password is changed. 1 other browser session was signed out.' }).waitFor();
       expect(await section.getByRole('alert').count()).toBe(0);

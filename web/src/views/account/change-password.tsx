@@ -6,6 +6,7 @@
  */
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { ApiError } from '../../api/client';
+import { placeError } from '../../lib/field-error';
 import { useChangePassword } from '../../api/account';
 import { BusyButton } from '../../ui/busy-button';
 import { ErrorMessage } from '../../ui/error';
@@ -32,7 +33,11 @@ export function ChangePassword({ email }: { email: string }) {
     const e = change.error;
     if (!(e instanceof ApiError)) return null;
     if (e.code === 'wrong_password') return { field: 'current', text: 'This is not your current password.' };
-    if (e.code === 'validation' && e.message.startsWith('newPassword')) return { field: 'new', text: `The new password needs at least ${MIN_PASSWORD} characters.` };
+    // The API names the refused field first (web/src/lib/field-error.ts); its words are shown, not
+    // a guess at them (a new password may be too short, or too long).
+    const placed = placeError(e, ['currentPassword', 'newPassword']);
+    if (placed.field === 'newPassword') return { field: 'new', text: placed.message };
+    if (placed.field === 'currentPassword') return { field: 'current', text: placed.message };
     return null;
   })();
   const shown = problem ?? serverProblem;
