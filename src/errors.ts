@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   pin_limit: 409,
   /** TEAM_LIMIT teams owned already (docs/teams.md). */
   team_limit: 409,
+  /** Accepting an invite to a team that takes only members with a proven address (docs/teams.md). */
+  address_not_confirmed: 403,
   length_required: 411,
   payload_too_large: 413,
   unsupported_media_type: 415,

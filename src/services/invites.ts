@@ -127,7 +127,19 @@ async function pendingInviteOf(ctx: Ctx, tx: store.Tx, user: UserRow, inviteId: 
   return invite;
 }
 
-/** Makes the caller a member. Needs an active subscription and a free seat. */
+/**
+ * 403 when the team takes only members with a confirmed address and the caller's was never proven
+ * (docs/teams.md). Before the subscription and seat checks: this one the invitee fixes themselves.
+ */
+function requireConfirmedAddress(team: TeamRow, user: UserRow): void {
+  if (!team.confirmedMembersOnly || user.emailVerifiedAt !== null) return;
+  throw new AppError(
+    'address_not_confirmed',
+    `the team "${team.name}" takes only members with a confirmed address, and ${user.email} is not confirmed yet: open the link mailed to it at sign-up (or send a new one with Resend verification email on the Account page), then accept again`,
+  );
+}
+
+/** Makes the caller a member. Needs an active subscription, a free seat and, if the team asks, a proven address. */
 export async function acceptInvite(ctx: Ctx, user: UserRow, inviteId: string): Promise<TeamRow> {
   return store.inTransaction(ctx.db, async (tx) => {
     const first = await inviteStore.findInviteForEmail(tx, inviteId, user.email);
@@ -136,6 +148,7 @@ export async function acceptInvite(ctx: Ctx, user: UserRow, inviteId: string): P
     const team = await store.lockTeam(tx, first.teamId);
     const invite = await pendingInviteOf(ctx, tx, user, inviteId);
     if (!team) throw new AppError('not_found', 'invite not found');
+    requireConfirmedAddress(team, user);
     const sub = await requireActiveSubscription(tx, team.id, 'joining a team');
     await requireFreeSeat(ctx, tx, team.id, sub.seats, false);
     const now = ctx.clock.now();

@@ -1,7 +1,8 @@
 /**
- * Teams (SPEC 4.5): create, list, rename, delete, members, leave, and endpoints shared with a team.
- * A non-member never learns a team exists (404); a member calling an owner-only verb gets 403.
- * Reading shared captures is decided in services/requests.ts; invites live in services/invites.ts.
+ * Teams (SPEC 4.5): create, list, rename and settings, delete, members, leave, and endpoints shared
+ * with a team. A non-member never learns a team exists (404); a member calling an owner-only verb
+ * gets 403. Reading shared captures is decided in services/requests.ts; invites live in
+ * services/invites.ts.
  */
 import { AppError } from '../errors';
 import { randomId } from '../ids';
@@ -21,7 +22,8 @@ export const inviteCutoff = (ctx: Ctx, now = ctx.clock.now()) => now - ctx.confi
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export const publicTeam = (t: TeamRow) => ({ id: t.id, name: t.name, ownerId: t.ownerId, createdAt: iso(t.createdAt) });
+// confirmedMembersOnly is beyond SPEC 2.7 (docs/teams.md, "Only members with a confirmed address").
+export const publicTeam = (t: TeamRow) => ({ id: t.id, name: t.name, ownerId: t.ownerId, createdAt: iso(t.createdAt), confirmedMembersOnly: t.confirmedMembersOnly });
 export type PublicTeam = ReturnType<typeof publicTeam>;
 
 /** Trimmed; 1–100 characters without control characters (the name goes into invite mail subjects). */
@@ -59,7 +61,7 @@ async function announceTeam(ctx: Ctx, teamId: string, endpointIds?: string[]): P
 export async function createTeam(ctx: Ctx, user: UserRow, rawName: string): Promise<TeamRow> {
   const name = validTeamName(rawName);
   const limit = ctx.config.teamLimit;
-  const team = await store.insertTeamWithOwner(ctx.db, { id: randomId('team'), name, ownerId: user.id, createdAt: ctx.clock.now() }, limit);
+  const team = await store.insertTeamWithOwner(ctx.db, { id: randomId('team'), name, ownerId: user.id, createdAt: ctx.clock.now(), confirmedMembersOnly: false }, limit);
   if (team === 'limit') {
     throw new AppError('team_limit', `you already own ${limit} teams, the most one account may own (TEAM_LIMIT); delete one first`, {}, limit);
   }
@@ -79,11 +81,36 @@ export async function getTeam(ctx: Ctx, user: UserRow, teamId: string) {
   return { ...publicTeam(m.team), role: m.role, subscription: { ...publicSubscription(sub), seatsUsed: members, pendingInvites: pending } };
 }
 
-export async function renameTeam(ctx: Ctx, user: UserRow, teamId: string, rawName: string): Promise<TeamRow> {
-  await requireOwner(ctx, user, teamId, 'rename it');
-  const row = await store.renameTeam(ctx.db, teamId, validTeamName(rawName));
-  if (!row) throw new AppError('not_found', 'team not found');
-  return row;
+/**
+ * The owner renames the team and/or sets `confirmedMembersOnly`, in one transaction: a refused part
+ * changes nothing. Turning the option on is refused (409) while a member's address is unproven:
+ * it would not remove them, and removing them silently would cut access nobody chose to cut; the
+ * owner removes them or has them confirm first. The owner's own address is not checked: they did
+ * not join by invite (docs/teams.md).
+ */
+export async function updateTeam(ctx: Ctx, user: UserRow, teamId: string, change: { name?: string; confirmedMembersOnly?: boolean }): Promise<TeamRow> {
+  if (change.name === undefined && change.confirmedMembersOnly === undefined) throw new AppError('validation', 'give name, confirmedMembersOnly or both');
+  await requireOwner(ctx, user, teamId, change.confirmedMembersOnly === undefined ? 'rename it' : 'change its settings');
+  const settings: store.TeamSettings = {};
+  if (change.name !== undefined) settings.name = validTeamName(change.name);
+  if (change.confirmedMembersOnly !== undefined) settings.confirmedMembersOnly = change.confirmedMembersOnly;
+  return store.inTransaction(ctx.db, async (tx) => {
+    // Under the team's lock, as accepting an invite is: no unproven member can join meanwhile.
+    if (!(await store.lockTeam(tx, teamId))) throw new AppError('not_found', 'team not found');
+    if (settings.confirmedMembersOnly) {
+      const unproven = await memberStore.listUnprovenMemberEmails(tx, teamId);
+      if (unproven.length > 0) {
+        const who = unproven.length === 1 ? '1 member has' : `${unproven.length} members have`;
+        throw new AppError(
+          'conflict',
+          `${who} not confirmed their address (${unproven.join(', ')}); remove them, or ask them to confirm it (the link mailed at sign-up, or Resend verification email on the Account page), then turn this on`,
+        );
+      }
+    }
+    const row = await store.updateTeam(tx, teamId, settings);
+    if (!row) throw new AppError('not_found', 'team not found');
+    return row;
+  });
 }
 
 /** Deletes the team with every membership, invite, share and its subscription record. */

@@ -18,6 +18,7 @@ export interface Team {
   name: string;
   ownerId: string;
   createdAt: string;
+  confirmedMembersOnly: boolean;
 }
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);

@@ -16,7 +16,8 @@ describeBackends(
         const before = Date.now();
         const r = await call(h.url, 'POST', '/api/teams', { token: a.key, body: { name: '  Platform  ' } });
         expect(r.status).toBe(201);
-        expect(Object.keys(r.body).sort()).toEqual(['createdAt', 'id', 'name', 'ownerId']);
+        expect(Object.keys(r.body).sort()).toEqual(['confirmedMembersOnly', 'createdAt', 'id', 'name', 'ownerId']);
+        expect(r.body.confirmedMembersOnly).toBe(false);
         expect(r.body.id).toStartWith('team_');
         expect(r.body.name).toBe('Platform');
         expect(r.body.ownerId).toBe(a.userId);

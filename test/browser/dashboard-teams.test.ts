@@ -386,6 +386,67 @@ describeBackends(
         await o.context.close();
       }
     });
+
+    test('the owner takes only members with a confirmed address: the switch saves, a 409 names who is unproven, a refused accept says what to do', async () => {
+      const owner = await newAccount(h.url);
+      const member = await newAccount(h.url);
+      const invitee = await newAccount(h.url);
+      const team = await paidTeam(h.url, owner, 5, 'Gatekept');
+      await joinTeam(h.url, owner, team, member);
+      const setting = async () => (await call(h.url, 'GET', `/api/teams/${team.id}`, { token: owner.key })).body.confirmedMembersOnly;
+      const o = await openPage(chromium(), h.url, owner);
+      const i = await openPage(chromium(), h.url, invitee);
+      try {
+        await o.page.goto(`${h.url}/teams/${team.id}`);
+        const members = o.page.getByRole('region', { name: 'Members' });
+        const box = members.getByRole('checkbox', { name: 'Only members with a confirmed address' });
+        expect(await box.isChecked()).toBe(false);
+        // A member whose address is unproven: refused, named, and the box stays off.
+        await box.click();
+        const refused = members.getByRole('alert').filter({ hasText: 'Not turned on' });
+        await refused.waitFor();
+        expect(await refused.textContent()).toContain(`Not turned on: 1 member has not confirmed their address (${member.email}); remove them, or ask them to confirm it`);
+        expect(await box.isChecked()).toBe(false);
+        expect(await setting()).toBe(false);
+
+        await members.getByRole('button', { name: `Remove ${member.email}` }).click();
+        await o.page.getByRole('dialog', { name: `Remove ${member.email} from Gatekept?` }).getByRole('button', { name: 'Remove' }).click();
+        await members.getByRole('list', { name: 'Members' }).getByText(member.email).waitFor({ state: 'detached' });
+        await box.click();
+        await eventually(async () => (await setting()) === true);
+        await o.page.reload();
+        expect(await box.isChecked()).toBe(true);
+        expect(await members.getByRole('alert').count()).toBe(0);
+
+        // The invitee, address unproven, is refused in words and stays invited.
+        const inviteId = (await call(h.url, 'POST', `/api/teams/${team.id}/invite`, { token: owner.key, body: { email: invitee.email } })).body.id;
+        await i.page.goto(`${h.url}/teams`);
+        await i.page.getByRole('button', { name: 'Accept the invite to Gatekept' }).click();
+        const told = i.page.getByRole('alert').filter({ hasText: 'confirmed address' });
+        await told.waitFor();
+        const words = (await told.textContent()) ?? '';
+        expect(words).toContain('This team takes only members with a confirmed address, and yours is not confirmed yet.');
+        expect(words).toContain('What to do: open the link we mailed you when you signed up, or send a new one with Resend verification email on the Account page; then accept again.');
+        expect(words).not.toContain('address_not_confirmed');
+        expect(words).not.toContain('403');
+        expect(await told.getByRole('link', { name: 'Account page' }).getAttribute('href')).toBe('/account');
+        expect((await call(h.url, 'GET', '/api/invites', { token: invitee.key })).body.map((x) => x.id)).toEqual([inviteId]);
+
+        // Confirmed with the sign-up's link, the same button now joins.
+        const token = await eventually(async () => mailTo(h.server.dataDir, invitee.email).map((m) => /verify-email#token=(evf_[\w-]{43})/.exec(m.text)?.[1]).find(Boolean));
+        expect((await call(h.url, 'POST', '/api/auth/verify-email', { body: { token } })).status).toBe(200);
+        await i.page.getByRole('button', { name: 'Accept the invite to Gatekept' }).click();
+        await i.page.getByRole('heading', { name: 'Gatekept', level: 1 }).waitFor();
+        // A member sees the setting, not the switch.
+        await i.page.getByRole('region', { name: 'Members' }).getByText('Only members with a confirmed address can join this team.').waitFor();
+        expect(await i.page.getByRole('checkbox').count()).toBe(0);
+        expect(o.errors).toEqual([]);
+        expect(i.errors).toEqual([]);
+      } finally {
+        await o.context.close();
+        await i.context.close();
+      }
+    });
   },
   // Two owned teams at most, so the cap is met in two calls (one team per account elsewhere here).
   { ...TEAMS_ENV, TEAM_LIMIT: '2' },

@@ -32,7 +32,10 @@ export const inviteRoutes = (ctx: Ctx) =>
       {
         auth: 'account',
         response: { 200: TeamBody, ...errors(...AUTH_ERRORS, 402, 404, 409) },
-        detail: { summary: "Accept: you become a member and get the team (402 without an active subscription or a free seat; 409 once used or expired)" },
+        detail: {
+          summary:
+            'Accept: you become a member and get the team (402 without an active subscription or a free seat; 409 once used or expired; 403 `address_not_confirmed` when the team takes only members with a confirmed address and yours is not, the invite stays pending)',
+        },
       },
     )
     .post(

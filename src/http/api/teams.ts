@@ -11,9 +11,23 @@ export const TeamBody = t.Object({
   name: t.String(),
   ownerId: t.String(),
   createdAt: t.String({ description: 'ISO 8601' }),
+  confirmedMembersOnly: t.Boolean({
+    description:
+      'Beyond SPEC 2.7: while true, an invite is accepted only by an account whose address is proven (403 `address_not_confirmed` otherwise). False unless the owner turned it on (PATCH)',
+  }),
 });
 
 const TeamName = t.Object({ name: t.String({ maxLength: 1000 }) });
+
+const TeamChange = t.Object({
+  name: t.Optional(t.String({ maxLength: 1000 })),
+  confirmedMembersOnly: t.Optional(
+    t.Boolean({
+      description:
+        'Only members with a confirmed address: accepting an invite needs a proven address. Turning it on is 409 `conflict` while a member (not the owner) has an unproven one; the message names them',
+    }),
+  ),
+});
 
 const SubscriptionBody = t.Object({
   status: t.String({ description: "Stripe's status words (active, trialing, past_due, canceled, …), or none" }),
@@ -78,8 +92,17 @@ export const teamRoutes = (ctx: Ctx) =>
     })
     .patch(
       '/:teamId',
-      async ({ user, params, body }) => teams.publicTeam(await teams.renameTeam(ctx, user, params.teamId, body.name)),
-      { auth: 'account', body: TeamName, response: { 200: TeamBody, ...errors(400, ...AUTH_ERRORS, 404) }, detail: { summary: 'Rename the team (owner only)' } },
+      async ({ user, params, body }) => teams.publicTeam(await teams.updateTeam(ctx, user, params.teamId, body)),
+      {
+        auth: 'account',
+        body: TeamChange,
+        response: { 200: TeamBody, ...errors(400, ...AUTH_ERRORS, 404, 409) },
+        detail: {
+          summary: 'Rename the team and/or set confirmedMembersOnly (owner only; at least one of the two, else 400)',
+          description:
+            'Turning `confirmedMembersOnly` on is 409 `conflict` while a member has not confirmed their address (the message says how many, and who): remove them or have them confirm first. Nothing changes on a refusal.',
+        },
+      },
     )
     .delete(
       '/:teamId',

@@ -3,7 +3,7 @@
  * on Postgres and PGlite alike); this file only types the queries. test/stores/state-schema.test.ts
  * compares the two on both backends: a change to one needs the same change to the other.
  */
-import { bigint, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, boolean, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 
 const ms = (name: string) => bigint(name, { mode: 'number' });
 
@@ -157,6 +157,8 @@ export const teams = pgTable('teams', {
   name: text('name').notNull(),
   ownerId: text('owner_id').notNull(),
   createdAt: ms('created_at').notNull(),
+  /** sql/015_team_confirmed_members.sql: accepting an invite needs a proven address. */
+  confirmedMembersOnly: boolean('confirmed_members_only').notNull().default(false),
 });
 
 export type TeamRole = 'owner' | 'member';

@@ -1,9 +1,10 @@
 /**
- * Queries on team members: list, count, add, remove (with the shares they made), find by email.
+ * Queries on team members: list, count, add, remove (with the shares they made), find by email,
+ * and those whose address was never proven.
  * Every value goes through drizzle's parameters; functions take a `Q` so a verb can run several in
  * one transaction.
  */
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { Q } from './db';
 import { teamEndpoints, teamMembers, users, type TeamMemberRow, type TeamRole } from './schema';
 
@@ -24,6 +25,17 @@ export async function listMembers(q: Q, teamId: string): Promise<MemberView[]> {
     .innerJoin(users, eq(users.id, teamMembers.userId))
     .where(eq(teamMembers.teamId, teamId))
     .orderBy(sql`${teamMembers.role} = 'owner' DESC`, asc(teamMembers.joinedAt), asc(teamMembers.userId));
+}
+
+/** Addresses of the members (not the owner) whose address was never proven, in joining order. */
+export async function listUnprovenMemberEmails(q: Q, teamId: string): Promise<string[]> {
+  const out = await q
+    .select({ email: users.email })
+    .from(teamMembers)
+    .innerJoin(users, eq(users.id, teamMembers.userId))
+    .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.role, 'member'), isNull(users.emailVerifiedAt)))
+    .orderBy(asc(teamMembers.joinedAt), asc(teamMembers.userId));
+  return out.map((r) => r.email);
 }
 
 export async function countMembers(q: Q, teamId: string): Promise<number> {

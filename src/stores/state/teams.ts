@@ -1,5 +1,5 @@
 /**
- * Queries on teams: create (with the owner's membership), find, lock, list, rename, delete. Members,
+ * Queries on teams: create (with the owner's membership), find, lock, list, update, delete. Members,
  * invites, shared endpoints and subscriptions have their own modules beside this one (team-*.ts).
  * Every value goes through drizzle's parameters; functions take a `Q` so a verb can run several in
  * one transaction. Who may do what is decided by the verbs in services/teams.ts,
@@ -62,8 +62,11 @@ export async function listUserTeams(q: Q, userId: string): Promise<TeamRow[]> {
   return out.map((r) => r.team);
 }
 
-export async function renameTeam(q: Q, teamId: string, name: string): Promise<TeamRow | null> {
-  const out = await q.update(teams).set({ name }).where(eq(teams.id, teamId)).returning();
+/** The settings an owner changes (PATCH /api/teams/{id}); a field left out stays as it is. */
+export type TeamSettings = Partial<Pick<TeamRow, 'name' | 'confirmedMembersOnly'>>;
+
+export async function updateTeam(q: Q, teamId: string, settings: TeamSettings): Promise<TeamRow | null> {
+  const out = await q.update(teams).set(settings).where(eq(teams.id, teamId)).returning();
   return out[0] ?? null;
 }
 

@@ -99,6 +99,11 @@ export function useRenameTeam(id: string) {
   return useTeamChange((name: string) => unwrap(api.teams({ teamId: id }).patch({ name })));
 }
 
+/** Only members with a confirmed address (docs/teams.md): on or off, owner only; 409 while a member is unproven. */
+export function useConfirmedMembersOnly(id: string) {
+  return useTeamChange((on: boolean) => unwrap(api.teams({ teamId: id }).patch({ confirmedMembersOnly: on })));
+}
+
 /**
  * After deleting or leaving, the page of that team is left (the caller navigates once the call
  * resolves): the list forgets it, and its own queries are not refetched into a 404 meanwhile.

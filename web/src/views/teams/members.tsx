@@ -1,9 +1,11 @@
 /**
- * A team's members and pending invites: the owner invites by email, removes members (after asking)
- * and withdraws invites; the focus stays in place when a row goes.
+ * A team's members and pending invites: the owner invites by email, removes members (after asking),
+ * withdraws invites and may take only members with a confirmed address; the focus stays in place
+ * when a row goes.
  */
-import { useRef, useState, type FormEvent } from 'react';
-import { useInvite, useMembers, useRemoveMember, useWithdrawInvite, type TeamDetail } from '../../api/teams';
+import { useId, useRef, useState, type FormEvent } from 'react';
+import { ApiError } from '../../api/client';
+import { useConfirmedMembersOnly, useInvite, useMembers, useRemoveMember, useWithdrawInvite, type TeamDetail } from '../../api/teams';
 import { placeError } from '../../lib/field-error';
 import { BusyButton } from '../../ui/busy-button';
 import { ConfirmDialog } from '../../ui/confirm';
@@ -38,6 +40,39 @@ function InviteForm({ team }: { team: TeamDetail }) {
       </Field>
       {fieldError ? null : <TeamError error={invite.error} doing="invite" isOwner />}
     </form>
+  );
+}
+
+/**
+ * The owner's switch for docs/teams.md's "Only members with a confirmed address". Shown checked as
+ * asked while the change is saved; a refusal (409: members whose address is unproven, named by the
+ * server) leaves it as the team has it and says why. Clicks while saving are swallowed, not
+ * `disabled`, so the focus stays on the box (see ui/busy-button.tsx).
+ */
+function ConfirmedOnly({ team }: { team: TeamDetail }) {
+  const change = useConfirmedMembersOnly(team.id);
+  const hintId = useId();
+  const checked = change.isPending && change.variables !== undefined ? change.variables : team.confirmedMembersOnly;
+  const error = change.error instanceof ApiError && change.error.status === 409 ? new Error(`Not turned on: ${change.error.message}.`) : change.error;
+  return (
+    <div className="field check-field">
+      <label>
+        <input
+          type="checkbox"
+          checked={checked}
+          aria-describedby={hintId}
+          aria-disabled={change.isPending || undefined}
+          onChange={(e) => {
+            if (!change.isPending) change.mutate(e.target.checked);
+          }}
+        />
+        Only members with a confirmed address
+      </label>
+      <p id={hintId} className="field-hint">
+        An invite is then accepted only by an account whose address is confirmed, so whoever signed an invited address up first cannot join in its owner's place.
+      </p>
+      {error ? <ErrorMessage error={error} /> : null}
+    </div>
   );
 }
 
@@ -113,7 +148,14 @@ export function Members({ team, myId }: { team: TeamDetail; myId: string }) {
             ) : null}
           </>
         ) : null}
-        {owner ? <InviteForm team={team} /> : null}
+        {owner ? (
+          <>
+            <ConfirmedOnly team={team} />
+            <InviteForm team={team} />
+          </>
+        ) : team.confirmedMembersOnly ? (
+          <p className="muted">Only members with a confirmed address can join this team.</p>
+        ) : null}
       </div>
       <ConfirmDialog
         open={removing !== null}
