@@ -66,6 +66,8 @@ describeBackends(
         await m.page.goto(`${h.url}/teams`);
         const invites = m.page.getByRole('list', { name: 'Invites for you' });
         expect(await invites.textContent()).toContain(`${owner.email} invited you`);
+        // An invite lasts INVITE_TTL_DAYS (7): a time to come, not "just now".
+        expect(await invites.textContent()).toContain('Expires in 7d.');
         await invites.getByRole('button', { name: 'Accept the invite to Ops crew' }).click();
         await m.page.getByRole('heading', { name: 'Ops crew', level: 1 }).waitFor();
         await m.page.getByText(`You are its member; its owner is ${owner.email}.`).waitFor();

@@ -39,18 +39,24 @@ export function RelativeTime({ ms }: { ms: number }) {
   );
 }
 
-/**
- * "expires in 2h" for an endpoint made with `expiresIn`, the exact time on hover and for
- * assistive tech. A time to come, unlike RelativeTime's; past it the endpoint is gone (404).
- */
-export function ExpiresAt({ ms }: { ms: number }) {
+/** "in 6 days": a time to come, the exact time on hover and for assistive tech; once past, "just now". */
+export function TimeUntil({ ms }: { ms: number }) {
   const now = useNow();
   return (
+    <time dateTime={new Date(ms).toISOString()} title={exactTime(ms)}>
+      {relativeTime(ms, Math.min(now, ms))}
+    </time>
+  );
+}
+
+/**
+ * "expires in 2h" for an endpoint made with `expiresIn`. A time to come, unlike RelativeTime's;
+ * past it the endpoint is gone (404).
+ */
+export function ExpiresAt({ ms }: { ms: number }) {
+  return (
     <p className="muted endpoint-expiry">
-      expires{' '}
-      <time dateTime={new Date(ms).toISOString()} title={exactTime(ms)}>
-        {relativeTime(ms, Math.min(now, ms))}
-      </time>
+      expires <TimeUntil ms={ms} />
     </p>
   );
 }

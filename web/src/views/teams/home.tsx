@@ -9,7 +9,7 @@ import { ErrorMessage } from '../../ui/error';
 import { NameForm } from '../../ui/name-form';
 import { Section } from '../../ui/section';
 import { useTitle } from '../../ui/title';
-import { RelativeTime } from '../../ui/time';
+import { TimeUntil } from '../../ui/time';
 import { TeamError } from './payment';
 import { BusyButton } from '../../ui/busy-button';
 
@@ -20,7 +20,7 @@ function InviteItem({ invite, answer, asked }: { invite: MyInvite; answer: Answe
   return (
     <li className="invite-card">
       <p>
-        <strong>{invite.teamName}</strong>: {invite.invitedBy ?? 'the team’s owner'} invited you. <span className="muted">Expires <RelativeTime ms={Date.parse(invite.expiresAt)} />.</span>
+        <strong>{invite.teamName}</strong>: {invite.invitedBy ?? 'the team’s owner'} invited you. <span className="muted">Expires <TimeUntil ms={Date.parse(invite.expiresAt)} />.</span>
       </p>
       <div className="form-actions">
         <BusyButton
