@@ -17,7 +17,7 @@ import { replay, send } from './commands/replay';
 import { describeError, EXIT_USAGE, UsageError } from './errors';
 import { err, styleFor, type Style } from './output';
 import type { HeaderFilter } from '../src/stores/captures/types';
-import { bodySource, captureIdArg, collectHeader, collectHeaderFilter, duration, headerFilterParam, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
+import { bodySource, captureIdArg, checkForwardTarget, collectHeader, collectHeaderFilter, duration, headerFilterParam, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
 
 interface GlobalFlags {
   apiUrl?: string;
@@ -139,6 +139,7 @@ function checkNewest(flags: { backlog?: string; maxBacklog: number }, all: strin
 
 const runListen = async (slug: string, flags: ListenFlags, cmd: Command) => {
   checkNewest(flags, 'forwards');
+  checkForwardTarget(slug, flags.forward);
   const { settings: s, style } = setup(cmd);
   return listen(clientFor(s), s, slug, { ...flags, json: flags.json === true }, style);
 };
