@@ -84,6 +84,19 @@ describe('status lines', () => {
     expect(written).toContain('connection lost (cannot reach http://127.0.0.1:9');
     expect(written).not.toContain('\u001b[');
   });
+
+  test('nothing answering at the API address: "connection refused" in plain words, not the runtime\'s question to the user', async () => {
+    const e = env({ HOOKCAP_API_KEY: 'svc_x', HOOKCAP_API_URL: 'http://127.0.0.1:9' });
+    const r = await runCli(['endpoints', 'list'], e.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('error: cannot reach http://127.0.0.1:9: connection refused; is hookcap running at http://127.0.0.1:9? Set the address with --api-url or HOOKCAP_API_URL\n');
+    // The status line a stream repeats while it reconnects says it the same way.
+    const t = await runCli(['tail', SLUG, '--since', '1m', '--timeout', '2'], e.env);
+    expect(t.stderr).toContain('connection lost (cannot reach http://127.0.0.1:9: connection refused); reconnecting in ');
+    expect(t.stderr).not.toContain('Is the computer able');
+    const host = await runCli(['endpoints', 'list', '--api-url', 'http://hookcap.invalid'], e.env);
+    expect(host.stderr).toStartWith('error: cannot reach http://hookcap.invalid: no such host; ');
+  });
 });
 
 describe('broken files', () => {
