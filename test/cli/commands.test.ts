@@ -33,6 +33,14 @@ describe('usage', () => {
       const r = await runCli([...args, '--help'], e.env);
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.stdout).toContain('Usage: hookcap');
+      // Where a command's help is read, the key and the address it needs are named too.
+      expect(r.stdout, args.join(' ')).toContain('--key <key>');
+      expect(r.stdout, args.join(' ')).toContain('--api-url <url>');
+    }
+    const required: [string[], string][] = [[['listen'], '--forward <url>'], [['replay'], '--to <url>'], [['export'], '--format <format>']];
+    for (const [args, option] of required) {
+      const r = await runCli([...args, '--help'], e.env);
+      expect(r.stdout).toMatch(new RegExp(`${option}\\s+required: `));
     }
   });
 
