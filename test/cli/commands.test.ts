@@ -3,11 +3,12 @@
  * tail, replay, export (small; export-100k.test.ts is the big one), send, usage errors and help.
  */
 import { describe, expect, test } from 'bun:test';
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { har as validateHar } from 'har-validator';
 import type { Capture } from '../../src/model/capture';
 import { bodyBytes } from '../../src/model/render';
+import { sendCaptures } from '../support/bulk-capture';
 import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { describeBackends } from '../support/suite';
@@ -433,6 +434,48 @@ describeBackends('hookcap commands', (h) => {
     expect(app.arrived.map((r) => r.target)).toEqual(records.map((r) => `/local/e/${records.indexOf(r)}?i=${records.indexOf(r)}`));
     expect(app.arrived.map((r) => r.body)).toEqual(records.map((r) => bodyBytes(r)));
   });
+
+  test('export -o: cut off by Ctrl-C, the file an earlier export wrote stays whole (no half script); a missing folder fails before anything is fetched', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'big' } })).body;
+    const N = 4000;
+    const pad = 'p'.repeat(4000);
+    await sendCaptures({ url: h.url, slug: ep.slug, count: N, body: (i) => `{"n":${i},"pad":"${pad}"}` });
+    await eventually(async () => (await call(h.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).body.count === N, 60_000);
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    const dir = join(e.configHome, 'out');
+    mkdirSync(dir);
+    const script = join(dir, 'replay.sh');
+    const before = '#!/bin/sh\n# the whole export of yesterday\n';
+    writeFileSync(script, before);
+
+    const cli = new RunningCli(['export', ep.slug, '--format', 'curl', '-o', script], e.env);
+    cleanups.push(() => void cli.stop('SIGKILL'));
+    // Once the export is writing, freeze it, so Ctrl-C lands midway however fast the machine is.
+    const writing = () => readdirSync(dir).some((f) => statSync(join(dir, f)).size > before.length || (f === 'replay.sh' && statSync(script).size !== before.length));
+    while (!writing()) {
+      if (cli.proc.exitCode !== null) throw new Error(`export ended before it was interrupted:\n${cli.stderr}`);
+      await Bun.sleep(2);
+    }
+    process.kill(cli.proc.pid, 'SIGSTOP');
+    process.kill(cli.proc.pid, 'SIGINT');
+    process.kill(cli.proc.pid, 'SIGCONT');
+    expect(await cli.proc.exited).toBe(130);
+    expect(readFileSync(script, 'utf8')).toBe(before);
+    expect(readdirSync(dir)).toEqual(['replay.sh']);
+    expect(cli.stderr).toMatch(new RegExp(`export of ${ep.slug} stopped after [\\d,]+ captures; nothing written to ${script}\\n$`));
+
+    const missing = join(e.configHome, 'no-such-folder', 'all.har');
+    const r = await runCli(['export', ep.slug, '--format', 'har', '-o', missing], e.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`error: cannot write ${missing}: there is no folder ${join(e.configHome, 'no-such-folder')}; nothing was exported; give -o a file in a folder that exists and that you can write to\n`);
+
+    // Uninterrupted, the file is replaced by the whole export.
+    const whole = await runCli(['export', ep.slug, '--format', 'curl', '-o', script, '--quiet'], e.env);
+    expect(whole.code).toBe(0);
+    expect(readFileSync(script, 'utf8').split('\n# req_').length - 1).toBe(N);
+    expect(readdirSync(dir)).toEqual(['replay.sh']);
+  }, 180_000);
 
   test('send: a test request through send-test, with method, headers and --data', async () => {
     const a = await newAccount(h.url);
