@@ -4,7 +4,7 @@
  */
 import type { Capture } from '../../client/index';
 import { captureQuery, rebuildRequest, targetUrl } from '../../src/model/render';
-import { deliver, DeliveryError } from '../deliver';
+import { deliver, DeliveryError, UNKNOWN_HOST_HINT } from '../deliver';
 import { CliError } from '../errors';
 import { clock, err, out, paint, pathWithQuery, statusColor, type Style } from '../output';
 import type { ListenOptions } from './listen';
@@ -83,6 +83,16 @@ export function captureForwarder(opts: ListenOptions, style: Style, errStyle: St
           fatal ??= new CliError(
             `${c.method} ${url}: ${failure}; stopped with ${c.id} not forwarded`,
             `add -k (--insecure) to accept a local self-signed certificate; rerun with it${opts.resume ? '' : ' (without --no-resume)'} and ${c.id} and the captures after it are forwarded`,
+          );
+          stop.stop();
+          return { handled: false };
+        }
+        // A host name that does not resolve is a typo in --forward (`locahost`): retried, every
+        // capture would be reported failed and passed over, the resume point moving past them.
+        if (e.unknownHost) {
+          fatal ??= new CliError(
+            `${c.method} ${url}: ${failure}; stopped with ${c.id} not forwarded`,
+            `${UNKNOWN_HOST_HINT}; rerun with the right URL${opts.resume ? '' : ' (without --no-resume)'} and ${c.id} and the captures after it are forwarded`,
           );
           stop.stop();
           return { handled: false };

@@ -559,6 +559,28 @@ describeBackends(
       expect(await cli.stop()).toBe(0);
     });
 
+    test('--forward to a host name that does not resolve (a typo): said at once, exit 1, no capture passed over; the right URL then gets it', async () => {
+      const s = await setup(h.url);
+      const id = await send(h.url, s.slug, '/one', { body: 'one' });
+      await stored(h.url, s, 1);
+      // .invalid never resolves (RFC 6761), as `locahost` does not.
+      const typo = 'http://no-such-app.invalid:4000/hooks';
+      const r = await runCli(['listen', s.slug, '--forward', typo, '--since', '0'], s.cli.env, { timeoutMs: 20_000 });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(
+        `error: --forward ${typo}: no such host no-such-app.invalid; nothing was forwarded; check the host in --forward (http://localhost:PORT or http://127.0.0.1:PORT for an app on this machine)\n`,
+      );
+      expect(existsSync(join(s.cli.configHome, 'hookcap', 'state', `${s.slug}.json`))).toBe(false);
+      // replay says the same in its words.
+      const rp = await runCli(['replay', id, '--to', `${typo}/one`], s.cli.env);
+      expect(rp.code).toBe(1);
+      expect(rp.stderr).toBe(`error: POST ${typo}/one: no such host no-such-app.invalid; check the host name in --to\n`);
+      const cli = await listen(s, ['--since', '0']);
+      await cli.until(() => s.app.arrived.length === 1);
+      expect(bodiesOf(s.app.arrived)).toEqual(['one']);
+      expect(await cli.stop()).toBe(0);
+    });
+
     test('a member listening to a shared endpoint is removed from the team: one line saying so, a hint, exit 1', async () => {
       const owner = await newAccount(h.url);
       const team = await paidTeam(h.url, owner, 5, 'CLI team');
