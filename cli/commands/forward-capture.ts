@@ -6,7 +6,7 @@ import type { Capture } from '../../client/index';
 import { captureQuery, rebuildRequest, targetUrl } from '../../src/model/render';
 import { deliver, DeliveryError, UNKNOWN_HOST_HINT } from '../deliver';
 import { CliError } from '../errors';
-import { clock, err, out, paint, pathWithQuery, statusColor, type Style } from '../output';
+import { clock, err, out, paint, pathWithQuery, printable, statusColor, type Style } from '../output';
 import type { ListenOptions } from './listen';
 
 /** How often a refused app is tried again at most (a local port: cheap to knock on). */
@@ -102,7 +102,7 @@ export function captureForwarder(opts: ListenOptions, style: Style, errStyle: St
         // order, without spending a retry: giving up would drop the capture past the resume point.
         if (e.refused) {
           if (stop.signal.aborted) return { handled: false };
-          if (!waitingSaid) err(paint(errStyle, 'yellow', `  ${c.method} ${c.path}: ${failure}; waiting for the app (Ctrl-C to stop)`));
+          if (!waitingSaid) err(paint(errStyle, 'yellow', `  ${c.method} ${printable(c.path)}: ${failure}; waiting for the app (Ctrl-C to stop)`));
           waitingSaid = true;
           await sleep(Math.min(REFUSED_POLL_MS, retryDelayMs(attempt)), stop.signal);
           if (stop.signal.aborted) return { handled: false };
@@ -116,7 +116,7 @@ export function captureForwarder(opts: ListenOptions, style: Style, errStyle: St
       }
       if (stop.signal.aborted) return { handled: false };
       const wait = retryDelayMs(retries);
-      err(paint(errStyle, 'yellow', `  ${c.method} ${c.path}: ${failure}; retry ${retries}/${opts.retries} in ${(wait / 1000).toFixed(1)} s`));
+      err(paint(errStyle, 'yellow', `  ${c.method} ${printable(c.path)}: ${failure}; retry ${retries}/${opts.retries} in ${(wait / 1000).toFixed(1)} s`));
       await sleep(wait, stop.signal);
       if (stop.signal.aborted) return { handled: false };
     }

@@ -284,6 +284,30 @@ describeBackends('hookcap commands', (h) => {
     expect(await json.stop()).toBe(0);
   });
 
+  test("a sender's control characters (an event type with ESC and BEL) reach the terminal as visible escapes, never raw; --json keeps the value", async () => {
+    const a = await newAccount(h.url);
+    const name = 'shop\u001b[2Jdev';
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name } })).body;
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    // Anyone holding the capture URL can send this; the event type is read from the body.
+    const evil = 'invoice.paid\u001b]0;pwned\u0007\u001b[31m\u202e';
+    const r = await fetch(`${h.url}/w/${ep.slug}/stripe`, {
+      method: 'POST',
+      body: JSON.stringify({ id: 'evt_1', object: 'event', type: evil }),
+      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=abc' },
+    });
+    const id = r.headers.get('x-request-id') ?? '';
+    const plain = await runCli(['tail', ep.slug, '--since', '1h', '--count', '1', '--timeout', '30'], e.env);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toContain('stripe invoice.paid\\x1b]0;pwned\\x07\\x1b[31m\\u202e  200  ' + id);
+    expect(plain.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f\u202e]/);
+    const json = await runCli(['tail', ep.slug, '--since', '1h', '--count', '1', '--timeout', '30', '--json'], e.env);
+    expect((JSON.parse(json.stdout) as Capture).detectedEvent).toBe(evil);
+    const list = await runCli(['endpoints', 'list'], e.env);
+    expect(list.stdout).toContain('shop\\x1b[2Jdev');
+    expect(list.stdout).not.toContain('\u001b');
+  });
+
   test('tail --count/--timeout: a script waits for a webhook and gets exit 0 with it, or exit 1 after the timeout', async () => {
     const a = await newAccount(h.url);
     const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'wait' } })).body;
