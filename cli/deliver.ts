@@ -25,6 +25,8 @@ export class DeliveryError extends Error {
     readonly certificate = false,
     /** Nothing listens there (ECONNREFUSED). */
     readonly refused = false,
+    /** The host name does not resolve (a typo such as `locahost`): retrying will not help. */
+    readonly unknownHost = false,
   ) {
     super(message);
     this.name = 'DeliveryError';
@@ -33,6 +35,9 @@ export class DeliveryError extends Error {
 
 /** What a refused certificate is told to do. */
 export const INSECURE_HINT = 'add --insecure to accept a local self-signed certificate';
+
+/** What a --forward host that does not resolve is told, at start or on a capture. */
+export const UNKNOWN_HOST_HINT = 'check the host in --forward (http://localhost:PORT or http://127.0.0.1:PORT for an app on this machine)';
 
 /** TLS verification failures (node's codes), as opposed to a connection that did not happen. */
 const CERTIFICATE_CODES = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET_ISSUER_CERT(_LOCALLY)?|VERIFY_LEAF_SIGNATURE)|CERT_\w+|ERR_TLS_CERT_ALTNAME_INVALID)$/;
@@ -68,7 +73,7 @@ function send(req: RebuiltRequest, url: URL, address: string | null, opts: Deliv
   const keep = opts.keepBytes ?? 0;
   const started = performance.now();
   return new Promise<Delivered>((resolve, reject) => {
-    const fail = (message: string, certificate = false, refused = false) => reject(new DeliveryError(message, certificate, refused));
+    const fail = (message: string, certificate = false, refused = false, unknownHost = false) => reject(new DeliveryError(message, certificate, refused, unknownHost));
     const tls = url.protocol === 'https:' && opts.insecure ? { rejectUnauthorized: false } : {};
     // The Host header and the certificate's name stay the URL's when the address is given.
     const target =
@@ -99,6 +104,8 @@ function send(req: RebuiltRequest, url: URL, address: string | null, opts: Deliv
     request.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'ECONNREFUSED') fail(`connection refused by ${url.host}`, false, true);
       else if (CERTIFICATE_CODES.test(e.code ?? '')) fail(`${url.host}'s certificate was refused: ${e.message}`, true);
+      // ENOTFOUND is the resolver's "no such name"; a resolver that cannot be asked says EAI_AGAIN.
+      else if (e.code === 'ENOTFOUND') fail(`no such host ${url.hostname}`, false, false, true);
       else fail(e.message);
     });
     request.end(req.body.length > 0 ? req.body : undefined);

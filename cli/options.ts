@@ -133,3 +133,19 @@ export function captureIdArg(raw: string): string {
   if (!isCaptureId(t)) throw new UsageError(`not a capture id: ${JSON.stringify(raw)}`, 'capture ids look like req_01M87QT79D0TXE58ZWRX5DQ3MV (hookcap tail shows them)');
   return t;
 }
+
+/**
+ * `listen`'s target may not be the endpoint's own capture URL (what `endpoints create` prints, so
+ * the one at hand): every capture forwarded there is captured again and forwarded again, a loop
+ * that filled an endpoint with 1,400 copies in 3 s. Judged by the path alone, since the same
+ * server answers as localhost, 127.0.0.1 or a public name, and no local app has `/w/<slug>`.
+ */
+export function checkForwardTarget(slug: string, forward: string): void {
+  const segments = new URL(forward).pathname.split('/');
+  const at = segments.findIndex((s, i) => s === 'w' && segments[i + 1] === slug);
+  if (at < 0) return;
+  throw new UsageError(
+    `${forward} is the capture URL of ${slug} itself: every capture forwarded there would be captured again and forwarded again, without end`,
+    'forward to your app instead, e.g. --forward http://127.0.0.1:4000/hooks',
+  );
+}

@@ -66,9 +66,23 @@ export const out = (line: string) => {
 };
 export const err = (line: string) => void process.stderr.write(`${line}\n`);
 
+/**
+ * Text a sender chose (an event name read from the body, a path), made safe to print on a
+ * terminal: anyone holding a capture URL can put ESC or BEL in a body's `type`, which printed raw
+ * would recolour, retitle or clear the developer's terminal (or write its clipboard, on
+ * terminals with OSC 52). C0 and C1 controls, DEL and the bidirectional overrides that can
+ * disguise text are shown as `\x1b`, `\u202e`; everything else is printed as it is.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (ch) => {
+    const code = ch.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
+  });
+}
+
 /** The captured path with its query, as the sender wrote it (rebuilt from queryParams for old captures). */
 export function pathWithQuery(path: string, query: string): string {
-  return query ? `${path}?${query}` : path;
+  return printable(query ? `${path}?${query}` : path);
 }
 
 /** A progress line on stderr: rewritten in place on a TTY, a line every 10 s otherwise. */

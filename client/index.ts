@@ -67,6 +67,27 @@ export class HookcapError extends Error {
   }
 }
 
+/**
+ * Why no answer came, in a few words: Bun's fetch words a refused connection as "ECONNREFUSED:
+ * Unable to connect. Is the computer able to access the url?", a question put to the user in
+ * every "server down" line the CLI prints. The common codes are said plainly; others as given.
+ */
+const UNREACHABLE: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ConnectionRefused: 'connection refused',
+  ENOTFOUND: 'no such host',
+  ECONNRESET: 'connection reset',
+  ETIMEDOUT: 'timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+};
+
+function cannotReach(apiUrl: string, err: unknown): string {
+  const code = err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : '';
+  const reason = UNREACHABLE[code] ?? (err instanceof Error ? err.message : String(err));
+  return `cannot reach ${apiUrl}: ${reason}`;
+}
+
 /** A time bound: ms since the epoch, a Date, or what the API takes (`15m`, `7d`, ISO 8601). */
 export type TimeBound = number | Date | string;
 
@@ -416,7 +437,7 @@ export class HookcapClient {
       res = await this.fetchFn(`${this.apiUrl}${path}`, { method, headers, body, signal: init.signal });
     } catch (err) {
       if (init.signal?.aborted) throw err;
-      throw new HookcapError(0, 'network', `cannot reach ${this.apiUrl}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new HookcapError(0, 'network', cannotReach(this.apiUrl, err));
     }
     if (!res.ok) throw await errorOf(res);
     return res;
@@ -644,7 +665,7 @@ export class HookcapClient {
         res = await this.fetchFn(`${this.apiUrl}/api/stream/${encodeURIComponent(slug)}`, { headers, signal: abort.signal });
       } catch (err) {
         if (opts.signal?.aborted) return { kind: 'aborted' };
-        return { kind: 'failed', reason: idleFired ? `no answer within ${idleMs / 1000} s` : `cannot reach ${this.apiUrl}: ${err instanceof Error ? err.message : String(err)}` };
+        return { kind: 'failed', reason: idleFired ? `no answer within ${idleMs / 1000} s` : cannotReach(this.apiUrl, err) };
       }
       if (!res.ok) {
         const error = await errorOf(res);
@@ -811,7 +832,7 @@ async function agentPost<T>(opts: AgentCallOptions, path: string, body: unknown)
     });
   } catch (err) {
     if (opts.signal?.aborted) throw err;
-    throw new HookcapError(0, 'network', `cannot reach ${apiUrl}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new HookcapError(0, 'network', cannotReach(apiUrl, err));
   }
   if (!res.ok) throw await errorOf(res);
   return (await res.json()) as T;

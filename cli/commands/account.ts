@@ -3,7 +3,7 @@ import { createClient, HookcapError, type Endpoint, type HookcapClient } from '.
 import { saveConfig, type Settings } from '../config';
 import { CliError, EXIT_EMPTY, EXIT_FAILURE, EXIT_OK, notHookcap, UsageError } from '../errors';
 import { ask, canAsk, count } from '../prompt';
-import { err, out, paint, type Style } from '../output';
+import { err, out, paint, printable, type Style } from '../output';
 
 /** Checks the key against the API, then saves it and the API URL to the config file (mode 0600). */
 export async function login(settings: Settings): Promise<number> {
@@ -40,7 +40,7 @@ export async function listEndpoints(client: HookcapClient, json: boolean, style:
     err('No endpoints yet: hookcap endpoints create NAME');
     return EXIT_OK;
   }
-  const [head, ...rest] = table([['SLUG', 'NAME', 'EXPIRES', 'URL'], ...endpoints.map((e) => [e.slug, e.name, expiry(e), e.url])]);
+  const [head, ...rest] = table([['SLUG', 'NAME', 'EXPIRES', 'URL'], ...endpoints.map((e) => [e.slug, printable(e.name), expiry(e), e.url])]);
   out(paint(style, 'bold', head ?? ''));
   for (const line of rest) out(line);
   return EXIT_OK;
@@ -51,7 +51,7 @@ export async function createEndpoint(client: HookcapClient, name: string, opts: 
   const ep: Endpoint = await client.endpoints.create(name, { expiresIn: opts.expiresIn });
   if (opts.json) out(JSON.stringify(ep, null, 2));
   // The URL stays last on the line, for a script that takes the last word.
-  else out(`Created ${ep.slug} (${ep.name}${ep.expiresAt === null ? '' : `, expires ${expiry(ep)}`}): send webhooks to ${ep.url}`);
+  else out(`Created ${ep.slug} (${printable(ep.name)}${ep.expiresAt === null ? '' : `, expires ${expiry(ep)}`}): send webhooks to ${ep.url}`);
   return EXIT_OK;
 }
 
@@ -78,7 +78,7 @@ export async function deleteEndpoint(client: HookcapClient, slug: string, opts: 
       throw new UsageError(`endpoints delete ${slug} needs --yes when stdin is not a terminal; nothing was deleted`, 'add -y (--yes) to delete the endpoint and all its captures without asking');
     }
     const [ep, captures] = await Promise.all([client.endpoints.get(slug), client.count({ slug })]);
-    const answer = await ask(`Delete endpoint ${slug} (${ep.name}) and its ${count(captures)} capture${captures === 1 ? '' : 's'}? This cannot be undone. [y/N] `);
+    const answer = await ask(`Delete endpoint ${slug} (${printable(ep.name)}) and its ${count(captures)} capture${captures === 1 ? '' : 's'}? This cannot be undone. [y/N] `);
     if (answer !== 'y' && answer !== 'yes') {
       err('Not deleted.');
       return EXIT_FAILURE;

@@ -3,8 +3,9 @@
  * the server into a file (or stdout) without holding them in memory, with a progress line on
  * stderr. HAR and NDJSON are the server's own files; curl is rendered here from the NDJSON.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, openSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { basename, dirname, join } from 'node:path';
 import { HookcapError, type HookcapClient } from '../../client/index';
 import { targetUrl, toCurl } from '../../src/model/render';
 import { CliError, EXIT_OK } from '../errors';
@@ -31,10 +32,34 @@ export interface ExportOptions {
 interface Sink {
   write(chunk: Uint8Array | string): Promise<void>;
   close(): Promise<void>;
+  /** Gives up: a file being written is removed, and `-o`'s file is left as it was. */
+  abandon(): void;
 }
 
+/** Why a file cannot be opened, in words (node's message would name the hidden part file). */
+function cannotWrite(path: string, e: unknown): CliError {
+  const code = e instanceof Error && 'code' in e ? e.code : '';
+  const why = code === 'ENOENT' ? `there is no folder ${dirname(path)}` : code === 'EACCES' ? 'permission denied' : e instanceof Error ? e.message : String(e);
+  return new CliError(`cannot write ${path}: ${why}`, 'nothing was exported; give -o a file in a folder that exists and that you can write to');
+}
+
+/**
+ * `-o FILE` is written as a part file beside it and renamed over FILE once complete, so an
+ * export cut off (Ctrl-C, the server gone, a full disk) never leaves half a HAR or half a
+ * replay script under FILE's name, nor truncates the FILE an earlier export wrote. The part file
+ * is opened before anything is asked of the server: a wrong folder fails at once.
+ */
 function openSink(path: string | undefined): Sink {
-  const stream: WriteStream | NodeJS.WriteStream = path ? createWriteStream(path) : process.stdout;
+  const part = path ? join(dirname(path), `.${basename(path)}.${process.pid}.part`) : null;
+  let stream: WriteStream | NodeJS.WriteStream = process.stdout;
+  if (path && part) {
+    if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw cannotWrite(path, new Error('it is a folder'));
+    try {
+      stream = createWriteStream(part, { fd: openSync(part, 'w') });
+    } catch (e) {
+      throw cannotWrite(path, e);
+    }
+  }
   const failed = new Promise<never>((_, reject) => stream.once('error', reject));
   failed.catch(() => {});
   return {
@@ -42,9 +67,15 @@ function openSink(path: string | undefined): Sink {
       if (!stream.write(chunk)) await Promise.race([once(stream, 'drain'), failed]);
     },
     async close() {
-      if (!path) return;
+      if (!path || !part) return;
       stream.end();
       await Promise.race([once(stream, 'finish'), failed]);
+      renameSync(part, path);
+    },
+    abandon() {
+      if (!part) return;
+      stream.destroy();
+      rmSync(part, { force: true });
     },
   };
 }
@@ -67,15 +98,24 @@ function countRecords(chunk: Uint8Array, previous: number): number {
 export async function exportCaptures(client: HookcapClient, slug: string, opts: ExportOptions): Promise<number> {
   // One upper bound for the count and the export, so the progress total is the export's.
   const filters = { q: opts.q, header: opts.header, method: opts.method, from: opts.since, to: opts.until ?? String(Date.now()) };
-  const total = await client.count({ ...filters, slug });
-  const progress = new Progress(opts.quiet);
-  const started = Date.now();
   const sink = openSink(opts.output);
+  const progress = new Progress(opts.quiet);
   let written = 0;
   let size = 0;
-  const show = (force = false) => progress.update(`exporting ${slug}: ${written.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} captures, ${bytes(size)}`, force);
-  show(true);
+  const nothingWritten = opts.output ? `; nothing written to ${opts.output}` : '';
+  // Ctrl-C (or SIGTERM) midway: the part file goes, FILE stays as it was, and that is said.
+  const onSignal = (signal: NodeJS.Signals) => {
+    sink.abandon();
+    progress.done(`export of ${slug} stopped after ${written.toLocaleString('en-US')} captures${nothingWritten}`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
+    const total = await client.count({ ...filters, slug });
+    const started = Date.now();
+    const show = (force = false) => progress.update(`exporting ${slug}: ${written.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} captures, ${bytes(size)}`, force);
+    show(true);
     if (opts.format === 'curl') {
       const base = opts.to ?? (await captureBase(client, slug));
       const head = `#!/bin/sh\n# hookcap export of ${slug}: ${total} captures, oldest first. Each command sends one capture again, byte for byte.\n`;
@@ -101,12 +141,16 @@ export async function exportCaptures(client: HookcapClient, slug: string, opts: 
       }
     }
     await sink.close();
+    progress.done(`exported ${written.toLocaleString('en-US')} captures of ${slug} (${bytes(size)}) in ${((Date.now() - started) / 1000).toFixed(1)} s${opts.output ? ` to ${opts.output}` : ''}`);
+    return EXIT_OK;
   } catch (e) {
+    sink.abandon();
     if (e instanceof HookcapError) throw e;
-    throw new CliError(`export stopped after ${written} captures: ${e instanceof Error ? e.message : String(e)}`, opts.output ? `${opts.output} is incomplete; run the export again` : undefined);
+    throw new CliError(`export stopped after ${written} captures: ${e instanceof Error ? e.message : String(e)}${nothingWritten}`, opts.output ? 'run the export again' : undefined);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
-  progress.done(`exported ${written.toLocaleString('en-US')} captures of ${slug} (${bytes(size)}) in ${((Date.now() - started) / 1000).toFixed(1)} s${opts.output ? ` to ${opts.output}` : ''}`);
-  return EXIT_OK;
 }
 
 /** The endpoint's capture URL; a team member cannot read the endpoint itself, so the API host stands in. */

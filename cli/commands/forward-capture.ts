@@ -4,9 +4,9 @@
  */
 import type { Capture } from '../../client/index';
 import { captureQuery, rebuildRequest, targetUrl } from '../../src/model/render';
-import { deliver, DeliveryError } from '../deliver';
+import { deliver, DeliveryError, UNKNOWN_HOST_HINT } from '../deliver';
 import { CliError } from '../errors';
-import { clock, err, out, paint, pathWithQuery, statusColor, type Style } from '../output';
+import { clock, err, out, paint, pathWithQuery, printable, statusColor, type Style } from '../output';
 import type { ListenOptions } from './listen';
 
 /** How often a refused app is tried again at most (a local port: cheap to knock on). */
@@ -87,12 +87,22 @@ export function captureForwarder(opts: ListenOptions, style: Style, errStyle: St
           stop.stop();
           return { handled: false };
         }
+        // A host name that does not resolve is a typo in --forward (`locahost`): retried, every
+        // capture would be reported failed and passed over, the resume point moving past them.
+        if (e.unknownHost) {
+          fatal ??= new CliError(
+            `${c.method} ${url}: ${failure}; stopped with ${c.id} not forwarded`,
+            `${UNKNOWN_HOST_HINT}; rerun with the right URL${opts.resume ? '' : ' (without --no-resume)'} and ${c.id} and the captures after it are forwarded`,
+          );
+          stop.stop();
+          return { handled: false };
+        }
         // Nothing listens there: the app is stopped or restarting, and nothing reached it, so
         // waiting for it costs no duplicate. Wait (polling every 2 s at most) however long, in
         // order, without spending a retry: giving up would drop the capture past the resume point.
         if (e.refused) {
           if (stop.signal.aborted) return { handled: false };
-          if (!waitingSaid) err(paint(errStyle, 'yellow', `  ${c.method} ${c.path}: ${failure}; waiting for the app (Ctrl-C to stop)`));
+          if (!waitingSaid) err(paint(errStyle, 'yellow', `  ${c.method} ${printable(c.path)}: ${failure}; waiting for the app (Ctrl-C to stop)`));
           waitingSaid = true;
           await sleep(Math.min(REFUSED_POLL_MS, retryDelayMs(attempt)), stop.signal);
           if (stop.signal.aborted) return { handled: false };
@@ -106,7 +116,7 @@ export function captureForwarder(opts: ListenOptions, style: Style, errStyle: St
       }
       if (stop.signal.aborted) return { handled: false };
       const wait = retryDelayMs(retries);
-      err(paint(errStyle, 'yellow', `  ${c.method} ${c.path}: ${failure}; retry ${retries}/${opts.retries} in ${(wait / 1000).toFixed(1)} s`));
+      err(paint(errStyle, 'yellow', `  ${c.method} ${printable(c.path)}: ${failure}; retry ${retries}/${opts.retries} in ${(wait / 1000).toFixed(1)} s`));
       await sleep(wait, stop.signal);
       if (stop.signal.aborted) return { handled: false };
     }

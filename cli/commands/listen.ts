@@ -4,14 +4,16 @@
  * it handled per slug, so a restart (or a dropped connection) resumes with Last-Event-ID and every
  * capture reaches the local app once, oldest first. `hookcap tail SLUG` prints captures instead.
  */
+import { lookup } from 'node:dns/promises';
 import type { CaptureStream, HookcapClient } from '../../client/index';
 import { idTime } from '../../src/ids';
 import { chooseBacklog, onResume, type Backlog, type BacklogWords, type Start } from '../backlog';
 import { loadResume, saveResume, type Settings } from '../config';
-import { EXIT_OK } from '../errors';
+import { CliError, EXIT_OK } from '../errors';
 import type { Style } from '../output';
 import { stopOnSignals } from '../stop-signals';
 import { sinceSaid, stderrStyle, streamHooks, when } from '../stream-status';
+import { UNKNOWN_HOST_HINT } from '../deliver';
 import { captureForwarder } from './forward-capture';
 
 export interface ListenOptions {
@@ -62,7 +64,24 @@ async function startPoint(client: HookcapClient, slug: string, settings: Setting
   return chooseBacklog(client, slug, opts, listenWords(opts), errStyle, { lastId: saved.lastId, waiting, stopped: true, context: `the last one forwarded was ${handledAt}` });
 }
 
+/**
+ * A --forward host that does not resolve (`locahost`) is said at once, not when the first
+ * webhook arrives. Only the resolver's "no such name" stops here: a resolver that cannot be
+ * asked now (offline) may answer later, and forwarding handles that per capture.
+ */
+async function checkForwardHost(forward: string): Promise<void> {
+  const host = new URL(forward).hostname;
+  try {
+    await lookup(host.replace(/^\[|\]$/g, ''));
+  } catch (e) {
+    if (e instanceof Error && 'code' in e && e.code === 'ENOTFOUND') {
+      throw new CliError(`--forward ${forward}: no such host ${host}; nothing was forwarded`, UNKNOWN_HOST_HINT);
+    }
+  }
+}
+
 export async function listen(client: HookcapClient, settings: Settings, slug: string, opts: ListenOptions, style: Style): Promise<number> {
+  await checkForwardHost(opts.forward);
   const errStyle = stderrStyle(style);
   const start = await startPoint(client, slug, settings, opts, errStyle);
   const stop = stopOnSignals('forwards');

@@ -39,7 +39,7 @@ export async function replay(client: HookcapClient, id: string, opts: ReplayOpti
   try {
     answer = await deliver(request, { timeoutMs: opts.timeout * 1000, keepBytes: KEEP_BYTES, insecure: opts.insecure === true });
   } catch (e) {
-    if (e instanceof DeliveryError) throw new CliError(`${request.method} ${opts.to}: ${e.message}`, e.certificate ? INSECURE_HINT : 'is the app running and listening there?');
+    if (e instanceof DeliveryError) throw new CliError(`${request.method} ${opts.to}: ${e.message}`, e.certificate ? INSECURE_HINT : e.unknownHost ? 'check the host name in --to' : 'is the app running and listening there?');
     throw e;
   }
   if (opts.json) {

@@ -5,7 +5,7 @@ import type { HeaderFilter } from '../../src/stores/captures/types';
 import { onResume, type Backlog, type BacklogRule, type BacklogWords } from '../backlog';
 import { CliError, EXIT_OK } from '../errors';
 import { headerValuePattern } from '../header-match';
-import { bytes, clock, out, paint, pathWithQuery, statusColor, type Style } from '../output';
+import { bytes, clock, out, paint, pathWithQuery, printable, statusColor, type Style } from '../output';
 import { canAsk } from '../prompt';
 import { stopOnSignals } from '../stop-signals';
 import { sinceSaid, stderrStyle, streamHooks } from '../stream-status';
@@ -112,7 +112,7 @@ export async function tail(client: HookcapClient, slug: string, opts: TailOption
       if (opts.json) {
         out(JSON.stringify(c));
       } else {
-        const detected = [c.detectedProvider, c.detectedEvent].filter((x) => x !== '').join(' ');
+        const detected = printable([c.detectedProvider, c.detectedEvent].filter((x) => x !== '').join(' '));
         const status = c.responseStatus === undefined ? '' : `  ${paint(style, statusColor(c.responseStatus), String(c.responseStatus))}`;
         out(
           `${paint(style, 'gray', clock(c.receivedAt))}  ${paint(style, 'bold', c.method.padEnd(6))} ${pathWithQuery(c.path, captureQuery(c))}` +

@@ -3,11 +3,12 @@
  * tail, replay, export (small; export-100k.test.ts is the big one), send, usage errors and help.
  */
 import { describe, expect, test } from 'bun:test';
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { har as validateHar } from 'har-validator';
 import type { Capture } from '../../src/model/capture';
 import { bodyBytes } from '../../src/model/render';
+import { sendCaptures } from '../support/bulk-capture';
 import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { describeBackends } from '../support/suite';
@@ -33,6 +34,14 @@ describe('usage', () => {
       const r = await runCli([...args, '--help'], e.env);
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.stdout).toContain('Usage: hookcap');
+      // Where a command's help is read, the key and the address it needs are named too.
+      expect(r.stdout, args.join(' ')).toContain('--key <key>');
+      expect(r.stdout, args.join(' ')).toContain('--api-url <url>');
+    }
+    const required: [string[], string][] = [[['listen'], '--forward <url>'], [['replay'], '--to <url>'], [['export'], '--format <format>']];
+    for (const [args, option] of required) {
+      const r = await runCli([...args, '--help'], e.env);
+      expect(r.stdout).toMatch(new RegExp(`${option}\\s+required: `));
     }
   });
 
@@ -83,6 +92,19 @@ describe('status lines', () => {
     const written = readFileSync(log, 'utf8');
     expect(written).toContain('connection lost (cannot reach http://127.0.0.1:9');
     expect(written).not.toContain('\u001b[');
+  });
+
+  test('nothing answering at the API address: "connection refused" in plain words, not the runtime\'s question to the user', async () => {
+    const e = env({ HOOKCAP_API_KEY: 'svc_x', HOOKCAP_API_URL: 'http://127.0.0.1:9' });
+    const r = await runCli(['endpoints', 'list'], e.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('error: cannot reach http://127.0.0.1:9: connection refused; is hookcap running at http://127.0.0.1:9? Set the address with --api-url or HOOKCAP_API_URL\n');
+    // The status line a stream repeats while it reconnects says it the same way.
+    const t = await runCli(['tail', SLUG, '--since', '1m', '--timeout', '2'], e.env);
+    expect(t.stderr).toContain('connection lost (cannot reach http://127.0.0.1:9: connection refused); reconnecting in ');
+    expect(t.stderr).not.toContain('Is the computer able');
+    const host = await runCli(['endpoints', 'list', '--api-url', 'http://hookcap.invalid'], e.env);
+    expect(host.stderr).toStartWith('error: cannot reach http://hookcap.invalid: no such host; ');
   });
 });
 
@@ -262,6 +284,30 @@ describeBackends('hookcap commands', (h) => {
     expect(await json.stop()).toBe(0);
   });
 
+  test("a sender's control characters (an event type with ESC and BEL) reach the terminal as visible escapes, never raw; --json keeps the value", async () => {
+    const a = await newAccount(h.url);
+    const name = 'shop\u001b[2Jdev';
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name } })).body;
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    // Anyone holding the capture URL can send this; the event type is read from the body.
+    const evil = 'invoice.paid\u001b]0;pwned\u0007\u001b[31m\u202e';
+    const r = await fetch(`${h.url}/w/${ep.slug}/stripe`, {
+      method: 'POST',
+      body: JSON.stringify({ id: 'evt_1', object: 'event', type: evil }),
+      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=abc' },
+    });
+    const id = r.headers.get('x-request-id') ?? '';
+    const plain = await runCli(['tail', ep.slug, '--since', '1h', '--count', '1', '--timeout', '30'], e.env);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toContain('stripe invoice.paid\\x1b]0;pwned\\x07\\x1b[31m\\u202e  200  ' + id);
+    expect(plain.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f\u202e]/);
+    const json = await runCli(['tail', ep.slug, '--since', '1h', '--count', '1', '--timeout', '30', '--json'], e.env);
+    expect((JSON.parse(json.stdout) as Capture).detectedEvent).toBe(evil);
+    const list = await runCli(['endpoints', 'list'], e.env);
+    expect(list.stdout).toContain('shop\\x1b[2Jdev');
+    expect(list.stdout).not.toContain('\u001b');
+  });
+
   test('tail --count/--timeout: a script waits for a webhook and gets exit 0 with it, or exit 1 after the timeout', async () => {
     const a = await newAccount(h.url);
     const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'wait' } })).body;
@@ -412,6 +458,48 @@ describeBackends('hookcap commands', (h) => {
     expect(app.arrived.map((r) => r.target)).toEqual(records.map((r) => `/local/e/${records.indexOf(r)}?i=${records.indexOf(r)}`));
     expect(app.arrived.map((r) => r.body)).toEqual(records.map((r) => bodyBytes(r)));
   });
+
+  test('export -o: cut off by Ctrl-C, the file an earlier export wrote stays whole (no half script); a missing folder fails before anything is fetched', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'big' } })).body;
+    const N = 4000;
+    const pad = 'p'.repeat(4000);
+    await sendCaptures({ url: h.url, slug: ep.slug, count: N, body: (i) => `{"n":${i},"pad":"${pad}"}` });
+    await eventually(async () => (await call(h.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).body.count === N, 60_000);
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    const dir = join(e.configHome, 'out');
+    mkdirSync(dir);
+    const script = join(dir, 'replay.sh');
+    const before = '#!/bin/sh\n# the whole export of yesterday\n';
+    writeFileSync(script, before);
+
+    const cli = new RunningCli(['export', ep.slug, '--format', 'curl', '-o', script], e.env);
+    cleanups.push(() => void cli.stop('SIGKILL'));
+    // Once the export is writing, freeze it, so Ctrl-C lands midway however fast the machine is.
+    const writing = () => readdirSync(dir).some((f) => statSync(join(dir, f)).size > before.length || (f === 'replay.sh' && statSync(script).size !== before.length));
+    while (!writing()) {
+      if (cli.proc.exitCode !== null) throw new Error(`export ended before it was interrupted:\n${cli.stderr}`);
+      await Bun.sleep(2);
+    }
+    process.kill(cli.proc.pid, 'SIGSTOP');
+    process.kill(cli.proc.pid, 'SIGINT');
+    process.kill(cli.proc.pid, 'SIGCONT');
+    expect(await cli.proc.exited).toBe(130);
+    expect(readFileSync(script, 'utf8')).toBe(before);
+    expect(readdirSync(dir)).toEqual(['replay.sh']);
+    expect(cli.stderr).toMatch(new RegExp(`export of ${ep.slug} stopped after [\\d,]+ captures; nothing written to ${script}\\n$`));
+
+    const missing = join(e.configHome, 'no-such-folder', 'all.har');
+    const r = await runCli(['export', ep.slug, '--format', 'har', '-o', missing], e.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`error: cannot write ${missing}: there is no folder ${join(e.configHome, 'no-such-folder')}; nothing was exported; give -o a file in a folder that exists and that you can write to\n`);
+
+    // Uninterrupted, the file is replaced by the whole export.
+    const whole = await runCli(['export', ep.slug, '--format', 'curl', '-o', script, '--quiet'], e.env);
+    expect(whole.code).toBe(0);
+    expect(readFileSync(script, 'utf8').split('\n# req_').length - 1).toBe(N);
+    expect(readdirSync(dir)).toEqual(['replay.sh']);
+  }, 180_000);
 
   test('send: a test request through send-test, with method, headers and --data', async () => {
     const a = await newAccount(h.url);

@@ -534,6 +534,53 @@ describeBackends(
       expect(cli.stderr).not.toContain('    at ');
     });
 
+    test("--forward to the endpoint's own capture URL is refused (exit 2) before a capture is forwarded, not a loop that captures each one again", async () => {
+      const s = await setup(h.url);
+      await send(h.url, s.slug, '/one', { body: 'one' });
+      await stored(h.url, s, 1);
+      // The URL endpoints create prints, with another host name for the same server, and a path after it.
+      const own = [`${h.url}/w/${s.slug}`, `${h.url.replace('127.0.0.1', 'localhost')}/w/${s.slug}/stripe?x=1`];
+      for (const target of own) {
+        const r = await runCli(['listen', s.slug, '--forward', target, '--since', '0'], s.cli.env, { timeoutMs: 15_000 });
+        expect(r.code, target).toBe(2);
+        expect(r.stderr).toBe(
+          `error: ${target} is the capture URL of ${s.slug} itself: every capture forwarded there would be captured again and forwarded again, without end; forward to your app instead, e.g. --forward http://127.0.0.1:4000/hooks\n`,
+        );
+      }
+      const f = await runCli(['forward', s.slug, `${h.url}/w/${s.slug}/`, '--since', '0'], s.cli.env, { timeoutMs: 15_000 });
+      expect(f.code).toBe(2);
+      await Bun.sleep(500);
+      expect((await call<{ count: number }>(h.url, 'GET', `/api/search/requests/count?slug=${s.slug}`, { token: s.key })).body.count).toBe(1);
+      // Another endpoint's capture URL is a target like any other.
+      const other = await call(h.url, 'POST', '/api/endpoints', { token: s.key, body: { name: 'other' } });
+      const cli = new RunningCli(['listen', s.slug, '--forward', `${h.url}/w/${other.body.slug}`, '--since', '0'], s.cli.env);
+      cleanups.push(() => void cli.stop('SIGKILL'));
+      await eventually(async () => (await call<{ count: number }>(h.url, 'GET', `/api/search/requests/count?slug=${other.body.slug}`, { token: s.key })).body.count === 1, 15_000);
+      expect(await cli.stop()).toBe(0);
+    });
+
+    test('--forward to a host name that does not resolve (a typo): said at once, exit 1, no capture passed over; the right URL then gets it', async () => {
+      const s = await setup(h.url);
+      const id = await send(h.url, s.slug, '/one', { body: 'one' });
+      await stored(h.url, s, 1);
+      // .invalid never resolves (RFC 6761), as `locahost` does not.
+      const typo = 'http://no-such-app.invalid:4000/hooks';
+      const r = await runCli(['listen', s.slug, '--forward', typo, '--since', '0'], s.cli.env, { timeoutMs: 20_000 });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(
+        `error: --forward ${typo}: no such host no-such-app.invalid; nothing was forwarded; check the host in --forward (http://localhost:PORT or http://127.0.0.1:PORT for an app on this machine)\n`,
+      );
+      expect(existsSync(join(s.cli.configHome, 'hookcap', 'state', `${s.slug}.json`))).toBe(false);
+      // replay says the same in its words.
+      const rp = await runCli(['replay', id, '--to', `${typo}/one`], s.cli.env);
+      expect(rp.code).toBe(1);
+      expect(rp.stderr).toBe(`error: POST ${typo}/one: no such host no-such-app.invalid; check the host name in --to\n`);
+      const cli = await listen(s, ['--since', '0']);
+      await cli.until(() => s.app.arrived.length === 1);
+      expect(bodiesOf(s.app.arrived)).toEqual(['one']);
+      expect(await cli.stop()).toBe(0);
+    });
+
     test('a member listening to a shared endpoint is removed from the team: one line saying so, a hint, exit 1', async () => {
       const owner = await newAccount(h.url);
       const team = await paidTeam(h.url, owner, 5, 'CLI team');
