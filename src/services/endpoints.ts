@@ -51,15 +51,26 @@ function expiryFrom(now: number, expiresIn: number): number {
   return now + expiresIn * 1000;
 }
 
+/**
+ * Trimmed, without control characters: a name is printed by the CLI on terminals and written into
+ * mail and logs, where ESC or a line break would act rather than show (team names are held alike).
+ */
+function endpointName(raw: string): string {
+  const name = raw.trim();
+  if (/\p{Cc}/u.test(name)) throw new AppError('validation', 'name must not contain control characters');
+  return name;
+}
+
 /** `expiresIn`: seconds until the endpoint and its captures are deleted (none: it stays until deleted). */
-export async function createEndpoint(ctx: Ctx, user: UserRow, name: string, expiresIn?: number): Promise<EndpointRow> {
+export async function createEndpoint(ctx: Ctx, user: UserRow, rawName: string, expiresIn?: number): Promise<EndpointRow> {
+  const name = endpointName(rawName) || 'Untitled endpoint';
   return writeEndpoints(ctx, async (w) => {
     for (let attempt = 0; attempt < 5; attempt++) {
       const now = ctx.clock.now();
       const row = await store.insertEndpoint(w, {
         id: randomId('ep'),
         slug: newSlug(),
-        name: name.trim() || 'Untitled endpoint',
+        name,
         userId: user.id,
         expiresAt: expiresIn === undefined ? null : expiryFrom(now, expiresIn),
         createdAt: now,
@@ -138,8 +149,9 @@ export async function updateEndpoint(ctx: Ctx, user: UserRow, slug: string, patc
   const current = await getOwnEndpoint(ctx, user, slug);
   const set: Parameters<typeof store.updateEndpoint>[2] = {};
   if (patch.name !== undefined) {
-    if (!patch.name.trim()) throw new AppError('validation', 'name must not be empty');
-    set.name = patch.name.trim();
+    const name = endpointName(patch.name);
+    if (!name) throw new AppError('validation', 'name must not be empty');
+    set.name = name;
   }
   if (patch.mockResponse !== undefined) set.mockResponse = patch.mockResponse === null ? null : validateMock(patch.mockResponse);
   if (patch.notificationUrl !== undefined) {

@@ -31,6 +31,22 @@ describeBackends('endpoints', (h) => {
     expect((await call(h.url, 'GET', '/api/endpoints', { token: a.key })).body).toEqual([]);
   });
 
+  test('a name with control characters (ESC, a line break) is refused on create and rename; the name stays', async () => {
+    const a = await newAccount(h.url);
+    for (const name of ['\u001b]0;pwned\u0007prod', 'line\nbreak', 'tab\there']) {
+      const r = await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name } });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ code: 'validation', error: 'name must not contain control characters' });
+    }
+    expect((await call(h.url, 'GET', '/api/endpoints', { token: a.key })).body).toEqual([]);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: '  prod ✓  ' } })).body;
+    expect(ep.name).toBe('prod ✓');
+    const r = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { name: 'prod\u001b[2J' } });
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('validation');
+    expect((await call(h.url, 'GET', `/api/endpoints/${ep.slug}`, { token: a.key })).body.name).toBe('prod ✓');
+  });
+
   test('PATCH sets and clears the mock response; the receiver answers with it', async () => {
     const a = await newAccount(h.url);
     const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'mock' } })).body;

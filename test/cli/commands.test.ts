@@ -286,8 +286,9 @@ describeBackends('hookcap commands', (h) => {
 
   test("a sender's control characters (an event type with ESC and BEL) reach the terminal as visible escapes, never raw; --json keeps the value", async () => {
     const a = await newAccount(h.url);
-    const name = 'shop\u001b[2Jdev';
-    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name } })).body;
+    // Endpoint names with control characters are refused by the API since (test/behaviour/endpoints.test.ts);
+    // the event type read from a stranger's body is not the account's to refuse.
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'shop' } })).body;
     const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
     // Anyone holding the capture URL can send this; the event type is read from the body.
     const evil = 'invoice.paid\u001b]0;pwned\u0007\u001b[31m\u202e';
@@ -303,9 +304,6 @@ describeBackends('hookcap commands', (h) => {
     expect(plain.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f\u202e]/);
     const json = await runCli(['tail', ep.slug, '--since', '1h', '--count', '1', '--timeout', '30', '--json'], e.env);
     expect((JSON.parse(json.stdout) as Capture).detectedEvent).toBe(evil);
-    const list = await runCli(['endpoints', 'list'], e.env);
-    expect(list.stdout).toContain('shop\\x1b[2Jdev');
-    expect(list.stdout).not.toContain('\u001b');
   });
 
   test('tail --count/--timeout: a script waits for a webhook and gets exit 0 with it, or exit 1 after the timeout', async () => {
