@@ -67,7 +67,7 @@ export function describeError(err: unknown, apiUrl: string): { message: string; 
       case 'not_found':
         // hookcap's answer to a route it does not have: the address is wrong, not the slug.
         if (err.message === 'not found') return describeError(notHookcap(apiUrl), apiUrl);
-        return { message: err.message, hint: 'check the slug or id (hookcap endpoints list shows your endpoints)', exitCode: EXIT_FAILURE };
+        return { message: err.message, hint: 'check the slug or id (hookcap endpoints list shows your endpoints, hookcap tail <slug> their capture ids)', exitCode: EXIT_FAILURE };
       case 'http_404':
         return describeError(notHookcap(apiUrl), apiUrl);
       case 'validation':

@@ -413,6 +413,8 @@ describeBackends('hookcap commands', (h) => {
     const missing = await runCli(['replay', 'req_00000000000000000000000000', '--to', app.url], e.env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('not found');
+    // The hint says where capture ids are found, not only slugs.
+    expect(missing.stderr).toContain('hookcap tail <slug> their capture ids');
   });
 
   test('export: NDJSON, HAR and a cURL script that sends every capture again, byte for byte; filters; progress on stderr', async () => {
