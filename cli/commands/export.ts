@@ -122,7 +122,7 @@ export async function exportCaptures(client: HookcapClient, slug: string, opts: 
       await sink.write(head);
       size += head.length;
       for await (const c of client.exportRecords(slug, filters)) {
-        const text = `\n# ${c.id} ${new Date(c.receivedAt).toISOString()} ${c.method} ${c.path}\n${toCurl(c, targetUrl(base, c))}\n`;
+        const text = `\n# ${c.id} ${new Date(c.receivedAt).toISOString()} ${c.method} ${c.path}\n${toCurl(c, targetUrl(base, c), { script: true })}\n`;
         await sink.write(text);
         size += Buffer.byteLength(text);
         written++;

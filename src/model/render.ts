@@ -169,12 +169,16 @@ const CURL_DEFAULTS = ['user-agent', 'accept'];
 /**
  * One shell command that sends the capture to `url` with curl: same method, the forwardable
  * headers, and the exact body bytes on stdin (`--data-binary @-`, fed by printf so that binary
- * bodies and NULs survive). `--globoff` and `--path-as-is` keep the URL as it is.
+ * bodies and NULs survive). `--globoff` and `--path-as-is` keep the URL as it is. `script`: one
+ * command of `hookcap export --format curl`'s script.
  */
-export function toCurl(c: Capture, url: string): string {
+export function toCurl(c: Capture, url: string, opts: { script?: boolean } = {}): string {
   const headers = forwardHeaders(c.headers);
   const body = bodyBytes(c);
   const args = ['curl', '--globoff', '--path-as-is'];
+  // In a script of many commands run with its output piped: no progress meters (errors still
+  // shown), and each answer on a line of its own rather than run into the next.
+  if (opts.script) args.push('--silent', '--show-error', '--write-out', shellQuote('\\n'));
   if (c.method === 'HEAD' && body.length === 0) args.push('--head');
   else args.push('-X', shellQuote(c.method));
   args.push(shellQuote(url));

@@ -453,8 +453,11 @@ describeBackends('hookcap commands', (h) => {
     const script = join(e.configHome, 'replay.sh');
     const curl = await runCli(['export', ep.slug, '--format', 'curl', '--to', `${app.url}/local`, '-o', script], e.env);
     expect(curl.code).toBe(0);
-    const run = Bun.spawn(['sh', script], { stdout: 'ignore', stderr: 'pipe' });
+    const run = Bun.spawn(['sh', script], { stdout: 'pipe', stderr: 'pipe' });
     expect(await run.exited).toBe(0);
+    // Piped, the script prints each answer on its own line and no progress meter.
+    expect(await new Response(run.stdout).text()).toBe('ok\n'.repeat(25));
+    expect(await new Response(run.stderr).text()).toBe('');
     expect(app.arrived.map((r) => r.target)).toEqual(records.map((r) => `/local/e/${records.indexOf(r)}?i=${records.indexOf(r)}`));
     expect(app.arrived.map((r) => r.body)).toEqual(records.map((r) => bodyBytes(r)));
   });
