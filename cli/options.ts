@@ -67,6 +67,9 @@ const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_0
 export function timeBound(name: string) {
   return (raw: string): string => {
     const t = raw.trim();
+    // `--since 10` meant ten of something: read as ms since 1970 (or by Date.parse as a year) it
+    // would quietly reach back to the start of time.
+    if (/^\d{1,9}$/.test(t)) throw new UsageError(`${name} ${t} has no unit: write ${t}m, ${t}h or ${t}d (a bare number is ms since the epoch, 10 digits or more)`);
     if (DURATION.test(t) || /^\d{10,}$/.test(t) || !Number.isNaN(Date.parse(t))) return t;
     throw new UsageError(`${name} must be a duration (30s, 15m, 2h, 7d, 1w), ms since the epoch or an ISO 8601 time, got ${JSON.stringify(raw)}`);
   };

@@ -55,6 +55,8 @@ describe('usage', () => {
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--concurrency', '0'], '--concurrency must be a whole number ≥ 1'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--retries', 'many'], '--retries must be a whole number'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--since', 'yesterday'], '--since must be a duration'],
+      [['tail', SLUG, '--since', '10'], '--since 10 has no unit: write 10m, 10h or 10d'],
+      [['export', SLUG, '--format', 'ndjson', '--until', '5'], '--until 5 has no unit'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--bogus'], "unknown option '--bogus'"],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--backlog', 'maybe'], '--backlog must be one of ask, all, newest, skip'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--max-backlog', 'lots'], '--max-backlog must be a whole number ≥ 0'],
