@@ -68,8 +68,8 @@ export function timeBound(name: string) {
   return (raw: string): string => {
     const t = raw.trim();
     // `--since 10` meant ten of something: read as ms since 1970 (or by Date.parse as a year) it
-    // would quietly reach back to the start of time.
-    if (/^\d{1,9}$/.test(t)) throw new UsageError(`${name} ${t} has no unit: write ${t}m, ${t}h or ${t}d (a bare number is ms since the epoch, 10 digits or more)`);
+    // would quietly reach back to the start of time. `0` says that on purpose: everything.
+    if (/^\d{1,9}$/.test(t) && t !== '0') throw new UsageError(`${name} ${t} has no unit: write ${t}m, ${t}h or ${t}d (a bare number is ms since the epoch, 10 digits or more, or 0 for everything)`);
     if (DURATION.test(t) || /^\d{10,}$/.test(t) || !Number.isNaN(Date.parse(t))) return t;
     throw new UsageError(`${name} must be a duration (30s, 15m, 2h, 7d, 1w), ms since the epoch or an ISO 8601 time, got ${JSON.stringify(raw)}`);
   };
