@@ -161,6 +161,49 @@ describeBackends('dashboard: rows and detail', (h) => {
     }
   });
 
+  test('a URL of thousands of characters is cut to a few lines, with Show full URL; the actions stay in sight', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'long urls');
+    const query = Array.from({ length: 40 }, (_, i) => `param${i}=${'abcdefghij'.repeat(5)}`).join('&');
+    await fetch(`${ep.url}/deep/${'x'.repeat(300)}?${query}`, { method: 'POST', body: 'long' });
+    await fetch(`${ep.url}/short`, { method: 'POST', body: 'short' });
+    // A phone, where the URL alone took more than the screen.
+    const { page, context, errors } = await openPage(chromium(), h.url, account, { viewport: { width: 390, height: 844 } });
+    try {
+      await openEndpoint(page, h.url, ep);
+      await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /\/deep\// }).click();
+      const detail = page.getByRole('article');
+      // The heading (what a screen reader reads) keeps the whole URL.
+      await detail.getByRole('heading', { name: /param39=(abcdefghij){5}$/ }).waitFor();
+      const toggle = detail.getByRole('button', { name: 'Show full URL' });
+      expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+      const copyCurl = await detail.getByRole('button', { name: 'Copy as cURL' }).boundingBox();
+      expect(copyCurl).not.toBeNull();
+      expect((copyCurl?.y ?? Infinity) + (copyCurl?.height ?? 0)).toBeLessThan(844);
+      // The way back to the list stays in sight although the heading took the focus.
+      const back = await page.getByRole('link', { name: /All requests/ }).boundingBox();
+      expect(back?.y ?? -1).toBeGreaterThanOrEqual(0);
+
+      const heading = detail.getByRole('heading', { name: /\/deep\// });
+      const cut = (await heading.boundingBox())?.height ?? 0;
+      await toggle.click();
+      const less = detail.getByRole('button', { name: 'Show less' });
+      expect(await less.getAttribute('aria-expanded')).toBe('true');
+      expect((await heading.boundingBox())?.height ?? 0).toBeGreaterThan(cut * 3);
+      await less.click();
+      expect(await detail.getByRole('button', { name: 'Show full URL' }).getAttribute('aria-expanded')).toBe('false');
+
+      // A URL that fits has nothing to unfold.
+      await page.getByRole('link', { name: /All requests/ }).click();
+      await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /\/short/ }).click();
+      await detail.getByRole('heading', { name: /\/short$/ }).waitFor();
+      expect(await detail.getByRole('button', { name: 'Show full URL' }).count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('an unknown endpoint or request is a readable message, never a blank page', async () => {
     const account = await signUpAccount(h.url);
     const ep = await createEndpoint(h.url, account, 'known');
