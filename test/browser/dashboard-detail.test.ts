@@ -1,7 +1,7 @@
 /**
  * The parts of the list and the detail the main dashboard test does not reach, in real Chromium on
  * both backends, by role and accessible name: each row's time (exact on hover), size, sender ip and
- * signature status; form-encoded and multipart bodies as tables; Copy body and Copy URL; no layout
+ * signature status; form-encoded and multipart bodies as tables; Copy body and Copy URL; a long URL cut to three lines, and a search result cutting its endpoint name before the sender ip; no layout
  * shift while captures stream in; an unknown endpoint or request shown as a message, not a blank page;
  * the app and /docs fetch nothing from another origin.
  */
@@ -155,6 +155,28 @@ describeBackends('dashboard: rows and detail', (h) => {
       expect(await heading.boundingBox()).toEqual(before);
       // The open request stays the one on screen.
       expect(await page.getByRole('article').getByRole('heading', { name: /\/first/ }).count()).toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('in search results a long endpoint name is cut, never the sender ip', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'Stripe production payments with a rather long endpoint name to test wrapping');
+    await fetch(`${ep.url}/webhooks/stripe`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"charge.succeeded"}' });
+    const ip = await eventually(async () => {
+      const r = await call(h.url, 'GET', `/api/search/requests?slug=${ep.slug}`, { token: account.session });
+      return (r.body as { ip: string }[])[0]?.ip;
+    });
+    const { page, context, errors } = await openPage(chromium(), h.url, account);
+    try {
+      await page.goto(`${h.url}/search?q=webhooks`);
+      const row = page.getByRole('list', { name: 'Search results' }).getByRole('link', { name: /\/webhooks\/stripe/ });
+      await row.waitFor();
+      const cut = async (text: string) => row.getByText(text, { exact: true }).evaluate((el) => el.scrollWidth > el.clientWidth);
+      expect(await cut(ip)).toBe(false);
+      expect(await cut('Stripe production payments with a rather long endpoint name to test wrapping')).toBe(true);
       expect(errors).toEqual([]);
     } finally {
       await context.close();
