@@ -1,7 +1,8 @@
 /**
  * The parts of the list and the detail the main dashboard test does not reach, in real Chromium on
  * both backends, by role and accessible name: each row's time (exact on hover), size, sender ip and
- * signature status; form-encoded and multipart bodies as tables; Copy body and Copy URL; a long URL cut to three lines, and a search result cutting its endpoint name before the sender ip; no layout
+ * signature status; form-encoded and multipart bodies as tables; Copy body and Copy URL; a very long
+ * URL cut to three lines; a search result cutting its endpoint name before the sender ip; no layout
  * shift while captures stream in; an unknown endpoint or request shown as a message, not a blank page;
  * the app and /docs fetch nothing from another origin.
  */
