@@ -119,7 +119,7 @@ describeBackends(
         const shown = await list.getByRole('link').evaluateAll((links) =>
           links.filter((link) => {
             const box = link.getBoundingClientRect();
-            const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+            const hit = link.ownerDocument.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
             return hit !== null && link.contains(hit);
           }).length,
         );
