@@ -2,8 +2,8 @@
  * What a developer runs into watching webhooks in the dashboard day to day, in real Chromium on
  * both backends, by role and accessible name: a stranger's deeply nested JSON body still opens as a
  * tree; at 360 px the focus follows the request that opens and returns to its row; a short window
- * keeps room for the list's rows; a session ended elsewhere takes the page watching an endpoint
- * back to sign-in, and signing in brings it back.
+ * keeps room for the list's rows; Compare's links used from the keyboard keep the focus; a session
+ * ended elsewhere takes the page watching an endpoint back to sign-in, and signing in brings it back.
  */
 import { expect, test } from 'bun:test';
 import type { Locator, Page } from 'playwright-core';
@@ -315,6 +315,44 @@ describeBackends(
         await context.close();
       }
     });
+    test('Compare with previous, Pin and Stop comparing used from the keyboard keep the focus on the comparison', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'compare keys');
+      await fetch(`${ep.url}/older`, { method: 'POST', body: '{"n":1}' });
+      await fetch(`${ep.url}/newer`, { method: 'POST', body: '{"n":2}' });
+      const { page, context, errors } = await openPage(chromium(), h.url, account);
+      try {
+        await openEndpoint(page, h.url, ep);
+        await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /\/newer/ }).click();
+        const detail = page.getByRole('article');
+        await detail.getByRole('heading', { name: /\/newer$/ }).waitFor();
+        // Each of these goes away once used: the focus fell to the page, and Tab started over at the top.
+        const focusedText = () => page.evaluate('document.activeElement === document.body ? "" : (document.activeElement?.textContent ?? "")') as Promise<string>;
+        await detail.getByRole('link', { name: 'Compare with previous' }).focus();
+        await page.keyboard.press('Enter');
+        await detail.getByRole('heading', { name: /^Compared with POST \/older/ }).waitFor();
+        expect(await focusedText()).toContain('Compared with POST /older');
+        // Tab goes on inside it: to the request compared with.
+        await page.keyboard.press('Tab');
+        expect(await isFocused(detail.getByRole('link', { name: /^POST \/older/ }))).toBe(true);
+
+        await detail.getByRole('link', { name: 'Stop comparing' }).focus();
+        await page.keyboard.press('Enter');
+        await detail.getByRole('link', { name: 'Compare with previous' }).waitFor();
+        expect(await isFocused(detail.getByRole('link', { name: 'Compare with previous' }))).toBe(true);
+
+        await detail.getByRole('link', { name: 'Pin for comparison' }).focus();
+        await page.keyboard.press('Enter');
+        await detail.getByText(/Pinned for comparison/).waitFor();
+        expect(await focusedText()).toContain('Pinned for comparison');
+        await page.keyboard.press('Tab');
+        expect(await isFocused(detail.getByRole('link', { name: 'Stop comparing' }))).toBe(true);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
     test('clearing captures with a request open closes it, instead of "request not found" beside the empty list', async () => {
       const account = await signUpAccount(h.url);
       const ep = await createEndpoint(h.url, account, 'cleared');
