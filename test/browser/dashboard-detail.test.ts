@@ -2,7 +2,8 @@
  * The parts of the list and the detail the main dashboard test does not reach, in real Chromium on
  * both backends, by role and accessible name: each row's time (exact on hover), size, sender ip and
  * signature status; form-encoded and multipart bodies as tables; Copy body and Copy URL; a very long
- * URL cut to three lines; a search result cutting its endpoint name before the sender ip; no layout
+ * URL cut to three lines; a search result cutting its endpoint name before the sender ip; a narrow
+ * list's row keeping its path beside a long event and the signature badge; no layout
  * shift while captures stream in; an unknown endpoint or request shown as a message, not a blank page;
  * the app and /docs fetch nothing from another origin.
  */
@@ -156,6 +157,38 @@ describeBackends('dashboard: rows and detail', (h) => {
       expect(await heading.boundingBox()).toEqual(before);
       // The open request stays the one on screen.
       expect(await page.getByRole('article').getByRole('heading', { name: /\/first/ }).count()).toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('in a narrow list a row keeps its path in sight beside a long event and the signature badge; the detail shows the event whole', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'narrow rows');
+    const set = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: account.session, body: { signing: { provider: 'github', secret: 'gh-secret-for-narrow-rows-0123' } } });
+    expect(set.status).toBe(200);
+    const body = JSON.stringify({ action: 'created', comment: { id: 1 } });
+    await fetch(`${ep.url}/webhooks/github`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request_review_comment', 'x-github-delivery': crypto.randomUUID(), 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` }, body });
+    // From 821 px the list (20rem) sits beside the open request.
+    const { page, context, errors } = await openPage(chromium(), h.url, account, { viewport: { width: 830, height: 700 } });
+    try {
+      await openEndpoint(page, h.url, ep);
+      const row = page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /\/webhooks\/github/ });
+      await row.click();
+      await page.getByRole('article').getByRole('heading', { name: /\/webhooks\/github$/ }).waitFor();
+      // The tags took all the room they wanted and the path was cut to "/…" or to nothing.
+      const pathShown = await row.getByText('/webhooks/github', { exact: true }).evaluate((el) => el.clientWidth);
+      expect(pathShown).toBeGreaterThan(40);
+      const badge = await row.getByText('bad signature', { exact: true }).evaluate((el) => {
+        const link = el.closest('a');
+        return { whole: el.scrollWidth <= el.clientWidth, inside: link !== null && el.getBoundingClientRect().right <= link.getBoundingClientRect().right };
+      });
+      expect(badge).toEqual({ whole: true, inside: true });
+      // The event gives way, with the whole of it on hover; the detail, with room, shows it whole (it was cut at 12rem there too).
+      expect(await row.getByText('pull_request_review_comment.created').getAttribute('title')).toBe('pull_request_review_comment.created');
+      const inDetail = page.getByRole('article').getByText('pull_request_review_comment.created', { exact: true });
+      expect(await inDetail.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
       expect(errors).toEqual([]);
     } finally {
       await context.close();
