@@ -1,7 +1,9 @@
 /**
  * The parts of the list and the detail the main dashboard test does not reach, in real Chromium on
  * both backends, by role and accessible name: each row's time (exact on hover), size, sender ip and
- * signature status; form-encoded and multipart bodies as tables; Copy body and Copy URL; no layout
+ * signature status; form-encoded and multipart bodies as tables; Copy body and Copy URL; a very long
+ * URL cut to three lines; a search result cutting its endpoint name before the sender ip; a narrow
+ * list's row keeping its path beside a long event and the signature badge; no layout
  * shift while captures stream in; an unknown endpoint or request shown as a message, not a blank page;
  * the app and /docs fetch nothing from another origin.
  */
@@ -155,6 +157,103 @@ describeBackends('dashboard: rows and detail', (h) => {
       expect(await heading.boundingBox()).toEqual(before);
       // The open request stays the one on screen.
       expect(await page.getByRole('article').getByRole('heading', { name: /\/first/ }).count()).toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('in a narrow list a row keeps its path in sight beside a long event and the signature badge; the detail shows the event whole', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'narrow rows');
+    const set = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: account.session, body: { signing: { provider: 'github', secret: 'gh-secret-for-narrow-rows-0123' } } });
+    expect(set.status).toBe(200);
+    const body = JSON.stringify({ action: 'created', comment: { id: 1 } });
+    await fetch(`${ep.url}/webhooks/github`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request_review_comment', 'x-github-delivery': crypto.randomUUID(), 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` }, body });
+    // From 821 px the list (20rem) sits beside the open request.
+    const { page, context, errors } = await openPage(chromium(), h.url, account, { viewport: { width: 830, height: 700 } });
+    try {
+      await openEndpoint(page, h.url, ep);
+      const row = page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /\/webhooks\/github/ });
+      await row.click();
+      await page.getByRole('article').getByRole('heading', { name: /\/webhooks\/github$/ }).waitFor();
+      // The tags took all the room they wanted and the path was cut to "/…" or to nothing.
+      const pathShown = await row.getByText('/webhooks/github', { exact: true }).evaluate((el) => el.clientWidth);
+      expect(pathShown).toBeGreaterThan(40);
+      const badge = await row.getByText('bad signature', { exact: true }).evaluate((el) => {
+        const link = el.closest('a');
+        return { whole: el.scrollWidth <= el.clientWidth, inside: link !== null && el.getBoundingClientRect().right <= link.getBoundingClientRect().right };
+      });
+      expect(badge).toEqual({ whole: true, inside: true });
+      // The event gives way, with the whole of it on hover; the detail, with room, shows it whole (it was cut at 12rem there too).
+      expect(await row.getByText('pull_request_review_comment.created').getAttribute('title')).toBe('pull_request_review_comment.created');
+      const inDetail = page.getByRole('article').getByText('pull_request_review_comment.created', { exact: true });
+      expect(await inDetail.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('in search results a long endpoint name is cut, never the sender ip', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'Stripe production payments with a rather long endpoint name to test wrapping');
+    await fetch(`${ep.url}/webhooks/stripe`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"charge.succeeded"}' });
+    const ip = await eventually(async () => {
+      const r = await call(h.url, 'GET', `/api/search/requests?slug=${ep.slug}`, { token: account.session });
+      return (r.body as { ip: string }[])[0]?.ip;
+    });
+    const { page, context, errors } = await openPage(chromium(), h.url, account);
+    try {
+      await page.goto(`${h.url}/search?q=webhooks`);
+      const row = page.getByRole('list', { name: 'Search results' }).getByRole('link', { name: /\/webhooks\/stripe/ });
+      await row.waitFor();
+      const cut = async (text: string) => row.getByText(text, { exact: true }).evaluate((el) => el.scrollWidth > el.clientWidth);
+      expect(await cut(ip)).toBe(false);
+      expect(await cut('Stripe production payments with a rather long endpoint name to test wrapping')).toBe(true);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a URL of thousands of characters is cut to a few lines, with Show full URL; the actions stay in sight', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'long urls');
+    const query = Array.from({ length: 40 }, (_, i) => `param${i}=${'abcdefghij'.repeat(5)}`).join('&');
+    await fetch(`${ep.url}/deep/${'x'.repeat(300)}?${query}`, { method: 'POST', body: 'long' });
+    await fetch(`${ep.url}/short`, { method: 'POST', body: 'short' });
+    // A phone, where the URL alone took more than the screen.
+    const { page, context, errors } = await openPage(chromium(), h.url, account, { viewport: { width: 390, height: 844 } });
+    try {
+      await openEndpoint(page, h.url, ep);
+      await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /\/deep\// }).click();
+      const detail = page.getByRole('article');
+      // The heading (what a screen reader reads) keeps the whole URL.
+      await detail.getByRole('heading', { name: /param39=(abcdefghij){5}$/ }).waitFor();
+      const toggle = detail.getByRole('button', { name: 'Show full URL' });
+      expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+      const copyCurl = await detail.getByRole('button', { name: 'Copy as cURL' }).boundingBox();
+      expect(copyCurl).not.toBeNull();
+      expect((copyCurl?.y ?? Infinity) + (copyCurl?.height ?? 0)).toBeLessThan(844);
+      // The way back to the list stays in sight although the heading took the focus.
+      const back = await page.getByRole('link', { name: /All requests/ }).boundingBox();
+      expect(back?.y ?? -1).toBeGreaterThanOrEqual(0);
+
+      const heading = detail.getByRole('heading', { name: /\/deep\// });
+      const cut = (await heading.boundingBox())?.height ?? 0;
+      await toggle.click();
+      const less = detail.getByRole('button', { name: 'Show less' });
+      expect(await less.getAttribute('aria-expanded')).toBe('true');
+      expect((await heading.boundingBox())?.height ?? 0).toBeGreaterThan(cut * 3);
+      await less.click();
+      expect(await detail.getByRole('button', { name: 'Show full URL' }).getAttribute('aria-expanded')).toBe('false');
+
+      // A URL that fits has nothing to unfold.
+      await page.getByRole('link', { name: /All requests/ }).click();
+      await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /\/short/ }).click();
+      await detail.getByRole('heading', { name: /\/short$/ }).waitFor();
+      expect(await detail.getByRole('button', { name: 'Show full URL' }).count()).toBe(0);
       expect(errors).toEqual([]);
     } finally {
       await context.close();

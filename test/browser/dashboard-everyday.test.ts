@@ -1,8 +1,9 @@
 /**
  * What a developer runs into watching webhooks in the dashboard day to day, in real Chromium on
  * both backends, by role and accessible name: a stranger's deeply nested JSON body still opens as a
- * tree; at 360 px the focus follows the request that opens and returns to its row; a session ended
- * elsewhere takes the page watching an endpoint back to sign-in, and signing in brings it back.
+ * tree; at 360 px the focus follows the request that opens and returns to its row; a short window
+ * keeps room for the list's rows; Compare's links used from the keyboard keep the focus; a session
+ * ended elsewhere takes the page watching an endpoint back to sign-in, and signing in brings it back.
  */
 import { expect, test } from 'bun:test';
 import type { Locator, Page } from 'playwright-core';
@@ -98,6 +99,32 @@ describeBackends(
         await list.waitFor();
         // The list draws its rows again a frame or two after it is shown (it is virtualised).
         expect(await eventually(() => isFocused(row), 2_000)).toBe(true);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('in a short window (a phone on its side) the list keeps room for its rows; the page scrolls to them', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'Stripe production payments with a rather long endpoint name');
+      for (let i = 1; i <= 10; i++) await fetch(`${ep.url}/s${i}`, { method: 'POST', body: String(i) });
+      const { page, context, errors } = await openPage(chromium(), h.url, account, { viewport: { width: 844, height: 390 } });
+      try {
+        await openEndpoint(page, h.url, ep);
+        const list = page.getByRole('list', { name: 'Requests' });
+        await list.getByRole('link', { name: /^POST \/s1 / }).waitFor();
+        // What a person scrolling to the list sees: rows that are on screen and not clipped by the pane.
+        await list.getByRole('link').first().evaluate((el) => el.scrollIntoView({ block: 'start' }));
+        const shown = await list.getByRole('link').evaluateAll((links) =>
+          links.filter((link) => {
+            const box = link.getBoundingClientRect();
+            const hit = link.ownerDocument.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+            return hit !== null && link.contains(hit);
+          }).length,
+        );
+        // Squeezed under the endpoint's header the list showed none.
+        expect(shown).toBeGreaterThanOrEqual(3);
         expect(errors).toEqual([]);
       } finally {
         await context.close();
@@ -288,6 +315,44 @@ describeBackends(
         await context.close();
       }
     });
+    test('Compare with previous, Pin and Stop comparing used from the keyboard keep the focus on the comparison', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'compare keys');
+      await fetch(`${ep.url}/older`, { method: 'POST', body: '{"n":1}' });
+      await fetch(`${ep.url}/newer`, { method: 'POST', body: '{"n":2}' });
+      const { page, context, errors } = await openPage(chromium(), h.url, account);
+      try {
+        await openEndpoint(page, h.url, ep);
+        await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /\/newer/ }).click();
+        const detail = page.getByRole('article');
+        await detail.getByRole('heading', { name: /\/newer$/ }).waitFor();
+        // Each of these goes away once used: the focus fell to the page, and Tab started over at the top.
+        const focusedText = () => page.evaluate('document.activeElement === document.body ? "" : (document.activeElement?.textContent ?? "")') as Promise<string>;
+        await detail.getByRole('link', { name: 'Compare with previous' }).focus();
+        await page.keyboard.press('Enter');
+        await detail.getByRole('heading', { name: /^Compared with POST \/older/ }).waitFor();
+        expect(await focusedText()).toContain('Compared with POST /older');
+        // Tab goes on inside it: to the request compared with.
+        await page.keyboard.press('Tab');
+        expect(await isFocused(detail.getByRole('link', { name: /^POST \/older/ }))).toBe(true);
+
+        await detail.getByRole('link', { name: 'Stop comparing' }).focus();
+        await page.keyboard.press('Enter');
+        await detail.getByRole('link', { name: 'Compare with previous' }).waitFor();
+        expect(await isFocused(detail.getByRole('link', { name: 'Compare with previous' }))).toBe(true);
+
+        await detail.getByRole('link', { name: 'Pin for comparison' }).focus();
+        await page.keyboard.press('Enter');
+        await detail.getByText(/Pinned for comparison/).waitFor();
+        expect(await focusedText()).toContain('Pinned for comparison');
+        await page.keyboard.press('Tab');
+        expect(await isFocused(detail.getByRole('link', { name: 'Stop comparing' }))).toBe(true);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
     test('clearing captures with a request open closes it, instead of "request not found" beside the empty list', async () => {
       const account = await signUpAccount(h.url);
       const ep = await createEndpoint(h.url, account, 'cleared');

@@ -52,11 +52,13 @@ export interface CompareProps {
   otherHref: string;
   error: unknown;
   stopHref: string;
+  /** Told when Stop comparing is used (the page then puts the focus back on Compare's actions). */
+  onStop?: () => void;
 }
 
-export function Compare({ capture, other, otherId, otherHref, error, stopHref }: CompareProps) {
+export function Compare({ capture, other, otherId, otherHref, error, stopHref, onStop }: CompareProps) {
   const stop = (
-    <Link href={stopHref} className="button small">
+    <Link href={stopHref} className="button small" onClick={onStop}>
       Stop comparing
     </Link>
   );

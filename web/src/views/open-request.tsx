@@ -1,5 +1,5 @@
 /** The request open beside an endpoint's live list, with Compare (with the previous one, or one pinned). */
-import { useEffect } from 'react';
+import { useEffect, useLayoutEffect, useRef } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { Capture } from '../api/client';
 import { useCaptureEndpoint } from '../api/capture-endpoint';
@@ -39,6 +39,26 @@ export function OpenRequest({ id, state, endpoint, backHref, compareId, previous
   const elsewhere = capture && capture.endpointId !== endpoint.id ? capture : undefined;
   const owner = useCaptureEndpoint(elsewhere);
   const [, navigate] = useLocation();
+  const compareBox = useRef<HTMLDivElement>(null);
+  const compareGroup = useRef<HTMLSpanElement>(null);
+  // Previous, Pin and Stop comparing each go away once used, and the browser dropped the focus
+  // to the page (a keyboard user then started over from the top). Noted on the click, so moving
+  // through requests with j/k, which also shows and hides them, never takes the focus.
+  const refocus = useRef<'comparison' | 'compare-actions' | null>(null);
+  useLayoutEffect(() => {
+    const want = refocus.current;
+    if (!want) return;
+    const active = document.activeElement;
+    if (active !== null && active !== document.body) {
+      refocus.current = null;
+      return;
+    }
+    const target = want === 'comparison' ? compareBox.current : compareGroup.current?.querySelector<HTMLElement>('a');
+    if (target) {
+      refocus.current = null;
+      target.focus();
+    }
+  });
   const to = owner.endpoint ? paths.endpointRequest(owner.endpoint.slug, id) : null;
   useEffect(() => {
     if (to) navigate(to, { replace: true });
@@ -54,17 +74,17 @@ export function OpenRequest({ id, state, endpoint, backHref, compareId, previous
           endpointUrl={endpoint.url}
           actions={
             (previousId && previousId !== compareId) || compareId !== id ? (
-              <span className="action-group" role="group" aria-label="Compare">
+              <span className="action-group" role="group" aria-label="Compare" ref={compareGroup}>
                 <span className="action-group-label" aria-hidden="true">
                   Compare
                 </span>
                 {previousId && previousId !== compareId ? (
-                  <Link href={hrefWith(id, previousId)} className="button" aria-label="Compare with previous">
+                  <Link href={hrefWith(id, previousId)} className="button" aria-label="Compare with previous" onClick={() => (refocus.current = 'comparison')}>
                     Previous
                   </Link>
                 ) : null}
                 {compareId !== id ? (
-                  <Link href={hrefWith(id, id)} className="button" aria-label="Pin for comparison">
+                  <Link href={hrefWith(id, id)} className="button" aria-label="Pin for comparison" onClick={() => (refocus.current = 'comparison')}>
                     Pin
                   </Link>
                 ) : null}
@@ -73,14 +93,18 @@ export function OpenRequest({ id, state, endpoint, backHref, compareId, previous
           }
           compare={
             compareId ? (
-              <Compare
-                capture={capture}
-                other={otherInList ?? otherFetched.data}
-                otherId={compareId}
-                otherHref={hrefWith(compareId, id)}
-                error={otherFetched.error}
-                stopHref={hrefWith(id, null)}
-              />
+              // One element from "Loading…" to the differences, so the focus put on it stays.
+              <div ref={compareBox} tabIndex={-1} className="compare-box">
+                <Compare
+                  capture={capture}
+                  other={otherInList ?? otherFetched.data}
+                  otherId={compareId}
+                  otherHref={hrefWith(compareId, id)}
+                  error={otherFetched.error}
+                  stopHref={hrefWith(id, null)}
+                  onStop={() => (refocus.current = 'compare-actions')}
+                />
+              </div>
             ) : null
           }
         />

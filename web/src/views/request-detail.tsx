@@ -3,7 +3,7 @@
  * form table, text) and exactly as it arrived (raw, hex), plus cURL, HAR and the body to take
  * away. Everything captured is shown as text: React escapes it; nothing is parsed as HTML.
  */
-import { type ReactNode } from 'react';
+import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { errorText, type Capture } from '../api/client';
 import { bodyBytes, bodyFilename } from '../lib/body';
 import { copyText, download } from '../lib/browser';
@@ -21,6 +21,43 @@ import { MethodBadge, SignatureBadge } from '../ui/request-row';
 import { RelativeTime } from '../ui/time';
 import { announce } from '../ui/toast';
 import { BodyView } from './body-view';
+
+/**
+ * Method and URL, the URL cut to three lines: a sender's URL of a few thousand characters (a long
+ * query, a path with a token in it) otherwise filled the pane, pushing the actions, the facts and
+ * the body out of sight, and on a phone scrolled the back link away when the heading took the
+ * focus. **Show full URL** unfolds it; the heading's text (what a screen reader reads) is always whole.
+ */
+function DetailTitle({ method, url }: { method: string; url: string }) {
+  const urlRef = useRef<HTMLSpanElement>(null);
+  const [expanded, setExpanded] = useState(false);
+  const [overflows, setOverflows] = useState(false);
+  useLayoutEffect(() => {
+    const el = urlRef.current;
+    if (!el || expanded) return;
+    const measure = () => setOverflows(el.scrollHeight > el.clientHeight + 1);
+    measure();
+    // The pane's width decides how many lines the URL takes (a resized window, a rotated phone).
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [url, expanded]);
+  return (
+    <>
+      <h2 id="detail-title" className="detail-title" tabIndex={-1}>
+        <MethodBadge method={method} />{' '}
+        <span ref={urlRef} id="detail-url" className={expanded ? 'detail-url' : 'detail-url clamped'} dir="ltr">
+          {url}
+        </span>
+      </h2>
+      {overflows || expanded ? (
+        <button type="button" className="small detail-url-toggle" aria-expanded={expanded} aria-controls="detail-url" onClick={() => setExpanded(!expanded)}>
+          {expanded ? 'Show less' : 'Show full URL'}
+        </button>
+      ) : null}
+    </>
+  );
+}
 
 export function RequestDetail({ capture, endpointUrl, endpointName, actions, compare }: { capture: Capture; endpointUrl: string; endpointName?: string; actions?: ReactNode; compare?: ReactNode }) {
   // For reading (decoded); cURL and HAR rebuild the URL to send from the record itself.
@@ -40,9 +77,7 @@ export function RequestDetail({ capture, endpointUrl, endpointName, actions, com
   return (
     <article className="detail" aria-labelledby="detail-title">
       <header className="detail-head">
-        <h2 id="detail-title" className="detail-title" tabIndex={-1}>
-          <MethodBadge method={capture.method} /> <span className="detail-url" dir="ltr">{url}</span>
-        </h2>
+        <DetailTitle key={capture.id} method={capture.method} url={url} />
         <div className="detail-actions">
           <CopyButton text={curl} label="Copy as cURL" done="Copied as cURL" />
           <CopyButton text={capture.body} label={binary ? 'Copy body (base64)' : 'Copy body'} done="Copied the body" />
