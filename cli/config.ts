@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createClient, DEFAULT_API_URL, type HookcapClient } from '../client/index';
 import { isCaptureId } from '../src/ids';
 import { CliError } from './errors';
+import { httpUrl } from './options';
 
 export interface Settings {
   apiUrl: string;
@@ -39,10 +40,18 @@ function readJson(path: string, hint: string): unknown {
 }
 
 function readConfig(env: NodeJS.ProcessEnv): ConfigFile {
-  const raw = readJson(configPath(env), 'delete the file, then run hookcap login --key svc_… again');
+  const raw = readJson(configPath(env), 'run hookcap login --key svc_… to write it anew');
   if (raw === null || typeof raw !== 'object') return {};
   const { apiUrl, key } = raw as Record<string, unknown>;
   return { apiUrl: typeof apiUrl === 'string' ? apiUrl : undefined, key: typeof key === 'string' ? key : undefined };
+}
+
+function readConfigOrNothing(env: NodeJS.ProcessEnv): ConfigFile {
+  try {
+    return readConfig(env);
+  } catch {
+    return {};
+  }
 }
 
 /** Writes `data` as JSON readable by the owner only, atomically (a crash leaves the old file or the new). */
@@ -54,13 +63,20 @@ function writePrivate(path: string, data: unknown): void {
   renameSync(tmp, path);
 }
 
-/** Flags beat the environment, which beats the config file. */
-export function resolveSettings(flags: { apiUrl?: string; key?: string }, env: NodeJS.ProcessEnv = process.env): Settings {
-  const file = readConfig(env);
+/**
+ * Flags beat the environment, which beats the config file. `replacingFile`: for `login`, which
+ * writes the file anew, so one that cannot be read is no reason to refuse it.
+ */
+export function resolveSettings(flags: { apiUrl?: string; key?: string }, env: NodeJS.ProcessEnv = process.env, opts: { replacingFile?: boolean } = {}): Settings {
+  const file = opts.replacingFile ? readConfigOrNothing(env) : readConfig(env);
   const pick = <T extends string>(flag: string | undefined, envValue: string | undefined, fileValue: string | undefined, none: T) =>
     flag ? { value: flag, source: 'flag' as const } : envValue ? { value: envValue, source: 'env' as const } : fileValue ? { value: fileValue, source: 'file' as const } : { value: null, source: none };
   const apiUrl = pick(flags.apiUrl, env.HOOKCAP_API_URL, file.apiUrl, 'default');
   const key = pick(flags.key, env.HOOKCAP_API_KEY, file.key, 'none');
+  // Checked as --api-url is (by its option parser): `hookcap.example.com` without http:// would
+  // otherwise surface as fetch's "URL is invalid" at the first call.
+  if (apiUrl.source === 'env') httpUrl('HOOKCAP_API_URL')(apiUrl.value);
+  if (apiUrl.source === 'file') httpUrl(`apiUrl in ${configPath(env)}`)(apiUrl.value);
   return { apiUrl: baseUrl(apiUrl.value ?? DEFAULT_API_URL), key: key.value, sources: { apiUrl: apiUrl.source, key: key.source } };
 }
 

@@ -38,9 +38,9 @@ const act =
   };
 
 /** Settings and output style for a command, from its own and the program's flags. */
-function setup(cmd: Command): { settings: Settings; style: Style } {
+function setup(cmd: Command, opts: { replacingFile?: boolean } = {}): { settings: Settings; style: Style } {
   const flags = cmd.optsWithGlobals<GlobalFlags>();
-  settings = resolveSettings({ apiUrl: flags.apiUrl, key: flags.key });
+  settings = resolveSettings({ apiUrl: flags.apiUrl, key: flags.key }, process.env, opts);
   return { settings, style: styleFor(process.stdout, flags.color) };
 }
 
@@ -61,7 +61,7 @@ program
   .command('login')
   .description('check an API key and save it, with the API URL, to $XDG_CONFIG_HOME/hookcap/config.json (mode 0600)')
   .addHelpText('after', '\nExample:\n  hookcap login --key svc_… --api-url https://hookcap.example.com')
-  .action(act(async (_opts, cmd: Command) => login(setup(cmd).settings)));
+  .action(act(async (_opts, cmd: Command) => login(setup(cmd, { replacingFile: true }).settings)));
 
 const endpoints = program.command('endpoints').description('list, create and delete capture endpoints; print the newest capture id of one');
 endpoints

@@ -118,7 +118,7 @@ describe('broken files', () => {
     writeFileSync(config, '{"apiUrl": "http://localhost:3000", "key": "svc_');
     const r = await runCli(['endpoints', 'list'], e.env);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`^error: cannot read ${config}: .*; delete the file, then run hookcap login --key svc_… again\\n$`));
+    expect(r.stderr).toMatch(new RegExp(`^error: cannot read ${config}: .*; run hookcap login --key svc_… to write it anew\\n$`));
 
     rmSync(config);
     const state = join(e.configHome, 'hookcap', 'state', `${SLUG}.json`);
@@ -160,6 +160,20 @@ describeBackends('hookcap commands', (h) => {
     // …and flags beat the environment.
     expect((await runCli(['endpoints', 'list', '--key', a.key], { ...e.env, HOOKCAP_API_KEY: 'svc_from_env' })).code).toBe(0);
     expect((await runCli(['--api-url', h.url, 'endpoints', 'list'], { ...e.env, HOOKCAP_API_URL: 'http://127.0.0.1:9' })).code).toBe(0);
+
+    // An address without its scheme is refused as --api-url's is, from the environment and the file.
+    const noScheme = await runCli(['endpoints', 'list'], { ...e.env, HOOKCAP_API_URL: 'hookcap.example.com' });
+    expect(noScheme.code).toBe(2);
+    expect(noScheme.stderr).toContain('HOOKCAP_API_URL must be a URL');
+    writeFileSync(path, JSON.stringify({ apiUrl: 'localhost:3000', key: a.key }));
+    const fromFile = await runCli(['endpoints', 'list'], e.env);
+    expect(fromFile.code).toBe(2);
+    expect(fromFile.stderr).toContain(`apiUrl in ${path} must be an http or https URL`);
+    // A file that cannot be read does not stop login, which writes it anew.
+    writeFileSync(path, '{"apiUrl": "http://localhost:3000", "key": "svc_');
+    const again = await runCli(['login', '--key', a.key, '--api-url', h.url], e.env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ apiUrl: h.url, key: a.key });
   });
 
   test('the API address as the server prints it (…/api) works; an address that is not hookcap says so', async () => {
