@@ -48,7 +48,8 @@ export async function replay(client: HookcapClient, id: string, opts: ReplayOpti
   }
   out(`${request.method} ${opts.to} → ${paint(style, statusColor(answer.status), String(answer.status))}  ${Math.round(answer.latencyMs)} ms`);
   const text = encodeBody(answer.body);
-  if (text.bodyEncoding === 'utf8' && text.body !== '') out(text.body + (answer.truncated ? '\n…' : ''));
+  // `out` ends the line itself: a body that ends in one (most apps' JSON does) is not followed by a blank line.
+  if (text.bodyEncoding === 'utf8' && text.body !== '') out(answer.truncated ? `${text.body}\n…` : text.body.replace(/\r?\n$/, ''));
   return EXIT_OK;
 }
 

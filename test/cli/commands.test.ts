@@ -393,7 +393,8 @@ describeBackends('hookcap commands', (h) => {
     const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'r' } })).body;
     const app = startLocalApp();
     cleanups.push(() => app.stop());
-    app.answer = () => new Response('{"received":true}', { status: 202 });
+    // Ends in a line break, as most apps' JSON does: printed without a blank line after it.
+    app.answer = () => new Response('{"received":true}\n', { status: 202 });
     const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
     const r = await fetch(`${h.url}/w/${ep.slug}/orig`, { method: 'PUT', body: BINARY, headers: { 'x-keep': 'k', 'x-drop': 'd', 'content-type': 'application/octet-stream' } });
     const id = r.headers.get('x-request-id') ?? '';
@@ -409,7 +410,7 @@ describeBackends('hookcap commands', (h) => {
     writeFileSync(file, new Uint8Array([1, 2, 3, 0, 255]));
     const changed = await runCli(['replay', id, '--to', `${app.url}/changed`, '-H', 'x-drop:', '-H', 'X-New: yes', '--body', `@${file}`, '--json'], e.env);
     expect(changed.code).toBe(0);
-    expect(JSON.parse(changed.stdout)).toMatchObject({ status: 202, body: '{"received":true}', bodyEncoding: 'utf8' });
+    expect(JSON.parse(changed.stdout)).toMatchObject({ status: 202, body: '{"received":true}\n', bodyEncoding: 'utf8' });
     expect(app.arrived[1]?.body).toEqual(new Uint8Array([1, 2, 3, 0, 255]));
     expect(app.arrived[1]?.headers['x-drop']).toBeUndefined();
     expect(app.arrived[1]?.headers['x-new']).toBe('yes');
