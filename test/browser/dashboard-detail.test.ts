@@ -3,9 +3,10 @@
  * both backends, by role and accessible name: each row's time (exact on hover), size, sender ip and
  * signature status; form-encoded and multipart bodies as tables; Copy body and Copy URL; a very long
  * URL cut to three lines; a search result cutting its endpoint name before the sender ip; a narrow
- * list's row keeping its path beside a long event and the signature badge; no layout
- * shift while captures stream in; an unknown endpoint or request shown as a message, not a blank page;
- * the app and /docs fetch nothing from another origin.
+ * list's row keeping its path beside a long event and the signature badge; no layout shift while
+ * captures stream in; the tab's title naming the open request; long header and query values folded
+ * with Show all; an unknown endpoint or request shown as a message, not a blank page; the app and
+ * /docs fetch nothing from another origin.
  */
 import { expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
@@ -254,6 +255,89 @@ describeBackends('dashboard: rows and detail', (h) => {
       await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /\/short/ }).click();
       await detail.getByRole('heading', { name: /\/short$/ }).waitFor();
       expect(await detail.getByRole('button', { name: 'Show full URL' }).count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("the tab's title names the open request, cut short, with a sender's hidden characters escaped", async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'titled');
+    await fetch(`${ep.url}/orders/42`, { method: 'POST', body: 'a' });
+    // A right-to-left override in the path would reverse the rest of the tab's title if kept raw.
+    const long = `/evil%E2%80%AE${'x'.repeat(300)}`;
+    await fetch(`${ep.url}${long}`, { method: 'PUT', body: 'b' });
+    const { page, context, errors } = await openPage(chromium(), h.url, account);
+    try {
+      await openEndpoint(page, h.url, ep);
+      expect(await page.title()).toBe('titled · hookcap');
+      const list = page.getByRole('list', { name: 'Requests' });
+      await list.getByRole('link', { name: /^POST \/orders\/42 / }).click();
+      await page.getByRole('heading', { name: /\/orders\/42$/ }).waitFor();
+      await eventually(async () => (await page.title()) === 'POST /orders/42 · titled · hookcap');
+      const orderUrl = page.url();
+
+      await list.getByRole('link', { name: /^PUT \/evil/ }).click();
+      await page.getByRole('heading', { name: /\/evil/ }).waitFor();
+      await eventually(async () => (await page.title()).startsWith('PUT /evil%E2%80%AExxx'));
+      const title = await page.title();
+      expect(title).toEndWith('x… · titled · hookcap');
+      expect(title.length).toBeLessThan(80);
+      expect(title).not.toContain('\u202e');
+
+      // Back to the list: the endpoint alone; a link to the request, opened afresh, names it again.
+      await page.goBack();
+      await page.goBack();
+      await eventually(async () => (await page.title()) === 'titled · hookcap');
+      await page.goto(orderUrl);
+      await page.getByRole('heading', { name: /\/orders\/42$/ }).waitFor();
+      await eventually(async () => (await page.title()) === 'POST /orders/42 · titled · hookcap');
+      // The same request opened from search.
+      const id = new URL(orderUrl).pathname.split('/').pop() ?? '';
+      await page.goto(`${h.url}/search/requests/${id}`);
+      await page.getByRole('heading', { name: /\/orders\/42$/ }).waitFor();
+      await eventually(async () => (await page.title()) === 'POST /orders/42 · Search · hookcap');
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a 3,000-character header or query value is folded to a few lines, each with its own Show all', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'long values');
+    const header = `tok_${'a'.repeat(3000)}`;
+    const param = `q_${'b'.repeat(1000)}`;
+    await fetch(`${ep.url}/long?token=${param}&short=1`, { method: 'POST', headers: { 'x-long': header, 'x-other-long': `o_${'c'.repeat(500)}`, 'x-short': 'yes' }, body: 'x' });
+    const { page, context, errors } = await openPage(chromium(), h.url, account);
+    try {
+      await openEndpoint(page, h.url, ep);
+      await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /^POST \/long/ }).click();
+      const detail = page.getByRole('article', { name: /\/long/ });
+      const headers = detail.getByRole('table', { name: 'Headers' });
+      await headers.waitFor();
+      const height = async (text: string) => (await headers.getByRole('cell').filter({ hasText: text }).boundingBox())?.height ?? Number.NaN;
+      const folded = await height(header);
+      // Four lines and the toggle, where the whole value takes 40 or more.
+      expect(folded).toBeLessThan(150);
+      const more = headers.getByRole('button', { name: 'Show all of x-long' });
+      expect(await more.getAttribute('aria-expanded')).toBe('false');
+      // Every long value has its own toggle; a short one has none.
+      expect(await headers.getByRole('button', { name: 'Show all of x-other-long' }).count()).toBe(1);
+      expect(await headers.getByRole('button', { name: /of x-short$/ }).count()).toBe(0);
+      await more.click();
+      const less = headers.getByRole('button', { name: 'Show less of x-long' });
+      expect(await less.getAttribute('aria-expanded')).toBe('true');
+      expect(await height(header)).toBeGreaterThan(folded * 4);
+      // The other value stays folded; the whole text was there all along.
+      expect(await headers.getByRole('button', { name: 'Show all of x-other-long' }).getAttribute('aria-expanded')).toBe('false');
+      expect(await headers.getByRole('cell').filter({ hasText: header }).textContent()).toContain(header);
+      await less.click();
+      await eventually(async () => (await height(header)) < 150);
+      // The query parameters' table folds the same way.
+      const query = detail.getByRole('table', { name: 'Query parameters' });
+      expect(await query.getByRole('button', { name: 'Show all of token' }).getAttribute('aria-expanded')).toBe('false');
       expect(errors).toEqual([]);
     } finally {
       await context.close();

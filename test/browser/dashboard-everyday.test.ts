@@ -147,8 +147,9 @@ describeBackends(
         await page.getByLabel('Email').fill(account.email);
         await page.getByLabel('Password').fill('correct horse battery');
         await page.getByRole('button', { name: 'Sign in' }).click();
-        // Back on the endpoint it was watching, live again.
+        // Back on the endpoint it was watching, live again, the focus on its title.
         await page.getByRole('heading', { name: 'watched' }).waitFor();
+        await eventually(() => isFocused(page.getByRole('heading', { name: 'watched', level: 1 })));
         await page.getByRole('status', { name: 'Stream status' }).filter({ hasText: 'Live' }).waitFor();
         await fetch(`${ep.url}/after`, { method: 'POST', body: 'y' });
         await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /^POST \/after / }).waitFor();

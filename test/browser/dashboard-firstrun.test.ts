@@ -157,13 +157,18 @@ describeBackends('dashboard: first run', (h) => {
     }
   });
 
-  test('on a wide screen the empty endpoint offers nothing to select: the pane beside the hint says what will show there, until the first request', async () => {
+  test('on a wide screen the empty endpoint offers nothing to select: the pane beside the hint says what will show there, until the first request; the command is readable', async () => {
     const account = await signUpAccount(h.url);
     const ep = await createEndpoint(h.url, account, 'wide');
     const { page, context, errors } = await openPage(chromium(), h.url, account, { viewport: { width: 1280, height: 800 } });
     try {
       await page.goto(`${h.url}/endpoints/${ep.slug}`);
       await page.getByRole('heading', { name: 'Waiting for the first request' }).waitFor();
+      // The command reads at the size of code elsewhere (.85 of the text around it), not smaller.
+      const px = (l: Locator) => l.evaluate((el) => parseFloat(el.ownerDocument.defaultView?.getComputedStyle(el).fontSize ?? ''));
+      const command = page.getByText(/^curl -X POST /);
+      const around = page.getByText(/^Send any HTTP request to this endpoint/);
+      expect((await px(command)) / (await px(around))).toBeGreaterThanOrEqual(0.84);
       const pane = page.locator('.split-detail');
       await pane.getByText('Each request opens here in full').waitFor();
       expect(await pane.getByText('No terminal at hand? Send test in this endpoint\'s Settings sends one from the dashboard.').isVisible()).toBe(true);

@@ -1,8 +1,8 @@
 /**
  * Follow-ups to the dashboard's daily-use features, in real Chromium on both backends, by role and
  * accessible name: a shared endpoint whose team lapsed shows one state; the request's actions fit
- * one row at 1280 px; every JSON field is picked from the keyboard; a short list holds still; the
- * endpoints page filters.
+ * one row at 1280 px, and the top bar one row down to 821 px; every JSON field is picked from the
+ * keyboard; a short list holds still; the endpoints page filters.
  */
 import { expect, test } from 'bun:test';
 import type { Locator, Page } from 'playwright-core';
@@ -81,6 +81,33 @@ describeBackends(
         ];
         const tops = await Promise.all(actions.map(top));
         for (const t of tops) expect(Math.abs(t - (tops[0] ?? 0))).toBeLessThan(4);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('between 820 and 960 px the top bar stays one row; Log out and the email stay there', async () => {
+      const account = await signUpAccount(h.url);
+      const { page, context, errors } = await openPage(chromium(), h.url, account, { viewport: { width: 1280, height: 700 } });
+      try {
+        await page.goto(`${h.url}/`);
+        await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
+        const banner = page.getByRole('banner');
+        const height = async () => (await banner.boundingBox())?.height ?? Number.NaN;
+        const wide = await height();
+        for (const width of [850, 900, 960]) {
+          await page.setViewportSize({ width, height: 700 });
+          expect(Math.abs((await height()) - wide)).toBeLessThan(2);
+          const logOut = banner.getByRole('button', { name: 'Log out' });
+          expect(await logOut.isVisible()).toBe(true);
+          expect(Math.abs((await top(logOut)) - (await top(banner.getByRole('link', { name: 'Teams' }))))).toBeLessThan(8);
+        }
+        // The email may be cut short on screen, but is whole as text and as its title.
+        const who = banner.getByText(account.email);
+        expect(await who.getAttribute('title')).toBe(account.email);
+        await page.getByRole('button', { name: 'Log out' }).click();
+        await page.getByRole('heading', { name: 'Sign in' }).waitFor();
         expect(errors).toEqual([]);
       } finally {
         await context.close();

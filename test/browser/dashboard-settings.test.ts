@@ -33,6 +33,14 @@ describeBackends('dashboard: endpoint settings', (h) => {
       const mock = page.getByRole('region', { name: 'Mock response' });
       const headers = mock.getByLabel('Headers');
 
+      // With no mock yet the fields hold no answer of their own: the example is only placeholder
+      // text, so nothing on the page reads as what the endpoint answers now but the default.
+      await mock.getByText('the default answer', { exact: true }).waitFor();
+      expect(await headers.inputValue()).toBe('');
+      expect(await headers.getAttribute('placeholder')).toBe('content-type: application/json');
+      expect(await mock.getByLabel('Body').inputValue()).toBe('');
+      expect(await mock.getByLabel('Body').getAttribute('placeholder')).toBe('{"received": true}');
+
       // The server refuses a header that acts on the whole origin: its message sits at Headers.
       await mock.getByLabel('Status').fill('201');
       await headers.fill('x-mock: one\nset-cookie: session=stolen');

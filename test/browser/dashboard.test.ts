@@ -1,12 +1,13 @@
 /**
  * The dashboard as a person uses it, in real Chromium on both backends, driven by role and
- * accessible name: sign-up, endpoints, captures arriving live, the request detail (headers, JSON,
- * binary as hex), cURL and HAR that reproduce a request byte for byte, search, keyboard, pause,
- * clear and delete, the dark theme, a 360 px screen, and captured markup shown only as text.
+ * accessible name: sign-up (the focus then on the page's heading), endpoints, captures arriving
+ * live, the request detail (headers, JSON, binary as hex), cURL and HAR that reproduce a request
+ * byte for byte, search, keyboard, pause, clear and delete, the dark theme, a 360 px screen, and
+ * captured markup shown only as text.
  */
 import { expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { Capture } from '../../src/model/capture';
 import { unnamedControls } from '../support/a11y';
 import { fitsNarrowScreen } from '../support/layout';
@@ -23,6 +24,8 @@ async function openEndpoint(page: Page, base: string, ep: TestEndpoint): Promise
   await page.goto(`${base}/endpoints/${ep.slug}`);
   await page.getByRole('status', { name: 'Stream status' }).filter({ hasText: 'Live' }).waitFor();
 }
+
+const isFocused = (l: Locator) => l.evaluate((el) => el === el.ownerDocument.activeElement);
 
 const marker = () => `m${Math.random().toString(36).slice(2, 10)}`;
 
@@ -42,7 +45,10 @@ describeBackends('dashboard in a browser', (h) => {
       await page.getByLabel(/^Password/).fill('correct horse battery');
       await page.getByRole('button', { name: 'Sign up' }).click();
 
-      await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
+      // Signed up, the focus is on the heading of the page landed on, not dropped to the page.
+      const endpointsHeading = page.getByRole('heading', { name: 'Endpoints', level: 1 });
+      await endpointsHeading.waitFor();
+      await eventually(() => isFocused(endpointsHeading));
       expect(await page.getByRole('banner').textContent()).toContain('hookcap');
       await page.getByRole('button', { name: 'New endpoint' }).click();
       await page.getByRole('heading', { name: 'Waiting for the first request' }).waitFor();
@@ -69,6 +75,7 @@ describeBackends('dashboard in a browser', (h) => {
       await page.getByLabel('Password').fill('correct horse battery');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('link', { name: 'Stripe staging', exact: true }).waitFor();
+      await eventually(() => isFocused(endpointsHeading));
       expect(errors).toEqual([]);
     } finally {
       await context.close();

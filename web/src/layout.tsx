@@ -4,6 +4,7 @@ import { Link, useLocation, useRoute, useSearch } from 'wouter';
 import { useSignOut } from './api/queries';
 import { paths } from './paths';
 import { ErrorMessage } from './ui/error';
+import { useFocusHeadingAfterSignIn } from './ui/focus';
 import { useShortcuts } from './ui/keys';
 import { Toasts } from './ui/toast';
 import { filtersQuery, readFilters } from './views/search';
@@ -54,7 +55,9 @@ function NavLink({ href, children }: { href: string; children: ReactNode }) {
 
 export function Layout({ email, children }: { email: string; children: ReactNode }) {
   const searchRef = useRef<HTMLInputElement>(null);
+  const mainRef = useRef<HTMLElement>(null);
   useShortcuts(searchRef);
+  useFocusHeadingAfterSignIn(mainRef);
   const signOut = useSignOut();
   const [, navigate] = useLocation();
   return (
@@ -77,7 +80,9 @@ export function Layout({ email, children }: { email: string; children: ReactNode
         </button>
       </header>
       {signOut.error ? <ErrorMessage error={signOut.error} /> : null}
-      <main className="main">{children}</main>
+      <main className="main" ref={mainRef}>
+        {children}
+      </main>
       <Toasts />
     </div>
   );

@@ -56,3 +56,40 @@ export function useFocusAfterRemoval(list: RefObject<HTMLElement | null>, fallba
     },
   };
 }
+
+let signingIn = false;
+
+/** Sign-in or sign-up was sent: the signed-in page that follows takes the focus to its heading. */
+export function noteSigningIn(on: boolean): void {
+  signingIn = on;
+}
+
+/**
+ * Signed in, the form that had the focus is gone and the browser drops it to the page: a keyboard
+ * or screen reader user started over from the top, with nothing said of where they landed. The
+ * page landed on (home, or the URL they came to) loads its data first, so once its main heading
+ * (`h1`) appears in `main` it takes the focus, as a newly made endpoint's title does, unless the
+ * focus went somewhere on purpose meanwhile.
+ */
+export function useFocusHeadingAfterSignIn(main: RefObject<HTMLElement | null>): void {
+  useEffect(() => {
+    const root = main.current;
+    if (!signingIn || !root) return;
+    signingIn = false;
+    const settle = (): boolean => {
+      const active = document.activeElement;
+      if (active !== null && active !== document.body) return true;
+      const heading = root.querySelector<HTMLElement>('h1');
+      if (!heading) return false;
+      if (!heading.hasAttribute('tabindex')) heading.tabIndex = -1;
+      heading.focus();
+      return true;
+    };
+    if (settle()) return;
+    const observer = new MutationObserver(() => {
+      if (settle()) observer.disconnect();
+    });
+    observer.observe(root, { childList: true, subtree: true });
+    return () => observer.disconnect();
+  }, [main]);
+}

@@ -5,7 +5,7 @@
  */
 import { useMemo, type ReactNode } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { useEndpoints } from '../api/queries';
+import { useEndpoints, useRequest } from '../api/queries';
 import { useSharedEndpoints } from '../api/teams';
 import { filterCaptures } from '../lib/filter';
 import { useLive } from '../live/use-live';
@@ -13,7 +13,7 @@ import { paths } from '../paths';
 import { ErrorMessage } from '../ui/error';
 import { RequestList } from '../ui/request-list';
 import { SplitPane } from '../ui/split-pane';
-import { useTitle } from '../ui/title';
+import { requestTitle, useTitle } from '../ui/title';
 import { EndpointHeader } from './endpoint-header';
 import { FirstArrival, FirstRequestHint, WaitingDetail } from './endpoint-waiting';
 import { ListFilter } from './list-filter';
@@ -59,7 +59,11 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
   };
   const suffix = query({});
   const shown = useMemo(() => filterCaptures(state.items, filter), [state.items, filter]);
-  useTitle(endpoint ? (rest === 'settings' ? `Settings: ${endpoint.name}` : endpoint.name) : null);
+  // The open request names the tab too (OpenRequest asks for one not in the list: the same query).
+  const listed = requestId ? state.items.find((c) => c.id === requestId) : undefined;
+  const fetched = useRequest(requestId && !listed ? requestId : null);
+  const open = listed ?? (fetched.data?.id === requestId ? fetched.data : undefined);
+  useTitle(!endpoint ? null : rest === 'settings' ? `Settings: ${endpoint.name}` : open ? `${requestTitle(open)} · ${endpoint.name}` : endpoint.name);
 
   // An error first: the shared list waits for mine, so it stays pending when mine failed.
   const listError = endpoints.error ?? (own ? null : shared.error);

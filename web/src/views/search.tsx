@@ -15,7 +15,7 @@ import { ErrorMessage } from '../ui/error';
 import { RequestList } from '../ui/request-list';
 import { SplitPane } from '../ui/split-pane';
 import { RequestDetail } from './request-detail';
-import { useTitle } from '../ui/title';
+import { requestTitle, useTitle } from '../ui/title';
 
 const PAGE = 50;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
@@ -58,7 +58,6 @@ export function SearchView({ requestId }: { requestId: string | null }) {
   const search = useSearch();
   const [, navigate] = useLocation();
   const filters = readFilters(search);
-  useTitle(filters.q ? `Search: ${filters.q}` : 'Search');
   const params = criteria(filters);
   const endpoints = useEndpoints();
   // Search covers endpoints shared with me too: name them and build their URLs as well.
@@ -89,6 +88,8 @@ export function SearchView({ requestId }: { requestId: string | null }) {
   const selected = items.find((c) => c.id === requestId);
   const fetched = useRequest(selected || !requestId ? null : requestId);
   const open = selected ?? fetched.data;
+  const searchTitle = filters.q ? `Search: ${filters.q}` : 'Search';
+  useTitle(open ? `${requestTitle(open)} · ${searchTitle}` : searchTitle);
   const endpointOf = (c: Capture) => byId.get(c.endpointId);
   // Its URL and cURL need its real endpoint, even before the endpoint lists have loaded.
   const openEndpoint = useCaptureEndpoint(open);

@@ -15,8 +15,10 @@ const FIELDS = ['mockResponse.status', 'mockResponse.headers', 'mockResponse.bod
 export function MockResponseForm({ endpoint }: { endpoint: Endpoint }) {
   const mock = endpoint.mockResponse;
   const [status, setStatus] = useState(String(mock?.status ?? 200));
-  const [headers, setHeaders] = useState(headerLines(mock?.headers ?? { 'content-type': 'application/json' }));
-  const [body, setBody] = useState(mock?.body ?? '{"received": true}');
+  // With no mock yet, the example is only placeholder text: pre-filled, it read as what the
+  // endpoint answers now (it answers the default), and a Save sent what was never typed.
+  const [headers, setHeaders] = useState(mock ? headerLines(mock.headers) : '');
+  const [body, setBody] = useState(mock?.body ?? '');
   const form = useEndpointForm(endpoint.slug, FIELDS);
   const { errorAt } = form;
 
@@ -41,7 +43,8 @@ export function MockResponseForm({ endpoint }: { endpoint: Endpoint }) {
             </>
           ) : (
             <>
-              Now: <strong>the default answer</strong>, <code>200 {'{"ok":true,"id":"req_…"}'}</code>.
+              Now: <strong>the default answer</strong>, <code>200 {'{"ok":true,"id":"req_…"}'}</code>. Fill in the fields below and
+              Save to answer with your own instead.
             </>
           )}
         </p>
@@ -56,10 +59,10 @@ export function MockResponseForm({ endpoint }: { endpoint: Endpoint }) {
           hint='One per line, as "Name: value". Cookies, framing headers and headers that act on the whole site (such as Strict-Transport-Security) are refused.'
           error={errorAt('mockResponse.headers')}
         >
-          <textarea rows={3} spellCheck={false} className="mono" value={headers} onChange={(e) => setHeaders(e.target.value)} />
+          <textarea rows={3} spellCheck={false} className="mono" placeholder="content-type: application/json" value={headers} onChange={(e) => setHeaders(e.target.value)} />
         </Field>
         <Field label="Body" hint="Sent as text, exactly as written." error={errorAt('mockResponse.body') ?? errorAt('mockResponse')}>
-          <textarea rows={5} spellCheck={false} className="mono" value={body} onChange={(e) => setBody(e.target.value)} />
+          <textarea rows={5} spellCheck={false} className="mono" placeholder='{"received": true}' value={body} onChange={(e) => setBody(e.target.value)} />
         </Field>
         <EndpointFormFooter form={form} off={mock ? { label: 'Use the default answer', onClick: () => form.save({ mockResponse: null }) } : null} />
       </form>
