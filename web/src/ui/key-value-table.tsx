@@ -1,36 +1,25 @@
 /** Name/value pairs as a table: headers, query parameters, form fields. Values are shown as text. */
-import { useId, useLayoutEffect, useRef, useState } from 'react';
+import { useId } from 'react';
+import { useFold } from './fold';
 
 /** Shorter values never fill the folded lines, even in a phone's narrow column: no measuring. */
 const FOLD_FROM = 80;
 
 /**
  * A long value (a 3,000-character token from a sender) folded to a few lines with Show all, as the
- * detail's long URL is, so one header does not push the rest of the table 40 lines down. Whether
- * it overflows depends on the pane's width, so it is measured, and again on a resize.
+ * detail's long URL is, so one header does not push the rest of the table 40 lines down.
  */
 function FoldedValue({ name, value }: { name: string; value: string }) {
   const id = useId();
-  const ref = useRef<HTMLSpanElement>(null);
-  const [expanded, setExpanded] = useState(false);
-  const [overflows, setOverflows] = useState(false);
-  useLayoutEffect(() => {
-    const el = ref.current;
-    if (!el || expanded) return;
-    const measure = () => setOverflows(el.scrollHeight > el.clientHeight + 1);
-    measure();
-    const observer = new ResizeObserver(measure);
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, [value, expanded]);
+  const { ref, expanded, toggleable, toggle } = useFold<HTMLSpanElement>(value);
   return (
     <>
       <span ref={ref} id={id} className={expanded ? 'kv-value' : 'kv-value clamped'}>
         {value}
       </span>
-      {overflows || expanded ? (
+      {toggleable ? (
         // Named for its row: a table of several long values has several of these.
-        <button type="button" className="small kv-toggle" aria-expanded={expanded} aria-controls={id} aria-label={`${expanded ? 'Show less' : 'Show all'} of ${name}`} onClick={() => setExpanded(!expanded)}>
+        <button type="button" className="small kv-toggle" aria-expanded={expanded} aria-controls={id} aria-label={`${expanded ? 'Show less' : 'Show all'} of ${name}`} onClick={toggle}>
           {expanded ? 'Show less' : 'Show all'}
         </button>
       ) : null}

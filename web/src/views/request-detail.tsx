@@ -3,7 +3,7 @@
  * form table, text) and exactly as it arrived (raw, hex), plus cURL, HAR and the body to take
  * away. Everything captured is shown as text: React escapes it; nothing is parsed as HTML.
  */
-import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { type ReactNode } from 'react';
 import { errorText, type Capture } from '../api/client';
 import { bodyBytes, bodyFilename } from '../lib/body';
 import { copyText, download } from '../lib/browser';
@@ -19,6 +19,7 @@ import { useDetailKeys } from '../ui/keys';
 import { EventBadge, ProviderIcon } from '../ui/provider';
 import { MethodBadge, SignatureBadge } from '../ui/request-row';
 import { RelativeTime } from '../ui/time';
+import { useFold } from '../ui/fold';
 import { announce } from '../ui/toast';
 import { BodyView } from './body-view';
 
@@ -29,29 +30,17 @@ import { BodyView } from './body-view';
  * focus. **Show full URL** unfolds it; the heading's text (what a screen reader reads) is always whole.
  */
 function DetailTitle({ method, url }: { method: string; url: string }) {
-  const urlRef = useRef<HTMLSpanElement>(null);
-  const [expanded, setExpanded] = useState(false);
-  const [overflows, setOverflows] = useState(false);
-  useLayoutEffect(() => {
-    const el = urlRef.current;
-    if (!el || expanded) return;
-    const measure = () => setOverflows(el.scrollHeight > el.clientHeight + 1);
-    measure();
-    // The pane's width decides how many lines the URL takes (a resized window, a rotated phone).
-    const observer = new ResizeObserver(measure);
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, [url, expanded]);
+  const { ref, expanded, toggleable, toggle } = useFold<HTMLSpanElement>(url);
   return (
     <>
       <h2 id="detail-title" className="detail-title" tabIndex={-1}>
         <MethodBadge method={method} />{' '}
-        <span ref={urlRef} id="detail-url" className={expanded ? 'detail-url' : 'detail-url clamped'} dir="ltr">
+        <span ref={ref} id="detail-url" className={expanded ? 'detail-url' : 'detail-url clamped'} dir="ltr">
           {url}
         </span>
       </h2>
-      {overflows || expanded ? (
-        <button type="button" className="small detail-url-toggle" aria-expanded={expanded} aria-controls="detail-url" onClick={() => setExpanded(!expanded)}>
+      {toggleable ? (
+        <button type="button" className="small detail-url-toggle" aria-expanded={expanded} aria-controls="detail-url" onClick={toggle}>
           {expanded ? 'Show less' : 'Show full URL'}
         </button>
       ) : null}
