@@ -52,6 +52,15 @@ describe('detectProvider: realistic deliveries', () => {
     expect(result.event.length).toBe(200);
   });
 
+  test('control characters and bidi overrides in event names become U+FFFD', () => {
+    const body = JSON.stringify({ id: 'evt_1', type: 'invoice.\u001b]0;owned\u0007paid\u202e\u0085' });
+    const result = detectProvider({ headers: { 'stripe-signature': 't=1,v1=00' }, body, contentType: 'application/json', method: 'POST', query: {} });
+    expect(result).toEqual({ provider: 'stripe', event: 'invoice.\ufffd]0;owned\ufffdpaid\ufffd\ufffd' });
+    // An ordinary name is returned as read, non-ASCII letters included.
+    const plain = detectProvider({ headers: { 'stripe-signature': 't=1,v1=00' }, body: JSON.stringify({ type: 'facture.payée' }), contentType: 'application/json', method: 'POST', query: {} });
+    expect(plain.event).toBe('facture.payée');
+  });
+
   test('a header-identified sender with an unparseable body still gets a provider', () => {
     const result = detectProvider({ headers: { 'stripe-signature': 't=1,v1=00' }, body: '{not json', contentType: 'application/json', method: 'POST', query: {} });
     expect(result).toEqual({ provider: 'stripe', event: '' });

@@ -29,6 +29,20 @@ const SCAN_HEAD = 2048;
 const SCAN_TAIL = 512;
 /** Longer event names are cut; they come from sender-controlled fields. */
 const EVENT_MAX = 200;
+/**
+ * Control characters (C0, DEL, C1) and bidirectional overrides, which no sender's event name
+ * holds: in a name shown by terminals and list views they could recolour, retitle or reorder what
+ * is shown. Each becomes U+FFFD, so the name still shows that something was there. The body keeps
+ * them (its bytes are stored as sent); only this derived field is cleaned.
+ */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** An event name as stored: cut to EVENT_MAX, unprintable characters replaced. */
+function cleanEvent(name: string): string {
+  const cut = name.length > EVENT_MAX ? name.slice(0, EVENT_MAX) : name;
+  UNPRINTABLE.lastIndex = 0;
+  return UNPRINTABLE.test(cut) ? cut.replace(UNPRINTABLE, '\ufffd') : cut;
+}
 
 export interface Compiled {
   /** Position in the table: lower wins when several fingerprints are triggered. */
@@ -425,7 +439,7 @@ function eventName(request: RequestView, rules: readonly EventRule[]): string {
       }
       name = name === '' ? value : `${name}.${value}`;
     }
-    if (complete && name !== '') return name.length > EVENT_MAX ? name.slice(0, EVENT_MAX) : name;
+    if (complete && name !== '') return cleanEvent(name);
   }
   return '';
 }
