@@ -5,7 +5,8 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
-import { call, newAccount, type Reply } from '../support/client';
+import { call, eventually, newAccount, type Reply } from '../support/client';
+import { verificationLinksIn } from './password-reset-support';
 
 /** The Stripe webhook signing secret the suites start their servers with. */
 export const STRIPE_SECRET = 'whsec_teams_suite_0123456789abcdef';
@@ -138,3 +139,7 @@ export function outbox(dataDir: string): OutboxMail[] {
 }
 
 export const mailTo = (dataDir: string, email: string) => outbox(dataDir).filter((m) => m.to === email);
+
+/** The token of the sign-up's address-verification link to `email`, from the outbox (these suites send no SMTP). */
+export const verificationToken = (dataDir: string, email: string): Promise<string> =>
+  eventually(async () => verificationLinksIn(mailTo(dataDir, email))[0]?.token ?? null, 10_000);

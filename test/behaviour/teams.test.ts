@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
-import { call, eventually, itemAt, newAccount } from '../support/client';
+import { call, itemAt, newAccount } from '../support/client';
 import { describeBackends } from '../support/suite';
-import { createTeam, joinTeam, mailTo, paidTeam, TEAMS_ENV, type Team } from './teams-support';
+import { createTeam, joinTeam, paidTeam, TEAMS_ENV, verificationToken, type Team } from './teams-support';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -231,8 +231,7 @@ describeBackends(
         const t = await paidTeam(h.url, owner);
         await joinTeam(h.url, owner, t, proven);
         await joinTeam(h.url, owner, t, unproven);
-        // The sign-up's verification link, from the outbox (this suite sends no SMTP).
-        const link = await eventually(async () => mailTo(h.server.dataDir, proven.email).map((m) => /verify-email#token=(evf_[\w-]{43})/.exec(m.text)?.[1]).find(Boolean));
+                const link = await verificationToken(h.server.dataDir, proven.email);
         expect((await call(h.url, 'POST', '/api/auth/verify-email', { body: { token: link } })).status).toBe(200);
         const listed = (await call(h.url, 'GET', `/api/teams/${t.id}/members`, { token: owner.key })).body.members;
         expect(listed.map((m) => [m.email, m.emailVerified])).toEqual([

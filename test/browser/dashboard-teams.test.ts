@@ -7,7 +7,7 @@
  */
 import { expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
-import { createTeam, joinTeam, mailTo, nowSeconds, paidTeam, setStripeSubscription, TEAMS_ENV } from '../behaviour/teams-support';
+import { createTeam, joinTeam, mailTo, nowSeconds, paidTeam, setStripeSubscription, TEAMS_ENV, verificationToken } from '../behaviour/teams-support';
 import { unnamedControls } from '../support/a11y';
 import { openPage, signUpAccount, type Account, useChromium, CHROMIUM_SKIP, createEndpoint } from '../support/browser';
 import { call, eventually, newAccount } from '../support/client';
@@ -373,7 +373,7 @@ describeBackends(
       const team = await paidTeam(h.url, owner, 5, 'Proofs');
       await joinTeam(h.url, owner, team, proven);
       await joinTeam(h.url, owner, team, unproven);
-      const token = await eventually(async () => mailTo(h.server.dataDir, proven.email).map((m) => /verify-email#token=(evf_[\w-]{43})/.exec(m.text)?.[1]).find(Boolean));
+      const token = await verificationToken(h.server.dataDir, proven.email);
       expect((await call(h.url, 'POST', '/api/auth/verify-email', { body: { token } })).status).toBe(200);
       const o = await openPage(chromium(), h.url, owner);
       try {
@@ -435,7 +435,7 @@ describeBackends(
         expect((await call(h.url, 'GET', '/api/invites', { token: invitee.key })).body.map((x) => x.id)).toEqual([inviteId]);
 
         // Confirmed with the sign-up's link, the same button now joins.
-        const token = await eventually(async () => mailTo(h.server.dataDir, invitee.email).map((m) => /verify-email#token=(evf_[\w-]{43})/.exec(m.text)?.[1]).find(Boolean));
+        const token = await verificationToken(h.server.dataDir, invitee.email);
         expect((await call(h.url, 'POST', '/api/auth/verify-email', { body: { token } })).status).toBe(200);
         await i.page.getByRole('button', { name: 'Accept the invite to Gatekept' }).click();
         await i.page.getByRole('heading', { name: 'Gatekept', level: 1 }).waitFor();
