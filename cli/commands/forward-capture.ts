@@ -6,6 +6,7 @@ import type { Capture } from '../../client/index';
 import { captureQuery, rebuildRequest, targetUrl } from '../../src/model/render';
 import { deliver, DeliveryError, UNKNOWN_HOST_HINT } from '../deliver';
 import { CliError } from '../errors';
+import { alignedLine, terminalColumns, type Part } from '../columns';
 import { clock, err, out, paint, pathWithQuery, printable, statusColor, type Style } from '../output';
 import type { ListenOptions } from './listen';
 
@@ -46,14 +47,30 @@ export function captureForwarder(opts: ListenOptions, style: Style, errStyle: St
       out(JSON.stringify({ id: c.id, receivedAt: c.receivedAt, method: c.method, path, url, ...line, latencyMs, ok: line.status !== null && line.status < 500 && !line.error }));
       return;
     }
-    const head = `${paint(style, 'gray', clock(c.receivedAt))}  ${paint(style, 'bold', c.method.padEnd(6))} ${path}`;
-    const tries = line.attempts > 1 ? paint(style, 'gray', ` (${line.attempts} attempts)`) : '';
-    if (line.status !== null && line.status < 500 && !line.error) {
-      out(`${head}  → ${paint(style, statusColor(line.status), String(line.status))}  ${Math.round(line.latencyMs ?? 0)} ms${tries}`);
-    } else {
+    const ok = line.status !== null && line.status < 500 && !line.error;
+    const tries = line.attempts > 1 ? `(${line.attempts} attempts)` : '';
+    const parts: Part[] = [{ text: path }];
+    if (ok) parts.push({ text: tries, color: 'gray', whole: true });
+    else {
       const what = line.status !== null ? `answered ${line.status}` : (line.error ?? 'failed');
-      out(`${head}  ${paint(style, 'red', `✗ ${what}`)}${tries} · resend with: hookcap replay ${c.id} --to '${url}'${opts.insecure ? ' --insecure' : ''}`);
+      parts.push({ text: `${what}${tries ? ` ${tries}` : ''}`, color: 'red', whole: true });
+      // Never cut: it is there to be copied.
+      parts.push({ text: `resend with: hookcap replay ${c.id} --to '${url}'${opts.insecure ? ' --insecure' : ''}`, whole: true });
     }
+    const result = line.status === null ? '✗' : `${ok ? '→' : '✗'} ${line.status}`;
+    out(
+      alignedLine(
+        style,
+        terminalColumns(),
+        [
+          { text: clock(c.receivedAt), width: 8, color: 'gray' },
+          { text: c.method, width: 7, color: 'bold' },
+          { text: result, width: 5, color: ok && line.status !== null ? statusColor(line.status) : 'red' },
+          { text: line.latencyMs === null ? '' : `${Math.round(line.latencyMs)} ms`, width: 8, right: true },
+        ],
+        parts,
+      ),
+    );
   };
 
   const forwardOne = async (c: Capture): Promise<Outcome> => {
