@@ -3,7 +3,7 @@
  * failures and 5xx, waited for while the app refuses connections, and reported in one line.
  */
 import type { Capture } from '../../client/index';
-import { captureQuery, rebuildRequest, targetUrl } from '../../src/model/render';
+import { captureQuery, rebuildRequest, shellQuote, targetUrl } from '../../src/model/render';
 import { deliver, DeliveryError, UNKNOWN_HOST_HINT } from '../deliver';
 import { CliError } from '../errors';
 import { alignedLine, terminalColumns, type Part } from '../columns';
@@ -54,8 +54,9 @@ export function captureForwarder(opts: ListenOptions, style: Style, errStyle: St
     else {
       const what = line.status !== null ? `answered ${line.status}` : (line.error ?? 'failed');
       parts.push({ text: `${what}${tries ? ` ${tries}` : ''}`, color: 'red', whole: true });
-      // Never cut: it is there to be copied.
-      parts.push({ text: `resend with: hookcap replay ${c.id} --to '${url}'${opts.insecure ? ' --insecure' : ''}`, whole: true });
+      // Never cut: it is there to be copied. Quoted for the shell it is pasted into: a sender picks
+      // the path, and `'` `;` `$(…)` are all legal in one.
+      parts.push({ text: `resend with: hookcap replay ${c.id} --to ${printable(shellQuote(url))}${opts.insecure ? ' --insecure' : ''}`, whole: true });
     }
     const result = line.status === null ? '✗' : `${ok ? '→' : '✗'} ${line.status}`;
     out(

@@ -331,6 +331,23 @@ describeBackends(
       await cli.stop();
     });
 
+    test("a failure's resend command is quoted for the shell it is pasted into, whatever the sender put in the path", async () => {
+      const s = await setup(h.url);
+      s.app.answer = () => new Response('no', { status: 500 });
+      const cli = await listen(s, ['--retries', '0']);
+      // A sender picks the path: `'`, `;` and `$(…)` are legal in one.
+      const evil = "/bad';touch$IFS.pwned;'$(id)";
+      const id = await send(h.url, s.slug, evil);
+      await cli.until(() => cli.lines.length === 1);
+      const command = /resend with: (hookcap replay \S+ --to (.*))$/.exec(cli.lines[0] ?? '');
+      expect(command?.[1]).toStartWith(`hookcap replay ${id} --to `);
+      // The shell reads the quoted URL back as the URL itself, and runs nothing in it.
+      const sh = Bun.spawn(['bash', '-c', `printf %s ${command?.[2] ?? ''}`], { cwd: s.cli.configHome, stdout: 'pipe' });
+      expect(await new Response(sh.stdout).text()).toBe(`${s.app.url}/hooks${evil}`);
+      expect(existsSync(join(s.cli.configHome, '.pwned'))).toBe(false);
+      await cli.stop();
+    });
+
     test('--concurrency forwards several at once, each once; --since forwards what came before; --no-resume skips what was missed', async () => {
       const s = await setup(h.url);
       const early = await send(h.url, s.slug, '/early', { body: 'early' });
