@@ -82,6 +82,26 @@ describe('usage', () => {
       expect(r.stderr).not.toContain('    at ');
     }
   });
+
+  test('a command missing both its argument and a required option is told about the argument first, as its usage line orders them', async () => {
+    const e = env({ HOOKCAP_API_KEY: 'svc_x' });
+    const cases: [string[], string, string][] = [
+      [['listen'], 'slug', '--forward'],
+      [['listen', '--forward', 'http://127.0.0.1:1'], 'slug', '--forward'],
+      [['export'], 'slug', '--format'],
+      [['replay'], 'request_id', '--to'],
+    ];
+    for (const [args, argument, option] of cases) {
+      const r = await runCli(args, e.env);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toBe(`error: missing required argument '${argument}'\n(add --help for usage)\n`);
+      expect(r.stderr).not.toContain(option);
+    }
+    // The argument given, the option is still required, said the same way.
+    const r = await runCli(['replay', 'req_01M8HXZ1QKF5SXQ7SMQ5AYS9P6'], e.env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("error: required option '--to <url>' not specified\n(add --help for usage)\n");
+  });
 });
 
 describe('status lines', () => {
