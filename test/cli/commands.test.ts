@@ -37,7 +37,10 @@ describe('usage', () => {
       // Where a command's help is read, the key and the address it needs are named too.
       expect(r.stdout, args.join(' ')).toContain('--key <key>');
       expect(r.stdout, args.join(' ')).toContain('--api-url <url>');
+      // --version is the program's: in its help only, not among a command's global options.
+      if (args.length > 0) expect(r.stdout, args.join(' ')).not.toContain('--version');
     }
+    expect((await runCli(['--help'], e.env)).stdout).toMatch(/-V, --version\s+output the version number/);
     const required: [string[], string][] = [[['listen'], '--forward <url>'], [['replay'], '--to <url>'], [['export'], '--format <format>']];
     for (const [args, option] of required) {
       const r = await runCli([...args, '--help'], e.env);
