@@ -36,9 +36,16 @@ export interface Outcome {
  * Forwards captures as `opts` say; `stop` stops the run (on a configuration error every capture
  * would meet, which `fatal` then holds).
  */
-export function captureForwarder(opts: ListenOptions, style: Style, errStyle: Style, stop: { signal: AbortSignal; stop(): void }): { forwardOne(c: Capture): Promise<Outcome>; readonly fatal: CliError | null } {
+export function captureForwarder(
+  opts: ListenOptions,
+  style: Style,
+  errStyle: Style,
+  stop: { signal: AbortSignal; stop(): void },
+): { forwardOne(c: Capture): Promise<Outcome>; readonly fatal: CliError | null; readonly sending: number } {
   /** A configuration error that every capture would meet (a refused certificate): listen stops with it. */
   let fatal: CliError | null = null;
+  /** Attempts sent and not yet answered: what a stop waits for (a wait for the app or a retry ends at once). */
+  let sending = 0;
 
   const report = (c: Capture, url: string, line: { status: number | null; latencyMs: number | null; attempts: number; error?: string }) => {
     const path = pathWithQuery(c.path, captureQuery(c));
@@ -84,7 +91,8 @@ export function captureForwarder(opts: ListenOptions, style: Style, errStyle: St
       let status: number | null = null;
       let latencyMs: number | null = null;
       try {
-        const answer = await deliver(request, { timeoutMs: opts.timeout * 1000, insecure: opts.insecure === true });
+        sending++;
+        const answer = await deliver(request, { timeoutMs: opts.timeout * 1000, insecure: opts.insecure === true }).finally(() => sending--);
         if (answer.status < 500) {
           report(c, url, { status: answer.status, latencyMs: answer.latencyMs, attempts: attempt });
           return { handled: true };
@@ -143,6 +151,9 @@ export function captureForwarder(opts: ListenOptions, style: Style, errStyle: St
     forwardOne,
     get fatal() {
       return fatal;
+    },
+    get sending() {
+      return sending;
     },
   };
 }

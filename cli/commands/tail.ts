@@ -85,7 +85,8 @@ export function tailLine(c: Capture, style: Style): string {
 
 /** Prints each capture as it arrives: time, method, path, size, detected sender and event, answered status. */
 export async function tail(client: HookcapClient, slug: string, opts: TailOptions, style: Style): Promise<number> {
-  const stop = stopOnSignals('output');
+  // Nothing to finish: a line is printed whole as it comes, so Ctrl-C stops at once, quietly.
+  const stop = stopOnSignals(() => null);
   const matcher: RequestMatcher = {
     method: opts.method,
     path: opts.path,

@@ -348,6 +348,80 @@ describeBackends(
       await cli.stop();
     });
 
+    test('Ctrl-C with a forward in flight to a slow app: says how long it waits (--timeout) and that a second Ctrl-C quits; the answer is waited for, exit 0', async () => {
+      const s = await setup(h.url);
+      s.app.answer = async () => {
+        await Bun.sleep(2_500);
+        return new Response('slow');
+      };
+      const cli = await listen(s, ['--timeout', '20']);
+      await send(h.url, s.slug, '/slow', { body: 'slow' });
+      await cli.until(() => s.app.arrived.length === 1);
+      cli.proc.kill('SIGINT');
+      await cli.until(() => cli.stderr.includes('stopping'));
+      expect(cli.stderr).toContain('stopping: waiting up to 20 s (--timeout) for the app to answer the forward in flight (Ctrl-C again to quit now)\n');
+      expect(await cli.proc.exited).toBe(0);
+      expect(cli.lines).toEqual([expect.stringMatching(/→ 200 +\d+ ms {2}\/slow$/)]);
+
+      // Nothing in flight: nothing to wait for, nothing said.
+      const idle = await listen(s);
+      expect(await idle.stop('SIGINT')).toBe(0);
+      expect(idle.stderr).not.toContain('stopping');
+    });
+
+    test('Ctrl-C twice with a forward in flight: quits at once (130), and the next run forwards that capture again', async () => {
+      const s = await setup(h.url);
+      s.app.answer = async (req) => {
+        if (text(req.body) === 'stuck') await Bun.sleep(60_000);
+        return new Response('ok');
+      };
+      const cli = await listen(s, ['--timeout', '50']);
+      await send(h.url, s.slug, '/stuck', { body: 'stuck' });
+      await cli.until(() => s.app.arrived.length === 1);
+      cli.proc.kill('SIGINT');
+      await cli.until(() => cli.stderr.includes('waiting up to 50 s'));
+      const second = Date.now();
+      expect(await cli.stop('SIGINT')).toBe(130);
+      expect(Date.now() - second).toBeLessThan(3_000);
+      expect(cli.lines).toEqual([]);
+
+      s.app.answer = () => new Response('ok');
+      const rerun = await listen(s);
+      await rerun.until(() => rerun.lines.length === 1);
+      expect(bodiesOf(s.app.arrived)).toEqual(['stuck', 'stuck']);
+      await rerun.stop();
+    });
+
+    test('Ctrl-C while an app trickles its answer a byte at a time: the stop ends within --timeout, as said, and the capture is left for the next run', async () => {
+      const s = await setup(h.url);
+      // Each byte restarts a socket's idle timer: only a bound on the whole exchange ends this.
+      s.app.answer = () =>
+        new Response(
+          new ReadableStream({
+            async pull(controller) {
+              await Bun.sleep(200);
+              controller.enqueue(new Uint8Array([0x2e]));
+            },
+          }),
+        );
+      const cli = await listen(s, ['--timeout', '3']);
+      await send(h.url, s.slug, '/trickle', { body: 'trickle' });
+      await cli.until(() => s.app.arrived.length === 1);
+      cli.proc.kill('SIGINT');
+      const stopped = Date.now();
+      await cli.until(() => cli.stderr.includes('stopping'));
+      expect(cli.stderr).toContain('stopping: waiting up to 3 s (--timeout)');
+      expect(await cli.proc.exited).toBe(0);
+      expect(Date.now() - stopped).toBeLessThan(3_000 + 2_000);
+      // Cut short, not given up on: neither reported nor saved as handled.
+      expect(cli.lines).toEqual([]);
+      s.app.answer = () => new Response('ok');
+      const rerun = await listen(s);
+      await rerun.until(() => rerun.lines.length === 1);
+      expect(bodiesOf(s.app.arrived)).toEqual(['trickle', 'trickle']);
+      await rerun.stop();
+    });
+
     test('--concurrency forwards several at once, each once; --since forwards what came before; --no-resume skips what was missed', async () => {
       const s = await setup(h.url);
       const early = await send(h.url, s.slug, '/early', { body: 'early' });
