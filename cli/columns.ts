@@ -24,7 +24,10 @@ export interface Part {
 }
 
 const GAP = '  ';
-/** A part is cut to no fewer columns than this (or its own width): `/hoo…` still says which path. */
+/**
+ * When a part that may not be cut (the resend command) wraps the line anyway, the others are cut
+ * to no fewer columns than this (or their own width): `/hooks/strip…` still says which path.
+ */
 const MIN_CUT = 12;
 const ELLIPSIS = '…';
 
@@ -63,15 +66,16 @@ export function terminalColumns(): number | null {
 }
 
 /**
- * Shrinks the parts that may be cut, the widest first, until the free text fits `room` columns
- * (or each is down to MIN_CUT, and the line wraps): a long path beside a short event gives way,
- * and the event stays whole.
+ * Shrinks the parts that may be cut, the widest first, until the free text fits `room` columns:
+ * a long path beside a short event gives way, and the event stays whole. When the parts that may
+ * not be cut leave no room, the line wraps whatever is cut, and the others keep MIN_CUT columns.
  */
 function fitParts(parts: Part[], room: number): string[] {
   const texts = parts.map((p) => p.text);
   const widths = texts.map(widthOf);
-  const floors = widths.map((w, i) => (parts[i]?.whole ? w : Math.min(w, MIN_CUT)));
   const total = () => widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1);
+  const least = widths.reduce((n, w, i) => n + (parts[i]?.whole ? w : 1), 0) + GAP.length * (widths.length - 1);
+  const floors = widths.map((w, i) => (parts[i]?.whole ? w : Math.min(w, least > room ? MIN_CUT : 1)));
   while (total() > room) {
     let widest = -1;
     for (const [i, w] of widths.entries()) {

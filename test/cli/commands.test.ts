@@ -365,6 +365,15 @@ describeBackends('hookcap commands', (h) => {
     expect(shown[1]).toMatch(new RegExp(`${sent[1]?.id} {2}/a/path/much/.*…$`));
     expect(shown[0]).toEndWith('  /stripe  stripe invoice.paid');
     expect(shown.map((l) => l.indexOf('req_'))).toEqual(lines.map((l) => l.indexOf('req_')));
+
+    // 80 columns leave 13 for the path and the event: both cut, rather than a line that wraps.
+    const narrow = new TtyCli(['tail', ep.slug, '--since', '1h', '--count', '5', '--timeout', '30'], e.env, { columns: 80 });
+    cleanups.push(() => narrow.kill());
+    expect(await narrow.exited()).toBe(0);
+    const cramped = narrow.output.split(/\r?\n/).filter((l) => l.includes('req_'));
+    expect(cramped.length).toBe(5);
+    for (const l of cramped) expect(Bun.stringWidth(l), l).toBeLessThanOrEqual(80);
+    expect(cramped[0]).toMatch(/ {2}\/st\S*… {2}st\S*…$/);
   });
 
   test("a sender's control characters (an event type with ESC and BEL) reach the terminal as visible escapes, never raw; --json keeps the value", async () => {
