@@ -72,7 +72,8 @@ function send(req: RebuiltRequest, url: URL, address: string | null, opts: Deliv
   if (req.body.length > 0 || !['GET', 'HEAD', 'DELETE', 'OPTIONS'].includes(req.method)) headers['content-length'] = String(req.body.length);
   const keep = opts.keepBytes ?? 0;
   const started = performance.now();
-  return new Promise<Delivered>((resolve, reject) => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const exchange = new Promise<Delivered>((resolve, reject) => {
     const fail = (message: string, certificate = false, refused = false, unknownHost = false) => reject(new DeliveryError(message, certificate, refused, unknownHost));
     const tls = url.protocol === 'https:' && opts.insecure ? { rejectUnauthorized: false } : {};
     // The Host header and the certificate's name stay the URL's when the address is given.
@@ -97,10 +98,12 @@ function send(req: RebuiltRequest, url: URL, address: string | null, opts: Deliv
       });
       res.on('error', (e) => fail(`the answer broke off: ${e.message}`));
     });
-    request.setTimeout(opts.timeoutMs, () => {
+    // The whole exchange, not the socket's idleness (request.setTimeout): an app trickling its
+    // answer a byte at a time would otherwise hold listen, and a Ctrl-C waiting on it, forever.
+    timer = setTimeout(() => {
       request.destroy();
       fail(`no answer within ${opts.timeoutMs / 1000} s`);
-    });
+    }, opts.timeoutMs);
     request.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'ECONNREFUSED') fail(`connection refused by ${url.host}`, false, true);
       else if (CERTIFICATE_CODES.test(e.code ?? '')) fail(`${url.host}'s certificate was refused: ${e.message}`, true);
@@ -110,4 +113,5 @@ function send(req: RebuiltRequest, url: URL, address: string | null, opts: Deliv
     });
     request.end(req.body.length > 0 ? req.body : undefined);
   });
+  return exchange.finally(() => clearTimeout(timer));
 }

@@ -17,7 +17,7 @@ import { replay, send } from './commands/replay';
 import { describeError, EXIT_USAGE, UsageError } from './errors';
 import { err, styleFor, type Style } from './output';
 import type { HeaderFilter } from '../src/stores/captures/types';
-import { bodySource, captureIdArg, checkForwardTarget, collectHeader, collectHeaderFilter, duration, headerFilterParam, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
+import { bodySource, captureIdArg, checkForwardTarget, checkRequiredOptions, requiredOption, collectHeader, collectHeaderFilter, duration, headerFilterParam, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
 
 interface GlobalFlags {
   apiUrl?: string;
@@ -52,10 +52,19 @@ const program = new Command('hookcap')
   .option('--no-color', 'plain output even on a terminal (also NO_COLOR=1)')
   // `login --help` listed no option at all, yet it is `login --key svc_…`: every command's help
   // shows the program's options too.
-  .configureHelp({ showGlobalOptions: true })
+  // `-V, --version` is the program's, not a command's: listed in the top-level help only.
+  .configureHelp({
+    showGlobalOptions: true,
+    visibleGlobalOptions: (cmd) => {
+      const global: Option[] = [];
+      for (let up = cmd.parent; up; up = up.parent) global.push(...up.options.filter((o) => !o.hidden && o.long !== '--version'));
+      return global;
+    },
+  })
   .showHelpAfterError('(add --help for usage)')
   .exitOverride()
-  .configureOutput({ outputError: (text, write) => write(text) });
+  .configureOutput({ outputError: (text, write) => write(text) })
+  .hook('preAction', (_program, command) => checkRequiredOptions(command));
 
 program
   .command('login')
@@ -152,7 +161,7 @@ forwardingOptions(
     .command('listen')
     .description('forward every capture of an endpoint to a local URL, live, resuming where it stopped')
     .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
-    .addOption(new Option('--forward <url>', 'required: where to send captures, e.g. http://127.0.0.1:4000/hooks').argParser(httpUrl('--forward')).makeOptionMandatory()),
+    .addOption(requiredOption('--forward <url>', 'where to send captures, e.g. http://127.0.0.1:4000/hooks').argParser(httpUrl('--forward'))),
 ).action(act(async (slug: string, flags: ListenFlags, cmd: Command) => runListen(slug, flags, cmd)));
 
 forwardingOptions(
@@ -214,7 +223,7 @@ program
   .command('replay')
   .description('send one stored capture again, from this machine (localhost works)')
   .argument('<request_id>', 'req_…', captureIdArg)
-  .addOption(new Option('--to <url>', 'required: where to send it, exactly as given').argParser(httpUrl('--to')).makeOptionMandatory())
+  .addOption(requiredOption('--to <url>', 'where to send it, exactly as given').argParser(httpUrl('--to')))
   .option('-H, --header <header>', "set a header ('name: value'), or remove one ('name:'); repeatable", collectHeader, [])
   .option('--body <@file|text>', 'another body: @file, @- for stdin, or the text itself')
   .option('--timeout <seconds>', 'for the whole exchange', integer('--timeout', 1), 30)
@@ -230,7 +239,7 @@ program
   .command('export')
   .description('every capture of an endpoint as HAR 1.2, NDJSON request records, or a shell script of cURL commands')
   .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
-  .addOption(new Option('--format <format>', 'required: har, ndjson or curl').argParser(oneOf('--format', ['har', 'ndjson', 'curl'] as const)).makeOptionMandatory())
+  .addOption(requiredOption('--format <format>', 'har, ndjson or curl').argParser(oneOf('--format', ['har', 'ndjson', 'curl'] as const)))
   .option('--since <time>', 'only captures since then (30s, 15m, 2h, 7d, 1w, ms or ISO 8601)', timeBound('--since'))
   .option('--until <time>', 'only captures until then (default: now)', timeBound('--until'))
   .option('--q <text>', 'only captures with this text in path, body, header values or query, or a header of this name')

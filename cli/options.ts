@@ -1,5 +1,6 @@
 /** Option values checked as they are parsed: a bad one is a usage error (exit 2) that names it. */
 import { readFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
 import { AppError } from '../src/errors';
 import { captureIdFloor, isCaptureId, isSlug } from '../src/ids';
 import { parseHeaderFilter } from '../src/services/search-params';
@@ -151,4 +152,25 @@ export function checkForwardTarget(slug: string, forward: string): void {
     `${forward} is the capture URL of ${slug} itself: every capture forwarded there would be captured again and forwarded again, without end`,
     'forward to your app instead, e.g. --forward http://127.0.0.1:4000/hooks',
   );
+}
+
+/**
+ * Options a command cannot go without (`listen --forward`, `replay --to`, `export --format`).
+ * Commander checks its own mandatory options before the arguments, so `hookcap listen`, missing
+ * its slug too, was told about `--forward` first; these are checked after the arguments
+ * (`checkRequiredOptions`, in a preAction hook), so the slug comes first, as the usage line has it.
+ */
+const REQUIRED = new WeakSet<Option>();
+
+/** An option `checkRequiredOptions` insists on; its help says `required:` first. */
+export function requiredOption(flags: string, description: string): Option {
+  const option = new Option(flags, `required: ${description}`);
+  REQUIRED.add(option);
+  return option;
+}
+
+/** Refuses, as commander refuses a missing argument (exit 2), the first required option `cmd` was not given. */
+export function checkRequiredOptions(cmd: Command): void {
+  const missing = cmd.options.find((o) => REQUIRED.has(o) && cmd.getOptionValue(o.attributeName()) === undefined);
+  if (missing) cmd.error(`error: required option '${missing.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue', exitCode: 2 });
 }

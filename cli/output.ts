@@ -5,7 +5,7 @@ export interface Style {
 }
 
 const CODES = { red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36, gray: 90, bold: 1, dim: 2 } as const;
-type Paint = keyof typeof CODES;
+export type Paint = keyof typeof CODES;
 
 export function paint(style: Style, color: Paint, text: string): string {
   return style.color ? `\u001b[${CODES[color]}m${text}\u001b[0m` : text;

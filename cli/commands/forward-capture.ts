@@ -3,9 +3,10 @@
  * failures and 5xx, waited for while the app refuses connections, and reported in one line.
  */
 import type { Capture } from '../../client/index';
-import { captureQuery, rebuildRequest, targetUrl } from '../../src/model/render';
+import { captureQuery, rebuildRequest, shellQuote, targetUrl } from '../../src/model/render';
 import { deliver, DeliveryError, UNKNOWN_HOST_HINT } from '../deliver';
 import { CliError } from '../errors';
+import { alignedLine, terminalColumns, type Part } from '../columns';
 import { clock, err, out, paint, pathWithQuery, printable, statusColor, type Style } from '../output';
 import type { ListenOptions } from './listen';
 
@@ -35,9 +36,16 @@ export interface Outcome {
  * Forwards captures as `opts` say; `stop` stops the run (on a configuration error every capture
  * would meet, which `fatal` then holds).
  */
-export function captureForwarder(opts: ListenOptions, style: Style, errStyle: Style, stop: { signal: AbortSignal; stop(): void }): { forwardOne(c: Capture): Promise<Outcome>; readonly fatal: CliError | null } {
+export function captureForwarder(
+  opts: ListenOptions,
+  style: Style,
+  errStyle: Style,
+  stop: { signal: AbortSignal; stop(): void },
+): { forwardOne(c: Capture): Promise<Outcome>; readonly fatal: CliError | null; readonly sending: number } {
   /** A configuration error that every capture would meet (a refused certificate): listen stops with it. */
   let fatal: CliError | null = null;
+  /** Attempts sent and not yet answered: what a stop waits for (a wait for the app or a retry ends at once). */
+  let sending = 0;
 
   const report = (c: Capture, url: string, line: { status: number | null; latencyMs: number | null; attempts: number; error?: string }) => {
     const path = pathWithQuery(c.path, captureQuery(c));
@@ -46,14 +54,31 @@ export function captureForwarder(opts: ListenOptions, style: Style, errStyle: St
       out(JSON.stringify({ id: c.id, receivedAt: c.receivedAt, method: c.method, path, url, ...line, latencyMs, ok: line.status !== null && line.status < 500 && !line.error }));
       return;
     }
-    const head = `${paint(style, 'gray', clock(c.receivedAt))}  ${paint(style, 'bold', c.method.padEnd(6))} ${path}`;
-    const tries = line.attempts > 1 ? paint(style, 'gray', ` (${line.attempts} attempts)`) : '';
-    if (line.status !== null && line.status < 500 && !line.error) {
-      out(`${head}  → ${paint(style, statusColor(line.status), String(line.status))}  ${Math.round(line.latencyMs ?? 0)} ms${tries}`);
-    } else {
+    const ok = line.status !== null && line.status < 500 && !line.error;
+    const tries = line.attempts > 1 ? `(${line.attempts} attempts)` : '';
+    const parts: Part[] = [{ text: path }];
+    if (ok) parts.push({ text: tries, color: 'gray', whole: true });
+    else {
       const what = line.status !== null ? `answered ${line.status}` : (line.error ?? 'failed');
-      out(`${head}  ${paint(style, 'red', `✗ ${what}`)}${tries} · resend with: hookcap replay ${c.id} --to '${url}'${opts.insecure ? ' --insecure' : ''}`);
+      parts.push({ text: `${what}${tries ? ` ${tries}` : ''}`, color: 'red', whole: true });
+      // Never cut: it is there to be copied. Quoted for the shell it is pasted into: a sender picks
+      // the path, and `'` `;` `$(…)` are all legal in one.
+      parts.push({ text: `resend with: hookcap replay ${c.id} --to ${printable(shellQuote(url))}${opts.insecure ? ' --insecure' : ''}`, whole: true });
     }
+    const result = line.status === null ? '✗' : `${ok ? '→' : '✗'} ${line.status}`;
+    out(
+      alignedLine(
+        style,
+        terminalColumns(),
+        [
+          { text: clock(c.receivedAt), width: 8, color: 'gray' },
+          { text: c.method, width: 7, color: 'bold' },
+          { text: result, width: 5, color: ok && line.status !== null ? statusColor(line.status) : 'red' },
+          { text: line.latencyMs === null ? '' : `${Math.round(line.latencyMs)} ms`, width: 8, right: true },
+        ],
+        parts,
+      ),
+    );
   };
 
   const forwardOne = async (c: Capture): Promise<Outcome> => {
@@ -66,7 +91,8 @@ export function captureForwarder(opts: ListenOptions, style: Style, errStyle: St
       let status: number | null = null;
       let latencyMs: number | null = null;
       try {
-        const answer = await deliver(request, { timeoutMs: opts.timeout * 1000, insecure: opts.insecure === true });
+        sending++;
+        const answer = await deliver(request, { timeoutMs: opts.timeout * 1000, insecure: opts.insecure === true }).finally(() => sending--);
         if (answer.status < 500) {
           report(c, url, { status: answer.status, latencyMs: answer.latencyMs, attempts: attempt });
           return { handled: true };
@@ -125,6 +151,9 @@ export function captureForwarder(opts: ListenOptions, style: Style, errStyle: St
     forwardOne,
     get fatal() {
       return fatal;
+    },
+    get sending() {
+      return sending;
     },
   };
 }

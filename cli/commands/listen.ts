@@ -84,7 +84,12 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
   await checkForwardHost(opts.forward);
   const errStyle = stderrStyle(style);
   const start = await startPoint(client, slug, settings, opts, errStyle);
-  const stop = stopOnSignals('forwards');
+  // Each attempt ends within --timeout (cli/deliver.ts), and none starts once stopped: that is
+  // the longest a stop waits, and what it says.
+  const stop = stopOnSignals(() => {
+    const n = forwarder.sending;
+    return n === 0 ? null : `waiting up to ${opts.timeout} s (--timeout) for the app to answer the ${n === 1 ? 'forward' : `${n} forwards`} in flight`;
+  });
   const forwarder = captureForwarder(opts, style, errStyle, stop);
 
   // Captures start in stream order, at most `concurrency` at a time; the resume point moves only
@@ -92,14 +97,17 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
   const order: { id: string; handled: boolean | null }[] = [];
   const inFlight = new Set<Promise<void>>();
   let saved = false;
+  const save = (lastId: string) => {
+    saveResume(slug, { lastId, apiUrl: settings.apiUrl, savedAt: Date.now() });
+    saved = true;
+  };
   const advance = () => {
     let last: string | null = null;
     while (order[0] && order[0].handled === true) last = order.shift()?.id ?? last;
-    if (last) saveResume(slug, { lastId: last, apiUrl: settings.apiUrl, savedAt: Date.now() });
-    if (last) saved = true;
+    if (last) save(last);
   };
-  // Live is after the newest capture now (as the stream would take it), known here so that a stop
-  // on a configuration error can record it as the position to resume from.
+  // Live is after the newest capture now (as the stream would take it), known here so that it can
+  // be saved as the position to resume from before the first capture is forwarded.
   const after = start.after ?? (await client.newestId(slug));
   let stream: CaptureStream | null = null;
   try {
@@ -108,6 +116,10 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
     for await (const capture of stream) {
       // Stopped: not started, so not recorded as handled; the next run forwards it.
       if (stop.signal.aborted) break;
+      // The first capture of a run is preceded by the run's start on disk: stopped before it is
+      // handled (Ctrl-C twice, a refused certificate), the next run sends it again, even after a
+      // start at live with nothing saved, or with --no-resume over an older position.
+      if (!saved) save(after);
       const slot: { id: string; handled: boolean | null } = { id: capture.id, handled: null };
       order.push(slot);
       const task = forwarder.forwardOne(capture).then((o) => {
@@ -122,11 +134,6 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
     await Promise.allSettled(inFlight);
     stop.release();
   }
-  if (forwarder.fatal) {
-    // Nothing handled in this run: the rerun starts where this one did, so it sends the capture
-    // that stopped it (a first run started live has no position saved otherwise).
-    if (!saved) saveResume(slug, { lastId: after, apiUrl: settings.apiUrl, savedAt: Date.now() });
-    throw forwarder.fatal;
-  }
+  if (forwarder.fatal) throw forwarder.fatal;
   return EXIT_OK;
 }

@@ -1,11 +1,12 @@
 /** `hookcap tail SLUG`: prints each capture as it arrives, filtered; --count and --timeout for scripts. */
-import { describeMatcher, matches, type HookcapClient, type RequestMatcher } from '../../client/index';
+import { describeMatcher, matches, type Capture, type HookcapClient, type RequestMatcher } from '../../client/index';
 import { captureQuery } from '../../src/model/render';
 import type { HeaderFilter } from '../../src/stores/captures/types';
 import { onResume, type Backlog, type BacklogRule, type BacklogWords } from '../backlog';
 import { CliError, EXIT_OK } from '../errors';
 import { headerValuePattern } from '../header-match';
-import { bytes, clock, out, paint, pathWithQuery, printable, statusColor, type Style } from '../output';
+import { alignedLine, terminalColumns } from '../columns';
+import { bytes, clock, out, pathWithQuery, printable, statusColor, type Style } from '../output';
 import { canAsk } from '../prompt';
 import { stopOnSignals } from '../stop-signals';
 import { sinceSaid, stderrStyle, streamHooks } from '../stream-status';
@@ -59,9 +60,33 @@ export function headerMatchers(filters: readonly HeaderFilter[]): RequestMatcher
   return out;
 }
 
+/**
+ * A capture as tail prints it: time, method, the status its sender was answered, size and id at
+ * fixed widths, then the path and query and the detected sender and event, which vary in width.
+ */
+export function tailLine(c: Capture, style: Style): string {
+  const status = c.responseStatus === undefined ? '' : String(c.responseStatus);
+  return alignedLine(
+    style,
+    terminalColumns(),
+    [
+      { text: clock(c.receivedAt), width: 8, color: 'gray' },
+      { text: c.method, width: 7, color: 'bold' },
+      { text: status, width: 3, color: statusColor(c.responseStatus ?? 0) },
+      { text: bytes(c.size), width: 9, right: true, color: 'gray' },
+      { text: c.id, width: 30, color: 'dim' },
+    ],
+    [
+      { text: pathWithQuery(c.path, captureQuery(c)) },
+      { text: printable([c.detectedProvider, c.detectedEvent].filter((x) => x !== '').join(' ')), color: 'magenta' },
+    ],
+  );
+}
+
 /** Prints each capture as it arrives: time, method, path, size, detected sender and event, answered status. */
 export async function tail(client: HookcapClient, slug: string, opts: TailOptions, style: Style): Promise<number> {
-  const stop = stopOnSignals('output');
+  // Nothing to finish: a line is printed whole as it comes, so Ctrl-C stops at once, quietly.
+  const stop = stopOnSignals(() => null);
   const matcher: RequestMatcher = {
     method: opts.method,
     path: opts.path,
@@ -112,12 +137,7 @@ export async function tail(client: HookcapClient, slug: string, opts: TailOption
       if (opts.json) {
         out(JSON.stringify(c));
       } else {
-        const detected = printable([c.detectedProvider, c.detectedEvent].filter((x) => x !== '').join(' '));
-        const status = c.responseStatus === undefined ? '' : `  ${paint(style, statusColor(c.responseStatus), String(c.responseStatus))}`;
-        out(
-          `${paint(style, 'gray', clock(c.receivedAt))}  ${paint(style, 'bold', c.method.padEnd(6))} ${pathWithQuery(c.path, captureQuery(c))}` +
-            `  ${paint(style, 'gray', bytes(c.size))}${detected ? `  ${paint(style, 'magenta', detected)}` : ''}${status}  ${paint(style, 'dim', c.id)}`,
-        );
+        out(tailLine(c, style));
       }
       if (opts.count !== undefined && seen >= opts.count) break;
     }

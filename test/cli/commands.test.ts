@@ -37,7 +37,10 @@ describe('usage', () => {
       // Where a command's help is read, the key and the address it needs are named too.
       expect(r.stdout, args.join(' ')).toContain('--key <key>');
       expect(r.stdout, args.join(' ')).toContain('--api-url <url>');
+      // --version is the program's: in its help only, not among a command's global options.
+      if (args.length > 0) expect(r.stdout, args.join(' ')).not.toContain('--version');
     }
+    expect((await runCli(['--help'], e.env)).stdout).toMatch(/-V, --version\s+output the version number/);
     const required: [string[], string][] = [[['listen'], '--forward <url>'], [['replay'], '--to <url>'], [['export'], '--format <format>']];
     for (const [args, option] of required) {
       const r = await runCli([...args, '--help'], e.env);
@@ -81,6 +84,26 @@ describe('usage', () => {
       expect(r.stderr, args.join(' ')).toContain(message);
       expect(r.stderr).not.toContain('    at ');
     }
+  });
+
+  test('a command missing both its argument and a required option is told about the argument first, as its usage line orders them', async () => {
+    const e = env({ HOOKCAP_API_KEY: 'svc_x' });
+    const cases: [string[], string, string][] = [
+      [['listen'], 'slug', '--forward'],
+      [['listen', '--forward', 'http://127.0.0.1:1'], 'slug', '--forward'],
+      [['export'], 'slug', '--format'],
+      [['replay'], 'request_id', '--to'],
+    ];
+    for (const [args, argument, option] of cases) {
+      const r = await runCli(args, e.env);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toBe(`error: missing required argument '${argument}'\n(add --help for usage)\n`);
+      expect(r.stderr).not.toContain(option);
+    }
+    // The argument given, the option is still required, said the same way.
+    const r = await runCli(['replay', 'req_01M8HXZ1QKF5SXQ7SMQ5AYS9P6'], e.env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("error: required option '--to <url>' not specified\n(add --help for usage)\n");
   });
 });
 
@@ -293,11 +316,64 @@ describeBackends('hookcap commands', (h) => {
     const id = r.headers.get('x-request-id');
     await plain.until(() => plain.lines.length === 1);
     await json.until(() => json.lines.length === 1);
-    expect(plain.lines[0]).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d {2}POST {3}/gh\\?x=1 {2}\\d+ B .* 200 {2}${id}$`));
+    expect(plain.lines[0]).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d {2}POST {5}200 {5,}\\d+ B {2}${id} {2}/gh\\?x=1( {2}github ping)?$`));
     const record = JSON.parse(json.lines[0] ?? '');
     expect(record).toMatchObject({ id, method: 'POST', path: '/gh', responseStatus: 200 });
     expect(await plain.stop('SIGINT')).toBe(0);
     expect(await json.stop()).toBe(0);
+  });
+
+  test('tail lines up its columns whatever the method and path; on a terminal it cuts the path to fit the width, piped it prints it whole', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'cols' } })).body;
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    const long = '/a/path/much/longer/than/the/others/and/longer/than/a/terminal/is/wide/at/all?with=a&query=string';
+    const sent: { method: string; path: string; id: string }[] = [];
+    for (const [method, path, body, headers] of [
+      ['POST', '/stripe', JSON.stringify({ id: 'evt_1', object: 'event', type: 'invoice.paid' }), { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=abc' }],
+      ['DELETE', long, '', {}],
+      ['GET', '/', '', {}],
+      ['OPTIONS', '/mid/path', '', {}],
+      ['PATCH', '/x', 'a body of some size, more than the others', {}],
+    ] as const) {
+      const r = await fetch(`${h.url}/w/${ep.slug}${path}`, { method, body: body === '' ? undefined : body, headers });
+      sent.push({ method, path, id: r.headers.get('x-request-id') ?? '' });
+    }
+    const piped = await runCli(['tail', ep.slug, '--since', '1h', '--count', '5', '--timeout', '30'], e.env);
+    expect(piped.code, piped.stderr).toBe(0);
+    const lines = piped.stdout.trimEnd().split('\n');
+    expect(lines.length).toBe(5);
+    // Where each column starts: method, status, the end of the size, id, path.
+    const offsets = lines.map((line, i) => {
+      const c = sent[i] ?? { method: '', path: '', id: '' };
+      const id = line.indexOf(c.id);
+      return [line.indexOf(` ${c.method} `) + 1, line.indexOf(' 200 ') + 1, line.lastIndexOf(' B ', id) + 2, id, line.indexOf(c.path, id)];
+    });
+    for (const o of offsets) expect(o).toEqual(offsets[0] ?? []);
+    expect(offsets[0]?.every((n) => n > 0)).toBe(true);
+    // Piped: the long path whole, the event after the path.
+    expect(lines[1]).toEndWith(`${sent[1]?.id}  ${long}`);
+    expect(lines[0]).toEndWith('  /stripe  stripe invoice.paid');
+
+    // A terminal 100 columns wide: the path gives way (…), the event stays whole, no line wraps.
+    const tty = new TtyCli(['tail', ep.slug, '--since', '1h', '--count', '5', '--timeout', '30'], e.env, { columns: 100 });
+    cleanups.push(() => tty.kill());
+    expect(await tty.exited()).toBe(0);
+    const shown = tty.output.split(/\r?\n/).filter((l) => l.includes('req_'));
+    expect(shown.length).toBe(5);
+    for (const l of shown) expect(Bun.stringWidth(l)).toBeLessThanOrEqual(100);
+    expect(shown[1]).toMatch(new RegExp(`${sent[1]?.id} {2}/a/path/much/.*…$`));
+    expect(shown[0]).toEndWith('  /stripe  stripe invoice.paid');
+    expect(shown.map((l) => l.indexOf('req_'))).toEqual(lines.map((l) => l.indexOf('req_')));
+
+    // 80 columns leave 13 for the path and the event: both cut, rather than a line that wraps.
+    const narrow = new TtyCli(['tail', ep.slug, '--since', '1h', '--count', '5', '--timeout', '30'], e.env, { columns: 80 });
+    cleanups.push(() => narrow.kill());
+    expect(await narrow.exited()).toBe(0);
+    const cramped = narrow.output.split(/\r?\n/).filter((l) => l.includes('req_'));
+    expect(cramped.length).toBe(5);
+    for (const l of cramped) expect(Bun.stringWidth(l), l).toBeLessThanOrEqual(80);
+    expect(cramped[0]).toMatch(/ {2}\/st\S*… {2}st\S*…$/);
   });
 
   test("a sender's control characters (an event type with ESC and BEL) reach the terminal as visible escapes, never raw; --json keeps the value", async () => {
@@ -316,7 +392,7 @@ describeBackends('hookcap commands', (h) => {
     const id = r.headers.get('x-request-id') ?? '';
     const plain = await runCli(['tail', ep.slug, '--since', '1h', '--count', '1', '--timeout', '30'], e.env);
     expect(plain.code).toBe(0);
-    expect(plain.stdout).toContain('stripe invoice.paid\\x1b]0;pwned\\x07\\x1b[31m\\u202e  200  ' + id);
+    expect(plain.stdout).toContain(`${id}  /stripe  stripe invoice.paid\\x1b]0;pwned\\x07\\x1b[31m\\u202e\n`);
     expect(plain.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f\u202e]/);
     const json = await runCli(['tail', ep.slug, '--since', '1h', '--count', '1', '--timeout', '30', '--json'], e.env);
     expect((JSON.parse(json.stdout) as Capture).detectedEvent).toBe(evil);
@@ -339,7 +415,7 @@ describeBackends('hookcap commands', (h) => {
     await live.until(() => live.stderr.includes('Ctrl-C'));
     const r = await fetch(`${h.url}/w/${ep.slug}/hook`, { method: 'POST', body: 'one' });
     expect(await live.proc.exited).toBe(0);
-    expect(live.lines).toEqual([expect.stringContaining(`/hook  3 B  200  ${r.headers.get('x-request-id')}`)]);
+    expect(live.lines).toEqual([expect.stringMatching(new RegExp(` 200 +3 B {2}${r.headers.get('x-request-id')} {2}/hook$`))]);
 
     // Looking back: exactly --count records, even when more come in the same read.
     for (const body of ['two', 'three']) await fetch(`${h.url}/w/${ep.slug}/more`, { method: 'POST', body });

@@ -117,7 +117,7 @@ describeBackends(
         expect(got.headers.host).toBe(`127.0.0.1:${s.app.port}`);
       }
       await cli.until(() => cli.lines.length === 4);
-      expect(cli.lines[3]).toMatch(/POST\s+\/stripe\?x=1 {2}→ 200 {2}\d+ ms$/);
+      expect(cli.lines[3]).toMatch(/POST {5}→ 200 +\d+ ms {2}\/stripe\?x=1$/);
       expect(cli.lines.every((l) => !l.includes('\u001b['))).toBe(true);
       expect(await cli.stop('SIGINT')).toBe(0);
     });
@@ -145,8 +145,8 @@ describeBackends(
 
       await cli.until(() => cli.lines.length === 2);
       expect(s.app.arrived.map((a) => a.target)).toEqual([`/hooks/q?${raw}`, `/hooks/twilio?${raw}`]);
-      expect(cli.lines[0]).toMatch(new RegExp(`GET\\s+/q\\?${raw.replace(/[?]/g, '\\?')} {2}→ 200 `));
-      expect(cli.lines[1]).toMatch(/POST\s+\/twilio\?.* {2}→ 200 /);
+      expect(cli.lines[0]).toMatch(new RegExp(`GET {6}→ 200 +\\d+ ms {2}/q\\?${raw.replace(/[?]/g, '\\?')}$`));
+      expect(cli.lines[1]).toMatch(/POST {5}→ 200 +\d+ ms {2}\/twilio\?/);
       const record = (await call<Capture>(h.url, 'GET', `/api/requests/${plainId}`, { token: s.key })).body;
       expect(record.query).toBe(raw);
       expect(await cli.stop('SIGINT')).toBe(0);
@@ -200,8 +200,8 @@ describeBackends(
       cleanups.push(() => app.stop());
       await cli.until(() => cli.lines.length === 2);
       expect(bodiesOf(app.arrived)).toEqual(['while down', 'also while down']);
-      expect(cli.lines[0]).toMatch(/\/late {2}→ 200 .* attempts\)$/);
-      expect(cli.lines[1]).toMatch(/\/later {2}→ 200 {2}\d+ ms$/);
+      expect(cli.lines[0]).toMatch(/→ 200 +\d+ ms {2}\/late {2}\(\d+ attempts\)$/);
+      expect(cli.lines[1]).toMatch(/→ 200 +\d+ ms {2}\/later$/);
       await cli.stop();
     });
 
@@ -306,8 +306,120 @@ describeBackends(
       const words = await listen(s, ['--retries', '1']);
       const again = await send(h.url, s.slug, '/z', { body: 'doomed' });
       await words.until(() => words.lines.length === 1);
-      expect(words.lines[0]).toMatch(new RegExp(`/z {2}✗ answered 503 \\(2 attempts\\) · resend with: hookcap replay ${again} --to '${s.app.url}/hooks/z'$`));
+      expect(words.lines[0]).toMatch(new RegExp(`✗ 503 +\\d+ ms {2}/z {2}answered 503 \\(2 attempts\\) {2}resend with: hookcap replay ${again} --to '${s.app.url}/hooks/z'$`));
       await words.stop();
+    });
+
+    test('one line per capture in aligned columns, whatever the method and path, forwarded or failed', async () => {
+      const s = await setup(h.url);
+      s.app.answer = (req) => new Response('', { status: req.target.includes('gone') ? 410 : req.target.includes('bad') ? 500 : 200 });
+      const cli = await listen(s, ['--retries', '0']);
+      const sent: [string, string][] = [['POST', '/stripe'], ['DELETE', '/a/much/longer/path/than/the/others?x=1&y=2'], ['GET', '/'], ['OPTIONS', '/gone'], ['PUT', '/bad']];
+      const ids: string[] = [];
+      for (const [method, path] of sent) ids.push(await send(h.url, s.slug, path, { method }));
+      await cli.until(() => cli.lines.length === sent.length);
+      // Where each column starts: method, the result (→ or ✗), the end of the latency, the path.
+      const offsets = cli.lines.map((line, i) => {
+        const [method, path] = sent[i] ?? ['', ''];
+        return [line.indexOf(` ${method} `) + 1, line.search(/[→✗] /), line.indexOf(' ms ') + 3, line.indexOf(`  ${path}`) + 2];
+      });
+      expect(offsets[0]?.every((n) => n > 1)).toBe(true);
+      for (const [i, o] of offsets.entries()) expect(o, cli.lines[i]).toEqual(offsets[0] ?? []);
+      expect(cli.lines[1]).toEndWith('ms  /a/much/longer/path/than/the/others?x=1&y=2');
+      expect(cli.lines[3]).toMatch(/OPTIONS {2}→ 410 +\d+ ms {2}\/gone$/);
+      expect(cli.lines[4]).toMatch(new RegExp(`PUT {6}✗ 500 +\\d+ ms {2}/bad {2}answered 500 {2}resend with: hookcap replay ${ids[4]} --to '${s.app.url}/hooks/bad'$`));
+      await cli.stop();
+    });
+
+    test("a failure's resend command is quoted for the shell it is pasted into, whatever the sender put in the path", async () => {
+      const s = await setup(h.url);
+      s.app.answer = () => new Response('no', { status: 500 });
+      const cli = await listen(s, ['--retries', '0']);
+      // A sender picks the path: `'`, `;` and `$(…)` are legal in one.
+      const evil = "/bad';touch$IFS.pwned;'$(id)";
+      const id = await send(h.url, s.slug, evil);
+      await cli.until(() => cli.lines.length === 1);
+      const command = /resend with: (hookcap replay \S+ --to (.*))$/.exec(cli.lines[0] ?? '');
+      expect(command?.[1]).toStartWith(`hookcap replay ${id} --to `);
+      // The shell reads the quoted URL back as the URL itself, and runs nothing in it.
+      const sh = Bun.spawn(['bash', '-c', `printf %s ${command?.[2] ?? ''}`], { cwd: s.cli.configHome, stdout: 'pipe' });
+      expect(await new Response(sh.stdout).text()).toBe(`${s.app.url}/hooks${evil}`);
+      expect(existsSync(join(s.cli.configHome, '.pwned'))).toBe(false);
+      await cli.stop();
+    });
+
+    test('Ctrl-C with a forward in flight to a slow app: says how long it waits (--timeout) and that a second Ctrl-C quits; the answer is waited for, exit 0', async () => {
+      const s = await setup(h.url);
+      s.app.answer = async () => {
+        await Bun.sleep(2_500);
+        return new Response('slow');
+      };
+      const cli = await listen(s, ['--timeout', '20']);
+      await send(h.url, s.slug, '/slow', { body: 'slow' });
+      await cli.until(() => s.app.arrived.length === 1);
+      cli.proc.kill('SIGINT');
+      await cli.until(() => cli.stderr.includes('stopping'));
+      expect(cli.stderr).toContain('stopping: waiting up to 20 s (--timeout) for the app to answer the forward in flight (Ctrl-C again to quit now)\n');
+      expect(await cli.proc.exited).toBe(0);
+      expect(cli.lines).toEqual([expect.stringMatching(/→ 200 +\d+ ms {2}\/slow$/)]);
+
+      // Nothing in flight: nothing to wait for, nothing said.
+      const idle = await listen(s);
+      expect(await idle.stop('SIGINT')).toBe(0);
+      expect(idle.stderr).not.toContain('stopping');
+    });
+
+    test('Ctrl-C twice with a forward in flight: quits at once (130), and the next run forwards that capture again', async () => {
+      const s = await setup(h.url);
+      s.app.answer = async (req) => {
+        if (text(req.body) === 'stuck') await Bun.sleep(60_000);
+        return new Response('ok');
+      };
+      const cli = await listen(s, ['--timeout', '50']);
+      await send(h.url, s.slug, '/stuck', { body: 'stuck' });
+      await cli.until(() => s.app.arrived.length === 1);
+      cli.proc.kill('SIGINT');
+      await cli.until(() => cli.stderr.includes('waiting up to 50 s'));
+      const second = Date.now();
+      expect(await cli.stop('SIGINT')).toBe(130);
+      expect(Date.now() - second).toBeLessThan(3_000);
+      expect(cli.lines).toEqual([]);
+
+      s.app.answer = () => new Response('ok');
+      const rerun = await listen(s);
+      await rerun.until(() => rerun.lines.length === 1);
+      expect(bodiesOf(s.app.arrived)).toEqual(['stuck', 'stuck']);
+      await rerun.stop();
+    });
+
+    test('Ctrl-C while an app trickles its answer a byte at a time: the stop ends within --timeout, as said, and the capture is left for the next run', async () => {
+      const s = await setup(h.url);
+      // Each byte restarts a socket's idle timer: only a bound on the whole exchange ends this.
+      s.app.answer = () =>
+        new Response(
+          new ReadableStream({
+            async pull(controller) {
+              await Bun.sleep(200);
+              controller.enqueue(new Uint8Array([0x2e]));
+            },
+          }),
+        );
+      const cli = await listen(s, ['--timeout', '3']);
+      await send(h.url, s.slug, '/trickle', { body: 'trickle' });
+      await cli.until(() => s.app.arrived.length === 1);
+      cli.proc.kill('SIGINT');
+      const stopped = Date.now();
+      await cli.until(() => cli.stderr.includes('stopping'));
+      expect(cli.stderr).toContain('stopping: waiting up to 3 s (--timeout)');
+      expect(await cli.proc.exited).toBe(0);
+      expect(Date.now() - stopped).toBeLessThan(3_000 + 2_000);
+      // Cut short, not given up on: neither reported nor saved as handled.
+      expect(cli.lines).toEqual([]);
+      s.app.answer = () => new Response('ok');
+      const rerun = await listen(s);
+      await rerun.until(() => rerun.lines.length === 1);
+      expect(bodiesOf(s.app.arrived)).toEqual(['trickle', 'trickle']);
+      await rerun.stop();
     });
 
     test('--concurrency forwards several at once, each once; --since forwards what came before; --no-resume skips what was missed', async () => {

@@ -91,9 +91,11 @@ export class TtyCli {
   output = '';
   readonly proc: Subprocess<'pipe', 'pipe', 'pipe'>;
 
-  constructor(args: string[], env: Record<string, string>) {
+  /** `columns`: the terminal's width (script(1)'s own terminal says 0 columns: unknown). */
+  constructor(args: string[], env: Record<string, string>, opts: { columns?: number } = {}) {
     // exec: the CLI itself is the terminal's foreground process (a shell in between would die of Ctrl-C first).
-    const command = `exec ${[process.execPath, CLI, ...args].map(shellQuote).join(' ')}`;
+    const size = opts.columns === undefined ? '' : `stty cols ${opts.columns} rows 50; `;
+    const command = `${size}exec ${[process.execPath, CLI, ...args].map(shellQuote).join(' ')}`;
     const proc = Bun.spawn(['script', '-qefc', command, '/dev/null'], { cwd: ROOT, env: { NO_COLOR: '1', TERM: 'xterm', ...env }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' });
     this.proc = proc;
     void (async () => {

@@ -61,8 +61,8 @@ describeBackends(
       await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
       return cli;
     }
-    /** The capture ids tail printed (each line ends with one). */
-    const printed = (cli: RunningCli) => cli.lines.map((l) => l.split(' ').at(-1) ?? '');
+    /** The capture ids tail printed (one on each line). */
+    const printed = (cli: RunningCli) => cli.lines.map((l) => /req_\w+/.exec(l)?.[0] ?? '');
 
     test('off a terminal: all by default (a script sees every capture); --backlog skip goes on live with one line saying how to print them; newest prints the newest', async () => {
       const s = await setup();
