@@ -6,6 +6,7 @@ import { paths } from '../paths';
 import { endpointMatches } from '../lib/filter';
 import { CopyButton } from '../ui/copy-button';
 import { ErrorMessage } from '../ui/error';
+import { leaveOnEscape } from '../ui/search-field';
 import { RelativeTime } from '../ui/time';
 import { useTitle } from '../ui/title';
 import { SharedEndpointsSection } from './teams/shared-endpoints';
@@ -95,6 +96,7 @@ function EndpointFilter({ value, onChange }: { value: string; onChange: (value: 
         value={value}
         spellCheck={false}
         onChange={(e) => onChange(e.target.value)}
+        onKeyDown={leaveOnEscape}
       />
     </div>
   );
