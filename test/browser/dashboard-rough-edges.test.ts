@@ -1,17 +1,24 @@
 /**
  * Rough edges from a walkthrough of the dashboard, in real Chromium on both backends, driven by
  * role and accessible name: Escape in a search or filter box leaves it and keeps the query and its
- * results.
+ * results; "Use the default answer" empties the mock form.
  */
 import { expect, test } from 'bun:test';
-import type { Locator } from 'playwright-core';
-import { openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint } from '../support/browser';
+import type { Locator, Page } from 'playwright-core';
+import { openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
 const chromium = useChromium();
 
 const isFocused = (l: Locator) => l.evaluate((el) => el === el.ownerDocument.activeElement);
+
+/** The settings page, reached the way a person does: the endpoint card's Settings link. */
+async function openSettings(page: Page, base: string, ep: TestEndpoint): Promise<void> {
+  await page.goto(`${base}/`);
+  await page.getByRole('link', { name: `Settings of ${ep.name}` }).click();
+  await page.getByRole('heading', { name: 'Mock response' }).waitFor();
+}
 
 describeBackends(
   'dashboard: walkthrough rough edges',
@@ -63,6 +70,39 @@ describeBackends(
         expect(await isFocused(filter)).toBe(false);
         expect(await filter.inputValue()).toBe('escape');
         expect(await page.getByRole('link', { name: /^Requests of / }).count()).toBe(1);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('Use the default answer empties the mock form: nothing on the page reads as the old mock', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'mock off');
+      const { page, context, errors } = await openPage(chromium(), h.url, account);
+      try {
+        await openSettings(page, h.url, ep);
+        const mock = page.getByRole('region', { name: 'Mock response' });
+        await mock.getByLabel('Status').fill('418');
+        await mock.getByLabel('Headers').fill('content-type: text/plain\nx-mock: teapot');
+        await mock.getByLabel('Body').fill('short and stout');
+        await mock.getByRole('button', { name: 'Save' }).click();
+        await mock.getByText('a mock response with status 418').waitFor();
+        expect((await fetch(`${ep.url}/x`, { method: 'POST' })).status).toBe(418);
+
+        await mock.getByRole('button', { name: 'Use the default answer' }).click();
+        await mock.getByText('the default answer', { exact: true }).waitFor();
+        const shown = async () => [await mock.getByLabel('Status').inputValue(), await mock.getByLabel('Headers').inputValue(), await mock.getByLabel('Body').inputValue()];
+        expect(await shown()).toEqual(['200', '', '']);
+        // The example stays as placeholder text, as on an endpoint that never had a mock.
+        expect(await mock.getByLabel('Body').getAttribute('placeholder')).toBe('{"received": true}');
+        expect(await isFocused(mock.getByRole('button', { name: 'Save' }))).toBe(true);
+        expect((await call(h.url, 'GET', `/api/endpoints/${ep.slug}`, { token: account.session })).body.mockResponse).toBeNull();
+        expect((await fetch(`${ep.url}/y`, { method: 'POST' })).status).toBe(200);
+        // A reload shows the same: the page held nothing the server does not.
+        await page.reload();
+        await mock.getByText('the default answer', { exact: true }).waitFor();
+        expect(await shown()).toEqual(['200', '', '']);
         expect(errors).toEqual([]);
       } finally {
         await context.close();
