@@ -44,6 +44,8 @@ export class OutboundError extends Error {
   constructor(
     readonly kind: OutboundFailure,
     message: string,
+    /** For `blocked`: the address refused and its class ("127.0.0.1 is a loopback address"), for a caller's own message. */
+    readonly refused?: string,
   ) {
     super(message);
     this.name = 'OutboundError';
@@ -90,7 +92,7 @@ function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /** Every address of the URL's host, each allowed or public; the first is the one to connect to. */
-async function vet(u: URL, policy: OutboundPolicy, signal: AbortSignal): Promise<string> {
+async function vet(u: URL, policy: Pick<OutboundPolicy, 'allow' | 'lookup'>, signal: AbortSignal): Promise<string> {
   const host = normalizeHost(u.hostname);
   const port = u.port ? Number(u.port) : (DEFAULT_PORT[u.protocol] ?? 0);
   let addresses: string[];
@@ -110,12 +112,29 @@ async function vet(u: URL, policy: OutboundPolicy, signal: AbortSignal): Promise
     const cls = classifyAddress(address);
     if (cls !== 'public') {
       const via = address === host ? host : `${host} (${address})`;
-      throw new OutboundError('blocked', `${via} is a ${cls ?? 'invalid'} address; outbound requests may only reach public addresses`);
+      const refused = `${via} is a ${cls ?? 'invalid'} address`;
+      throw new OutboundError('blocked', `${refused}; outbound requests may only reach public addresses`, refused);
     }
   }
   // IPv4 first: hosts without an IPv6 route are common, the reverse is rare.
   const v4 = addresses.find((a) => parseIp(a)?.family === 4);
   return v4 ?? addresses[0] ?? host;
+}
+
+/**
+ * `localhost`: this machine, whatever DNS says (RFC 6761 6.3), so as fixed as an IP literal. Its
+ * subdomains are left to DNS like any name: many resolvers do not answer for them at all.
+ */
+export const isLocalhost = (host: string): boolean => normalizeHost(host) === 'localhost';
+
+/**
+ * Judges `url`'s host now, as a send would (the same lookup, the same allow list), without
+ * sending: throws OutboundError, `blocked` when an address may not be reached. For a setting
+ * saved now and used later, only a host whose addresses cannot change (an IP literal,
+ * `localhost`) gives an answer that still holds at send time.
+ */
+export async function checkTarget(url: string, policy: Pick<OutboundPolicy, 'allow' | 'lookup' | 'timeoutMs'>): Promise<void> {
+  await vet(parseTarget(url), policy, AbortSignal.timeout(policy.timeoutMs));
 }
 
 function pinned(u: URL, address: string): URL {

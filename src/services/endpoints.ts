@@ -9,6 +9,9 @@ import type { EndpointRow, MockResponse, UserRow } from '../stores/state/schema'
 import type { Ctx } from './context';
 import { writeEndpoints } from './endpoint-writes';
 import { EXPIRES_IN_MAX_S, EXPIRES_IN_MIN_S } from '../model/endpoint-expiry';
+import { isIpLiteral } from '../net/address';
+import { normalizeHost } from '../net/allow';
+import { checkTarget, isLocalhost, OutboundError } from '../net/outbound';
 
 /**
  * The signing config as reads show it: everything but the secret, which is reduced to a hint
@@ -106,7 +109,28 @@ export interface EndpointPatch {
  */
 const ownHosts = (config: Ctx['config']) => new Set([new URL(config.receiverUrl).host, new URL(config.baseUrl).host]);
 
-export function validateNotificationUrl(url: string, config: Ctx['config']): void {
+/**
+ * A notification URL whose host is an IP literal or `localhost` is judged now, by the
+ * notifier's own check with its allow list (OUTBOUND_ALLOW): these addresses cannot change, so a
+ * loopback or private one would only fail at every send after a "Saved.". A host name is left to
+ * each send, which resolves it then (DNS can change between the two).
+ */
+async function refuseUnreachable(url: URL, config: Ctx['config']): Promise<void> {
+  const host = normalizeHost(url.hostname);
+  if (!isIpLiteral(host) && !isLocalhost(host)) return;
+  try {
+    await checkTarget(url.href, { allow: config.outboundAllow, timeoutMs: config.notify.timeoutMs });
+  } catch (err) {
+    // Only a refusal is final; a failed lookup of localhost is left to the send, as for any name.
+    if (!(err instanceof OutboundError) || err.kind !== 'blocked') return;
+    throw new AppError(
+      'validation',
+      `notificationUrl must not be a loopback, private or other internal address: ${err.refused ?? err.message}. Notifications are sent only to public addresses, unless the server's OUTBOUND_ALLOW allows this one.`,
+    );
+  }
+}
+
+export async function validateNotificationUrl(url: string, config: Ctx['config']): Promise<void> {
   if (url.length > 2048) throw new AppError('validation', 'notificationUrl must be at most 2048 characters');
   let parsed: URL;
   try {
@@ -120,6 +144,7 @@ export function validateNotificationUrl(url: string, config: Ctx['config']): voi
   if (ownHosts(config).has(parsed.host)) {
     throw new AppError('validation', "notificationUrl must not point at this service (its receiver or API): each notification would be captured and notify again");
   }
+  await refuseUnreachable(parsed, config);
 }
 
 function validateMock(mock: MockResponse): MockResponse {
@@ -155,7 +180,7 @@ export async function updateEndpoint(ctx: Ctx, user: UserRow, slug: string, patc
   }
   if (patch.mockResponse !== undefined) set.mockResponse = patch.mockResponse === null ? null : validateMock(patch.mockResponse);
   if (patch.notificationUrl !== undefined) {
-    if (patch.notificationUrl !== null) validateNotificationUrl(patch.notificationUrl, ctx.config);
+    if (patch.notificationUrl !== null) await validateNotificationUrl(patch.notificationUrl, ctx.config);
     set.notificationUrl = patch.notificationUrl;
   }
   if (patch.signing !== undefined) set.signing = patch.signing;

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { call, json, newAccount, type OpenApiDoc } from '../support/client';
+import { call, json, newAccount, type ErrorFields, type OpenApiDoc } from '../support/client';
 import { describeBackends } from '../support/suite';
 
 describeBackends('endpoints', (h) => {
@@ -92,6 +92,39 @@ describeBackends('endpoints', (h) => {
     expect(ok.body.notificationUrl).toBe(url);
     const off = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { notificationUrl: null } });
     expect(off.body.notificationUrl).toBeNull();
+  });
+
+  test('a notificationUrl on a loopback, private or link-local address, or localhost, is refused when saved, naming why; a host name is not judged until a send', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'internal' } })).body;
+    const refused: [url: string, why: string][] = [
+      ['http://127.0.0.1:9/hook', '127.0.0.1 is a loopback address'],
+      ['http://localhost:9/hook', 'localhost (127.0.0.1) is a loopback address'],
+      ['http://LOCALHOST./hook', 'is a loopback address'],
+      ['http://[::1]/hook', '::1 is a loopback address'],
+      ['http://[::ffff:127.0.0.1]/hook', 'is a loopback address'],
+      ['https://10.1.2.3/hook', '10.1.2.3 is a private address'],
+      ['https://192.168.1.20:8443/hook', '192.168.1.20 is a private address'],
+      ['http://169.254.1.1/hook', '169.254.1.1 is a link-local address'],
+      ['http://169.254.169.254/latest/meta-data', '169.254.169.254 is a metadata address'],
+      ['http://[fd00::5]/hook', 'fd00::5 is a private address'],
+    ];
+    for (const [notificationUrl, why] of refused) {
+      // With a name in the same PATCH: nothing of a refused one is written.
+      const r = await call<ErrorFields>(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { name: 'renamed', notificationUrl } });
+      expect([notificationUrl, r.status, r.body.code]).toEqual([notificationUrl, 400, 'validation']);
+      expect(r.body.error).toStartWith('notificationUrl must not be a loopback, private or other internal address: ');
+      expect(r.body.error).toContain(why);
+      expect(r.body.error).toContain('OUTBOUND_ALLOW');
+    }
+    const after = await call(h.url, 'GET', `/api/endpoints/${ep.slug}`, { token: a.key });
+    expect([after.body.name, after.body.notificationUrl]).toEqual(['internal', null]);
+    // A public address, and a name whatever it resolves to now (a subdomain of localhost too,
+    // which many resolvers do not answer): the send judges those.
+    for (const url of ['https://8.8.8.8/hook', 'https://hooks.example.com/hook', 'https://api.localhost/hook']) {
+      const ok = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { notificationUrl: url } });
+      expect([ok.status, ok.body.notificationUrl]).toEqual([200, url]);
+    }
   });
 
   test("another account sees 404 for every route of someone else's endpoint", async () => {

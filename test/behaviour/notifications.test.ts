@@ -4,7 +4,8 @@
  * nothing else local: `forbidden` stands for an internal service that must never be hit.
  */
 import { afterAll, expect, test } from 'bun:test';
-import { call, eventually, newAccount } from '../support/client';
+import { hostname } from 'node:os';
+import { call, eventually, newAccount, type ErrorFields } from '../support/client';
 import { startHookReceiver, uniquePath, type Received } from '../support/hook-receiver';
 import { describeBackends, type Harness } from '../support/suite';
 import type { NotifierStats } from '../../src/engine/notifier';
@@ -147,14 +148,29 @@ describeBackends(
       expect(receiver.received(always400)).toHaveLength(1);
     });
 
-    test('never reaches loopback or private addresses it is not allowed to, by IP, by name or by redirect', async () => {
+    test('a loopback URL not in OUTBOUND_ALLOW is refused when saved (by IP, and localhost), one in it is saved', async () => {
+      const a = await newAccount(h.url);
+      const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'notify' } })).body;
+      // OUTBOUND_ALLOW names 127.0.0.1 at the receiver's port only: another port is refused as the sender would refuse it.
+      for (const url of [`${forbidden.url}/direct`, `http://localhost:${forbidden.port}/by-localhost`, `http://[::1]:${receiver.port}/other-address`]) {
+        const r = await call<ErrorFields>(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { notificationUrl: url } });
+        expect([url, r.status, r.body.code]).toEqual([url, 400, 'validation']);
+        expect(r.body.error).toContain('is a loopback address');
+      }
+      const allowed = `${receiver.url}/allowed`;
+      const ok = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { notificationUrl: allowed } });
+      expect([ok.status, ok.body.notificationUrl]).toEqual([200, allowed]);
+    });
+
+    test('never reaches loopback or private addresses it is not allowed to, by a name resolving there or by redirect', async () => {
       const before = await stats(h);
-      const direct = uniquePath('direct');
       const byName = uniquePath('by-name');
       const redirected = uniquePath('redirected');
       const hop = uniquePath('hop');
       receiver.script(hop, () => new Response(null, { status: 307, headers: { location: `${forbidden.url}${redirected}` } }));
-      const targets = [`${forbidden.url}${direct}`, `http://localhost:${forbidden.port}${byName}`, `${receiver.url}${hop}`];
+      // This machine's own name (in /etc/hosts, as 127.0.0.1 here): a name is saved, since what it
+      // resolves to can change, and judged again at each send.
+      const targets = [`http://${hostname()}:${forbidden.port}${byName}`, `${receiver.url}${hop}`];
       for (const url of targets) {
         const { ep } = await endpointNotifying(h, url);
         expect((await fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', body: 'x' })).status).toBe(200);
@@ -165,9 +181,8 @@ describeBackends(
       await fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', body: 'x' });
       await arrived(control, 1);
       await arrived(hop, 1);
-      await eventually(async () => (await stats(h)).failed >= before.failed + 3);
+      await eventually(async () => (await stats(h)).failed >= before.failed + 2);
       await Bun.sleep(300);
-      expect(forbidden.received(direct)).toHaveLength(0);
       expect(forbidden.received(byName)).toHaveLength(0);
       expect(forbidden.received(redirected)).toHaveLength(0);
       expect(receiver.received(hop)).toHaveLength(1); // refused, not retried

@@ -1,12 +1,14 @@
 /**
  * Rough edges from a walkthrough of the dashboard, in real Chromium on both backends, driven by
  * role and accessible name: Escape in a search or filter box leaves it and keeps the query and its
- * results; "Use the default answer" empties the mock form.
+ * results; "Use the default answer" empties the mock form; a notification URL on a loopback or
+ * private address is refused when saved, at its field.
  */
 import { expect, test } from 'bun:test';
 import type { Locator, Page } from 'playwright-core';
 import { openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
+import { fieldState } from '../support/a11y';
 import { describeBackends } from '../support/suite';
 
 const chromium = useChromium();
@@ -103,6 +105,41 @@ describeBackends(
         await page.reload();
         await mock.getByText('the default answer', { exact: true }).waitFor();
         expect(await shown()).toEqual(['200', '', '']);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('a notification URL on a loopback or private address is refused when saved, with the reason at the field', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'internal hook');
+      const { page, context, errors } = await openPage(chromium(), h.url, account);
+      try {
+        await openSettings(page, h.url, ep);
+        const section = page.getByRole('region', { name: 'Notifications' });
+        const field = section.getByLabel('Notification URL');
+        for (const [url, why] of [
+          ['http://127.0.0.1:8080/hook', '127.0.0.1 is a loopback address'],
+          ['http://localhost:8080/hook', 'is a loopback address'],
+          ['https://192.168.1.20/hook', '192.168.1.20 is a private address'],
+        ] as const) {
+          await field.fill(url);
+          await section.getByRole('button', { name: 'Save' }).click();
+          await eventually(async () => (await fieldState(field)).description.includes(why));
+          const state = await fieldState(field);
+          expect(state.invalid).toBe(true);
+          expect(state.description).toContain('Must not be a loopback, private or other internal address');
+          expect(state.description).toContain('OUTBOUND_ALLOW');
+          expect(await section.getByText('Notifications are off.').count()).toBe(1);
+          expect(await section.getByText('Saved.').count()).toBe(0);
+        }
+        expect((await call(h.url, 'GET', `/api/endpoints/${ep.slug}`, { token: account.session })).body.notificationUrl).toBeNull();
+        // A public one saves, and the field's error goes.
+        await field.fill('https://hooks.example.com/hookcap');
+        await section.getByRole('button', { name: 'Save' }).click();
+        await section.getByText('Notifications are on.').waitFor();
+        expect((await fieldState(field)).invalid).toBe(false);
         expect(errors).toEqual([]);
       } finally {
         await context.close();

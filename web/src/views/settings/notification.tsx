@@ -27,7 +27,7 @@ export function NotificationForm({ endpoint }: { endpoint: Endpoint }) {
       }
     >
       <form onSubmit={submit} noValidate>
-        <Field label="Notification URL" hint="An http or https URL; leave empty to stop notifications. Private and loopback addresses are refused when sending." error={form.errorAt('notificationUrl')}>
+        <Field label="Notification URL" hint="An http or https URL to a public address; leave empty to stop notifications. A loopback or private IP, or localhost, is refused on Save; a name that leads to one, when a notification is sent." error={form.errorAt('notificationUrl')}>
           <input type="text" inputMode="url" autoComplete="off" spellCheck={false} placeholder="https://example.com/hooks/hookcap" value={url} onChange={(e) => setUrl(e.target.value)} />
         </Field>
         <EndpointFormFooter form={form} off={endpoint.notificationUrl ? { label: 'Stop notifications', onClick: () => save(null) } : null} />
