@@ -2,13 +2,15 @@
  * Rough edges from a walkthrough of the dashboard, in real Chromium on both backends, driven by
  * role and accessible name: Escape in a search or filter box leaves it and keeps the query and its
  * results; "Use the default answer" empties the mock form; a notification URL on a loopback or
- * private address is refused when saved, at its field.
+ * private address is refused when saved, at its field; on a phone (390 × 844) the endpoint's header
+ * is short enough that the list starts in the upper part of the screen, every action still there.
  */
 import { expect, test } from 'bun:test';
 import type { Locator, Page } from 'playwright-core';
 import { openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { fieldState } from '../support/a11y';
+import { fitsNarrowScreen } from '../support/layout';
 import { describeBackends } from '../support/suite';
 
 const chromium = useChromium();
@@ -140,6 +142,72 @@ describeBackends(
         await section.getByRole('button', { name: 'Save' }).click();
         await section.getByText('Notifications are on.').waitFor();
         expect((await fieldState(field)).invalid).toBe(false);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('on a phone (390 × 844) the endpoint header is short and the list’s first row is in the first screen; every action is still there', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'Stripe payments production');
+      for (let i = 0; i < 3; i++) await fetch(`${ep.url}/orders/${i}`, { method: 'POST', body: '{}' });
+      const { page, context, errors } = await openPage(chromium(), h.url, account, { viewport: { width: 390, height: 844 } });
+      try {
+        await page.goto(`${h.url}/endpoints/${ep.slug}`);
+        const list = page.getByRole('list', { name: 'Requests' });
+        const first = list.getByRole('link', { name: /\/orders\/2/ });
+        await first.waitFor();
+        const title = page.getByRole('heading', { name: 'Stripe payments production', level: 1 });
+        const more = page.getByRole('button', { name: 'More actions' });
+        // Measured: the header from its breadcrumb to its last row, and the first row's box.
+        const head = await page.getByRole('navigation', { name: 'Breadcrumb' }).evaluate((nav) => {
+          const r = nav.parentElement?.getBoundingClientRect();
+          return { top: r?.top ?? NaN, bottom: r?.bottom ?? NaN, height: r?.height ?? NaN };
+        });
+        const row = await first.evaluate((el) => {
+          const r = el.getBoundingClientRect();
+          return { top: r.top, bottom: r.bottom };
+        });
+        // It was ~205 px tall, and the first row began at ~380 px; now three short rows.
+        expect(head.height).toBeLessThanOrEqual(120);
+        expect(row.top).toBeGreaterThanOrEqual(head.bottom);
+        expect(row.bottom).toBeLessThanOrEqual(844 * 0.4);
+        await fitsNarrowScreen(page, ['Copy URL', 'More actions', 'Log out'], 390);
+        // The URL is whole in the page (cut only on screen), and Copy URL is beside it.
+        expect(await page.getByTitle(ep.url).textContent()).toBe(ep.url);
+        expect(await page.getByRole('link', { name: 'Settings', exact: true }).isVisible()).toBe(true);
+
+        // Rename, Clear captures and Delete endpoint are behind More actions, a disclosure.
+        for (const name of ['Rename', 'Clear captures', 'Delete endpoint']) expect(await page.getByRole('button', { name }).count()).toBe(0);
+        expect(await more.getAttribute('aria-expanded')).toBe('false');
+        await more.focus();
+        await page.keyboard.press('Enter');
+        expect(await more.getAttribute('aria-expanded')).toBe('true');
+        for (const name of ['Rename', 'Clear captures', 'Delete endpoint']) expect(await page.getByRole('button', { name }).isVisible()).toBe(true);
+        await page.keyboard.press('Tab');
+        expect(await isFocused(page.getByRole('button', { name: 'Rename' }))).toBe(true);
+        // Escape closes it and gives the focus back to its button.
+        await page.keyboard.press('Escape');
+        expect(await more.getAttribute('aria-expanded')).toBe('false');
+        expect(await isFocused(more)).toBe(true);
+
+        // Rename from it, then the focus is back on Rename.
+        await more.click();
+        await page.getByRole('button', { name: 'Rename' }).click();
+        await page.getByLabel('Name').fill('Stripe prod');
+        await page.keyboard.press('Enter');
+        await page.getByRole('heading', { name: 'Stripe prod', level: 1 }).waitFor();
+        await eventually(() => isFocused(page.getByRole('button', { name: 'Rename' })));
+        expect(await title.count()).toBe(0);
+
+        // Clear captures from it: its confirmation, then the list is empty.
+        await page.getByRole('button', { name: 'Clear captures' }).click();
+        await page.getByRole('dialog').getByRole('button', { name: 'Clear' }).click();
+        await page.getByText('Waiting for the first request').waitFor();
+        // A click elsewhere closes it.
+        await page.getByRole('heading', { name: 'Stripe prod', level: 1 }).click();
+        expect(await more.getAttribute('aria-expanded')).toBe('false');
         expect(errors).toEqual([]);
       } finally {
         await context.close();

@@ -46,7 +46,10 @@ export function NewEndpointButton({ className = 'primary' }: { className?: strin
 export function ReceiverUrl({ url, of }: { url: string; of?: string }) {
   return (
     <span className="receiver-url">
-      <code className="url-text">{url}</code>
+      <code className="url-text" title={url}>
+        {/* An isolate: where the header cuts the URL from its start (styles/app.css), it is still read left to right. */}
+        <span dir="ltr">{url}</span>
+      </code>
       <CopyButton text={url} label="Copy URL" ariaLabel={of ? `Copy URL of ${of}` : undefined} done="Copied the receiver URL" className="small" />
     </span>
   );
