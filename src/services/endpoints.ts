@@ -9,9 +9,7 @@ import type { EndpointRow, MockResponse, UserRow } from '../stores/state/schema'
 import type { Ctx } from './context';
 import { writeEndpoints } from './endpoint-writes';
 import { EXPIRES_IN_MAX_S, EXPIRES_IN_MIN_S } from '../model/endpoint-expiry';
-import { isIpLiteral } from '../net/address';
-import { normalizeHost } from '../net/allow';
-import { checkTarget, isLocalhost, OutboundError } from '../net/outbound';
+import { literalTargetRefusal } from '../net/outbound';
 
 /**
  * The signing config as reads show it: everything but the secret, which is reduced to a hint
@@ -24,20 +22,36 @@ export function publicSigning(signing: Record<string, unknown> | null): Record<s
   return { ...rest, secretHint: s.length >= 12 ? `…${s.slice(-4)}` : '…' };
 }
 
-export const publicEndpoint = (ctx: Ctx, e: EndpointRow) => ({
-  id: e.id,
-  slug: e.slug,
-  name: e.name,
-  url: `${ctx.config.receiverUrl}/w/${e.slug}`,
-  createdAt: e.createdAt,
-  // The mock as its owner typed it: the receiver's byte form (wireHeaders) is not part of it.
-  mockResponse: e.mockResponse ? { status: e.mockResponse.status, body: e.mockResponse.body, headers: e.mockResponse.headers } : null,
-  notificationUrl: e.notificationUrl ?? null,
-  signing: publicSigning(e.signing ?? null),
-  // Never the secret itself: it is shown once, by the route that makes it.
-  notificationSigning: e.notificationSigning ? { createdAt: e.notificationSigning.createdAt } : null,
-  expiresAt: e.expiresAt ?? null,
-});
+/**
+ * Why notifications to `url` will not be sent, told where the URL is shown rather than refused
+ * when saved: SPEC 2.3 takes any http or https URL, and a conformance client may save a local one.
+ * Only an IP literal or `localhost` is judged (what a name resolves to can change before a send),
+ * with the notifier's own rule and allow list (OUTBOUND_ALLOW).
+ */
+function notificationWarning(url: string | null, config: Ctx['config']): string | null {
+  const refused = url === null ? null : literalTargetRefusal(url, config.outboundAllow);
+  return refused === null ? null : `Notifications to this URL will not be sent: ${refused}, and this server sends only to public addresses unless OUTBOUND_ALLOW lists it.`;
+}
+
+export function publicEndpoint(ctx: Ctx, e: EndpointRow) {
+  const warning = notificationWarning(e.notificationUrl ?? null, ctx.config);
+  return {
+    id: e.id,
+    slug: e.slug,
+    name: e.name,
+    url: `${ctx.config.receiverUrl}/w/${e.slug}`,
+    createdAt: e.createdAt,
+    // The mock as its owner typed it: the receiver's byte form (wireHeaders) is not part of it.
+    mockResponse: e.mockResponse ? { status: e.mockResponse.status, body: e.mockResponse.body, headers: e.mockResponse.headers } : null,
+    notificationUrl: e.notificationUrl ?? null,
+    // Absent unless there is something to say: every other endpoint reads exactly as before.
+    ...(warning === null ? {} : { notificationWarning: warning }),
+    signing: publicSigning(e.signing ?? null),
+    // Never the secret itself: it is shown once, by the route that makes it.
+    notificationSigning: e.notificationSigning ? { createdAt: e.notificationSigning.createdAt } : null,
+    expiresAt: e.expiresAt ?? null,
+  };
+}
 
 export type PublicEndpoint = ReturnType<typeof publicEndpoint>;
 
@@ -109,28 +123,7 @@ export interface EndpointPatch {
  */
 const ownHosts = (config: Ctx['config']) => new Set([new URL(config.receiverUrl).host, new URL(config.baseUrl).host]);
 
-/**
- * A notification URL whose host is an IP literal or `localhost` is judged now, by the
- * notifier's own check with its allow list (OUTBOUND_ALLOW): these addresses cannot change, so a
- * loopback or private one would only fail at every send after a "Saved.". A host name is left to
- * each send, which resolves it then (DNS can change between the two).
- */
-async function refuseUnreachable(url: URL, config: Ctx['config']): Promise<void> {
-  const host = normalizeHost(url.hostname);
-  if (!isIpLiteral(host) && !isLocalhost(host)) return;
-  try {
-    await checkTarget(url.href, { allow: config.outboundAllow, timeoutMs: config.notify.timeoutMs });
-  } catch (err) {
-    // Only a refusal is final; a failed lookup of localhost is left to the send, as for any name.
-    if (!(err instanceof OutboundError) || err.kind !== 'blocked') return;
-    throw new AppError(
-      'validation',
-      `notificationUrl must not be a loopback, private or other internal address: ${err.refused ?? err.message}. Notifications are sent only to public addresses, unless the server's OUTBOUND_ALLOW allows this one.`,
-    );
-  }
-}
-
-export async function validateNotificationUrl(url: string, config: Ctx['config']): Promise<void> {
+export function validateNotificationUrl(url: string, config: Ctx['config']): void {
   if (url.length > 2048) throw new AppError('validation', 'notificationUrl must be at most 2048 characters');
   let parsed: URL;
   try {
@@ -144,7 +137,6 @@ export async function validateNotificationUrl(url: string, config: Ctx['config']
   if (ownHosts(config).has(parsed.host)) {
     throw new AppError('validation', "notificationUrl must not point at this service (its receiver or API): each notification would be captured and notify again");
   }
-  await refuseUnreachable(parsed, config);
 }
 
 function validateMock(mock: MockResponse): MockResponse {
@@ -180,7 +172,7 @@ export async function updateEndpoint(ctx: Ctx, user: UserRow, slug: string, patc
   }
   if (patch.mockResponse !== undefined) set.mockResponse = patch.mockResponse === null ? null : validateMock(patch.mockResponse);
   if (patch.notificationUrl !== undefined) {
-    if (patch.notificationUrl !== null) await validateNotificationUrl(patch.notificationUrl, ctx.config);
+    if (patch.notificationUrl !== null) validateNotificationUrl(patch.notificationUrl, ctx.config);
     set.notificationUrl = patch.notificationUrl;
   }
   if (patch.signing !== undefined) set.signing = patch.signing;
