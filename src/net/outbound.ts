@@ -89,10 +89,25 @@ function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+const portOf = (u: URL): number => (u.port ? Number(u.port) : (DEFAULT_PORT[u.protocol] ?? 0));
+
+/**
+ * Why `address`, reached through the URL host `host` on `port`, may not be reached ("127.0.0.1
+ * is a loopback address"), or null when it may: allowed by the operator, or public. The one rule,
+ * for sends and for judging a URL ahead of them.
+ */
+function addressRefusal(host: string, port: number, address: string, allow: AllowList): string | null {
+  if (allow.allows(host, port, address)) return null;
+  const cls = classifyAddress(address);
+  if (cls === 'public') return null;
+  const via = address === host ? host : `${host} (${address})`;
+  return `${via} is a ${cls ?? 'invalid'} address`;
+}
+
 /** Every address of the URL's host, each allowed or public; the first is the one to connect to. */
 async function vet(u: URL, policy: OutboundPolicy, signal: AbortSignal): Promise<string> {
   const host = normalizeHost(u.hostname);
-  const port = u.port ? Number(u.port) : (DEFAULT_PORT[u.protocol] ?? 0);
+  const port = portOf(u);
   let addresses: string[];
   if (isIpLiteral(host)) {
     addresses = [host];
@@ -106,16 +121,40 @@ async function vet(u: URL, policy: OutboundPolicy, signal: AbortSignal): Promise
     if (addresses.length === 0) throw new OutboundError('dns', `${host} has no addresses`);
   }
   for (const address of addresses) {
-    if (policy.allow.allows(host, port, address)) continue;
-    const cls = classifyAddress(address);
-    if (cls !== 'public') {
-      const via = address === host ? host : `${host} (${address})`;
-      throw new OutboundError('blocked', `${via} is a ${cls ?? 'invalid'} address; outbound requests may only reach public addresses`);
-    }
+    const refused = addressRefusal(host, port, address, policy.allow);
+    if (refused !== null) throw new OutboundError('blocked', `${refused}; outbound requests may only reach public addresses`);
   }
   // IPv4 first: hosts without an IPv6 route are common, the reverse is rare.
   const v4 = addresses.find((a) => parseIp(a)?.family === 4);
   return v4 ?? addresses[0] ?? host;
+}
+
+/** What `localhost` is, whatever DNS says (RFC 6761 6.3): this machine, over either family. */
+const LOCALHOST_ADDRESSES = ['127.0.0.1', '::1'] as const;
+
+/**
+ * Why sends to `url` will be refused, judged now without a lookup, or null. Only a host whose
+ * addresses cannot change is judged: an IP literal, or exactly `localhost` (both of its
+ * addresses; an allow entry naming `localhost[:port]` covers both, as at a send). A host name
+ * (subdomains of `localhost` too, which many resolvers do not answer) gives null: what it
+ * resolves to can change, so only the send's own lookup counts.
+ *
+ * @example literalTargetRefusal('http://127.0.0.1:8080/hook', AllowList.none) // '127.0.0.1 is a loopback address'
+ */
+export function literalTargetRefusal(url: string, allow: AllowList): string | null {
+  let u: URL;
+  try {
+    u = parseTarget(url);
+  } catch {
+    return null;
+  }
+  const host = normalizeHost(u.hostname);
+  const addresses = isIpLiteral(host) ? [host] : host === 'localhost' ? LOCALHOST_ADDRESSES : [];
+  for (const address of addresses) {
+    const refused = addressRefusal(host, portOf(u), address, allow);
+    if (refused !== null) return refused;
+  }
+  return null;
 }
 
 function pinned(u: URL, address: string): URL {

@@ -9,6 +9,7 @@ import type { EndpointRow, MockResponse, UserRow } from '../stores/state/schema'
 import type { Ctx } from './context';
 import { writeEndpoints } from './endpoint-writes';
 import { EXPIRES_IN_MAX_S, EXPIRES_IN_MIN_S } from '../model/endpoint-expiry';
+import { literalTargetRefusal } from '../net/outbound';
 
 /**
  * The signing config as reads show it: everything but the secret, which is reduced to a hint
@@ -21,20 +22,36 @@ export function publicSigning(signing: Record<string, unknown> | null): Record<s
   return { ...rest, secretHint: s.length >= 12 ? `…${s.slice(-4)}` : '…' };
 }
 
-export const publicEndpoint = (ctx: Ctx, e: EndpointRow) => ({
-  id: e.id,
-  slug: e.slug,
-  name: e.name,
-  url: `${ctx.config.receiverUrl}/w/${e.slug}`,
-  createdAt: e.createdAt,
-  // The mock as its owner typed it: the receiver's byte form (wireHeaders) is not part of it.
-  mockResponse: e.mockResponse ? { status: e.mockResponse.status, body: e.mockResponse.body, headers: e.mockResponse.headers } : null,
-  notificationUrl: e.notificationUrl ?? null,
-  signing: publicSigning(e.signing ?? null),
-  // Never the secret itself: it is shown once, by the route that makes it.
-  notificationSigning: e.notificationSigning ? { createdAt: e.notificationSigning.createdAt } : null,
-  expiresAt: e.expiresAt ?? null,
-});
+/**
+ * Why notifications to `url` will not be sent, told where the URL is shown rather than refused
+ * when saved: SPEC 2.3 takes any http or https URL, and a conformance client may save a local one.
+ * Only an IP literal or `localhost` is judged (what a name resolves to can change before a send),
+ * with the notifier's own rule and allow list (OUTBOUND_ALLOW).
+ */
+function notificationWarning(url: string | null, config: Ctx['config']): string | null {
+  const refused = url === null ? null : literalTargetRefusal(url, config.outboundAllow);
+  return refused === null ? null : `Notifications to this URL will not be sent: ${refused}, and this server sends only to public addresses unless OUTBOUND_ALLOW lists it.`;
+}
+
+export function publicEndpoint(ctx: Ctx, e: EndpointRow) {
+  const warning = notificationWarning(e.notificationUrl ?? null, ctx.config);
+  return {
+    id: e.id,
+    slug: e.slug,
+    name: e.name,
+    url: `${ctx.config.receiverUrl}/w/${e.slug}`,
+    createdAt: e.createdAt,
+    // The mock as its owner typed it: the receiver's byte form (wireHeaders) is not part of it.
+    mockResponse: e.mockResponse ? { status: e.mockResponse.status, body: e.mockResponse.body, headers: e.mockResponse.headers } : null,
+    notificationUrl: e.notificationUrl ?? null,
+    // Absent unless there is something to say: every other endpoint reads exactly as before.
+    ...(warning === null ? {} : { notificationWarning: warning }),
+    signing: publicSigning(e.signing ?? null),
+    // Never the secret itself: it is shown once, by the route that makes it.
+    notificationSigning: e.notificationSigning ? { createdAt: e.notificationSigning.createdAt } : null,
+    expiresAt: e.expiresAt ?? null,
+  };
+}
 
 export type PublicEndpoint = ReturnType<typeof publicEndpoint>;
 

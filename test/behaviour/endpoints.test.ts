@@ -94,6 +94,49 @@ describeBackends('endpoints', (h) => {
     expect(off.body.notificationUrl).toBeNull();
   });
 
+  test('a notificationUrl on a loopback, private or link-local address, or localhost, is saved (SPEC 2.3) and carries a notificationWarning naming why; a host name carries none', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'internal' } })).body;
+    const warned: [url: string, why: string][] = [
+      ['http://127.0.0.1:9/hook', '127.0.0.1 is a loopback address'],
+      ['http://localhost:9/hook', 'localhost (127.0.0.1) is a loopback address'],
+      ['http://LOCALHOST./hook', 'localhost (127.0.0.1) is a loopback address'],
+      ['http://[::1]/hook', '::1 is a loopback address'],
+      ['http://[::ffff:127.0.0.1]/hook', 'is a loopback address'],
+      ['https://10.1.2.3/hook', '10.1.2.3 is a private address'],
+      ['https://192.168.1.20:8443/hook', '192.168.1.20 is a private address'],
+      ['http://169.254.1.1/hook', '169.254.1.1 is a link-local address'],
+      ['http://169.254.169.254/latest/meta-data', '169.254.169.254 is a metadata address'],
+      ['http://[fd00::5]/hook', 'fd00::5 is a private address'],
+    ];
+    for (const [notificationUrl, why] of warned) {
+      const r = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { notificationUrl } });
+      expect([notificationUrl, r.status, r.body.notificationUrl]).toEqual([notificationUrl, 200, notificationUrl]);
+      const warning = r.body.notificationWarning;
+      expect([notificationUrl, warning?.startsWith('Notifications to this URL will not be sent: ')]).toEqual([notificationUrl, true]);
+      expect(warning).toContain(why);
+      expect(warning).toContain('OUTBOUND_ALLOW');
+      // Every read says it too, not only the answer to the PATCH.
+      const got = await call(h.url, 'GET', `/api/endpoints/${ep.slug}`, { token: a.key });
+      expect([got.body.notificationUrl, got.body.notificationWarning]).toEqual([notificationUrl, warning]);
+      const listed = (await call(h.url, 'GET', '/api/endpoints', { token: a.key })).body.find((e) => e.slug === ep.slug);
+      expect([listed?.notificationUrl, listed?.notificationWarning]).toEqual([notificationUrl, warning]);
+    }
+    // A public address, and a name whatever it resolves to now (a subdomain of localhost too,
+    // which many resolvers do not answer): the send judges those, and reads stay as they were.
+    for (const url of ['https://8.8.8.8/hook', 'https://hooks.example.com/hook', 'https://api.localhost/hook']) {
+      const ok = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { notificationUrl: url } });
+      expect([ok.status, ok.body.notificationUrl, 'notificationWarning' in ok.body]).toEqual([200, url, false]);
+      const got = await call(h.url, 'GET', `/api/endpoints/${ep.slug}`, { token: a.key });
+      expect('notificationWarning' in got.body).toBe(false);
+    }
+    await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { notificationUrl: 'http://127.0.0.1:9/hook' } });
+    const off = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { notificationUrl: null } });
+    expect([off.status, off.body.notificationUrl, 'notificationWarning' in off.body]).toEqual([200, null, false]);
+    const got = await call(h.url, 'GET', `/api/endpoints/${ep.slug}`, { token: a.key });
+    expect('notificationWarning' in got.body).toBe(false);
+  });
+
   test("another account sees 404 for every route of someone else's endpoint", async () => {
     const a = await newAccount(h.url);
     const b = await newAccount(h.url);

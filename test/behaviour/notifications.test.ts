@@ -4,6 +4,7 @@
  * nothing else local: `forbidden` stands for an internal service that must never be hit.
  */
 import { afterAll, expect, test } from 'bun:test';
+import { hostname } from 'node:os';
 import { call, eventually, newAccount } from '../support/client';
 import { startHookReceiver, uniquePath, type Received } from '../support/hook-receiver';
 import { describeBackends, type Harness } from '../support/suite';
@@ -147,14 +148,35 @@ describeBackends(
       expect(receiver.received(always400)).toHaveLength(1);
     });
 
-    test('never reaches loopback or private addresses it is not allowed to, by IP, by name or by redirect', async () => {
+    test('a loopback URL not in OUTBOUND_ALLOW is saved with a notificationWarning (by IP, localhost, [::1]); the allowed one has none', async () => {
+      const a = await newAccount(h.url);
+      const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'notify' } })).body;
+      // OUTBOUND_ALLOW names 127.0.0.1 at the receiver's port only: anything else local is warned of, judged as the sender would judge it.
+      for (const [url, why] of [
+        [`${forbidden.url}/direct`, '127.0.0.1 is a loopback address'],
+        [`http://localhost:${forbidden.port}/by-localhost`, 'localhost (127.0.0.1) is a loopback address'],
+        [`http://[::1]:${receiver.port}/other-address`, '::1 is a loopback address'],
+      ] as const) {
+        const r = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { notificationUrl: url } });
+        expect([url, r.status, r.body.notificationUrl]).toEqual([url, 200, url]);
+        expect(r.body.notificationWarning).toContain(why);
+      }
+      const allowed = `${receiver.url}/allowed`;
+      const ok = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { notificationUrl: allowed } });
+      expect([ok.status, ok.body.notificationUrl, 'notificationWarning' in ok.body]).toEqual([200, allowed, false]);
+    });
+
+    test('never reaches loopback or private addresses it is not allowed to, by IP, by localhost, by a name resolving there or by redirect', async () => {
       const before = await stats(h);
       const direct = uniquePath('direct');
+      const byLocalhost = uniquePath('by-localhost');
       const byName = uniquePath('by-name');
       const redirected = uniquePath('redirected');
       const hop = uniquePath('hop');
       receiver.script(hop, () => new Response(null, { status: 307, headers: { location: `${forbidden.url}${redirected}` } }));
-      const targets = [`${forbidden.url}${direct}`, `http://localhost:${forbidden.port}${byName}`, `${receiver.url}${hop}`];
+      // Saved with a warning (the previous test) or, for a name, without one: each send judges again,
+      // and refuses. This machine's own name is in /etc/hosts as 127.0.0.1 here.
+      const targets = [`${forbidden.url}${direct}`, `http://localhost:${forbidden.port}${byLocalhost}`, `http://${hostname()}:${forbidden.port}${byName}`, `${receiver.url}${hop}`];
       for (const url of targets) {
         const { ep } = await endpointNotifying(h, url);
         expect((await fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', body: 'x' })).status).toBe(200);
@@ -165,9 +187,10 @@ describeBackends(
       await fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', body: 'x' });
       await arrived(control, 1);
       await arrived(hop, 1);
-      await eventually(async () => (await stats(h)).failed >= before.failed + 3);
+      await eventually(async () => (await stats(h)).failed >= before.failed + targets.length);
       await Bun.sleep(300);
       expect(forbidden.received(direct)).toHaveLength(0);
+      expect(forbidden.received(byLocalhost)).toHaveLength(0);
       expect(forbidden.received(byName)).toHaveLength(0);
       expect(forbidden.received(redirected)).toHaveLength(0);
       expect(receiver.received(hop)).toHaveLength(1); // refused, not retried

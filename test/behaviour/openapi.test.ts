@@ -63,6 +63,12 @@ describeBackends('OpenAPI document', (h) => {
     const one = doc.paths['/api/requests/{id}']?.get?.responses?.['200']?.content?.['application/json']?.schema;
     expect(Object.keys(one?.properties ?? {})).toEqual(expect.arrayContaining(['id', 'endpointId', 'body', 'endpointSlug', 'endpointUrl']));
     expect(one?.required).toEqual(expect.arrayContaining(['endpointSlug', 'endpointUrl']));
+    // The endpoint object: notificationWarning is documented, and optional (absent unless there is one).
+    const endpoint = doc.paths['/api/endpoints/{slug}']?.patch?.responses?.['200']?.content?.['application/json']?.schema;
+    const warning = endpoint?.properties?.notificationWarning as { type?: string; description?: string } | undefined;
+    expect([warning?.type, warning?.description?.includes('OUTBOUND_ALLOW')]).toEqual(['string', true]);
+    expect(endpoint?.required).toContain('notificationUrl');
+    expect(endpoint?.required).not.toContain('notificationWarning');
   });
 
   test('the teams and invites routes document every refusal docs/teams.md lists', async () => {

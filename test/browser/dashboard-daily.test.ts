@@ -148,9 +148,15 @@ describeBackends('dashboard: a day of use', (h) => {
       expect(await filter.inputValue()).toBe('github');
       await eventually(async () => (await paths()).length === 4);
 
-      // Emptied (Escape in the field), everything is listed again.
+      // Escape only leaves the field: the filter stays (Chromium's own default emptied it). Emptied,
+      // everything is listed again.
       await filter.focus();
       await page.keyboard.press('Escape');
+      expect(await isFocused(filter)).toBe(false);
+      expect(await filter.inputValue()).toBe('github');
+      expect(new URL(page.url()).searchParams.get('filter')).toBe('github');
+      expect(await page.getByText('4 of 7 requests').count()).toBe(1);
+      await filter.fill('');
       await eventually(async () => (await paths()).length === 7);
       expect(new URL(page.url()).search).toBe('');
       expect(errors).toEqual([]);

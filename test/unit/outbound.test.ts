@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { AllowList } from '../../src/net/allow';
-import { OutboundError, sendOutbound, type Lookup, type OutboundPolicy } from '../../src/net/outbound';
+import { literalTargetRefusal, OutboundError, sendOutbound, type Lookup, type OutboundPolicy } from '../../src/net/outbound';
 import { startHookReceiver, uniquePath } from '../support/hook-receiver';
 
 const target = startHookReceiver();
@@ -96,6 +96,43 @@ describe('address checks', () => {
   test('a name that does not resolve is a dns failure', async () => {
     const err = await failure(sendOutbound(post('http://no-such-host.invalid/x'), policy()));
     expect(err.kind).toBe('dns');
+  });
+});
+
+describe('literalTargetRefusal: judging a URL ahead of any send, without a lookup', () => {
+  test('an IP literal gets the refusal a send would give, in the same words', async () => {
+    for (const url of ['http://127.0.0.1:9/hook', 'http://[::1]:9/', 'http://2130706433:9/', 'https://10.1.2.3/', 'http://169.254.169.254/latest/meta-data/', 'http://[fd00::5]/']) {
+      const refused = literalTargetRefusal(url, allowTarget);
+      expect([url, refused]).toEqual([url, expect.stringMatching(/ is a [a-z-]+ address$/)]);
+      const err = await failure(sendOutbound(post(url), policy()));
+      expect(err.message).toStartWith(`${refused};`);
+    }
+    expect(literalTargetRefusal('http://127.0.0.1:9/hook', AllowList.none)).toBe('127.0.0.1 is a loopback address');
+    expect(literalTargetRefusal('http://169.254.169.254/', AllowList.none)).toBe('169.254.169.254 is a metadata address');
+  });
+
+  test('OUTBOUND_ALLOW is honoured as at a send: IP and port (default ports too), CIDR', () => {
+    expect(literalTargetRefusal(`http://127.0.0.1:${target.port}/x`, allowTarget)).toBeNull();
+    expect(literalTargetRefusal(`http://127.0.0.1:${forbidden.port}/x`, allowTarget)).toBe('127.0.0.1 is a loopback address');
+    const port80 = AllowList.parse(['127.0.0.1:80']);
+    expect(literalTargetRefusal('http://127.0.0.1/x', port80)).toBeNull();
+    expect(literalTargetRefusal('https://127.0.0.1/x', port80)).toBe('127.0.0.1 is a loopback address');
+    expect(literalTargetRefusal('http://10.1.2.3/x', AllowList.parse(['10.0.0.0/8']))).toBeNull();
+  });
+
+  test('localhost is 127.0.0.1 and ::1 whatever DNS says; an allow entry by name covers both', () => {
+    for (const url of ['http://localhost:9/', 'http://LOCALHOST.:9/']) expect(literalTargetRefusal(url, AllowList.none)).toBe('localhost (127.0.0.1) is a loopback address');
+    // Allowing 127.0.0.1 alone leaves ::1, which a resolver may answer first.
+    expect(literalTargetRefusal('http://localhost:9/', AllowList.parse(['127.0.0.1:9']))).toBe('localhost (::1) is a loopback address');
+    expect(literalTargetRefusal('http://localhost:9/', AllowList.parse(['localhost:9']))).toBeNull();
+    expect(literalTargetRefusal('http://localhost:9/', AllowList.parse(['localhost']))).toBeNull();
+    expect(literalTargetRefusal('http://localhost:9/', AllowList.parse(['localhost:10']))).toBe('localhost (127.0.0.1) is a loopback address');
+  });
+
+  test('a host name (a subdomain of localhost too), a public address or no http URL at all: nothing to say now', () => {
+    for (const url of ['https://hooks.example.com/x', 'http://api.localhost/x', 'https://8.8.8.8/x', 'ftp://127.0.0.1/x', 'not a url']) {
+      expect([url, literalTargetRefusal(url, AllowList.none)]).toEqual([url, null]);
+    }
   });
 });
 

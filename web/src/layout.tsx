@@ -6,6 +6,7 @@ import { paths } from './paths';
 import { ErrorMessage } from './ui/error';
 import { useFocusHeadingAfterSignIn } from './ui/focus';
 import { useShortcuts } from './ui/keys';
+import { leaveOnEscape } from './ui/search-field';
 import { Toasts } from './ui/toast';
 import { filtersQuery, readFilters } from './views/search';
 
@@ -34,6 +35,7 @@ function SearchBox({ inputRef }: { inputRef: React.RefObject<HTMLInputElement | 
         aria-label="Search"
         placeholder="Search requests  ( / )"
         value={value}
+        onKeyDown={leaveOnEscape}
         onChange={(e) => {
           if (onSearchPage) navigate(`${paths.search}${filtersQuery({ ...filters, q: e.target.value })}`, { replace: true });
           else setDraft(e.target.value);

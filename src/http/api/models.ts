@@ -79,6 +79,12 @@ export const EndpointBody = t.Object({
   createdAt: t.Integer(),
   mockResponse: t.Union([MockResponseBody, t.Null()]),
   notificationUrl: t.Union([t.String(), t.Null()]),
+  notificationWarning: t.Optional(
+    t.String({
+      description:
+        'Present only when notifications to notificationUrl will not be sent: its host is an IP literal or localhost on a loopback, private or other non-public address that OUTBOUND_ALLOW does not list (the URL is still saved, as SPEC 2.3 allows). Says the address and its class. A host name is judged at each send instead',
+    }),
+  ),
   signing: t.Union([t.Record(t.String(), t.Unknown(), { description: 'Signing config without its secret (secretHint shows the last 4 characters)' }), t.Null()]),
   notificationSigning: t.Union(
     [t.Object({ createdAt: t.Integer({ description: 'ms since epoch: when the current notification secret was made' }) }), t.Null()],

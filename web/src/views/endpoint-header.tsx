@@ -1,5 +1,5 @@
 /** An endpoint's own header: breadcrumb, name (Rename), receiver URL, expiry, and its actions (clear, delete, settings). */
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode, type RefObject } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useClearCaptures, useDeleteEndpoint, useRenameEndpoint, type Endpoint } from '../api/queries';
 import { paths } from '../paths';
@@ -41,12 +41,57 @@ function RenameForm({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => vo
   );
 }
 
+/** Whether the element is drawn (not inside a closed More actions on a phone). */
+const drawn = (el: HTMLElement | null): el is HTMLElement => el !== null && el.getClientRects().length > 0;
+
+/**
+ * Rename, Clear captures and Delete endpoint: in the row on a wide screen; on a phone behind
+ * **More actions**, a disclosure over the page, so the header takes three short rows and the list
+ * starts high (the toggle is hidden, and the group always shown, above 600 px: styles/app.css).
+ * It stays open while its buttons are used (their dialog and the rename form hand the focus back
+ * to them); Escape or a click elsewhere closes it.
+ */
+function MoreActions({ toggle, children }: { toggle: RefObject<HTMLButtonElement | null>; children: ReactNode }) {
+  const [open, setOpen] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!open) return;
+    const away = (e: PointerEvent) => {
+      const target = e.target as Element;
+      // A confirmation opened from it is part of it: closing under the dialog would leave its focus nowhere to return.
+      if (!box.current?.contains(target) && !target.closest?.('dialog')) setOpen(false);
+    };
+    document.addEventListener('pointerdown', away);
+    return () => document.removeEventListener('pointerdown', away);
+  }, [open]);
+  return (
+    <div
+      className="more"
+      ref={box}
+      onKeyDown={(e) => {
+        if (e.key !== 'Escape' || !open) return;
+        e.preventDefault();
+        setOpen(false);
+        if (drawn(toggle.current)) toggle.current.focus();
+      }}
+    >
+      <button type="button" className="more-toggle" ref={toggle} aria-label="More actions" aria-expanded={open} aria-controls="endpoint-more" onClick={() => setOpen(!open)}>
+        More <span aria-hidden="true">▾</span>
+      </button>
+      <div className="more-actions" id="endpoint-more" data-open={open}>
+        {children}
+      </div>
+    </div>
+  );
+}
+
 export function EndpointHeader({ endpoint, onCleared }: { endpoint: Endpoint; onCleared: () => void }) {
   const [renaming, setRenaming] = useState(false);
   const [confirming, setConfirming] = useState<'delete' | 'clear' | null>(null);
   const renameButton = useRef<HTMLButtonElement>(null);
-  // Saved, cancelled or Escape: the form is gone; the focus goes back to Rename.
-  useFocusWhenGone(renaming, () => renameButton.current);
+  const moreToggle = useRef<HTMLButtonElement>(null);
+  // Saved, cancelled or Escape: the form is gone; the focus goes back to Rename (or to More actions, closed meanwhile).
+  useFocusWhenGone(renaming, () => (drawn(renameButton.current) ? renameButton.current : moreToggle.current));
   const remove = useDeleteEndpoint();
   const clear = useClearCaptures();
   const [, navigate] = useLocation();
@@ -71,17 +116,19 @@ export function EndpointHeader({ endpoint, onCleared }: { endpoint: Endpoint; on
       <ReceiverUrl url={endpoint.url} />
       {endpoint.expiresAt !== null ? <ExpiresAt ms={endpoint.expiresAt} /> : null}
       <div className="endpoint-actions">
-        {!renaming ? (
-          <button type="button" ref={renameButton} onClick={() => setRenaming(true)}>
-            Rename
+        <MoreActions toggle={moreToggle}>
+          {!renaming ? (
+            <button type="button" ref={renameButton} onClick={() => setRenaming(true)}>
+              Rename
+            </button>
+          ) : null}
+          <button type="button" onClick={() => setConfirming('clear')}>
+            Clear captures
           </button>
-        ) : null}
-        <button type="button" onClick={() => setConfirming('clear')}>
-          Clear captures
-        </button>
-        <button type="button" className="danger" onClick={() => setConfirming('delete')}>
-          Delete endpoint
-        </button>
+          <button type="button" className="danger" onClick={() => setConfirming('delete')}>
+            Delete endpoint
+          </button>
+        </MoreActions>
         <Link href={paths.endpointSettings(endpoint.slug)} className="button">
           Settings
         </Link>

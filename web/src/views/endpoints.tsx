@@ -6,6 +6,7 @@ import { paths } from '../paths';
 import { endpointMatches } from '../lib/filter';
 import { CopyButton } from '../ui/copy-button';
 import { ErrorMessage } from '../ui/error';
+import { leaveOnEscape } from '../ui/search-field';
 import { RelativeTime } from '../ui/time';
 import { useTitle } from '../ui/title';
 import { SharedEndpointsSection } from './teams/shared-endpoints';
@@ -45,7 +46,10 @@ export function NewEndpointButton({ className = 'primary' }: { className?: strin
 export function ReceiverUrl({ url, of }: { url: string; of?: string }) {
   return (
     <span className="receiver-url">
-      <code className="url-text">{url}</code>
+      <code className="url-text" title={url}>
+        {/* An isolate: where the header cuts the URL from its start (styles/app.css), it is still read left to right. */}
+        <span dir="ltr">{url}</span>
+      </code>
       <CopyButton text={url} label="Copy URL" ariaLabel={of ? `Copy URL of ${of}` : undefined} done="Copied the receiver URL" className="small" />
     </span>
   );
@@ -95,6 +99,7 @@ function EndpointFilter({ value, onChange }: { value: string; onChange: (value: 
         value={value}
         spellCheck={false}
         onChange={(e) => onChange(e.target.value)}
+        onKeyDown={leaveOnEscape}
       />
     </div>
   );

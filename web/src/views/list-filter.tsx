@@ -1,8 +1,9 @@
 import { focusRowWhenDrawn } from '../ui/request-list';
+import { leaveOnEscape } from '../ui/search-field';
 
 /**
- * The live list's filter (lib/filter.ts). Escape empties it (the search field's own behaviour);
- * Enter goes to the first matching row, so the keyboard carries on into the list.
+ * The live list's filter (lib/filter.ts). Enter goes to the first matching row, so the keyboard
+ * carries on into the list; Escape leaves the box with the filter kept (ui/search-field.ts).
  */
 export function ListFilter({ value, onChange, firstId }: { value: string; onChange: (value: string) => void; firstId: string | undefined }) {
   return (
@@ -19,7 +20,7 @@ export function ListFilter({ value, onChange, firstId }: { value: string; onChan
           if (e.key === 'Enter' && firstId) {
             e.preventDefault();
             focusRowWhenDrawn(document, firstId, () => document.activeElement === input);
-          }
+          } else leaveOnEscape(e);
         }}
       />
     </div>

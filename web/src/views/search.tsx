@@ -13,6 +13,7 @@ import { plural } from '../lib/format';
 import { paths } from '../paths';
 import { ErrorMessage } from '../ui/error';
 import { RequestList } from '../ui/request-list';
+import { leaveOnEscape } from '../ui/search-field';
 import { SplitPane } from '../ui/split-pane';
 import { RequestDetail } from './request-detail';
 import { requestTitle, useTitle } from '../ui/title';
@@ -147,6 +148,7 @@ export function SearchView({ requestId }: { requestId: string | null }) {
               title="A header of exactly this name whose value contains the text after the colon, any case; a name alone: the header is there"
               value={headerText}
               onChange={(e) => setHeaderDraft({ for: filters.header ?? '', text: e.target.value })}
+              onKeyDown={leaveOnEscape}
               onBlur={applyHeader}
             />
           </div>

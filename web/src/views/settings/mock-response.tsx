@@ -31,6 +31,16 @@ export function MockResponseForm({ endpoint }: { endpoint: Endpoint }) {
     form.save({ mockResponse: { status: code, headers: parsed.headers, body } });
   };
 
+  // The fields are emptied with the mock: holding its values beside "Now: the default answer" read
+  // as if the old mock still answered, and a draft kept only in the page would be gone at the next
+  // reload anyway (docs/dashboard.md, Endpoint settings).
+  const answerDefault = () =>
+    form.save({ mockResponse: null }, () => {
+      setStatus('200');
+      setHeaders('');
+      setBody('');
+    });
+
   return (
     <Section
       title="Mock response"
@@ -64,7 +74,7 @@ export function MockResponseForm({ endpoint }: { endpoint: Endpoint }) {
         <Field label="Body" hint="Sent as text, exactly as written." error={errorAt('mockResponse.body') ?? errorAt('mockResponse')}>
           <textarea rows={5} spellCheck={false} className="mono" placeholder='{"received": true}' value={body} onChange={(e) => setBody(e.target.value)} />
         </Field>
-        <EndpointFormFooter form={form} off={mock ? { label: 'Use the default answer', onClick: () => form.save({ mockResponse: null }) } : null} />
+        <EndpointFormFooter form={form} off={mock ? { label: 'Use the default answer', onClick: answerDefault } : null} />
       </form>
     </Section>
   );

@@ -27,7 +27,13 @@ export function NotificationForm({ endpoint }: { endpoint: Endpoint }) {
       }
     >
       <form onSubmit={submit} noValidate>
-        <Field label="Notification URL" hint="An http or https URL; leave empty to stop notifications. Private and loopback addresses are refused when sending." error={form.errorAt('notificationUrl')}>
+        {/* The warning is the server's, about the URL as saved: it stays while the endpoint carries it, after a reload too. */}
+        <Field
+          label="Notification URL"
+          hint="An http or https URL to a public address; leave empty to stop notifications. A loopback or private address is saved, but nothing is sent there unless the server's OUTBOUND_ALLOW lists it."
+          error={form.errorAt('notificationUrl')}
+          warning={endpoint.notificationWarning ?? null}
+        >
           <input type="text" inputMode="url" autoComplete="off" spellCheck={false} placeholder="https://example.com/hooks/hookcap" value={url} onChange={(e) => setUrl(e.target.value)} />
         </Field>
         <EndpointFormFooter form={form} off={endpoint.notificationUrl ? { label: 'Stop notifications', onClick: () => save(null) } : null} />
