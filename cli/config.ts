@@ -112,18 +112,24 @@ function statePath(slug: string, env: NodeJS.ProcessEnv): string {
 }
 
 export interface ResumeState {
-  /** The last capture handled (forwarded, or given up on and reported). */
+  /** The last capture handled (forwarded, or given up on and reported), or where a run started. */
   lastId: string;
   apiUrl: string;
   savedAt: number;
+  /**
+   * False when `lastId` is only where a run started (saved before its first capture, which was
+   * then not handled): `savedAt` is that start, not a capture's handling. Files from before this
+   * field are handled positions.
+   */
+  handled: boolean;
 }
 
 export function loadResume(slug: string, env: NodeJS.ProcessEnv = process.env): ResumeState | null {
   const raw = readJson(statePath(slug, env), 'delete the file to start at live, or pass --since or --no-resume');
   if (raw === null || typeof raw !== 'object') return null;
-  const { lastId, apiUrl, savedAt } = raw as Record<string, unknown>;
+  const { lastId, apiUrl, savedAt, handled } = raw as Record<string, unknown>;
   if (typeof lastId !== 'string' || !isCaptureId(lastId)) return null;
-  return { lastId, apiUrl: typeof apiUrl === 'string' ? apiUrl : '', savedAt: typeof savedAt === 'number' ? savedAt : 0 };
+  return { lastId, apiUrl: typeof apiUrl === 'string' ? apiUrl : '', savedAt: typeof savedAt === 'number' ? savedAt : 0, handled: handled !== false };
 }
 
 export function saveResume(slug: string, state: ResumeState, env: NodeJS.ProcessEnv = process.env): void {

@@ -8,7 +8,7 @@ import { lookup } from 'node:dns/promises';
 import type { CaptureStream, HookcapClient } from '../../client/index';
 import { idTime } from '../../src/ids';
 import { chooseBacklog, onResume, type Backlog, type BacklogWords, type Start } from '../backlog';
-import { loadResume, saveResume, type Settings } from '../config';
+import { loadResume, saveResume, type ResumeState, type Settings } from '../config';
 import { CliError, EXIT_OK } from '../errors';
 import type { Style } from '../output';
 import { stopOnSignals } from '../stop-signals';
@@ -50,18 +50,22 @@ const listenWords = (opts: ListenOptions): BacklogWords => ({
  * more than --max-backlog captures waiting (a laptop back after a weekend) is a backlog
  * (`chooseBacklog`).
  */
-async function startPoint(client: HookcapClient, slug: string, settings: Settings, opts: ListenOptions, errStyle: Style): Promise<Start> {
+async function startPoint(client: HookcapClient, slug: string, settings: Settings, opts: ListenOptions, errStyle: Style): Promise<Start & { saved?: ResumeState }> {
   if (opts.since) return { after: opts.since, said: sinceSaid(opts.since) };
   const saved = opts.resume ? loadResume(slug) : null;
   if (!saved || (saved.apiUrl !== '' && saved.apiUrl !== settings.apiUrl)) return { said: 'from now on' };
-  const handledAt = `handled at ${when(saved.savedAt)}`;
-  const resumed: Start = { after: saved.lastId, said: `resuming after ${saved.lastId} (${handledAt})` };
+  return { ...(await savedStart(client, slug, saved, opts, errStyle)), saved };
+}
+
+async function savedStart(client: HookcapClient, slug: string, saved: ResumeState, opts: ListenOptions, errStyle: Style): Promise<Start> {
+  const at = when(saved.savedAt);
+  const resumed: Start = { after: saved.lastId, said: `resuming after ${saved.lastId} (${saved.handled ? `handled at ${at}` : `where a run started at ${at}`})` };
   if (opts.backlog === 'all') return resumed;
   // Captures received after the saved one's millisecond (a later one in that same millisecond is
   // not counted: the count only decides whether to ask).
   const waiting = await client.count({ slug, from: idTime(saved.lastId) + 1 });
   if (waiting <= opts.maxBacklog) return resumed;
-  return chooseBacklog(client, slug, opts, listenWords(opts), errStyle, { lastId: saved.lastId, waiting, stopped: true, context: `the last one forwarded was ${handledAt}` });
+  return chooseBacklog(client, slug, opts, listenWords(opts), errStyle, { lastId: saved.lastId, waiting, stopped: true, context: saved.handled ? `the last one forwarded was handled at ${at}` : `the last run started at ${at} and forwarded nothing` });
 }
 
 /**
@@ -97,14 +101,14 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
   const order: { id: string; handled: boolean | null }[] = [];
   const inFlight = new Set<Promise<void>>();
   let saved = false;
-  const save = (lastId: string) => {
-    saveResume(slug, { lastId, apiUrl: settings.apiUrl, savedAt: Date.now() });
+  const save = (lastId: string, handled: boolean) => {
+    saveResume(slug, { lastId, apiUrl: settings.apiUrl, savedAt: Date.now(), handled });
     saved = true;
   };
   const advance = () => {
     let last: string | null = null;
     while (order[0] && order[0].handled === true) last = order.shift()?.id ?? last;
-    if (last) save(last);
+    if (last) save(last, true);
   };
   // Live is after the newest capture now (as the stream would take it), known here so that it can
   // be saved as the position to resume from before the first capture is forwarded.
@@ -119,7 +123,13 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
       // The first capture of a run is preceded by the run's start on disk: stopped before it is
       // handled (Ctrl-C twice, a refused certificate), the next run sends it again, even after a
       // start at live with nothing saved, or with --no-resume over an older position.
-      if (!saved) save(after);
+      // Resuming from a saved position, it is kept as it was (with its own time and kind).
+      if (!saved) {
+        const kept = start.saved !== undefined && start.after === start.saved.lastId ? start.saved : null;
+        if (kept) saveResume(slug, { ...kept, apiUrl: settings.apiUrl });
+        else save(after, false);
+        saved = true;
+      }
       const slot: { id: string; handled: boolean | null } = { id: capture.id, handled: null };
       order.push(slot);
       const task = forwarder.forwardOne(capture).then((o) => {

@@ -165,7 +165,7 @@ describeBackends(
       for (const b of ['three', 'four', 'five']) await send(h.url, s.slug, `/${b}`, { body: b });
       cli = await listen(s);
       await cli.until(() => s.app.arrived.length >= 5);
-      expect(cli.stderr).toContain('resuming after');
+      expect(cli.stderr).toMatch(/resuming after req_\w+ \(handled at \d\d:\d\d:\d\d\)/);
 
       // Handled and recorded: a kill -9 now loses nothing and repeats nothing.
       await Bun.sleep(500);
@@ -389,6 +389,8 @@ describeBackends(
       const rerun = await listen(s);
       await rerun.until(() => rerun.lines.length === 1);
       expect(bodiesOf(s.app.arrived)).toEqual(['stuck', 'stuck']);
+      // Nothing was handled: the saved position is where the first run started, and says so.
+      expect(rerun.stderr).toMatch(/resuming after req_\w+ \(where a run started at \d\d:\d\d:\d\d\)/);
       await rerun.stop();
     });
 
