@@ -232,6 +232,13 @@ describeBackends('dashboard: a day of use', (h) => {
       const others = page.getByRole('list', { name: 'Other endpoints' });
       expect(await others.getByRole('link').allTextContents()).toEqual(expect.arrayContaining(['GitHub app', 'Internal billing']));
       expect(await others.getByRole('link', { name: 'Stripe live' }).count()).toBe(0);
+      // A click elsewhere closes it, as a menu would.
+      const size = page.viewportSize() ?? { width: 1280, height: 800 };
+      await page.mouse.click(size.width - 10, size.height - 10);
+      await others.waitFor({ state: 'detached' });
+      expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+      await toggle.click();
+      await others.waitFor();
       // Escape closes it and gives the focus back to the button.
       await page.keyboard.press('Escape');
       await others.waitFor({ state: 'detached' });

@@ -3,12 +3,13 @@
  * with a field to narrow the names and a link per endpoint (mine, then those shared with me, read
  * when it opens). Links, not a select: a select navigates on every arrow key.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { useEndpoints } from '../api/queries';
 import { useSharedEndpoints } from '../api/teams';
 import { endpointMatches } from '../lib/filter';
 import { paths } from '../paths';
+import { useClickAway } from './click-away';
 
 export function EndpointSwitcher({ current }: { current: string }) {
   const [open, setOpen] = useState(false);
@@ -16,15 +17,8 @@ export function EndpointSwitcher({ current }: { current: string }) {
   const box = useRef<HTMLDivElement>(null);
   const mine = useEndpoints();
   const shared = useSharedEndpoints(open);
-  useEffect(() => {
-    if (!open) return;
-    // A click elsewhere closes it, as a menu would.
-    const away = (e: PointerEvent) => {
-      if (!box.current?.contains(e.target as Node)) setOpen(false);
-    };
-    document.addEventListener('pointerdown', away);
-    return () => document.removeEventListener('pointerdown', away);
-  }, [open]);
+  // A click elsewhere closes it, as a menu would.
+  useClickAway(box, open, () => setOpen(false));
   const all = [...(mine.data ?? []), ...(shared.data ?? []).filter((s) => !(mine.data ?? []).some((m) => m.slug === s.slug))];
   const listed = all.filter((e) => e.slug !== current && endpointMatches(e, find));
   const close = () => {

@@ -4,6 +4,7 @@ import { Link, useLocation } from 'wouter';
 import { useClearCaptures, useDeleteEndpoint, useRenameEndpoint, type Endpoint } from '../api/queries';
 import { paths } from '../paths';
 import { BusyButton } from '../ui/busy-button';
+import { useClickAway } from '../ui/click-away';
 import { ConfirmDialog } from '../ui/confirm';
 import { EndpointSwitcher } from '../ui/endpoint-switcher';
 import { ErrorMessage } from '../ui/error';
@@ -54,16 +55,7 @@ const drawn = (el: HTMLElement | null): el is HTMLElement => el !== null && el.g
 function MoreActions({ toggle, children }: { toggle: RefObject<HTMLButtonElement | null>; children: ReactNode }) {
   const [open, setOpen] = useState(false);
   const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const away = (e: PointerEvent) => {
-      const target = e.target as Element;
-      // A confirmation opened from it is part of it: closing under the dialog would leave its focus nowhere to return.
-      if (!box.current?.contains(target) && !target.closest?.('dialog')) setOpen(false);
-    };
-    document.addEventListener('pointerdown', away);
-    return () => document.removeEventListener('pointerdown', away);
-  }, [open]);
+  useClickAway(box, open, () => setOpen(false));
   return (
     <div
       className="more"
