@@ -1,19 +1,24 @@
 /**
  * Found walking through sign-in, the account, teams and the endpoints list as their users do, in
- * real Chromium on both backends, by role and accessible name: a double click runs an action once.
+ * real Chromium on both backends, by role and accessible name: a double click runs an action once;
+ * making, joining, leaving or deleting a team leaves the focus on the heading of the page it leads to.
  */
 import { expect, test } from 'bun:test';
+import type { Locator } from 'playwright-core';
 import { AGENT_ENV } from '../behaviour/agent-support';
 import { resetLink, resetLinks } from '../behaviour/password-reset-support';
-import { TEAMS_ENV } from '../behaviour/teams-support';
+import { nowSeconds, setStripeSubscription, TEAMS_ENV } from '../behaviour/teams-support';
 import { CHROMIUM_SKIP, openPage, signUpAccount, useChromium } from '../support/browser';
-import { call } from '../support/client';
+import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
 const chromium = useChromium();
 
 /** Long enough for a second request, had one been sent, to have been answered. */
 const settle = () => new Promise((r) => setTimeout(r, 1_000));
+
+/** Waits until `l` has the keyboard focus (fails after 10 s). */
+const focusedSoon = (l: Locator) => eventually(async () => (await l.evaluate((el) => el === el.ownerDocument.activeElement)) || null, 10_000);
 
 describeBackends(
   'dashboard: the account walkthrough',
@@ -74,6 +79,44 @@ describeBackends(
         await visitor.context.close();
       }
     }, 90_000);
+
+    test('making, joining, leaving and deleting a team from the keyboard leave the focus on the next page’s heading', async () => {
+      const owner = await signUpAccount(h.url);
+      const member = await signUpAccount(h.url);
+      const o = await openPage(chromium(), h.url, owner);
+      const m = await openPage(chromium(), h.url, member);
+      try {
+        // Made: the team's page, its name focused (the Create team button went with the Teams page).
+        await o.page.goto(`${h.url}/teams`);
+        await o.page.getByLabel('New team name').fill('Ops');
+        await o.page.getByLabel('New team name').press('Enter');
+        await focusedSoon(o.page.getByRole('heading', { name: 'Ops', level: 1 }));
+        const teamId = decodeURIComponent(new URL(o.page.url()).pathname.split('/').at(-1) ?? '');
+        await setStripeSubscription(h.url, { teamId, seats: 5, created: nowSeconds() - 60 });
+        expect((await call(h.url, 'POST', `/api/teams/${teamId}/invite`, { token: owner.session, body: { email: member.email } })).status).toBe(201);
+
+        // Joined: Accept (pressed with Enter) opens the team, its name focused.
+        await m.page.goto(`${h.url}/teams`);
+        await m.page.getByRole('button', { name: 'Accept the invite to Ops' }).press('Enter');
+        await focusedSoon(m.page.getByRole('heading', { name: 'Ops', level: 1 }));
+
+        // Left: back on Teams, its heading focused, and what happened said.
+        await m.page.getByRole('button', { name: 'Leave team' }).press('Enter');
+        await m.page.getByRole('dialog').getByRole('button', { name: 'Leave' }).press('Enter');
+        await focusedSoon(m.page.getByRole('heading', { name: 'Teams', level: 1 }));
+        await m.page.getByRole('status').filter({ hasText: 'You left Ops.' }).waitFor();
+
+        // Deleted: likewise.
+        await o.page.getByRole('button', { name: 'Delete team' }).press('Enter');
+        await o.page.getByRole('dialog').getByRole('button', { name: 'Delete' }).press('Enter');
+        await focusedSoon(o.page.getByRole('heading', { name: 'Teams', level: 1 }));
+        await o.page.getByRole('status').filter({ hasText: 'Deleted the team Ops.' }).waitFor();
+        expect([...o.errors, ...m.errors]).toEqual([]);
+      } finally {
+        await o.context.close();
+        await m.context.close();
+      }
+    });
   },
   { ...TEAMS_ENV, ...AGENT_ENV },
   CHROMIUM_SKIP,

@@ -6,6 +6,7 @@ import { useMe } from '../../api/queries';
 import { useAnswerInvite, useCreateTeam, useMyInvites, useTeams, type MyInvite } from '../../api/teams';
 import { paths } from '../../paths';
 import { ErrorMessage } from '../../ui/error';
+import { focusNextPageHeading } from '../../ui/focus';
 import { NameForm } from '../../ui/name-form';
 import { Section } from '../../ui/section';
 import { useTitle } from '../../ui/title';
@@ -28,7 +29,15 @@ function InviteItem({ invite, answer, asked }: { invite: MyInvite; answer: Answe
           className="primary"
           aria-label={`Accept the invite to ${invite.teamName}`}
           busy={answer.isPending}
-          onClick={() => answer.mutateAsync({ invite, answer: 'accept' }).then(() => navigate(paths.team(invite.teamId)), () => undefined)}
+          onClick={() =>
+            answer.mutateAsync({ invite, answer: 'accept' }).then(
+              () => {
+                focusNextPageHeading();
+                navigate(paths.team(invite.teamId));
+              },
+              () => undefined,
+            )
+          }
         >
           Accept
         </BusyButton>
@@ -94,7 +103,14 @@ function CreateTeam() {
       label="New team name"
       value={name}
       onChange={setName}
-      onSubmit={() => create.mutate(name, { onSuccess: (team) => navigate(paths.team(team.id)) })}
+      onSubmit={() =>
+        create.mutate(name, {
+          onSuccess: (team) => {
+            focusNextPageHeading();
+            navigate(paths.team(team.id));
+          },
+        })
+      }
       mutation={{ error, isPending: create.isPending }}
       submitLabel="Create team"
       input={{ autoComplete: 'off' }}

@@ -4,7 +4,8 @@
  * for my role is not shown; the API decides anyway and its refusals are shown as messages.
  */
 import { useRef, useState, type FormEvent } from 'react';
-import { useFocusAfterRemoval } from '../../ui/focus';
+import { focusNextPageHeading, useFocusAfterRemoval } from '../../ui/focus';
+import { announce } from '../../ui/toast';
 import { Link, useLocation } from 'wouter';
 import { useEndpoints, useMe } from '../../api/queries';
 import {
@@ -225,7 +226,16 @@ function LeaveOrDelete({ team }: { team: TeamDetail }) {
         danger
         busy={action.isPending}
         onCancel={() => setConfirming(false)}
-        onConfirm={() => action.mutateAsync().then(() => navigate(paths.teams), () => setConfirming(false))}
+        onConfirm={() =>
+          action.mutateAsync().then(
+            () => {
+              announce(owner ? `Deleted the team ${team.name}.` : `You left ${team.name}.`);
+              focusNextPageHeading();
+              navigate(paths.teams);
+            },
+            () => setConfirming(false),
+          )
+        }
       >
         <p>{owner ? 'This cannot be undone.' : 'To come back you need a new invite.'}</p>
       </ConfirmDialog>
