@@ -1,7 +1,8 @@
 /**
  * Found walking through sign-in, the account, teams and the endpoints list as their users do, in
  * real Chromium on both backends, by role and accessible name: a double click runs an action once;
- * making, joining, leaving or deleting a team leaves the focus on the heading of the page it leads to.
+ * making, joining, leaving or deleting a team leaves the focus on the heading of the page it leads to;
+ * a team's Rename form hands the focus back when it closes.
  */
 import { expect, test } from 'bun:test';
 import type { Locator } from 'playwright-core';
@@ -117,6 +118,33 @@ describeBackends(
         await m.context.close();
       }
     });
+
+    test('renaming a team from the keyboard: Escape cancels, and Save, Cancel or Escape hand the focus back to Rename team', async () => {
+      const owner = await signUpAccount(h.url);
+      const team = await call<{ id: string }>(h.url, 'POST', '/api/teams', { token: owner.session, body: { name: 'Ops' } });
+      const { page, context, errors } = await openPage(chromium(), h.url, owner);
+      try {
+        await page.goto(`${h.url}/teams/${team.body.id}`);
+        const rename = page.getByRole('button', { name: 'Rename team' });
+        const field = page.getByRole('textbox', { name: 'Team name' });
+        await rename.press('Enter');
+        await focusedSoon(field);
+        await page.keyboard.press('Escape');
+        await focusedSoon(rename);
+        await rename.press('Enter');
+        await page.getByRole('button', { name: 'Cancel' }).press('Enter');
+        await focusedSoon(rename);
+        await rename.press('Enter');
+        await field.fill('Ops crew');
+        await field.press('Enter');
+        await page.getByRole('heading', { name: 'Ops crew', level: 1 }).waitFor();
+        await focusedSoon(rename);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
   },
   { ...TEAMS_ENV, ...AGENT_ENV },
   CHROMIUM_SKIP,

@@ -4,7 +4,7 @@
  * for my role is not shown; the API decides anyway and its refusals are shown as messages.
  */
 import { useRef, useState, type FormEvent } from 'react';
-import { focusNextPageHeading, useFocusAfterRemoval } from '../../ui/focus';
+import { focusNextPageHeading, useFocusAfterRemoval, useFocusWhenGone } from '../../ui/focus';
 import { announce } from '../../ui/toast';
 import { Link, useLocation } from 'wouter';
 import { useEndpoints, useMe } from '../../api/queries';
@@ -39,12 +39,16 @@ function TeamTitle({ team }: { team: TeamDetail }) {
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(team.name);
   const rename = useRenameTeam(team.id);
+  const renameButton = useRef<HTMLButtonElement>(null);
+  // Saved, cancelled or Escape: the form is gone; the focus goes back to Rename team, as the
+  // endpoint's Rename does (it fell to the top of the document).
+  useFocusWhenGone(editing, () => renameButton.current);
   if (!editing) {
     return (
       <div className="page-head">
         <h1>{team.name}</h1>
         {team.role === 'owner' ? (
-          <button type="button" onClick={() => (setName(team.name), setEditing(true))}>
+          <button type="button" ref={renameButton} onClick={() => (setName(team.name), setEditing(true))}>
             Rename team
           </button>
         ) : null}
@@ -281,7 +285,7 @@ export function TeamPage({ id }: { id: string }) {
         <p className="muted">Loading team…</p>
       ) : (
         <>
-          <TeamTitle key={team.data.name} team={team.data} />
+          <TeamTitle team={team.data} />
           <p className="muted">
             You are its {team.data.role}
             {ownerEmail && team.data.role !== 'owner' ? `; its owner is ${ownerEmail}` : ''}.
