@@ -2,14 +2,15 @@
  * Found walking through sign-in, the account, teams and the endpoints list as their users do, in
  * real Chromium on both backends, by role and accessible name: a double click runs an action once;
  * making, joining, leaving or deleting a team leaves the focus on the heading of the page it leads to;
- * a team's Rename form hands the focus back when it closes.
+ * a team's Rename form hands the focus back when it closes; declining an invite or sharing the last
+ * endpoint left to share does not drop it either.
  */
 import { expect, test } from 'bun:test';
 import type { Locator } from 'playwright-core';
 import { AGENT_ENV } from '../behaviour/agent-support';
 import { resetLink, resetLinks } from '../behaviour/password-reset-support';
 import { nowSeconds, setStripeSubscription, TEAMS_ENV } from '../behaviour/teams-support';
-import { CHROMIUM_SKIP, openPage, signUpAccount, useChromium } from '../support/browser';
+import { CHROMIUM_SKIP, createEndpoint, openPage, signUpAccount, useChromium } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
@@ -145,6 +146,40 @@ describeBackends(
       }
     });
 
+    test('declining invites and sharing the last endpoint from the keyboard leave the focus in place, not at the top', async () => {
+      const owner = await signUpAccount(h.url);
+      const member = await signUpAccount(h.url);
+      await createEndpoint(h.url, owner, 'Only one');
+      const teams: Record<string, string> = {};
+      for (const name of ['Alpha', 'Beta']) {
+        const team = await call<{ id: string }>(h.url, 'POST', '/api/teams', { token: owner.session, body: { name } });
+        teams[name] = team.body.id;
+        await setStripeSubscription(h.url, { teamId: team.body.id, seats: 5, created: nowSeconds() - 60 });
+        expect((await call(h.url, 'POST', `/api/teams/${team.body.id}/invite`, { token: owner.session, body: { email: member.email } })).status).toBe(201);
+      }
+      const o = await openPage(chromium(), h.url, owner);
+      const m = await openPage(chromium(), h.url, member);
+      try {
+        // Declined: the next invite's Accept, then, with none left, Your teams.
+        await m.page.goto(`${h.url}/teams`);
+        const invites = m.page.getByRole('list', { name: 'Invites for you' });
+        const first = invites.getByRole('listitem').first();
+        const other = (await first.textContent())?.startsWith('Alpha') ? 'Beta' : 'Alpha';
+        await first.getByRole('button', { name: /^Decline/ }).press('Enter');
+        await focusedSoon(m.page.getByRole('button', { name: `Accept the invite to ${other}` }));
+        await m.page.getByRole('button', { name: `Decline the invite to ${other}` }).press('Enter');
+        await focusedSoon(m.page.getByRole('heading', { name: 'Your teams', level: 2 }));
+
+        // Shared: the Share form goes with the last endpoint to share; the focus goes to its Unshare.
+        await o.page.goto(`${h.url}/teams/${teams.Alpha}`);
+        await o.page.getByRole('button', { name: 'Share', exact: true }).press('Enter');
+        await focusedSoon(o.page.getByRole('button', { name: 'Unshare Only one' }));
+        expect([...o.errors, ...m.errors]).toEqual([]);
+      } finally {
+        await o.context.close();
+        await m.context.close();
+      }
+    });
   },
   { ...TEAMS_ENV, ...AGENT_ENV },
   CHROMIUM_SKIP,

@@ -138,6 +138,12 @@ function SharedEndpoints({ team, myId }: { team: TeamDetail; myId: string }) {
   const box = useRef<HTMLDivElement>(null);
   const rows = useRef<HTMLUListElement>(null);
   const refocus = useFocusAfterRemoval(rows, () => box.current?.querySelector<HTMLElement>('select') ?? box.current?.closest('section')?.querySelector<HTMLElement>('h2'));
+  // Sharing the last endpoint left to share takes the Share form away: the focus goes to that
+  // endpoint's row, now in the list (its Unshare).
+  useFocusWhenGone(shareable.length > 0, () => {
+    const row = [...(rows.current?.querySelectorAll<HTMLElement>('[data-row-key]') ?? [])].find((r) => r.dataset.rowKey === share.variables);
+    return row?.querySelector<HTMLElement>('button') ?? box.current?.closest('section')?.querySelector<HTMLElement>('h2');
+  });
   const submit = (ev: FormEvent) => {
     ev.preventDefault();
     if (selected) share.mutate(selected);
