@@ -3,7 +3,7 @@
  * real Chromium on both backends, by role and accessible name: a double click runs an action once;
  * making, joining, leaving or deleting a team leaves the focus on the heading of the page it leads to;
  * a team's Rename form hands the focus back when it closes; declining an invite or sharing the last
- * endpoint left to share does not drop it either.
+ * endpoint left to share does not drop it either; a refusal in the agent API's shape is shown in words.
  */
 import { expect, test } from 'bun:test';
 import type { Locator } from 'playwright-core';
@@ -178,6 +178,23 @@ describeBackends(
       } finally {
         await o.context.close();
         await m.context.close();
+      }
+    });
+
+    test('at the API-key limit, Create key says why in words, not with the code too_many_keys', async () => {
+      const account = await signUpAccount(h.url);
+      for (let i = 0; i < 25; i++) expect((await call(h.url, 'POST', '/api/api-keys', { token: account.session, body: { name: `k${i}` } })).status).toBe(201);
+      const { page, context, errors } = await openPage(chromium(), h.url, account);
+      try {
+        await page.goto(`${h.url}/account`);
+        await page.getByLabel('Key name').fill('one more');
+        await page.getByRole('button', { name: 'Create key' }).click();
+        const refusal = page.getByRole('region', { name: 'API keys' }).getByRole('alert');
+        await refusal.waitFor();
+        expect(await refusal.textContent()).toBe('the account already holds 25 API keys; delete one first');
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
       }
     });
   },
