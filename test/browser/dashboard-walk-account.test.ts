@@ -3,11 +3,13 @@
  * real Chromium on both backends, by role and accessible name: a double click runs an action once;
  * making, joining, leaving or deleting a team leaves the focus on the heading of the page it leads to;
  * a team's Rename form hands the focus back when it closes; declining an invite or sharing the last
- * endpoint left to share does not drop it either; a refusal in the agent API's shape is shown in words.
+ * endpoint left to share does not drop it either; a refusal in the agent API's shape, and a string
+ * over its length, are shown in words.
  */
 import { expect, test } from 'bun:test';
 import type { Locator } from 'playwright-core';
 import { AGENT_ENV } from '../behaviour/agent-support';
+import { fieldState } from '../support/a11y';
 import { resetLink, resetLinks } from '../behaviour/password-reset-support';
 import { nowSeconds, setStripeSubscription, TEAMS_ENV } from '../behaviour/teams-support';
 import { CHROMIUM_SKIP, createEndpoint, openPage, signUpAccount, useChromium } from '../support/browser';
@@ -195,6 +197,38 @@ describeBackends(
         expect(errors).toEqual([]);
       } finally {
         await context.close();
+      }
+    });
+
+    test('a password or address over the API’s length is refused in words, not TypeBox’s', async () => {
+      const account = await signUpAccount(h.url);
+      const { page, context, errors } = await openPage(chromium(), h.url, account);
+      try {
+        await page.goto(`${h.url}/account`);
+        const form = page.getByRole('form', { name: 'Change password' });
+        const next = form.getByLabel('New password (at least 8 characters)');
+        await form.getByLabel('Current password').fill('correct horse battery');
+        await next.fill('y'.repeat(1025));
+        await form.getByLabel('Confirm new password').fill('y'.repeat(1025));
+        await form.getByRole('button', { name: 'Change password' }).click();
+        await form.getByRole('alert').waitFor();
+        expect(await fieldState(next)).toEqual({ invalid: true, description: 'Must be at most 1024 characters' });
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+      const visitor = await openPage(chromium(), h.url, null);
+      try {
+        await visitor.page.goto(`${h.url}/signup`);
+        await visitor.page.getByLabel('Email').fill(`${'x'.repeat(250)}@example.com`);
+        await visitor.page.getByLabel('Password (at least 8 characters)').fill('correct horse battery');
+        await visitor.page.getByRole('button', { name: 'Sign up' }).click();
+        const refusal = visitor.page.getByRole('alert');
+        await refusal.waitFor();
+        expect(await refusal.textContent()).toBe('email: must be at most 254 characters');
+        expect(visitor.errors).toEqual([]);
+      } finally {
+        await visitor.context.close();
       }
     });
   },
