@@ -30,6 +30,9 @@ describeBackends(
         await Promise.all([page.waitForURL(/\/agent\/claim\/deny$/), page.getByRole('button', { name: 'Deny this agent' }).click()]);
         expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Agent denied');
         expect(await page.getByRole('status').textContent()).toContain('suspicious agent');
+        // The way on, to the dashboard.
+        await page.getByRole('link', { name: 'Go to your endpoints' }).click();
+        await page.getByRole('heading', { name: 'Endpoints', level: 1 }).waitFor();
 
         const poll = await call(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: reg.claim_token } });
         expect(poll.body.status).toBe('denied');

@@ -73,6 +73,9 @@ describeBackends(
         await page.fill('#login-password', 'not the password');
         await page.click('#login button[type=submit]');
         await page.waitForSelector('[role=alert]');
+        // The address stays typed in the form that was refused (the other form's stays empty).
+        expect(await page.getByRole('form', { name: 'Sign in' }).getByRole('textbox', { name: 'Email' }).inputValue()).toBe(human.email);
+        expect(await page.getByRole('form', { name: 'Create an account' }).getByRole('textbox', { name: 'Email' }).inputValue()).toBe('');
         await page.fill('#login-email', human.email);
         await page.fill('#login-password', 'correct horse battery');
         await Promise.all([page.waitForURL(/\/agent\/claim$/), page.click('#login button[type=submit]')]);
@@ -82,6 +85,8 @@ describeBackends(
         await page.click('#code-form button[type=submit]');
         await page.waitForSelector('[role=alert]');
         expect(await page.locator('#code').count()).toBe(1);
+        // The code as typed, to check it against the agent's ("Check it and try again").
+        expect(await page.getByRole('textbox', { name: 'Code' }).inputValue()).toBe('BCDF-GHJK');
 
         await page.fill('#code', reg.user_code.toLowerCase().replace('-', ' '));
         await page.click('#code-form button[type=submit]');
@@ -120,6 +125,10 @@ describeBackends(
         await Promise.all([page.waitForURL(/\/agent\/claim$/), page.keyboard.press('Enter')]);
         expect(await page.getByRole('status').textContent()).toContain(clientName);
         expect((await call(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: reg.claim_token } })).body.status).toBe('claimed');
+        // The page is not a dead end: the key it names is a link away, as is the dashboard.
+        expect(await page.getByRole('link', { name: 'Go to your endpoints' }).getAttribute('href')).toBe('/');
+        await page.getByRole('link', { name: 'your API keys' }).click();
+        await page.getByRole('heading', { name: 'API keys', level: 2 }).waitFor();
       } finally {
         await page.context().close();
       }

@@ -161,6 +161,8 @@ describeBackends('dashboard: account', (h) => {
       expect(await button.isDisabled()).toBe(false);
       await button.click();
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      // The sign-in screen says why it is there: the deletion went through.
+      await page.getByRole('status').filter({ hasText: `Your account ${account.email} is deleted, with its endpoints, captured requests and API keys.` }).waitFor();
       expect(new URL(page.url()).pathname).toBe('/');
       expect((await call(h.url, 'GET', '/api/auth/me', { token: account.session })).status).toBe(401);
       expect((await fetch(`${ep.url}/after`, { method: 'POST' })).status).toBe(404);

@@ -4,7 +4,7 @@ import { Link, useLocation, useRoute, useSearch } from 'wouter';
 import { useSignOut } from './api/queries';
 import { paths } from './paths';
 import { ErrorMessage } from './ui/error';
-import { useFocusHeadingAfterSignIn } from './ui/focus';
+import { useFocusNextPageHeading } from './ui/focus';
 import { useShortcuts } from './ui/keys';
 import { leaveOnEscape } from './ui/search-field';
 import { Toasts } from './ui/toast';
@@ -59,9 +59,9 @@ export function Layout({ email, children }: { email: string; children: ReactNode
   const searchRef = useRef<HTMLInputElement>(null);
   const mainRef = useRef<HTMLElement>(null);
   useShortcuts(searchRef);
-  useFocusHeadingAfterSignIn(mainRef);
   const signOut = useSignOut();
-  const [, navigate] = useLocation();
+  const [location, navigate] = useLocation();
+  useFocusNextPageHeading(mainRef, location);
   return (
     <div className="app">
       <header className="topbar">

@@ -12,6 +12,7 @@ import type { ClaimRef } from '../../services/agent/input';
 import { RateMeter } from '../../services/agent/rate-meter';
 import type { Ctx } from '../../services/context';
 import type { UserRow } from '../../stores/state/schema';
+import { paths } from '../../../web/src/paths';
 import { rawText } from '../api/agent';
 import { clientIp } from '../client-ip';
 import type { CookieJar } from '../auth';
@@ -32,6 +33,9 @@ const FAILURE_WORDS: Partial<Record<AppError['code'], string>> = {
   rate_limited: 'Too many attempts. Wait a few minutes and try again.',
 };
 
+/** The way on from the end of the ceremony, which is otherwise a dead end. */
+const onward = html`<p><a href="${paths.home}">Go to your endpoints</a></p>`;
+
 function failurePage(e: AppError, user: UserRow): Response {
   const text = FAILURE_WORDS[e.code] ?? e.message;
   return page(
@@ -42,13 +46,14 @@ function failurePage(e: AppError, user: UserRow): Response {
   );
 }
 
-function codeForm(user: UserRow, error: string | null = null, status = 200): Response {
+/** The code form; after a refusal, with the code as typed, so the visitor can check it. */
+function codeForm(user: UserRow, error: string | null = null, status = 200, code = ''): Response {
   return page(
     'Connect an agent',
     html`<h1>Connect an AI agent</h1>
 <p>Type the code your agent showed you.</p>${error ? html`<p class="error" role="alert">${error}</p>` : null}
 <form method="get" action="/agent/claim" id="code-form" aria-label="Agent code">
-<label for="code">Code</label><input id="code" name="code" placeholder="XXXX-XXXX" autocomplete="off" autocapitalize="characters" required>
+<label for="code">Code</label><input id="code" name="code" value="${code}" placeholder="XXXX-XXXX" autocomplete="off" autocapitalize="characters" required>
 <button type="submit">Continue</button></form>
 <p class="muted">Signed in as ${user.email}.</p>`,
     status,
@@ -126,7 +131,7 @@ export const claimPages = (ctx: Ctx) => {
       } catch (e) {
         if (!(e instanceof AppError)) throw e;
         // A mistyped code deserves the form again, not a dead end.
-        if ('userCode' in ref && e.code === 'invalid_claim_token') return codeForm(user, FAILURE_WORDS.invalid_claim_token, e.status);
+        if ('userCode' in ref && e.code === 'invalid_claim_token') return codeForm(user, FAILURE_WORDS.invalid_claim_token, e.status, ref.userCode);
         return failurePage(e, user);
       }
     })
@@ -137,7 +142,7 @@ export const claimPages = (ctx: Ctx) => {
         return page(
           'Agent connected',
           html`<h1>Agent connected</h1><p class="ok" role="status" id="claimed"><strong>${out.client_name}</strong> is now connected to ${user.email}.</p>
-<p>Its key can now ${out.scopes.map((s) => SCOPE_WORDS[s] ?? s).join(', and ')}. You can see and delete it among your API keys.</p>`,
+<p>Its key can now ${out.scopes.map((s) => SCOPE_WORDS[s] ?? s).join(', and ')}. You can see and delete it among <a href="${paths.account}">your API keys</a>.</p>${onward}`,
         );
       }),
       { parse: rawText },
@@ -150,7 +155,7 @@ export const claimPages = (ctx: Ctx) => {
         return page(
           'Agent denied',
           html`<h1>Agent denied</h1><p class="ok" role="status" id="denied"><strong>${out.client_name}</strong> was refused and not connected to ${user.email}.</p>
-<p>Its key no longer works.${ended} The agent is told when it next checks.</p>`,
+<p>Its key no longer works.${ended} The agent is told when it next checks.</p>${onward}`,
         );
       }),
       { parse: rawText },

@@ -1,7 +1,7 @@
 /** The signed-in account: its API keys, its usage this month, and deleting it. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from './client';
-import { switchAccount } from './queries';
+import { keys, switchAccount } from './queries';
 
 export const accountKeys = {
   apiKeys: ['api-keys'] as const,
@@ -35,11 +35,16 @@ export function useUsage() {
   return useQuery({ queryKey: accountKeys.usage, queryFn: () => unwrap(api.usage.get()), refetchInterval: 30_000 });
 }
 
+/** Deleted: the sign-in screen that follows says so (else it looks like a sign-out, or a failure). */
 export function useDeleteAccount() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: () => unwrap(api.account.delete()),
-    onSuccess: () => switchAccount(qc, null),
+    onSuccess: () => {
+      const email = qc.getQueryData<{ email: string } | null>(keys.me)?.email;
+      switchAccount(qc, null);
+      qc.setQueryData(keys.signInNote, `Your account ${email ? `${email} ` : ''}is deleted, with its endpoints, captured requests and API keys.`);
+    },
   });
 }
 

@@ -1,7 +1,8 @@
 /**
  * The one API module: Eden Treaty over the server's own route types (ApiApp), so a renamed field
  * or route breaks `npm run typecheck`, not the page. Every call goes through `unwrap`, which turns
- * an `{error, code}` answer (or a network failure) into an ApiError with a readable message.
+ * an `{error, code}` or `{error, error_description}` answer (or a network failure) into an ApiError
+ * with a readable message.
  */
 import { treaty } from '@elysiajs/eden';
 import type { ApiApp } from '../../../src/http/api/index';
@@ -45,6 +46,12 @@ interface TreatyResult<T> {
 }
 
 function messageOf(status: number, value: unknown): { code: string; message: string; limit?: number } {
+  // A code the agent API shares (too_many_keys at the API-key limit) comes in SPEC 7.2's shape,
+  // the code in `error` and the words in `error_description` (src/errors.ts): the words are shown,
+  // where the page had shown "too_many_keys".
+  if (value && typeof value === 'object' && 'error' in value && typeof value.error === 'string' && 'error_description' in value && typeof value.error_description === 'string') {
+    return { code: value.error, message: value.error_description };
+  }
   if (value && typeof value === 'object' && 'error' in value && typeof value.error === 'string') {
     const code = 'code' in value && typeof value.code === 'string' ? value.code : 'error';
     const limit = 'limit' in value && typeof value.limit === 'number' ? value.limit : undefined;

@@ -57,25 +57,30 @@ export function useFocusAfterRemoval(list: RefObject<HTMLElement | null>, fallba
   };
 }
 
-let signingIn = false;
+let headingNext = false;
 
-/** Sign-in or sign-up was sent: the signed-in page that follows takes the focus to its heading. */
-export function noteSigningIn(on: boolean): void {
-  signingIn = on;
+/**
+ * An action is taking the visitor to another page (sign-in or sign-up was sent; a team was made,
+ * joined, left or deleted): the page that follows takes the focus to its heading. `false` takes it
+ * back (the sign-in failed).
+ */
+export function focusNextPageHeading(on = true): void {
+  headingNext = on;
 }
 
 /**
- * Signed in, the form that had the focus is gone and the browser drops it to the page: a keyboard
+ * The control that had the focus went with the page it was on (the sign-in form, Create team,
+ * Accept, Leave team's confirmation), and the browser dropped the focus to the page: a keyboard
  * or screen reader user started over from the top, with nothing said of where they landed. The
- * page landed on (home, or the URL they came to) loads its data first, so once its main heading
- * (`h1`) appears in `main` it takes the focus, as a newly made endpoint's title does, unless the
- * focus went somewhere on purpose meanwhile.
+ * page landed on loads its data first, so once its main heading (`h1`) appears in `main` it takes
+ * the focus, as a newly made endpoint's title does, unless the focus went somewhere on purpose
+ * meanwhile. Runs when the app's frame mounts (signed in) and at each change of `location`.
  */
-export function useFocusHeadingAfterSignIn(main: RefObject<HTMLElement | null>): void {
+export function useFocusNextPageHeading(main: RefObject<HTMLElement | null>, location: string): void {
   useEffect(() => {
     const root = main.current;
-    if (!signingIn || !root) return;
-    signingIn = false;
+    if (!headingNext || !root) return;
+    headingNext = false;
     const settle = (): boolean => {
       const active = document.activeElement;
       if (active !== null && active !== document.body) return true;
@@ -91,5 +96,5 @@ export function useFocusHeadingAfterSignIn(main: RefObject<HTMLElement | null>):
     });
     observer.observe(root, { childList: true, subtree: true });
     return () => observer.disconnect();
-  }, [main]);
+  }, [main, location]);
 }

@@ -20,7 +20,7 @@ export interface NameFormProps {
   /** The mutation the form runs: its error and whether it is under way. */
   mutation: { error: Error | null; isPending: boolean };
   submitLabel: string;
-  /** Shows a Cancel button beside the submit button. */
+  /** Shows a Cancel button beside the submit button; Escape in the form cancels too. */
   onCancel?: () => void;
   input?: Pick<InputHTMLAttributes<HTMLInputElement>, 'autoComplete' | 'autoFocus'>;
 }
@@ -32,7 +32,13 @@ export function NameForm({ label, hint, value, onChange, onSubmit, mutation, sub
     onSubmit();
   };
   return (
-    <form onSubmit={submit} noValidate>
+    <form
+      onSubmit={submit}
+      noValidate
+      onKeyDown={(e) => {
+        if (onCancel && e.key === 'Escape') onCancel();
+      }}
+    >
       <Field
         label={label}
         hint={hint}

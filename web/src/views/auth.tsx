@@ -6,7 +6,7 @@ import { signInNote, useSignIn } from '../api/queries';
 import { paths, returnPath } from '../paths';
 import { ErrorMessage } from '../ui/error';
 import { BusyButton } from '../ui/busy-button';
-import { noteSigningIn } from '../ui/focus';
+import { focusNextPageHeading } from '../ui/focus';
 import { MIN_PASSWORD_LENGTH } from '../../../src/model/password';
 
 export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
@@ -38,8 +38,8 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     // Signed in, the app shows where the visitor was going (the sign-in pages themselves lead home).
-    noteSigningIn(true);
-    submit.mutate({ email, password }, { onError: () => noteSigningIn(false) });
+    focusNextPageHeading();
+    submit.mutate({ email, password }, { onError: () => focusNextPageHeading(false) });
   };
 
   return (

@@ -4,7 +4,8 @@
  * for my role is not shown; the API decides anyway and its refusals are shown as messages.
  */
 import { useRef, useState, type FormEvent } from 'react';
-import { useFocusAfterRemoval } from '../../ui/focus';
+import { focusNextPageHeading, useFocusAfterRemoval, useFocusWhenGone } from '../../ui/focus';
+import { announce } from '../../ui/toast';
 import { Link, useLocation } from 'wouter';
 import { useEndpoints, useMe } from '../../api/queries';
 import {
@@ -38,12 +39,16 @@ function TeamTitle({ team }: { team: TeamDetail }) {
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(team.name);
   const rename = useRenameTeam(team.id);
+  const renameButton = useRef<HTMLButtonElement>(null);
+  // Saved, cancelled or Escape: the form is gone; the focus goes back to Rename team, as the
+  // endpoint's Rename does (it fell to the top of the document).
+  useFocusWhenGone(editing, () => renameButton.current);
   if (!editing) {
     return (
       <div className="page-head">
         <h1>{team.name}</h1>
         {team.role === 'owner' ? (
-          <button type="button" onClick={() => (setName(team.name), setEditing(true))}>
+          <button type="button" ref={renameButton} onClick={() => (setName(team.name), setEditing(true))}>
             Rename team
           </button>
         ) : null}
@@ -133,6 +138,12 @@ function SharedEndpoints({ team, myId }: { team: TeamDetail; myId: string }) {
   const box = useRef<HTMLDivElement>(null);
   const rows = useRef<HTMLUListElement>(null);
   const refocus = useFocusAfterRemoval(rows, () => box.current?.querySelector<HTMLElement>('select') ?? box.current?.closest('section')?.querySelector<HTMLElement>('h2'));
+  // Sharing the last endpoint left to share takes the Share form away: the focus goes to that
+  // endpoint's row, now in the list (its Unshare).
+  useFocusWhenGone(shareable.length > 0, () => {
+    const row = [...(rows.current?.querySelectorAll<HTMLElement>('[data-row-key]') ?? [])].find((r) => r.dataset.rowKey === share.variables);
+    return row?.querySelector<HTMLElement>('button') ?? box.current?.closest('section')?.querySelector<HTMLElement>('h2');
+  });
   const submit = (ev: FormEvent) => {
     ev.preventDefault();
     if (selected) share.mutate(selected);
@@ -225,7 +236,16 @@ function LeaveOrDelete({ team }: { team: TeamDetail }) {
         danger
         busy={action.isPending}
         onCancel={() => setConfirming(false)}
-        onConfirm={() => action.mutateAsync().then(() => navigate(paths.teams), () => setConfirming(false))}
+        onConfirm={() =>
+          action.mutateAsync().then(
+            () => {
+              announce(owner ? `Deleted the team ${team.name}.` : `You left ${team.name}.`);
+              focusNextPageHeading();
+              navigate(paths.teams);
+            },
+            () => setConfirming(false),
+          )
+        }
       >
         <p>{owner ? 'This cannot be undone.' : 'To come back you need a new invite.'}</p>
       </ConfirmDialog>
@@ -271,7 +291,7 @@ export function TeamPage({ id }: { id: string }) {
         <p className="muted">Loading team…</p>
       ) : (
         <>
-          <TeamTitle key={team.data.name} team={team.data} />
+          <TeamTitle team={team.data} />
           <p className="muted">
             You are its {team.data.role}
             {ownerEmail && team.data.role !== 'owner' ? `; its owner is ${ownerEmail}` : ''}.
