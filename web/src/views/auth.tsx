@@ -6,7 +6,7 @@ import { signInNote, useSignIn } from '../api/queries';
 import { paths, returnPath } from '../paths';
 import { ErrorMessage } from '../ui/error';
 import { BusyButton } from '../ui/busy-button';
-import { focusNextPageHeading } from '../ui/focus';
+import { focusNextPageHeading, useFocusNextPageHeading } from '../ui/focus';
 import { MIN_PASSWORD_LENGTH } from '../../../src/model/password';
 
 export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
@@ -22,6 +22,9 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
   // Where the visitor was going (/teams from an invite mail): the switch between the two forms
   // carries it along, so signing up lands there too, not on the home page.
   const [location] = useLocation();
+  // Logged out: Log out went with the signed-in frame, so this form's heading takes the focus.
+  const main = useRef<HTMLElement>(null);
+  useFocusNextPageHeading(main, location);
   const carried = useHistoryState<{ from?: unknown } | null>()?.from;
   const from = returnPath(location) ?? returnPath(carried);
   const carry = from ? { from } : undefined;
@@ -43,7 +46,7 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
   };
 
   return (
-    <main className="auth">
+    <main className="auth" ref={main}>
       <p className="brand-line">
         <span className="brand">hookcap</span>
       </p>
