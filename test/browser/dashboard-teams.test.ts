@@ -366,6 +366,29 @@ describeBackends(
       }
     });
 
+    test("the owner's page, back in view, shows an invite accepted elsewhere as a member without a reload", async () => {
+      const owner = await newAccount(h.url);
+      const member = await newAccount(h.url);
+      const team = await paidTeam(h.url, owner, 5, 'Watchers');
+      const inviteId = await invite(h.url, owner, team.id, member.email);
+      const o = await openPage(chromium(), h.url, owner);
+      try {
+        await o.page.goto(`${h.url}/teams/${team.id}`);
+        const pending = o.page.getByRole('list', { name: 'Pending invites' });
+        await pending.getByText(member.email).waitFor();
+        // Accepted elsewhere while the owner looks at another tab; no stream tells this page.
+        expect((await call(h.url, 'POST', `/api/invites/${inviteId}/accept`, { token: member.session })).status).toBe(200);
+        // The tab comes back into view (what the browser fires when its tab is shown again).
+        await o.page.evaluate("document.dispatchEvent(new Event('visibilitychange', { bubbles: true }))");
+        const members = o.page.getByRole('list', { name: 'Members' });
+        expect(await eventually(async () => (await members.getByText(member.email).count()) === 1, 3_000).catch(() => false)).toBe(true);
+        expect(await pending.count()).toBe(0);
+        expect(o.errors).toEqual([]);
+      } finally {
+        await o.context.close();
+      }
+    });
+
     test('the member list marks a member whose address is not confirmed', async () => {
       const owner = await newAccount(h.url);
       const proven = await newAccount(h.url);

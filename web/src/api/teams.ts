@@ -17,6 +17,14 @@ export const teamKeys = {
   invites: ['invites'] as const,
 };
 
+/**
+ * What other people do to a team (accept or decline an invite, share, leave) reaches this page by
+ * no stream: read again each time the page comes back into view (the global default is off), even
+ * within the 10 s the cache counts as fresh, since the owner who invited someone and switched to
+ * their chat is back soon after the accept. A few small requests per return.
+ */
+const onReturn = { refetchOnWindowFocus: 'always' } as const;
+
 /** Anything about teams may change who sees what: read it all again. */
 const refreshTeams = (qc: QueryClient) => qc.invalidateQueries({ queryKey: teamKeys.all });
 
@@ -27,23 +35,23 @@ function useTeamChange<TArg, TData>(mutationFn: (arg: TArg) => Promise<TData>) {
 }
 
 export function useTeams() {
-  return useQuery({ queryKey: teamKeys.list, queryFn: () => unwrap(api.teams.get()) });
+  return useQuery({ queryKey: teamKeys.list, queryFn: () => unwrap(api.teams.get()), ...onReturn });
 }
 
 export type Team = NonNullable<ReturnType<typeof useTeams>['data']>[number];
 
 export function useTeam(id: string) {
-  return useQuery({ queryKey: teamKeys.team(id), queryFn: () => unwrap(api.teams({ teamId: id }).get()) });
+  return useQuery({ queryKey: teamKeys.team(id), queryFn: () => unwrap(api.teams({ teamId: id }).get()), ...onReturn });
 }
 
 export type TeamDetail = NonNullable<ReturnType<typeof useTeam>['data']>;
 
 export function useMembers(id: string) {
-  return useQuery({ queryKey: teamKeys.members(id), queryFn: () => unwrap(api.teams({ teamId: id }).members.get()) });
+  return useQuery({ queryKey: teamKeys.members(id), queryFn: () => unwrap(api.teams({ teamId: id }).members.get()), ...onReturn });
 }
 
 export function useTeamEndpoints(id: string) {
-  return useQuery({ queryKey: teamKeys.endpoints(id), queryFn: () => unwrap(api.teams({ teamId: id }).endpoints.get()) });
+  return useQuery({ queryKey: teamKeys.endpoints(id), queryFn: () => unwrap(api.teams({ teamId: id }).endpoints.get()), ...onReturn });
 }
 
 export type TeamEndpoint = NonNullable<ReturnType<typeof useTeamEndpoints>['data']>[number];
@@ -152,7 +160,7 @@ export function useUnshareEndpoint(id: string) {
 
 /** Invites addressed to me. */
 export function useMyInvites() {
-  return useQuery({ queryKey: teamKeys.invites, queryFn: () => unwrap(api.invites.get()) });
+  return useQuery({ queryKey: teamKeys.invites, queryFn: () => unwrap(api.invites.get()), ...onReturn });
 }
 
 export type MyInvite = NonNullable<ReturnType<typeof useMyInvites>['data']>[number];
