@@ -18,6 +18,9 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
   const [note] = useState(signInNote);
   const emailField = useRef<HTMLInputElement>(null);
   const shown = useRef(mode);
+  // The form a sign-in or sign-up was sent from: its refusal is not shown on the other form even
+  // for the one render before the effect below resets it (a test caught it there).
+  const [sentFrom, setSentFrom] = useState(mode);
   const { reset } = submit;
   // Where the visitor was going (/teams from an invite mail): the switch between the two forms
   // carries it along, so signing up lands there too, not on the home page.
@@ -42,6 +45,7 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
     e.preventDefault();
     // Signed in, the app shows where the visitor was going (the sign-in pages themselves lead home).
     focusNextPageHeading();
+    setSentFrom(mode);
     submit.mutate({ email, password }, { onError: () => focusNextPageHeading(false) });
   };
 
@@ -75,7 +79,7 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
             <Link href={paths.forgotPassword}>Forgot password?</Link>
           </p>
         )}
-        {submit.error ? <ErrorMessage error={submit.error} /> : null}
+        {submit.error && sentFrom === mode ? <ErrorMessage error={submit.error} /> : null}
         <BusyButton type="submit" className="primary" busy={submit.isPending}>
           {signup ? 'Sign up' : 'Sign in'}
         </BusyButton>
