@@ -366,6 +366,69 @@ describeBackends(
       }
     });
 
+    test("the owner's page, back in view, shows an invite accepted elsewhere as a member without a reload", async () => {
+      const owner = await newAccount(h.url);
+      const member = await newAccount(h.url);
+      const team = await paidTeam(h.url, owner, 5, 'Watchers');
+      const inviteId = await invite(h.url, owner, team.id, member.email);
+      const o = await openPage(chromium(), h.url, owner);
+      try {
+        await o.page.goto(`${h.url}/teams/${team.id}`);
+        const pending = o.page.getByRole('list', { name: 'Pending invites' });
+        await pending.getByText(member.email).waitFor();
+        // Accepted elsewhere while the owner looks at another tab; no stream tells this page.
+        expect((await call(h.url, 'POST', `/api/invites/${inviteId}/accept`, { token: member.session })).status).toBe(200);
+        // The tab comes back into view (what the browser fires when its tab is shown again).
+        await o.page.evaluate("document.dispatchEvent(new Event('visibilitychange', { bubbles: true }))");
+        const members = o.page.getByRole('list', { name: 'Members' });
+        expect(await eventually(async () => (await members.getByText(member.email).count()) === 1, 3_000).catch(() => false)).toBe(true);
+        expect(await pending.count()).toBe(0);
+        expect(o.errors).toEqual([]);
+      } finally {
+        await o.context.close();
+      }
+    });
+
+    test("an invite's refusal goes once the owner shares an endpoint on the same page, and a share's once an invite is sent", async () => {
+      const owner = await signUpAccount(h.url);
+      await createEndpoint(h.url, owner, 'Billing');
+      const shipping = await createEndpoint(h.url, owner, 'Shipping');
+      const team = await createTeam(h.url, owner.session, 'Tidy');
+      await setStripeSubscription(h.url, { teamId: team.id, seats: 5, created: nowSeconds() - 60 });
+      const o = await openPage(chromium(), h.url, owner);
+      try {
+        await o.page.goto(`${h.url}/teams/${team.id}`);
+        const members = o.page.getByRole('region', { name: 'Members' });
+        const inviteField = members.getByLabel('Email address to invite');
+        await inviteField.fill('not-an-address');
+        await members.getByRole('button', { name: 'Invite', exact: true }).click();
+        const refusal = members.getByRole('alert');
+        await refusal.waitFor();
+        expect(await inviteField.getAttribute('aria-invalid')).toBe('true');
+
+        const shared = o.page.getByRole('region', { name: 'Shared endpoints' });
+        await shared.getByLabel('Endpoint to share').selectOption({ label: 'Billing' });
+        await shared.getByRole('button', { name: 'Share' }).click();
+        await shared.getByRole('list', { name: 'Shared endpoints' }).getByRole('link', { name: 'Billing' }).waitFor();
+        // Left in place, it would read as the share's outcome.
+        expect(await eventually(async () => (await refusal.count()) === 0, 2_000).catch(() => false)).toBe(true);
+        expect(await inviteField.getAttribute('aria-invalid')).toBeNull();
+
+        // The other way round: the share refused (the endpoint went meanwhile), then an invite sent.
+        expect((await call(h.url, 'DELETE', `/api/endpoints/${shipping.slug}`, { token: owner.session })).status).toBe(204);
+        await shared.getByRole('button', { name: 'Share', exact: true }).click();
+        const shareRefusal = shared.getByRole('alert');
+        await shareRefusal.waitFor();
+        await inviteField.fill('colleague@example.com');
+        await members.getByRole('button', { name: 'Invite', exact: true }).click();
+        await members.getByRole('list', { name: 'Pending invites' }).getByText('colleague@example.com').waitFor();
+        expect(await eventually(async () => (await shareRefusal.count()) === 0, 2_000).catch(() => false)).toBe(true);
+        expect(o.errors).toEqual([]);
+      } finally {
+        await o.context.close();
+      }
+    });
+
     test('the member list marks a member whose address is not confirmed', async () => {
       const owner = await newAccount(h.url);
       const proven = await newAccount(h.url);

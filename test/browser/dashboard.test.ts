@@ -26,6 +26,8 @@ async function openEndpoint(page: Page, base: string, ep: TestEndpoint): Promise
 }
 
 const isFocused = (l: Locator) => l.evaluate((el) => el === el.ownerDocument.activeElement);
+const focusedName = (page: Page): Promise<string> =>
+  page.evaluate('(e => e ? `${e.tagName.toLowerCase()} ${e.getAttribute("aria-label") ?? e.textContent ?? ""}` : "none")(document.activeElement)') as Promise<string>;
 
 const marker = () => `m${Math.random().toString(36).slice(2, 10)}`;
 
@@ -65,7 +67,10 @@ describeBackends('dashboard in a browser', (h) => {
       expect(await page.getByRole('link', { name: 'Settings' }).getAttribute('href')).toMatch(/\/endpoints\/[a-z2-9]{12}\/settings$/);
 
       await page.getByRole('button', { name: 'Log out' }).click();
-      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      // Log out went with the signed-in frame: the focus is on the sign-in form's heading, not the page.
+      const signInHeading = page.getByRole('heading', { name: 'Sign in', level: 1 });
+      await signInHeading.waitFor();
+      expect(await eventually(() => isFocused(signInHeading), 2_000).catch(() => false), await focusedName(page)).toBe(true);
       await page.getByLabel('Email').fill(email);
       await page.getByLabel('Password').fill('not the password');
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -308,11 +313,17 @@ describeBackends('dashboard in a browser', (h) => {
       // Still capturing, still live.
       await fetch(`${ep.url}/after-clear`, { method: 'POST' });
       await page.getByRole('link', { name: /\/after-clear/ }).waitFor();
+      // The endpoint stays on screen: the closed confirmation hands the focus back to its opener.
+      expect(await isFocused(page.getByRole('button', { name: 'Clear captures' })), await focusedName(page)).toBe(true);
 
       await page.getByRole('button', { name: 'Delete endpoint' }).click();
       dialog = page.getByRole('dialog', { name: 'Delete doomed?' });
       await dialog.getByRole('button', { name: 'Delete' }).click();
-      await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
+      // Its page is gone: the focus is on the list's heading, not dropped to the top, and it is said.
+      const heading = page.getByRole('heading', { name: 'Endpoints', level: 1 });
+      await heading.waitFor();
+      expect(await eventually(() => isFocused(heading), 2_000).catch(() => false), await focusedName(page)).toBe(true);
+      expect(await page.getByRole('status').filter({ hasText: 'Deleted the endpoint doomed.' }).count()).toBe(1);
       expect(await page.getByRole('link', { name: 'doomed', exact: true }).count()).toBe(0);
       expect((await call(h.url, 'GET', `/api/endpoints/${ep.slug}`, { token: account.session })).status).toBe(404);
       expect(errors).toEqual([]);

@@ -4,7 +4,7 @@ import { Link, useLocation, useRoute, useSearch } from 'wouter';
 import { useSignOut } from './api/queries';
 import { paths } from './paths';
 import { ErrorMessage } from './ui/error';
-import { useFocusNextPageHeading } from './ui/focus';
+import { focusNextPageHeading, useFocusNextPageHeading } from './ui/focus';
 import { useShortcuts } from './ui/keys';
 import { leaveOnEscape } from './ui/search-field';
 import { Toasts } from './ui/toast';
@@ -77,7 +77,14 @@ export function Layout({ email, children }: { email: string; children: ReactNode
         <span className="who" title={email}>
           {email}
         </span>
-        <button type="button" onClick={() => signOut.mutate(undefined, { onSettled: () => navigate(paths.home) })}>
+        <button
+          type="button"
+          onClick={() => {
+            // The button goes with this frame, signed out or not (useSignOut): the sign-in form's heading takes the focus.
+            focusNextPageHeading();
+            signOut.mutate(undefined, { onSettled: () => navigate(paths.home) });
+          }}
+        >
           Log out
         </button>
       </header>

@@ -3,7 +3,8 @@
  * people share with me: every team's shares, minus my own endpoints, each with the teams that
  * give me access and whether any of them currently does (an inactive subscription pauses it).
  */
-import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { useMutation, useMutationState, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { ApiError, api, unwrap } from './client';
 import { useMe } from './queries';
 
@@ -15,35 +16,61 @@ export const teamKeys = {
   endpoints: (id: string) => ['teams', 'endpoints', id] as const,
   shared: ['teams', 'shared-with-me'] as const,
   invites: ['invites'] as const,
+  /** The mutation key of a change to one team (useClearedByLaterChange). */
+  change: (id: string) => ['team-change', id] as const,
 };
+
+/**
+ * What other people do to a team (accept or decline an invite, share, leave) reaches this page by
+ * no stream: read again each time the page comes back into view (the global default is off), even
+ * within the 10 s the cache counts as fresh, since the owner who invited someone and switched to
+ * their chat is back soon after the accept. A few small requests per return.
+ */
+const onReturn = { refetchOnWindowFocus: 'always' } as const;
 
 /** Anything about teams may change who sees what: read it all again. */
 const refreshTeams = (qc: QueryClient) => qc.invalidateQueries({ queryKey: teamKeys.all });
 
-/** A change to a team after which everything about teams is read again. */
-function useTeamChange<TArg, TData>(mutationFn: (arg: TArg) => Promise<TData>) {
+/** A change to a team (`id`, none for a new one) after which everything about teams is read again. */
+function useTeamChange<TArg, TData>(mutationFn: (arg: TArg) => Promise<TData>, id?: string) {
   const qc = useQueryClient();
-  return useMutation({ mutationFn, onSuccess: () => refreshTeams(qc) });
+  return useMutation({ mutationKey: id === undefined ? undefined : teamKeys.change(id), mutationFn, onSuccess: () => refreshTeams(qc) });
+}
+
+/**
+ * A form's refusal on a team's page (Invite, Share) stays under its form while the owner goes on
+ * to another. Once a later change to the same team succeeds, the refusal is old news that reads
+ * as if about that change: it goes, as a settings section's refusal goes when its other action
+ * runs (views/settings/notification-signing.tsx). Typing again in the refused form keeps it, as
+ * the settings forms keep theirs until the next Save.
+ */
+export function useClearedByLaterChange(teamId: string, refused: { error: unknown; submittedAt: number; reset: () => void }): void {
+  const succeeded = useMutationState({ filters: { mutationKey: teamKeys.change(teamId), status: 'success' }, select: (m) => m.state.submittedAt });
+  const stale = refused.error !== null && succeeded.some((at) => at > refused.submittedAt);
+  const { reset } = refused;
+  useEffect(() => {
+    if (stale) reset();
+  }, [stale, reset]);
 }
 
 export function useTeams() {
-  return useQuery({ queryKey: teamKeys.list, queryFn: () => unwrap(api.teams.get()) });
+  return useQuery({ queryKey: teamKeys.list, queryFn: () => unwrap(api.teams.get()), ...onReturn });
 }
 
 export type Team = NonNullable<ReturnType<typeof useTeams>['data']>[number];
 
 export function useTeam(id: string) {
-  return useQuery({ queryKey: teamKeys.team(id), queryFn: () => unwrap(api.teams({ teamId: id }).get()) });
+  return useQuery({ queryKey: teamKeys.team(id), queryFn: () => unwrap(api.teams({ teamId: id }).get()), ...onReturn });
 }
 
 export type TeamDetail = NonNullable<ReturnType<typeof useTeam>['data']>;
 
 export function useMembers(id: string) {
-  return useQuery({ queryKey: teamKeys.members(id), queryFn: () => unwrap(api.teams({ teamId: id }).members.get()) });
+  return useQuery({ queryKey: teamKeys.members(id), queryFn: () => unwrap(api.teams({ teamId: id }).members.get()), ...onReturn });
 }
 
 export function useTeamEndpoints(id: string) {
-  return useQuery({ queryKey: teamKeys.endpoints(id), queryFn: () => unwrap(api.teams({ teamId: id }).endpoints.get()) });
+  return useQuery({ queryKey: teamKeys.endpoints(id), queryFn: () => unwrap(api.teams({ teamId: id }).endpoints.get()), ...onReturn });
 }
 
 export type TeamEndpoint = NonNullable<ReturnType<typeof useTeamEndpoints>['data']>[number];
@@ -96,12 +123,12 @@ export function useCreateTeam() {
 }
 
 export function useRenameTeam(id: string) {
-  return useTeamChange((name: string) => unwrap(api.teams({ teamId: id }).patch({ name })));
+  return useTeamChange((name: string) => unwrap(api.teams({ teamId: id }).patch({ name })), id);
 }
 
 /** Only members with a confirmed address (docs/teams.md): on or off, owner only; 409 while a member is unproven. */
 export function useConfirmedMembersOnly(id: string) {
-  return useTeamChange((on: boolean) => unwrap(api.teams({ teamId: id }).patch({ confirmedMembersOnly: on })));
+  return useTeamChange((on: boolean) => unwrap(api.teams({ teamId: id }).patch({ confirmedMembersOnly: on })), id);
 }
 
 /**
@@ -131,28 +158,28 @@ export function useLeaveTeam(id: string) {
 }
 
 export function useRemoveMember(id: string) {
-  return useTeamChange((userId: string) => unwrap(api.teams({ teamId: id }).members({ userId }).delete()));
+  return useTeamChange((userId: string) => unwrap(api.teams({ teamId: id }).members({ userId }).delete()), id);
 }
 
 export function useInvite(id: string) {
-  return useTeamChange((email: string) => unwrap(api.teams({ teamId: id }).invite.post({ email })));
+  return useTeamChange((email: string) => unwrap(api.teams({ teamId: id }).invite.post({ email })), id);
 }
 
 export function useWithdrawInvite(id: string) {
-  return useTeamChange((inviteId: string) => unwrap(api.teams({ teamId: id }).invites({ inviteId }).delete()));
+  return useTeamChange((inviteId: string) => unwrap(api.teams({ teamId: id }).invites({ inviteId }).delete()), id);
 }
 
 export function useShareEndpoint(id: string) {
-  return useTeamChange((endpointId: string) => unwrap(api.teams({ teamId: id }).endpoints.post({ endpointId })));
+  return useTeamChange((endpointId: string) => unwrap(api.teams({ teamId: id }).endpoints.post({ endpointId })), id);
 }
 
 export function useUnshareEndpoint(id: string) {
-  return useTeamChange((endpointId: string) => unwrap(api.teams({ teamId: id }).endpoints({ endpointId }).delete()));
+  return useTeamChange((endpointId: string) => unwrap(api.teams({ teamId: id }).endpoints({ endpointId }).delete()), id);
 }
 
 /** Invites addressed to me. */
 export function useMyInvites() {
-  return useQuery({ queryKey: teamKeys.invites, queryFn: () => unwrap(api.invites.get()) });
+  return useQuery({ queryKey: teamKeys.invites, queryFn: () => unwrap(api.invites.get()), ...onReturn });
 }
 
 export type MyInvite = NonNullable<ReturnType<typeof useMyInvites>['data']>[number];

@@ -60,8 +60,9 @@ export function useFocusAfterRemoval(list: RefObject<HTMLElement | null>, fallba
 let headingNext = false;
 
 /**
- * An action is taking the visitor to another page (sign-in or sign-up was sent; a team was made,
- * joined, left or deleted): the page that follows takes the focus to its heading. `false` takes it
+ * An action is taking the visitor to another page (sign-in or sign-up was sent; log out; a team
+ * was made, joined, left or deleted; an endpoint deleted): the page that follows takes the focus
+ * to its heading. `false` takes it
  * back (the sign-in failed).
  */
 export function focusNextPageHeading(on = true): void {
@@ -74,7 +75,8 @@ export function focusNextPageHeading(on = true): void {
  * or screen reader user started over from the top, with nothing said of where they landed. The
  * page landed on loads its data first, so once its main heading (`h1`) appears in `main` it takes
  * the focus, as a newly made endpoint's title does, unless the focus went somewhere on purpose
- * meanwhile. Runs when the app's frame mounts (signed in) and at each change of `location`.
+ * meanwhile. Runs when the app's frame mounts (signed in) or the sign-in form does (logged out),
+ * and at each change of `location`.
  */
 export function useFocusNextPageHeading(main: RefObject<HTMLElement | null>, location: string): void {
   useEffect(() => {

@@ -6,7 +6,7 @@ import { signInNote, useSignIn } from '../api/queries';
 import { paths, returnPath } from '../paths';
 import { ErrorMessage } from '../ui/error';
 import { BusyButton } from '../ui/busy-button';
-import { focusNextPageHeading } from '../ui/focus';
+import { focusNextPageHeading, useFocusNextPageHeading } from '../ui/focus';
 import { MIN_PASSWORD_LENGTH } from '../../../src/model/password';
 
 export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
@@ -18,10 +18,16 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
   const [note] = useState(signInNote);
   const emailField = useRef<HTMLInputElement>(null);
   const shown = useRef(mode);
+  // The form a sign-in or sign-up was sent from: its refusal is not shown on the other form even
+  // for the one render before the effect below resets it (a test caught it there).
+  const [sentFrom, setSentFrom] = useState(mode);
   const { reset } = submit;
   // Where the visitor was going (/teams from an invite mail): the switch between the two forms
   // carries it along, so signing up lands there too, not on the home page.
   const [location] = useLocation();
+  // Logged out: Log out went with the signed-in frame, so this form's heading takes the focus.
+  const main = useRef<HTMLElement>(null);
+  useFocusNextPageHeading(main, location);
   const carried = useHistoryState<{ from?: unknown } | null>()?.from;
   const from = returnPath(location) ?? returnPath(carried);
   const carry = from ? { from } : undefined;
@@ -39,11 +45,12 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
     e.preventDefault();
     // Signed in, the app shows where the visitor was going (the sign-in pages themselves lead home).
     focusNextPageHeading();
+    setSentFrom(mode);
     submit.mutate({ email, password }, { onError: () => focusNextPageHeading(false) });
   };
 
   return (
-    <main className="auth">
+    <main className="auth" ref={main}>
       <p className="brand-line">
         <span className="brand">hookcap</span>
       </p>
@@ -72,7 +79,7 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
             <Link href={paths.forgotPassword}>Forgot password?</Link>
           </p>
         )}
-        {submit.error ? <ErrorMessage error={submit.error} /> : null}
+        {submit.error && sentFrom === mode ? <ErrorMessage error={submit.error} /> : null}
         <BusyButton type="submit" className="primary" busy={submit.isPending}>
           {signup ? 'Sign up' : 'Sign in'}
         </BusyButton>

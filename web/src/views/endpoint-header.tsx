@@ -8,8 +8,9 @@ import { useClickAway } from '../ui/click-away';
 import { ConfirmDialog } from '../ui/confirm';
 import { EndpointSwitcher } from '../ui/endpoint-switcher';
 import { ErrorMessage } from '../ui/error';
-import { useFocusWhenGone } from '../ui/focus';
+import { focusNextPageHeading, useFocusWhenGone } from '../ui/focus';
 import { ExpiresAt } from '../ui/time';
+import { announce } from '../ui/toast';
 import { ReceiverUrl, takeJustCreated } from './endpoints';
 
 function RenameForm({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => void }) {
@@ -135,7 +136,13 @@ export function EndpointHeader({ endpoint, onCleared }: { endpoint: Endpoint; on
         onCancel={() => setConfirming(null)}
         onConfirm={() =>
           remove.mutate(endpoint.slug, {
-            onSuccess: () => navigate(paths.home),
+            // The Delete button goes with the page: the list's heading takes the focus, as after
+            // deleting a team, and the live region says what happened.
+            onSuccess: () => {
+              announce(`Deleted the endpoint ${endpoint.name}.`);
+              focusNextPageHeading();
+              navigate(paths.home);
+            },
             onSettled: () => setConfirming(null),
           })
         }

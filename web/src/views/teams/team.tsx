@@ -9,6 +9,7 @@ import { announce } from '../../ui/toast';
 import { Link, useLocation } from 'wouter';
 import { useEndpoints, useMe } from '../../api/queries';
 import {
+  useClearedByLaterChange,
   useDeleteTeam,
   useLeaveTeam,
   useMembers,
@@ -126,6 +127,7 @@ function SharedEndpoints({ team, myId }: { team: TeamDetail; myId: string }) {
   const shared = useTeamEndpoints(team.id);
   const mine = useEndpoints();
   const share = useShareEndpoint(team.id);
+  useClearedByLaterChange(team.id, share);
   const unshare = useUnshareEndpoint(team.id);
   const [choice, setChoice] = useState('');
   const sharedIds = new Set((shared.data ?? []).map((e) => e.id));
