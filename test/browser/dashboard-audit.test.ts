@@ -9,7 +9,7 @@ import { expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import type { Locator, Page, Route } from 'playwright-core';
 import { nowSeconds, setStripeSubscription, TEAMS_ENV } from '../behaviour/teams-support';
-import { openPage, signUpAccount, useChromium, createEndpoint, type Account, type TestEndpoint } from '../support/browser';
+import { focusedName, isFocused, openPage, signUpAccount, useChromium, createEndpoint, type Account, type TestEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
@@ -20,10 +20,7 @@ async function openEndpoint(page: Page, base: string, ep: TestEndpoint): Promise
   await page.getByRole('status', { name: 'Stream status' }).filter({ hasText: 'Live' }).waitFor();
 }
 
-const isFocused = (l: Locator) => l.evaluate((el) => el === el.ownerDocument.activeElement);
 /** What has the focus, for a failure's message. */
-const focusedName = (page: Page): Promise<string> =>
-  page.evaluate('(e => e ? `${e.tagName.toLowerCase()} ${e.getAttribute("aria-label") ?? e.textContent ?? ""}` : "none")(document.activeElement)') as Promise<string>;
 
 /** Waits until the capture store has the capture, as search and GET /api/requests/<id> read it. */
 async function stored(base: string, account: Account, id: string): Promise<void> {

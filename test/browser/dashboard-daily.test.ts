@@ -6,7 +6,7 @@
 import { expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
 import type { Locator, Page } from 'playwright-core';
-import { openPage, signUpAccount, useChromium, createEndpoint, type TestEndpoint } from '../support/browser';
+import { isFocused, openPage, signUpAccount, useChromium, createEndpoint, type TestEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
@@ -22,7 +22,6 @@ async function send(ep: TestEndpoint, path: string, init: RequestInit = {}): Pro
   expect(r.status).toBeLessThan(300);
 }
 
-const isFocused = (l: Locator) => l.evaluate((el) => el === el.ownerDocument.activeElement);
 
 /** Whether the row is drawn inside the list's scroll box, where the reader can see it. */
 function inView(row: Locator) {

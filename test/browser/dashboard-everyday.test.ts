@@ -6,9 +6,9 @@
  * ended elsewhere takes the page watching an endpoint back to sign-in, and signing in brings it back.
  */
 import { expect, test } from 'bun:test';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { chromium as playwright } from 'playwright-core';
-import { openPage, signUpAccount, useChromium, CHROMIUM, CHROMIUM_ARGS, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
+import { isFocused, openPage, signUpAccount, useChromium, CHROMIUM, CHROMIUM_ARGS, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
@@ -19,7 +19,6 @@ async function openEndpoint(page: Page, base: string, ep: TestEndpoint): Promise
   await page.getByRole('status', { name: 'Stream status' }).filter({ hasText: 'Live' }).waitFor();
 }
 
-const isFocused = (l: Locator) => l.evaluate((el) => el === el.ownerDocument.activeElement);
 
 describeBackends(
   'dashboard: everyday use',

@@ -7,16 +7,13 @@
 import { expect, test } from 'bun:test';
 import type { Locator, Page } from 'playwright-core';
 import { fitsNarrowScreen } from '../support/layout';
-import { openPage, signUpAccount, useChromium, createEndpoint } from '../support/browser';
+import { focusedName, isFocused, openPage, signUpAccount, useChromium, createEndpoint } from '../support/browser';
 import { eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
 const chromium = useChromium();
 
-const isFocused = (l: Locator) => l.evaluate((el) => el === el.ownerDocument.activeElement);
 /** What has the focus, for a failure's message. */
-const focusedName = (page: Page): Promise<string> =>
-  page.evaluate('(e => e ? `${e.tagName.toLowerCase()} ${e.getAttribute("aria-label") ?? e.textContent ?? ""}` : "none")(document.activeElement)') as Promise<string>;
 
 /** Presses Tab until `target` has the focus (at most `max` times); fails naming where the focus went. */
 async function tabTo(page: Page, target: Locator, max = 12): Promise<void> {

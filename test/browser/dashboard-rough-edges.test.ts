@@ -6,8 +6,8 @@
  * is short enough that the list starts in the upper part of the screen, every action still there.
  */
 import { expect, test } from 'bun:test';
-import type { Locator, Page } from 'playwright-core';
-import { openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { isFocused, openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { fieldState } from '../support/a11y';
 import { fitsNarrowScreen } from '../support/layout';
@@ -15,7 +15,6 @@ import { describeBackends } from '../support/suite';
 
 const chromium = useChromium();
 
-const isFocused = (l: Locator) => l.evaluate((el) => el === el.ownerDocument.activeElement);
 
 /** The settings page, reached the way a person does: the endpoint card's Settings link. */
 async function openSettings(page: Page, base: string, ep: TestEndpoint): Promise<void> {

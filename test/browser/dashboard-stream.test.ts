@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
-import { CHROMIUM_SKIP, openPage, signUpAccount, useChromium, type Account } from '../support/browser';
+import { isFocused, CHROMIUM_SKIP, openPage, signUpAccount, useChromium, type Account } from '../support/browser';
 import { BACKENDS, provision, type BackendEnv } from '../support/backends';
-import { call } from '../support/client';
+import { call, eventually } from '../support/client';
 import { startServer, stopServer, type TestServer, RESTART_TEST_MS } from '../support/server';
 
 const browser = useChromium();
@@ -137,6 +137,8 @@ for (const backend of BACKENDS) {
         expect(Date.now()).toBeGreaterThanOrEqual(signUpSent + SESSION_TTL_MS);
         expect(Date.now() - (signedUpAt + SESSION_TTL_MS)).toBeLessThan(3_000);
         await page.getByRole('status').filter({ hasText: 'Your session expired. Sign in again.' }).waitFor();
+        // The page that had the focus is gone: the sign-in form's heading takes it.
+        await eventually(() => isFocused(page.getByRole('heading', { name: 'Sign in' })));
         const form = page.getByRole('form', { name: 'Sign in' });
         await form.getByLabel('Email').fill(account.email);
         await form.getByLabel('Password').fill('correct horse battery');

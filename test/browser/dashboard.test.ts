@@ -7,11 +7,11 @@
  */
 import { expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { Capture } from '../../src/model/capture';
 import { unnamedControls } from '../support/a11y';
 import { fitsNarrowScreen } from '../support/layout';
-import { openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
+import { focusedName, isFocused, openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
@@ -25,9 +25,6 @@ async function openEndpoint(page: Page, base: string, ep: TestEndpoint): Promise
   await page.getByRole('status', { name: 'Stream status' }).filter({ hasText: 'Live' }).waitFor();
 }
 
-const isFocused = (l: Locator) => l.evaluate((el) => el === el.ownerDocument.activeElement);
-const focusedName = (page: Page): Promise<string> =>
-  page.evaluate('(e => e ? `${e.tagName.toLowerCase()} ${e.getAttribute("aria-label") ?? e.textContent ?? ""}` : "none")(document.activeElement)') as Promise<string>;
 
 const marker = () => `m${Math.random().toString(36).slice(2, 10)}`;
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll } from 'bun:test';
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
 import { BACKENDS } from './backends';
 import { call } from './client';
 
@@ -91,3 +91,10 @@ export async function openPage(browser: Browser, base: string, account: Account 
   });
   return { page, context, errors };
 }
+
+/** Whether the element has the keyboard focus. */
+export const isFocused = (l: Locator): Promise<boolean> => l.evaluate((el) => el === el.ownerDocument.activeElement);
+
+/** What has the focus, for a failing assertion to name it: "button Save", "h1 Stripe", "none". */
+export const focusedName = (page: Page): Promise<string> =>
+  page.evaluate('(e => e ? `${e.tagName.toLowerCase()} ${e.getAttribute("aria-label") ?? e.textContent ?? ""}` : "none")(document.activeElement)') as Promise<string>;

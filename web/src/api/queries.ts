@@ -4,11 +4,21 @@
  * it has its own store (live/store.ts).
  */
 import { MutationCache, QueryCache, QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { focusNextPageHeading } from '../ui/focus';
 import { ApiError, api, unwrap } from './client';
+
+/**
+ * Back to sign-in from a signed-in page: the control that had the focus goes with the page, so
+ * the sign-in form's heading takes it (ui/focus.ts), as after Log out.
+ */
+function backToSignIn(): void {
+  if (queryClient.getQueryData(keys.me)) focusNextPageHeading();
+  queryClient.setQueryData(keys.me, null);
+}
 
 /** A 401 anywhere means the session is gone (expired, logged out elsewhere): back to sign-in. */
 export function signedOutOn(e: unknown): void {
-  if (e instanceof ApiError && e.status === 401) queryClient.setQueryData(keys.me, null);
+  if (e instanceof ApiError && e.status === 401) backToSignIn();
 }
 
 /**
@@ -17,7 +27,7 @@ export function signedOutOn(e: unknown): void {
  */
 export function sessionExpired(): void {
   queryClient.setQueryData(keys.signInNote, 'Your session expired. Sign in again.');
-  queryClient.setQueryData(keys.me, null);
+  backToSignIn();
 }
 
 /** Why the app went back to sign-in by itself, if it said; shown above the sign-in form. */
