@@ -11,6 +11,7 @@ import { bodyBytes } from '../../src/model/render';
 import { sendCaptures } from '../support/bulk-capture';
 import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
+import { startServer, stopServer } from '../support/server';
 import { describeBackends } from '../support/suite';
 import { CLI, cliEnv, runCli, RunningCli, startLocalApp, TtyCli, type CliEnv } from './support';
 
@@ -60,6 +61,8 @@ describe('usage', () => {
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--since', 'yesterday'], '--since must be a duration'],
       [['tail', SLUG, '--since', '10'], '--since 10 has no unit: write 10m, 10h or 10d'],
       [['export', SLUG, '--format', 'ndjson', '--until', '5'], '--until 5 has no unit'],
+      // Without --until the export ends now: said in the options' names, not as the API's from/to.
+      [['export', SLUG, '--format', 'ndjson', '--since', '2099-01-01'], '--since 2099-01-01 is in the future'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--bogus'], "unknown option '--bogus'"],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--backlog', 'maybe'], '--backlog must be one of ask, all, newest, skip'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--max-backlog', 'lots'], '--max-backlog must be a whole number ≥ 0'],
@@ -544,6 +547,9 @@ describeBackends('hookcap commands', (h) => {
     const five = await runCli(['export', ep.slug, '--format', 'ndjson', '--q', 'FIVE', '--quiet'], e.env);
     expect(five.stdout.trim().split('\n').map((l) => (JSON.parse(l) as Capture).id)).toEqual([0, 5, 10, 15, 20].map((i) => ids[i] ?? ''));
     expect(five.stderr).toBe('');
+    const one = await runCli(['export', ep.slug, '--format', 'curl', '--q', '"n":7,'], e.env);
+    expect(one.stdout).toContain(`export of ${ep.slug}: 1 capture, oldest first.`);
+    expect(one.stderr).toContain(`exported 1 capture of ${ep.slug}`);
 
     const app = startLocalApp();
     cleanups.push(() => app.stop());
@@ -623,4 +629,41 @@ describeBackends('hookcap commands', (h) => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('send-test takes text bodies only');
   });
+});
+
+describe('hookcap export, the server gone midway', () => {
+  test('the connection lost is said in words, not as the runtime\'s advice to fetch\'s caller; nothing written to -o, exit 1', async () => {
+    const server = await startServer();
+    cleanups.push(() => stopServer(server));
+    const a = await newAccount(server.url);
+    const ep = (await call(server.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'big' } })).body;
+    const N = 6000;
+    const pad = 'p'.repeat(4000);
+    await sendCaptures({ url: server.url, slug: ep.slug, count: N, body: (i) => `{"n":${i},"pad":"${pad}"}` });
+    await eventually(async () => (await call(server.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).body.count === N, 60_000);
+    const e = env({ HOOKCAP_API_URL: server.url, HOOKCAP_API_KEY: a.key });
+    const dir = join(e.configHome, 'out');
+    mkdirSync(dir);
+    const script = join(dir, 'replay.sh');
+
+    const cli = new RunningCli(['export', ep.slug, '--format', 'curl', '-o', script], e.env);
+    cleanups.push(() => void cli.stop('SIGKILL'));
+    // Once the export is writing, freeze it and kill the server, so the stream breaks midway however fast the machine is.
+    // (Past the script's first lines, written before the export is asked for: the captures themselves.)
+    const writing = () => readdirSync(dir).some((f) => statSync(join(dir, f)).size > 50_000);
+    while (!writing()) {
+      if (cli.proc.exitCode !== null) throw new Error(`export ended before the server was killed:\n${cli.stderr}`);
+      await Bun.sleep(2);
+    }
+    process.kill(cli.proc.pid, 'SIGSTOP');
+    server.proc.kill('SIGKILL');
+    await server.proc.exited;
+    process.kill(cli.proc.pid, 'SIGCONT');
+    expect(await cli.proc.exited).toBe(1);
+    expect(cli.stderr).toMatch(
+      new RegExp(`\\nerror: export stopped after [\\d,]+ captures: the connection to ${server.url} was lost \\([a-z ]+\\); nothing written to ${script}; run the export again\\n$`),
+    );
+    expect(cli.stderr).not.toContain('verbose');
+    expect(readdirSync(dir)).toEqual([]);
+  }, 180_000);
 });
