@@ -291,7 +291,7 @@ async function main(): Promise<number> {
       // --help and --version end here too; everything else commander refuses is a usage error.
       return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.exitCode === 0 ? 0 : EXIT_USAGE;
     }
-    const d = describeError(e, settings?.apiUrl ?? apiUrlForMessages());
+    const d = describeError(e, settings?.apiUrl ?? apiUrlForMessages(), settings?.sources.key);
     err(`error: ${d.message}${d.hint ? `; ${d.hint}` : ''}`);
     return d.exitCode;
   }

@@ -180,6 +180,12 @@ describeBackends('hookcap commands', (h) => {
     const envWins = await runCli(['endpoints', 'list'], { ...e.env, HOOKCAP_API_KEY: 'svc_from_env' });
     expect(envWins.code).toBe(1);
     expect(envWins.stderr).toContain('refused');
+    // Logging in again would not help: the environment's key would still be read first.
+    expect(envWins.stderr).toContain('set HOOKCAP_API_KEY to it (it is read before the key hookcap login saves), or unset HOOKCAP_API_KEY');
+    expect(envWins.stderr).not.toContain('log in again');
+    const flagRefused = await runCli(['endpoints', 'list', '--key', 'svc_from_flag'], e.env);
+    expect(flagRefused.code).toBe(1);
+    expect(flagRefused.stderr).toContain('use a valid key: pass it with --key');
     const deadUrl = await runCli(['endpoints', 'list'], { ...e.env, HOOKCAP_API_URL: 'http://127.0.0.1:9' });
     expect(deadUrl.code).toBe(1);
     expect(deadUrl.stderr).toContain('is hookcap running at http://127.0.0.1:9?');
