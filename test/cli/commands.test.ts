@@ -513,6 +513,15 @@ describeBackends('hookcap commands', (h) => {
     expect(length.code).toBe(2);
     expect(length.stderr).toContain('-H content-length: is set by the HTTP client');
 
+    // An app may echo what the sender chose (an error page quoting the body): printed escaped, as
+    // tail prints a path, so it cannot retitle or clear the terminal; --json keeps it as it came.
+    const echo = 'bad input: \u001b]0;pwned\u0007\u001b[2J\r\nline two\tend\n';
+    app.answer = () => new Response(echo, { status: 400 });
+    const echoed = await runCli(['replay', id, '--to', `${app.url}/echo`], e.env);
+    expect(echoed.code).toBe(0);
+    expect(echoed.stdout).toMatch(/ → 400 {2}\d+ ms\nbad input: \\x1b\]0;pwned\\x07\\x1b\[2J\nline two\tend\n$/);
+    expect(JSON.parse((await runCli(['replay', id, '--to', `${app.url}/echo`, '--json'], e.env)).stdout).body).toBe(echo);
+
     const down = await runCli(['replay', id, '--to', 'http://127.0.0.1:9/'], e.env);
     expect(down.code).toBe(1);
     expect(down.stderr).toContain('connection refused');
