@@ -71,6 +71,8 @@ describe('usage', () => {
       [['forward', SLUG, 'http://127.0.0.1:1', '--max-backlog', '50000', '--backlog', 'newest'], '--backlog newest takes --max-backlog 10,000 at most'],
       [['forward', SLUG], "missing required argument 'url'"],
       [['export', SLUG, '--format', 'xml'], '--format must be one of har, ndjson, curl'],
+      // Only the cURL script is pointed elsewhere: a HAR asked for with --to would silently keep hookcap's URLs.
+      [['export', SLUG, '--format', 'har', '--to', 'http://127.0.0.1:4000'], '--to is for --format curl; a HAR export keeps the captured URLs'],
       [['export', SLUG], "required option '--format <format>'"],
       [['replay', 'req_1', '--to', 'http://127.0.0.1:1', '-H', 'no colon'], "-H takes 'name: value'"],
       [['send', SLUG, '--data', '@/nonexistent/file'], '--data: cannot read /nonexistent/file'],
