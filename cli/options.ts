@@ -126,7 +126,7 @@ export function slugArg(raw: string): string {
   const t = raw.trim();
   const slug = /^https?:\/\/[^/]+\/w\/([^/?#]+)/.exec(t)?.[1] ?? t;
   if (!isSlug(slug)) {
-    throw new UsageError(`not an endpoint slug: ${JSON.stringify(raw)}`, 'a slug is 12 letters and digits, as hookcap endpoints list shows (the capture URL works too)');
+    throw new UsageError(`not an endpoint slug: ${JSON.stringify(raw)}`, 'a slug is 12 lower-case letters and digits, as hookcap endpoints list shows (the capture URL works too)');
   }
   return slug;
 }

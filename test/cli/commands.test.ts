@@ -80,6 +80,8 @@ describe('usage', () => {
       [['--api-url', 'nope', 'endpoints', 'list'], '--api-url must be a URL'],
       // The endpoint's name, or '..', which would make another URL, for its slug.
       [['tail', 'stripe-dev'], 'not an endpoint slug: "stripe-dev"'],
+      // Twelve letters and digits, but a slug has no capitals: the hint may not say it has the right form.
+      [['tail', 'GTZCBZ9U5PXI'], 'a slug is 12 lower-case letters and digits'],
       [['endpoints', 'delete', '..'], 'not an endpoint slug: ".."'],
       [['replay', '', '--to', 'http://127.0.0.1:1'], 'not a capture id: ""'],
     ];
