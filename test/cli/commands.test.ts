@@ -75,7 +75,8 @@ describe('usage', () => {
       [['export', SLUG, '--format', 'har', '--to', 'http://127.0.0.1:4000'], '--to is for --format curl; a HAR export keeps the captured URLs'],
       [['export', SLUG], "required option '--format <format>'"],
       [['replay', 'req_1', '--to', 'http://127.0.0.1:1', '-H', 'no colon'], "-H takes 'name: value'"],
-      [['send', SLUG, '--data', '@/nonexistent/file'], '--data: cannot read /nonexistent/file'],
+      [['send', SLUG, '--data', '@/nonexistent/file'], '--data: cannot read /nonexistent/file: there is no such file'],
+      [['replay', 'req_01M8J14ECK2WBM3Q50GN63DNY0', '--to', 'http://127.0.0.1:1', '--body', '@/'], '--body: cannot read /: it is a folder'],
       [['endpoints', 'create'], "missing required argument 'name'"],
       [['--api-url', 'nope', 'endpoints', 'list'], '--api-url must be a URL'],
       // The endpoint's name, or '..', which would make another URL, for its slug.
