@@ -585,6 +585,27 @@ describeBackends('hookcap commands', (h) => {
     expect(app.arrived.map((r) => r.body)).toEqual(records.map((r) => bodyBytes(r)));
   });
 
+  test('export --format curl: a body holding ESC, BEL, a bidi override or a lone CR is written as octal escapes, so printing the script cannot drive the terminal; run, it sends the same bytes', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'esc' } })).body;
+    const bodies = ['{"type":"\u001b]0;pwned\u0007\u001b[2J"}', 'caf\u00e9 \u202egnp.exe', 'lone\rreturn', 'multi\r\npart\ttab\n'];
+    for (const body of bodies) expect((await fetch(`${h.url}/w/${ep.slug}/t`, { method: 'POST', body, headers: { 'content-type': 'text/plain' } })).status).toBe(200);
+    await eventually(async () => (await call<{ count: number }>(h.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).body.count === bodies.length);
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    const app = startLocalApp();
+    cleanups.push(() => app.stop());
+    const r = await runCli(['export', ep.slug, '--format', 'curl', '--to', app.url, '--quiet'], e.env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/[\u0007\u001b\u202e]|\r(?!\n)/);
+    // Text without such characters is still written as itself.
+    expect(r.stdout).toContain(`printf '%s' 'multi\r\npart\ttab\n' | curl`);
+    const script = join(e.configHome, 'esc.sh');
+    writeFileSync(script, r.stdout);
+    const run = Bun.spawn(['sh', script], { stdout: 'pipe', stderr: 'pipe' });
+    expect(await run.exited).toBe(0);
+    expect(app.arrived.map((x) => new TextDecoder().decode(x.body))).toEqual(bodies);
+  });
+
   test('export -o: cut off by Ctrl-C, the file an earlier export wrote stays whole (no half script); a missing folder fails before anything is fetched', async () => {
     const a = await newAccount(h.url);
     const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'big' } })).body;
