@@ -4,6 +4,19 @@
  * without captures). Never a stack trace for a user's mistake.
  */
 import { HookcapError } from '../client/index';
+import type { Settings } from './config';
+
+type KeySource = Settings['sources']['key'];
+
+/**
+ * Where a new key goes. HOOKCAP_API_KEY is read before the key `hookcap login` saves, so with a
+ * refused key from there "log in again" changed nothing: every command was refused as before.
+ */
+function putNewKey(source: KeySource | undefined): string {
+  if (source === 'env') return 'set HOOKCAP_API_KEY to it (it is read before the key hookcap login saves), or unset HOOKCAP_API_KEY';
+  if (source === 'flag') return 'pass it with --key';
+  return 'hookcap login --key svc_…';
+}
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -40,22 +53,22 @@ export function notHookcap(apiUrl: string): CliError {
 }
 
 /** One line (plus a hint) for any error; HOOKCAP_DEBUG=1 adds the stack of unexpected ones. */
-export function describeError(err: unknown, apiUrl: string): { message: string; hint?: string; exitCode: number } {
+export function describeError(err: unknown, apiUrl: string, keySource?: KeySource): { message: string; hint?: string; exitCode: number } {
   if (err instanceof CliError) {
     return { message: err.message, hint: err.hint ?? (err.exitCode === EXIT_USAGE ? 'add --help for usage' : undefined), exitCode: err.exitCode };
   }
   if (err instanceof HookcapError) {
     switch (err.code) {
       case 'unauthorized':
-        return { message: `the API key was refused (${err.message})`, hint: 'log in again: hookcap login --key svc_…', exitCode: EXIT_FAILURE };
+        return { message: `the API key was refused (${err.message})`, hint: keySource === 'env' || keySource === 'flag' ? `use a valid key: ${putNewKey(keySource)}` : 'log in again: hookcap login --key svc_…', exitCode: EXIT_FAILURE };
       case 'credential_revoked':
-        return { message: err.message, hint: 'create a new key in the dashboard, then: hookcap login --key svc_…', exitCode: EXIT_FAILURE };
+        return { message: err.message, hint: `create a new key in the dashboard, then: ${putNewKey(keySource)}`, exitCode: EXIT_FAILURE };
       case 'access_revoked':
         // Read through a team, and no longer: removed or left, unshared, team deleted, or unpaid.
         return { message: err.message, hint: "ask the team's owner to share it again or invite you back; hookcap endpoints list shows your own endpoints", exitCode: EXIT_FAILURE };
       case 'session_expired':
         // A session token (ses_…) used as the key: it lasts SESSION_TTL_MS; keys do not expire.
-        return { message: err.message, hint: 'use an API key, which does not expire: create one in the dashboard, then: hookcap login --key svc_…', exitCode: EXIT_FAILURE };
+        return { message: err.message, hint: `use an API key, which does not expire: create one in the dashboard, then: ${putNewKey(keySource)}`, exitCode: EXIT_FAILURE };
       case 'forbidden':
         return { message: err.message, hint: 'this key may not do that; an agent key must be claimed first', exitCode: EXIT_FAILURE };
       case 'network':

@@ -255,6 +255,10 @@ program
       cmd: Command,
     ) => {
       checkRange(opts.since, opts.until);
+      // HAR and NDJSON keep the captured URLs: a --to there changed nothing, and said nothing.
+      if (opts.to !== undefined && opts.format !== 'curl') {
+        throw new UsageError(`--to is for --format curl; a ${opts.format === 'har' ? 'HAR' : 'NDJSON'} export keeps the captured URLs`, 'drop --to, or export --format curl --to URL for a script that sends the captures there');
+      }
       return exportCaptures(clientFor(setup(cmd).settings), slug, { ...opts, header: opts.header.map(headerFilterParam), quiet: opts.quiet === true });
     },
   ));
@@ -291,7 +295,7 @@ async function main(): Promise<number> {
       // --help and --version end here too; everything else commander refuses is a usage error.
       return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.exitCode === 0 ? 0 : EXIT_USAGE;
     }
-    const d = describeError(e, settings?.apiUrl ?? apiUrlForMessages());
+    const d = describeError(e, settings?.apiUrl ?? apiUrlForMessages(), settings?.sources.key);
     err(`error: ${d.message}${d.hint ? `; ${d.hint}` : ''}`);
     return d.exitCode;
   }

@@ -113,7 +113,10 @@ export function bodySource(name: string, raw: string): Uint8Array {
   try {
     return new Uint8Array(readFileSync(path === '-' ? 0 : path));
   } catch (err) {
-    throw new UsageError(`${name}: cannot read ${path === '-' ? 'stdin' : path}: ${err instanceof Error ? err.message : String(err)}`);
+    // Said in words: the runtime's "EISDIR: illegal operation on a directory, read" names no file.
+    const code = err instanceof Error && 'code' in err ? err.code : '';
+    const why = code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : err instanceof Error ? err.message : String(err);
+    throw new UsageError(`${name}: cannot read ${path === '-' ? 'stdin' : path}: ${why}`);
   }
 }
 
@@ -126,7 +129,7 @@ export function slugArg(raw: string): string {
   const t = raw.trim();
   const slug = /^https?:\/\/[^/]+\/w\/([^/?#]+)/.exec(t)?.[1] ?? t;
   if (!isSlug(slug)) {
-    throw new UsageError(`not an endpoint slug: ${JSON.stringify(raw)}`, 'a slug is 12 letters and digits, as hookcap endpoints list shows (the capture URL works too)');
+    throw new UsageError(`not an endpoint slug: ${JSON.stringify(raw)}`, 'a slug is 12 lower-case letters and digits, as hookcap endpoints list shows (the capture URL works too)');
   }
   return slug;
 }

@@ -80,6 +80,18 @@ export function printable(text: string): string {
   });
 }
 
+/**
+ * `printable` for text of many lines (an app's answer to `replay`, which may echo what a sender
+ * chose: an error page quoting the body): line breaks and tabs are kept, a CRLF is shown as a line
+ * break, and every other control character is escaped.
+ */
+export function printableLines(text: string): string {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.split('\t').map(printable).join('\t'))
+    .join('\n');
+}
+
 /** The captured path with its query, as the sender wrote it (rebuilt from queryParams for old captures). */
 export function pathWithQuery(path: string, query: string): string {
   return printable(query ? `${path}?${query}` : path);

@@ -82,10 +82,14 @@ const UNREACHABLE: Record<string, string> = {
   ENETUNREACH: 'network unreachable',
 };
 
-function cannotReach(apiUrl: string, err: unknown): string {
+/** A network failure's reason in those few words, or null when `err` is not one. */
+export function networkReason(err: unknown): string | null {
   const code = err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : '';
-  const reason = UNREACHABLE[code] ?? (err instanceof Error ? err.message : String(err));
-  return `cannot reach ${apiUrl}: ${reason}`;
+  return UNREACHABLE[code] ?? null;
+}
+
+function cannotReach(apiUrl: string, err: unknown): string {
+  return `cannot reach ${apiUrl}: ${networkReason(err) ?? (err instanceof Error ? err.message : String(err))}`;
 }
 
 /** A time bound: ms since the epoch, a Date, or what the API takes (`15m`, `7d`, ISO 8601). */

@@ -6,9 +6,9 @@
 import { createWriteStream, openSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { basename, dirname, join } from 'node:path';
-import { HookcapError, type HookcapClient } from '../../client/index';
+import { HookcapError, networkReason, type HookcapClient } from '../../client/index';
 import { targetUrl, toCurl } from '../../src/model/render';
-import { CliError, EXIT_OK } from '../errors';
+import { CliError, EXIT_OK, UsageError } from '../errors';
 import { boundMs } from '../options';
 import { bytes, Progress } from '../output';
 
@@ -80,6 +80,9 @@ function openSink(path: string | undefined): Sink {
   };
 }
 
+/** `1 capture`, `13,999 captures`. */
+const captures = (n: number): string => `${n.toLocaleString('en-US')} capture${n === 1 ? '' : 's'}`;
+
 const NEWLINE = 0x0a;
 const BRACE = 0x7b;
 
@@ -106,7 +109,7 @@ export async function exportCaptures(client: HookcapClient, slug: string, opts: 
   // Ctrl-C (or SIGTERM) midway: the part file goes, FILE stays as it was, and that is said.
   const onSignal = (signal: NodeJS.Signals) => {
     sink.abandon();
-    progress.done(`export of ${slug} stopped after ${written.toLocaleString('en-US')} captures${nothingWritten}`);
+    progress.done(`export of ${slug} stopped after ${captures(written)}${nothingWritten}`);
     process.exit(signal === 'SIGINT' ? 130 : 143);
   };
   process.on('SIGINT', onSignal);
@@ -118,7 +121,7 @@ export async function exportCaptures(client: HookcapClient, slug: string, opts: 
     show(true);
     if (opts.format === 'curl') {
       const base = opts.to ?? (await captureBase(client, slug));
-      const head = `#!/bin/sh\n# hookcap export of ${slug}: ${total} captures, oldest first. Each command sends one capture again, byte for byte.\n`;
+      const head = `#!/bin/sh\n# hookcap export of ${slug}: ${captures(total)}, oldest first. Each command sends one capture again, byte for byte.\n`;
       await sink.write(head);
       size += head.length;
       for await (const c of client.exportRecords(slug, filters)) {
@@ -141,12 +144,16 @@ export async function exportCaptures(client: HookcapClient, slug: string, opts: 
       }
     }
     await sink.close();
-    progress.done(`exported ${written.toLocaleString('en-US')} captures of ${slug} (${bytes(size)}) in ${((Date.now() - started) / 1000).toFixed(1)} s${opts.output ? ` to ${opts.output}` : ''}`);
+    progress.done(`exported ${captures(written)} of ${slug} (${bytes(size)}) in ${((Date.now() - started) / 1000).toFixed(1)} s${opts.output ? ` to ${opts.output}` : ''}`);
     return EXIT_OK;
   } catch (e) {
     sink.abandon();
     if (e instanceof HookcapError) throw e;
-    throw new CliError(`export stopped after ${written} captures: ${e instanceof Error ? e.message : String(e)}${nothingWritten}`, opts.output ? 'run the export again' : undefined);
+    // The server gone midway reads as the runtime's "ECONNRESET: The socket connection was closed
+    // unexpectedly. For more information, pass `verbose: true` …", advice meant for fetch's caller.
+    const lost = networkReason(e);
+    const why = lost ? `the connection to ${client.apiUrl} was lost (${lost})` : e instanceof Error ? e.message : String(e);
+    throw new CliError(`export stopped after ${captures(written)}: ${why}${nothingWritten}`, opts.output ? 'run the export again' : undefined);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -163,7 +170,15 @@ async function captureBase(client: HookcapClient, slug: string): Promise<string>
   }
 }
 
-/** `--since`/`--until` must describe a real range before anything is fetched. */
-export function checkRange(since: string | undefined, until: string | undefined): void {
-  if (since && until && boundMs(since) > boundMs(until)) throw new CliError('--since is after --until', undefined, 2);
+/**
+ * `--since`/`--until` must describe a real range before anything is fetched. Without `--until` the
+ * export ends now, so a `--since` in the future is said here, in the options' names, rather than as
+ * the API's `from (…) is after to (…)`.
+ */
+export function checkRange(since: string | undefined, until: string | undefined, now = Date.now()): void {
+  if (!since) return;
+  if (until === undefined && boundMs(since, now) > now) {
+    throw new UsageError(`--since ${since} is in the future`, 'without --until the export stops at the moment it starts; give --since a time before now (30m, 2h, 7d, ISO 8601)');
+  }
+  if (until !== undefined && boundMs(since, now) > boundMs(until, now)) throw new UsageError('--since is after --until');
 }

@@ -8,7 +8,7 @@ import { hasControlCharacter, typedHeaderValue } from '../../src/model/header-by
 import { encodeBody, NOT_FORWARDED, rebuildRequest } from '../../src/model/render';
 import { deliver, DeliveryError, INSECURE_HINT } from '../deliver';
 import { CliError, EXIT_OK, UsageError } from '../errors';
-import { out, paint, statusColor, type Style } from '../output';
+import { out, paint, printableLines, statusColor, type Style } from '../output';
 
 export interface ReplayOptions {
   to: string;
@@ -49,7 +49,8 @@ export async function replay(client: HookcapClient, id: string, opts: ReplayOpti
   out(`${request.method} ${opts.to} → ${paint(style, statusColor(answer.status), String(answer.status))}  ${Math.round(answer.latencyMs)} ms`);
   const text = encodeBody(answer.body);
   // `out` ends the line itself: a body that ends in one (most apps' JSON does) is not followed by a blank line.
-  if (text.bodyEncoding === 'utf8' && text.body !== '') out(answer.truncated ? `${text.body}\n…` : text.body.replace(/\r?\n$/, ''));
+  // Escaped as tail escapes a path: the app may echo the replayed body, which a sender chose (`--json` keeps it as it is).
+  if (text.bodyEncoding === 'utf8' && text.body !== '') out(printableLines(answer.truncated ? `${text.body}\n…` : text.body.replace(/\r?\n$/, '')));
   return EXIT_OK;
 }
 

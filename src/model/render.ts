@@ -163,6 +163,13 @@ function printfFormat(bytes: Uint8Array): string {
   return `'${out}'`;
 }
 
+/**
+ * Control characters other than tab and line breaks (NUL included; a CR alone, which would print
+ * over its line), C1, and the bidi overrides.
+ */
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/;
+
 // Headers curl adds by itself unless told otherwise; an empty `-H 'Name:'` removes one.
 const CURL_DEFAULTS = ['user-agent', 'accept'];
 
@@ -188,7 +195,10 @@ export function toCurl(c: Capture, url: string, opts: { script?: boolean } = {})
   // curl would add a form content type to a body sent without one.
   if (!('content-type' in headers)) args.push('-H', shellQuote('content-type:'));
   args.push('--data-binary', '@-');
-  const text = c.bodyEncoding === 'utf8' && !c.body.includes('\u0000');
+  // Text goes in as itself, but not a control character (ESC, BEL: a body a sender chose) or a
+  // bidi override: written raw into a script, printing it (`hookcap export … --format curl`, `cat`)
+  // would drive the terminal, or disguise the command. Those bodies go as octal escapes too.
+  const text = c.bodyEncoding === 'utf8' && !UNPRINTABLE_TEXT.test(c.body);
   const feed = text ? `printf '%s' ${shellQuote(c.body)}` : `printf ${printfFormat(body)}`;
   return `${feed} | ${args.join(' ')}`;
 }

@@ -11,6 +11,7 @@ import { bodyBytes } from '../../src/model/render';
 import { sendCaptures } from '../support/bulk-capture';
 import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
+import { startServer, stopServer } from '../support/server';
 import { describeBackends } from '../support/suite';
 import { CLI, cliEnv, runCli, RunningCli, startLocalApp, TtyCli, type CliEnv } from './support';
 
@@ -60,6 +61,8 @@ describe('usage', () => {
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--since', 'yesterday'], '--since must be a duration'],
       [['tail', SLUG, '--since', '10'], '--since 10 has no unit: write 10m, 10h or 10d'],
       [['export', SLUG, '--format', 'ndjson', '--until', '5'], '--until 5 has no unit'],
+      // Without --until the export ends now: said in the options' names, not as the API's from/to.
+      [['export', SLUG, '--format', 'ndjson', '--since', '2099-01-01'], '--since 2099-01-01 is in the future'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--bogus'], "unknown option '--bogus'"],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--backlog', 'maybe'], '--backlog must be one of ask, all, newest, skip'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--max-backlog', 'lots'], '--max-backlog must be a whole number ≥ 0'],
@@ -68,13 +71,18 @@ describe('usage', () => {
       [['forward', SLUG, 'http://127.0.0.1:1', '--max-backlog', '50000', '--backlog', 'newest'], '--backlog newest takes --max-backlog 10,000 at most'],
       [['forward', SLUG], "missing required argument 'url'"],
       [['export', SLUG, '--format', 'xml'], '--format must be one of har, ndjson, curl'],
+      // Only the cURL script is pointed elsewhere: a HAR asked for with --to would silently keep hookcap's URLs.
+      [['export', SLUG, '--format', 'har', '--to', 'http://127.0.0.1:4000'], '--to is for --format curl; a HAR export keeps the captured URLs'],
       [['export', SLUG], "required option '--format <format>'"],
       [['replay', 'req_1', '--to', 'http://127.0.0.1:1', '-H', 'no colon'], "-H takes 'name: value'"],
-      [['send', SLUG, '--data', '@/nonexistent/file'], '--data: cannot read /nonexistent/file'],
+      [['send', SLUG, '--data', '@/nonexistent/file'], '--data: cannot read /nonexistent/file: there is no such file'],
+      [['replay', 'req_01M8J14ECK2WBM3Q50GN63DNY0', '--to', 'http://127.0.0.1:1', '--body', '@/'], '--body: cannot read /: it is a folder'],
       [['endpoints', 'create'], "missing required argument 'name'"],
       [['--api-url', 'nope', 'endpoints', 'list'], '--api-url must be a URL'],
       // The endpoint's name, or '..', which would make another URL, for its slug.
       [['tail', 'stripe-dev'], 'not an endpoint slug: "stripe-dev"'],
+      // Twelve letters and digits, but a slug has no capitals: the hint may not say it has the right form.
+      [['tail', 'GTZCBZ9U5PXI'], 'a slug is 12 lower-case letters and digits'],
       [['endpoints', 'delete', '..'], 'not an endpoint slug: ".."'],
       [['replay', '', '--to', 'http://127.0.0.1:1'], 'not a capture id: ""'],
     ];
@@ -177,6 +185,12 @@ describeBackends('hookcap commands', (h) => {
     const envWins = await runCli(['endpoints', 'list'], { ...e.env, HOOKCAP_API_KEY: 'svc_from_env' });
     expect(envWins.code).toBe(1);
     expect(envWins.stderr).toContain('refused');
+    // Logging in again would not help: the environment's key would still be read first.
+    expect(envWins.stderr).toContain('set HOOKCAP_API_KEY to it (it is read before the key hookcap login saves), or unset HOOKCAP_API_KEY');
+    expect(envWins.stderr).not.toContain('log in again');
+    const flagRefused = await runCli(['endpoints', 'list', '--key', 'svc_from_flag'], e.env);
+    expect(flagRefused.code).toBe(1);
+    expect(flagRefused.stderr).toContain('use a valid key: pass it with --key');
     const deadUrl = await runCli(['endpoints', 'list'], { ...e.env, HOOKCAP_API_URL: 'http://127.0.0.1:9' });
     expect(deadUrl.code).toBe(1);
     expect(deadUrl.stderr).toContain('is hookcap running at http://127.0.0.1:9?');
@@ -504,6 +518,15 @@ describeBackends('hookcap commands', (h) => {
     expect(length.code).toBe(2);
     expect(length.stderr).toContain('-H content-length: is set by the HTTP client');
 
+    // An app may echo what the sender chose (an error page quoting the body): printed escaped, as
+    // tail prints a path, so it cannot retitle or clear the terminal; --json keeps it as it came.
+    const echo = 'bad input: \u001b]0;pwned\u0007\u001b[2J\r\nline two\tend\n';
+    app.answer = () => new Response(echo, { status: 400 });
+    const echoed = await runCli(['replay', id, '--to', `${app.url}/echo`], e.env);
+    expect(echoed.code).toBe(0);
+    expect(echoed.stdout).toMatch(/ → 400 {2}\d+ ms\nbad input: \\x1b\]0;pwned\\x07\\x1b\[2J\nline two\tend\n$/);
+    expect(JSON.parse((await runCli(['replay', id, '--to', `${app.url}/echo`, '--json'], e.env)).stdout).body).toBe(echo);
+
     const down = await runCli(['replay', id, '--to', 'http://127.0.0.1:9/'], e.env);
     expect(down.code).toBe(1);
     expect(down.stderr).toContain('connection refused');
@@ -544,6 +567,9 @@ describeBackends('hookcap commands', (h) => {
     const five = await runCli(['export', ep.slug, '--format', 'ndjson', '--q', 'FIVE', '--quiet'], e.env);
     expect(five.stdout.trim().split('\n').map((l) => (JSON.parse(l) as Capture).id)).toEqual([0, 5, 10, 15, 20].map((i) => ids[i] ?? ''));
     expect(five.stderr).toBe('');
+    const one = await runCli(['export', ep.slug, '--format', 'curl', '--q', '"n":7,'], e.env);
+    expect(one.stdout).toContain(`export of ${ep.slug}: 1 capture, oldest first.`);
+    expect(one.stderr).toContain(`exported 1 capture of ${ep.slug}`);
 
     const app = startLocalApp();
     cleanups.push(() => app.stop());
@@ -557,6 +583,27 @@ describeBackends('hookcap commands', (h) => {
     expect(await new Response(run.stderr).text()).toBe('');
     expect(app.arrived.map((r) => r.target)).toEqual(records.map((r) => `/local/e/${records.indexOf(r)}?i=${records.indexOf(r)}`));
     expect(app.arrived.map((r) => r.body)).toEqual(records.map((r) => bodyBytes(r)));
+  });
+
+  test('export --format curl: a body holding ESC, BEL, a bidi override or a lone CR is written as octal escapes, so printing the script cannot drive the terminal; run, it sends the same bytes', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'esc' } })).body;
+    const bodies = ['{"type":"\u001b]0;pwned\u0007\u001b[2J"}', 'caf\u00e9 \u202egnp.exe', 'lone\rreturn', 'multi\r\npart\ttab\n'];
+    for (const body of bodies) expect((await fetch(`${h.url}/w/${ep.slug}/t`, { method: 'POST', body, headers: { 'content-type': 'text/plain' } })).status).toBe(200);
+    await eventually(async () => (await call<{ count: number }>(h.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).body.count === bodies.length);
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    const app = startLocalApp();
+    cleanups.push(() => app.stop());
+    const r = await runCli(['export', ep.slug, '--format', 'curl', '--to', app.url, '--quiet'], e.env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/[\u0007\u001b\u202e]|\r(?!\n)/);
+    // Text without such characters is still written as itself.
+    expect(r.stdout).toContain(`printf '%s' 'multi\r\npart\ttab\n' | curl`);
+    const script = join(e.configHome, 'esc.sh');
+    writeFileSync(script, r.stdout);
+    const run = Bun.spawn(['sh', script], { stdout: 'pipe', stderr: 'pipe' });
+    expect(await run.exited).toBe(0);
+    expect(app.arrived.map((x) => new TextDecoder().decode(x.body))).toEqual(bodies);
   });
 
   test('export -o: cut off by Ctrl-C, the file an earlier export wrote stays whole (no half script); a missing folder fails before anything is fetched', async () => {
@@ -623,4 +670,41 @@ describeBackends('hookcap commands', (h) => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('send-test takes text bodies only');
   });
+});
+
+describe('hookcap export, the server gone midway', () => {
+  test('the connection lost is said in words, not as the runtime\'s advice to fetch\'s caller; nothing written to -o, exit 1', async () => {
+    const server = await startServer();
+    cleanups.push(() => stopServer(server));
+    const a = await newAccount(server.url);
+    const ep = (await call(server.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'big' } })).body;
+    const N = 6000;
+    const pad = 'p'.repeat(4000);
+    await sendCaptures({ url: server.url, slug: ep.slug, count: N, body: (i) => `{"n":${i},"pad":"${pad}"}` });
+    await eventually(async () => (await call(server.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).body.count === N, 60_000);
+    const e = env({ HOOKCAP_API_URL: server.url, HOOKCAP_API_KEY: a.key });
+    const dir = join(e.configHome, 'out');
+    mkdirSync(dir);
+    const script = join(dir, 'replay.sh');
+
+    const cli = new RunningCli(['export', ep.slug, '--format', 'curl', '-o', script], e.env);
+    cleanups.push(() => void cli.stop('SIGKILL'));
+    // Once the export is writing, freeze it and kill the server, so the stream breaks midway however fast the machine is.
+    // (Past the script's first lines, written before the export is asked for: the captures themselves.)
+    const writing = () => readdirSync(dir).some((f) => statSync(join(dir, f)).size > 50_000);
+    while (!writing()) {
+      if (cli.proc.exitCode !== null) throw new Error(`export ended before the server was killed:\n${cli.stderr}`);
+      await Bun.sleep(2);
+    }
+    process.kill(cli.proc.pid, 'SIGSTOP');
+    server.proc.kill('SIGKILL');
+    await server.proc.exited;
+    process.kill(cli.proc.pid, 'SIGCONT');
+    expect(await cli.proc.exited).toBe(1);
+    expect(cli.stderr).toMatch(
+      new RegExp(`\\nerror: export stopped after [\\d,]+ captures: the connection to ${server.url} was lost \\([a-z ]+\\); nothing written to ${script}; run the export again\\n$`),
+    );
+    expect(cli.stderr).not.toContain('verbose');
+    expect(readdirSync(dir)).toEqual([]);
+  }, 180_000);
 });
