@@ -170,6 +170,13 @@ function printfFormat(bytes: Uint8Array): string {
 // eslint-disable-next-line no-control-regex
 const UNPRINTABLE_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/;
 
+/**
+ * Whether a text body can go into a shell command as itself: no NUL (no shell argument carries
+ * one), and nothing that would drive a terminal or disguise the command when it is printed or
+ * pasted (UNPRINTABLE_TEXT). The server's cURL export and the dashboard's Copy as cURL both ask.
+ */
+export const isShellSafeText = (text: string): boolean => !UNPRINTABLE_TEXT.test(text);
+
 // Headers curl adds by itself unless told otherwise; an empty `-H 'Name:'` removes one.
 const CURL_DEFAULTS = ['user-agent', 'accept'];
 
@@ -198,7 +205,7 @@ export function toCurl(c: Capture, url: string, opts: { script?: boolean } = {})
   // Text goes in as itself, but not a control character (ESC, BEL: a body a sender chose) or a
   // bidi override: written raw into a script, printing it (`hookcap export … --format curl`, `cat`)
   // would drive the terminal, or disguise the command. Those bodies go as octal escapes too.
-  const text = c.bodyEncoding === 'utf8' && !UNPRINTABLE_TEXT.test(c.body);
+  const text = c.bodyEncoding === 'utf8' && isShellSafeText(c.body);
   const feed = text ? `printf '%s' ${shellQuote(c.body)}` : `printf ${printfFormat(body)}`;
   return `${feed} | ${args.join(' ')}`;
 }

@@ -102,6 +102,18 @@ describe('cURL command', () => {
     expectSame(c, await replay(c));
   });
 
+  test("a body with ESC, BEL, a lone CR or a bidi override goes through base64: nothing raw for a terminal to act on, the same bytes sent", async () => {
+    const body = 'title\u001b]0;pwned\u0007 \u001b[2J\rover\u202eevil\u0085';
+    const c = capture({ headers: { 'content-type': 'text/plain' }, body, size: Buffer.byteLength(body) });
+    const command = curlCommand(c, endpointUrl());
+    expect(command).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(command).toContain('base64 -d');
+    expectSame(c, await replay(c));
+    // Line breaks and tabs are text: such a body stays readable in the command.
+    const plain = capture({ headers: { 'content-type': 'text/plain' }, body: 'a\tb\r\nc\n', size: 7 });
+    expect(curlCommand(plain, endpointUrl())).toContain("--data-binary 'a\tb\r\nc\n'");
+  });
+
   test('curl adds none of its own headers: no Accept, User-Agent, Content-Type or Expect', async () => {
     const big = 'x'.repeat(5000);
     const c = capture({ headers: {}, body: big, size: big.length });

@@ -1,14 +1,15 @@
 /**
  * A capture as a cURL command that sends the same request again: method, URL, every header as
  * captured, and the body byte for byte (`--data-binary` with the text in single quotes, or piped
- * through `base64 -d` when it is binary or holds a NUL, which no shell argument can carry).
+ * through `base64 -d` when it is binary, holds a NUL, which no shell argument can carry, or a
+ * control character or bidi override, which must not reach a terminal raw).
  * Headers curl would add on its own (Accept, User-Agent, Content-Type, Expect) are removed when
  * the original did not have them; Host, Content-Length and Transfer-Encoding are curl's to set.
  * Header values go through `headerWord` (src/model/render.ts), shared with the server's cURL
  * export, so curl sends the captured bytes.
  */
 import type { Capture } from '../../../src/model/capture';
-import { bodyBytes, headerWord, shellQuote, toBase64 } from '../../../src/model/render';
+import { bodyBytes, headerWord, isShellSafeText, shellQuote, toBase64 } from '../../../src/model/render';
 import { captureUrl } from './url';
 
 export { headerWord, shellQuote };
@@ -36,7 +37,9 @@ export function curlCommand(c: Capture, endpointUrl: string): string {
   if (!('content-type' in c.headers)) parts.push('-H', shellQuote('Content-Type:'));
   // curl asks for 100-continue on large bodies; the original may not have.
   if (!('expect' in c.headers) && c.size >= 1024) parts.push('-H', shellQuote('Expect:'));
-  if (c.bodyEncoding === 'utf8' && !c.body.includes('\0')) {
+  // A NUL, a control character (ESC, BEL: a sender's choice) or a bidi override goes through
+  // base64 too: pasted or printed raw, it would act on the terminal or disguise the command.
+  if (c.bodyEncoding === 'utf8' && isShellSafeText(c.body)) {
     parts.push('--data-binary', shellQuote(c.body));
     return parts.join(' ');
   }
