@@ -40,6 +40,8 @@ describe('usage', () => {
       expect(r.stdout, args.join(' ')).toContain('--api-url <url>');
       // --version is the program's: in its help only, not among a command's global options.
       if (args.length > 0) expect(r.stdout, args.join(' ')).not.toContain('--version');
+      // Repeatable options start empty: commander's `(default: [])` told nothing.
+      expect(r.stdout, args.join(' ')).not.toContain('(default: [])');
     }
     expect((await runCli(['--help'], e.env)).stdout).toMatch(/-V, --version\s+output the version number/);
     const required: [string[], string][] = [[['listen'], '--forward <url>'], [['replay'], '--to <url>'], [['export'], '--format <format>']];
