@@ -268,7 +268,7 @@ program
   .description('send a test request to your endpoint through hookcap (send-test)')
   .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
   .option('--method <method>', 'HTTP method (default POST)')
-  .option('-H, --header <header>', "a header 'name: value'; repeatable", collectHeader)
+  .option('-H, --header <header>', "a header 'name: value' ('name:' sends it empty); repeatable", collectHeader)
   .option('--data <@file|text>', 'the body: @file, @- for stdin, or the text itself (default a small JSON test event)')
   .option('--json', 'the result as JSON')
   .action(act(async (slug: string, opts: { method?: string; header?: [string, string | null][]; data?: string; json?: boolean }, cmd: Command) => {

@@ -72,7 +72,12 @@ export async function send(client: HookcapClient, slug: string, opts: SendOption
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of opts.headers) {
-    if (value === null) continue;
+    // A test request has no captured header to remove, so `name:` means the header, empty (curl's
+    // `-H 'name;'`); it was dropped without a word, and an empty header is a case worth testing.
+    if (value === null) {
+      headers[name] = '';
+      continue;
+    }
     // The server sends typed text as its UTF-8 bytes, as replay -H does; the same refusal, here.
     if (hasControlCharacter(value)) throw new UsageError(`-H ${name}: a header value cannot hold line breaks or control characters`);
     headers[name] = value;

@@ -672,6 +672,21 @@ describeBackends('hookcap commands', (h) => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('send-test takes text bodies only');
   });
+
+  test("send: -H 'name:' sends the header, empty", async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 's' } })).body;
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    const r = await runCli(['send', ep.slug, '-H', 'x-empty:', '-H', 'x-full: 1', '-H', 'user-agent:'], e.env);
+    expect(r.code).toBe(0);
+    const id = /captured as (req_\w+)/.exec(r.stdout)?.[1] ?? '';
+    const rec = await eventually(async () => {
+      const g = await call<Capture>(h.url, 'GET', `/api/requests/${id}`, { token: a.key });
+      return g.status === 200 ? g.body : null;
+    });
+    // user-agent is one send-test fills in: given empty, it stays empty.
+    expect(rec.headers).toMatchObject({ 'x-empty': '', 'x-full': '1', 'user-agent': '' });
+  });
 });
 
 describe('hookcap export, the server gone midway', () => {
