@@ -689,6 +689,23 @@ describeBackends('hookcap commands', (h) => {
   });
 });
 
+describe('hookcap send, the receiver behind its public URL', () => {
+  test("the line and --json name the endpoint's URL, not the loopback address the server reached its receiver at", async () => {
+    const server = await startServer({ env: { RECEIVER_URL: 'https://hooks.example.test' } });
+    cleanups.push(() => stopServer(server));
+    const a = await newAccount(server.url);
+    const ep = (await call(server.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 's' } })).body;
+    expect(ep.url).toBe(`https://hooks.example.test/w/${ep.slug}`);
+    const e = env({ HOOKCAP_API_URL: server.url, HOOKCAP_API_KEY: a.key });
+    const r = await runCli(['send', ep.slug], e.env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^Sent POST to ${ep.url.replaceAll('.', '\\.')} → 200 {2}captured as req_\\w+\n$`));
+    const json = JSON.parse((await runCli(['send', ep.slug, '--json'], e.env)).stdout);
+    expect(json.url).toBe(ep.url);
+    expect(json.response.status).toBe(200);
+  }, 180_000);
+});
+
 describe('hookcap export, the server gone midway', () => {
   test('the connection lost is said in words, not as the runtime\'s advice to fetch\'s caller; nothing written to -o, exit 1', async () => {
     const server = await startServer();
