@@ -183,7 +183,7 @@ program
   .option('--method <method>', 'only captures with this HTTP method (others are neither printed nor counted)')
   .option('--path <path>', 'only captures at this path after the slug (/stripe for /w/<slug>/stripe)')
   .option('--event <event>', 'only captures whose detected event is this (invoice.paid)')
-  .option('--header <name:value>', "only captures with this header whose value contains value, any case ('x-github-event:push'; 'name' alone: present); repeatable, all must hold", collectHeaderFilter, [])
+  .option('--header <name:value>', "only captures with this header whose value contains value, any case ('x-github-event:push'; 'name' alone: present); repeatable, all must hold", collectHeaderFilter)
   .option('--max-backlog <n>', 'reconnecting with more captures than this waiting (a laptop back from sleep) asks first (see --backlog)', integer('--max-backlog', 0), 100)
   .addOption(
     new Option('--backlog <what>', 'over --max-backlog on a reconnect: ask, all, newest (the newest --max-backlog) or skip (go on live); default: ask on a terminal, all elsewhere')
@@ -206,7 +206,7 @@ program
       method?: string;
       path?: string;
       event?: string;
-      header: HeaderFilter[];
+      header?: HeaderFilter[];
       backlog?: Backlog;
       maxBacklog: number;
     },
@@ -216,7 +216,7 @@ program
     const { settings: s, style } = setup(cmd);
     const { since: from, json, count, timeout, method, path, event, header, backlog, maxBacklog } = opts;
     const at = path === undefined || path.startsWith('/') ? path : `/${path}`;
-    return tail(clientFor(s), slug, { since: from, json: json === true, count, timeout, method, path: at, event, headers: header, backlog, maxBacklog }, style);
+    return tail(clientFor(s), slug, { since: from, json: json === true, count, timeout, method, path: at, event, headers: header ?? [], backlog, maxBacklog }, style);
   }));
 
 program
@@ -224,15 +224,15 @@ program
   .description('send one stored capture again, from this machine (localhost works)')
   .argument('<request_id>', 'req_…', captureIdArg)
   .addOption(requiredOption('--to <url>', 'where to send it, exactly as given').argParser(httpUrl('--to')))
-  .option('-H, --header <header>', "set a header ('name: value'), or remove one ('name:'); repeatable", collectHeader, [])
+  .option('-H, --header <header>', "set a header ('name: value'), or remove one ('name:'); repeatable", collectHeader)
   .option('--body <@file|text>', 'another body: @file, @- for stdin, or the text itself')
   .option('--timeout <seconds>', 'for the whole exchange', integer('--timeout', 1), 30)
   .option('-k, --insecure', 'accept a self-signed HTTPS certificate')
   .option('--json', 'status, headers, body and latency as JSON')
-  .action(act(async (id: string, opts: { to: string; header: [string, string | null][]; body?: string; timeout: number; insecure?: boolean; json?: boolean }, cmd: Command) => {
+  .action(act(async (id: string, opts: { to: string; header?: [string, string | null][]; body?: string; timeout: number; insecure?: boolean; json?: boolean }, cmd: Command) => {
     const { settings: s, style } = setup(cmd);
     const body = opts.body === undefined ? undefined : bodySource('--body', opts.body);
-    return replay(clientFor(s), id, { to: opts.to, headers: opts.header, body, timeout: opts.timeout, insecure: opts.insecure === true, json: opts.json === true }, style);
+    return replay(clientFor(s), id, { to: opts.to, headers: opts.header ?? [], body, timeout: opts.timeout, insecure: opts.insecure === true, json: opts.json === true }, style);
   }));
 
 program
@@ -243,7 +243,7 @@ program
   .option('--since <time>', 'only captures since then (30s, 15m, 2h, 7d, 1w, ms or ISO 8601)', timeBound('--since'))
   .option('--until <time>', 'only captures until then (default: now)', timeBound('--until'))
   .option('--q <text>', 'only captures with this text in path, body, header values or query, or a header of this name')
-  .option('--header <name:value>', "only captures with this header whose value contains value, any case ('x-github-event:push'; 'name' alone: present); repeatable, all must hold", collectHeaderFilter, [])
+  .option('--header <name:value>', "only captures with this header whose value contains value, any case ('x-github-event:push'; 'name' alone: present); repeatable, all must hold", collectHeaderFilter)
   .option('--method <method>', 'only this HTTP method')
   .option('--to <url>', 'curl: point the commands at this base URL (+ captured path) instead of hookcap', httpUrl('--to'))
   .option('-o, --output <file>', 'write to a file instead of stdout')
@@ -251,7 +251,7 @@ program
   .action(act(
     async (
       slug: string,
-      opts: { format: 'har' | 'ndjson' | 'curl'; since?: string; until?: string; q?: string; header: HeaderFilter[]; method?: string; to?: string; output?: string; quiet?: boolean },
+      opts: { format: 'har' | 'ndjson' | 'curl'; since?: string; until?: string; q?: string; header?: HeaderFilter[]; method?: string; to?: string; output?: string; quiet?: boolean },
       cmd: Command,
     ) => {
       checkRange(opts.since, opts.until);
@@ -259,7 +259,7 @@ program
       if (opts.to !== undefined && opts.format !== 'curl') {
         throw new UsageError(`--to is for --format curl; a ${opts.format === 'har' ? 'HAR' : 'NDJSON'} export keeps the captured URLs`, 'drop --to, or export --format curl --to URL for a script that sends the captures there');
       }
-      return exportCaptures(clientFor(setup(cmd).settings), slug, { ...opts, header: opts.header.map(headerFilterParam), quiet: opts.quiet === true });
+      return exportCaptures(clientFor(setup(cmd).settings), slug, { ...opts, header: (opts.header ?? []).map(headerFilterParam), quiet: opts.quiet === true });
     },
   ));
 
@@ -268,13 +268,13 @@ program
   .description('send a test request to your endpoint through hookcap (send-test)')
   .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
   .option('--method <method>', 'HTTP method (default POST)')
-  .option('-H, --header <header>', "a header 'name: value'; repeatable", collectHeader, [])
+  .option('-H, --header <header>', "a header 'name: value' ('name:' sends it empty); repeatable", collectHeader)
   .option('--data <@file|text>', 'the body: @file, @- for stdin, or the text itself (default a small JSON test event)')
   .option('--json', 'the result as JSON')
-  .action(act(async (slug: string, opts: { method?: string; header: [string, string | null][]; data?: string; json?: boolean }, cmd: Command) => {
+  .action(act(async (slug: string, opts: { method?: string; header?: [string, string | null][]; data?: string; json?: boolean }, cmd: Command) => {
     const { settings: s, style } = setup(cmd);
     const data = opts.data === undefined ? undefined : bodySource('--data', opts.data);
-    return send(clientFor(s), slug, { method: opts.method, headers: opts.header, data, json: opts.json === true }, style);
+    return send(clientFor(s), slug, { method: opts.method, headers: opts.header ?? [], data, json: opts.json === true }, style);
   }));
 
 /** The API address an error message names when no command got as far as reading the settings. */

@@ -72,17 +72,25 @@ export async function send(client: HookcapClient, slug: string, opts: SendOption
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of opts.headers) {
-    if (value === null) continue;
+    // A test request has no captured header to remove, so `name:` means the header, empty (curl's
+    // `-H 'name;'`); it was dropped without a word, and an empty header is a case worth testing.
+    if (value === null) {
+      headers[name] = '';
+      continue;
+    }
     // The server sends typed text as its UTF-8 bytes, as replay -H does; the same refusal, here.
     if (hasControlCharacter(value)) throw new UsageError(`-H ${name}: a header value cannot hold line breaks or control characters`);
     headers[name] = value;
   }
-  const result = await client.sendTest(slug, { method: opts.method, headers, body });
+  // The server reaches its own receiver over loopback (127.0.0.1:PORT), an address the user never
+  // gave: the endpoint's capture URL names where the request went as the user knows it.
+  const { url } = await client.endpoints.get(slug);
+  const result = { ...(await client.sendTest(slug, { method: opts.method, headers, body })), url };
   if (opts.json) {
     out(JSON.stringify(result));
     return EXIT_OK;
   }
   const status = result.response.status;
-  out(`Sent ${(opts.method ?? 'POST').toUpperCase()} to ${result.url} → ${paint(style, statusColor(status), String(status))}${result.id ? `  captured as ${result.id}` : ''}`);
+  out(`Sent ${(opts.method ?? 'POST').toUpperCase()} to ${url} → ${paint(style, statusColor(status), String(status))}${result.id ? `  captured as ${result.id}` : ''}`);
   return EXIT_OK;
 }

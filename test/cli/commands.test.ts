@@ -40,6 +40,8 @@ describe('usage', () => {
       expect(r.stdout, args.join(' ')).toContain('--api-url <url>');
       // --version is the program's: in its help only, not among a command's global options.
       if (args.length > 0) expect(r.stdout, args.join(' ')).not.toContain('--version');
+      // Repeatable options start empty: commander's `(default: [])` told nothing.
+      expect(r.stdout, args.join(' ')).not.toContain('(default: [])');
     }
     expect((await runCli(['--help'], e.env)).stdout).toMatch(/-V, --version\s+output the version number/);
     const required: [string[], string][] = [[['listen'], '--forward <url>'], [['replay'], '--to <url>'], [['export'], '--format <format>']];
@@ -670,6 +672,38 @@ describeBackends('hookcap commands', (h) => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('send-test takes text bodies only');
   });
+
+  test("send: -H 'name:' sends the header, empty", async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 's' } })).body;
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    const r = await runCli(['send', ep.slug, '-H', 'x-empty:', '-H', 'x-full: 1', '-H', 'user-agent:'], e.env);
+    expect(r.code).toBe(0);
+    const id = /captured as (req_\w+)/.exec(r.stdout)?.[1] ?? '';
+    const rec = await eventually(async () => {
+      const g = await call<Capture>(h.url, 'GET', `/api/requests/${id}`, { token: a.key });
+      return g.status === 200 ? g.body : null;
+    });
+    // user-agent is one send-test fills in: given empty, it stays empty.
+    expect(rec.headers).toMatchObject({ 'x-empty': '', 'x-full': '1', 'user-agent': '' });
+  });
+});
+
+describe('hookcap send, the receiver behind its public URL', () => {
+  test("the line and --json name the endpoint's URL, not the loopback address the server reached its receiver at", async () => {
+    const server = await startServer({ env: { RECEIVER_URL: 'https://hooks.example.test' } });
+    cleanups.push(() => stopServer(server));
+    const a = await newAccount(server.url);
+    const ep = (await call(server.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 's' } })).body;
+    expect(ep.url).toBe(`https://hooks.example.test/w/${ep.slug}`);
+    const e = env({ HOOKCAP_API_URL: server.url, HOOKCAP_API_KEY: a.key });
+    const r = await runCli(['send', ep.slug], e.env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^Sent POST to ${ep.url.replaceAll('.', '\\.')} → 200 {2}captured as req_\\w+\n$`));
+    const json = JSON.parse((await runCli(['send', ep.slug, '--json'], e.env)).stdout);
+    expect(json.url).toBe(ep.url);
+    expect(json.response.status).toBe(200);
+  }, 180_000);
 });
 
 describe('hookcap export, the server gone midway', () => {
