@@ -6,8 +6,7 @@
  * is short enough that the list starts in the upper part of the screen, every action still there.
  */
 import { expect, test } from 'bun:test';
-import type { Page } from 'playwright-core';
-import { isFocused, openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
+import { openSettings, isFocused, openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { fieldState } from '../support/a11y';
 import { fitsNarrowScreen } from '../support/layout';
@@ -17,12 +16,6 @@ const chromium = useChromium();
 
 
 /** The settings page, reached the way a person does: the endpoint card's Settings link. */
-async function openSettings(page: Page, base: string, ep: TestEndpoint): Promise<void> {
-  await page.goto(`${base}/`);
-  await page.getByRole('link', { name: `Settings of ${ep.name}` }).click();
-  await page.getByRole('heading', { name: 'Mock response' }).waitFor();
-}
-
 describeBackends(
   'dashboard: walkthrough rough edges',
   (h) => {

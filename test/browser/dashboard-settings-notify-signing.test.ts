@@ -6,8 +6,8 @@
  */
 import { afterAll, expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
-import type { Locator, Page } from 'playwright-core';
-import { openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
+import type { Locator } from 'playwright-core';
+import { openSettings, openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { startHookReceiver, uniquePath, type Received } from '../support/hook-receiver';
 import { describeBackends } from '../support/suite';
@@ -21,12 +21,6 @@ function verifies(secret: string, g: Received): boolean {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   const expected = `v1,${createHmac('sha256', key).update(`${g.headers['webhook-id']}.${g.headers['webhook-timestamp']}.${g.body}`).digest('base64')}`;
   return (g.headers['webhook-signature'] ?? '').split(' ').includes(expected);
-}
-
-async function openSettings(page: Page, base: string, ep: TestEndpoint): Promise<void> {
-  await page.goto(`${base}/`);
-  await page.getByRole('link', { name: `Settings of ${ep.name}` }).click();
-  await page.getByRole('heading', { name: 'Notifications' }).waitFor();
 }
 
 /** Sends one capture and returns the notification it caused (the n-th on `path`). */

@@ -5,8 +5,7 @@
  * in the page shows only the secret's hint; Send test captures a request the page then opens.
  */
 import { expect, test } from 'bun:test';
-import type { Page } from 'playwright-core';
-import { openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
+import { openSettings, openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
 import { fieldState } from '../support/a11y';
 import { describeBackends } from '../support/suite';
@@ -16,13 +15,6 @@ const chromium = useChromium();
 
 
 /** The settings page, reached the way a person does: the endpoint card's Settings link. */
-async function openSettings(page: Page, base: string, ep: TestEndpoint): Promise<void> {
-  await page.goto(`${base}/`);
-  await page.getByRole('link', { name: `Settings of ${ep.name}` }).click();
-  await page.getByRole('heading', { name: 'Mock response' }).waitFor();
-  expect(new URL(page.url()).pathname).toBe(`/endpoints/${ep.slug}/settings`);
-}
-
 describeBackends('dashboard: endpoint settings', (h) => {
   test('a mock response edited in the page is what the receiver answers; a refused header is reported at its field', async () => {
     const account = await signUpAccount(h.url);

@@ -98,3 +98,12 @@ export const isFocused = (l: Locator): Promise<boolean> => l.evaluate((el) => el
 /** What has the focus, for a failing assertion to name it: "button Save", "h1 Stripe", "none". */
 export const focusedName = (page: Page): Promise<string> =>
   page.evaluate('(e => e ? `${e.tagName.toLowerCase()} ${e.getAttribute("aria-label") ?? e.textContent ?? ""}` : "none")(document.activeElement)') as Promise<string>;
+
+/** From the endpoint list to an endpoint's settings page, as a person would: its Settings link. */
+export async function openSettings(page: Page, base: string, ep: TestEndpoint): Promise<void> {
+  await page.goto(`${base}/`);
+  await page.getByRole('link', { name: `Settings of ${ep.name}` }).click();
+  await page.getByRole('heading', { name: 'Mock response' }).waitFor();
+  const path = new URL(page.url()).pathname;
+  if (path !== `/endpoints/${ep.slug}/settings`) throw new Error(`Settings of ${ep.name} led to ${path}`);
+}
