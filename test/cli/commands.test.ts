@@ -162,6 +162,28 @@ describe('broken files', () => {
   });
 });
 
+describe('export -o where no file can be created', () => {
+  test('the reason is the true one: a folder that takes no files is not "no folder"; a file in the way is named; exit 1 before anything is asked', async () => {
+    // Nothing answers at the API address: the part file is opened first, so these fail before it is asked.
+    const e = env({ HOOKCAP_API_KEY: 'svc_x', HOOKCAP_API_URL: 'http://127.0.0.1:9' });
+    const file = join(e.configHome, 'a-file');
+    writeFileSync(file, 'x');
+    const hint = 'nothing was exported; give -o a file in a folder that exists and that you can write to';
+    const cases: [string, string][] = [
+      // procfs answers "no such file or directory" to a new file in a folder that exists.
+      ['/proc/x.json', 'the folder /proc exists, but a file cannot be created in it (no such file or directory)'],
+      [join(file, 'x.json'), `${file} is a file, not a folder`],
+      [join(file, 'sub', 'x.json'), `there is no folder ${join(file, 'sub')} (${file} is a file)`],
+      [join(e.configHome, 'none', 'x.json'), `there is no folder ${join(e.configHome, 'none')}`],
+    ];
+    for (const [path, why] of cases) {
+      const r = await runCli(['export', SLUG, '--format', 'har', '-o', path], e.env);
+      expect(r.code, path).toBe(1);
+      expect(r.stderr, path).toBe(`error: cannot write ${path}: ${why}; ${hint}\n`);
+    }
+  });
+});
+
 describeBackends('hookcap commands', (h) => {
   test('login checks the key and saves it (0600); flags beat the environment, which beats the file', async () => {
     const a = await newAccount(h.url);
