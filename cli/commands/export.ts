@@ -138,8 +138,10 @@ export async function exportCaptures(client: HookcapClient, slug: string, opts: 
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  let counted = false;
   try {
     const total = await client.count({ ...filters, slug });
+    counted = true;
     const started = Date.now();
     const show = (force = false) => progress.update(`exporting ${slug}: ${written.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} captures, ${bytes(size)}`, force);
     show(true);
@@ -172,6 +174,11 @@ export async function exportCaptures(client: HookcapClient, slug: string, opts: 
     return EXIT_OK;
   } catch (e) {
     sink.abandon();
+    // Once the count came, the server gone before the first record (the export asked for and not
+    // answered) is the loss midway below, with nothing yet written: said as that is.
+    if (e instanceof HookcapError && e.code === 'network' && counted) {
+      throw new CliError(`export stopped after ${captures(written)}: ${e.message}${nothingWritten}`, opts.output ? 'run the export again' : undefined);
+    }
     if (e instanceof HookcapError) throw e;
     // The server gone midway reads as the runtime's "ECONNRESET: The socket connection was closed
     // unexpectedly. For more information, pass `verbose: true` …", advice meant for fetch's caller.

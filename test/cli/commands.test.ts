@@ -13,7 +13,7 @@ import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { startServer, stopServer } from '../support/server';
 import { describeBackends } from '../support/suite';
-import { CLI, cliEnv, runCli, RunningCli, startLocalApp, TtyCli, type CliEnv } from './support';
+import { CLI, cliEnv, runCli, RunningCli, startLocalApp, startRelay, TtyCli, type CliEnv } from './support';
 
 const cleanups = cleanupAfterAll();
 
@@ -628,6 +628,30 @@ describeBackends('hookcap commands', (h) => {
     const run = Bun.spawn(['sh', script], { stdout: 'pipe', stderr: 'pipe' });
     expect(await run.exited).toBe(0);
     expect(app.arrived.map((x) => new TextDecoder().decode(x.body))).toEqual(bodies);
+  });
+
+  test('export: the connection lost after the count, before the first record, is said as a loss midway is: stopped after 0 captures, nothing written to -o', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'cut' } })).body;
+    for (let i = 0; i < 3; i++) expect((await fetch(`${h.url}/w/${ep.slug}/c`, { method: 'POST', body: `${i}` })).status).toBe(200);
+    await eventually(async () => (await call<{ count: number }>(h.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).body.count === 3);
+    // The count (and, for curl, the endpoint) come through; the export's own request is dropped unanswered.
+    const relay = await startRelay(Number(new URL(h.url).port), (head) => /^GET \S*\/requests\/export/.test(head));
+    cleanups.push(() => relay.stop());
+    const e = env({ HOOKCAP_API_URL: relay.url, HOOKCAP_API_KEY: a.key });
+    const dir = join(e.configHome, 'out');
+    mkdirSync(dir);
+    const file = join(dir, 'all.out');
+    writeFileSync(file, 'an earlier export\n');
+    for (const format of ['ndjson', 'har', 'curl']) {
+      const r = await runCli(['export', ep.slug, '--format', format, '-o', file], e.env);
+      expect(r.code, format).toBe(1);
+      expect(r.stderr, format).toContain(`exporting ${ep.slug}: 0 / 3 captures`);
+      expect(r.stderr, format).toMatch(new RegExp(`\\nerror: export stopped after 0 captures: cannot reach ${relay.url}: [a-z ]+; nothing written to ${file}; run the export again\\n$`));
+      expect(readFileSync(file, 'utf8')).toBe('an earlier export\n');
+      expect(readdirSync(dir)).toEqual(['all.out']);
+    }
+    expect(relay.cuts).toBeGreaterThanOrEqual(3);
   });
 
   test('export -o: cut off by Ctrl-C, the file an earlier export wrote stays whole (no half script); a missing folder fails before anything is fetched', async () => {
