@@ -224,7 +224,7 @@ program
   .description('send one stored capture again, from this machine (localhost works)')
   .argument('<request_id>', 'req_…', captureIdArg)
   .addOption(requiredOption('--to <url>', 'where to send it, exactly as given').argParser(httpUrl('--to')))
-  .option('-H, --header <header>', "set a header ('name: value'), or remove one ('name:'); repeatable", collectHeader)
+  .option('-H, --header <header>', "set a header ('name: value'), send one empty ('name;', as with curl), or remove one ('name:'); repeatable", collectHeader)
   .option('--body <@file|text>', 'another body: @file, @- for stdin, or the text itself')
   .option('--timeout <seconds>', 'for the whole exchange', integer('--timeout', 1), 30)
   .option('-k, --insecure', 'accept a self-signed HTTPS certificate')
@@ -268,7 +268,7 @@ program
   .description('send a test request to your endpoint through hookcap (send-test)')
   .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
   .option('--method <method>', 'HTTP method (default POST)')
-  .option('-H, --header <header>', "a header 'name: value' ('name:' sends it empty); repeatable", collectHeader)
+  .option('-H, --header <header>', "a header 'name: value' ('name;' or 'name:' sends it empty); repeatable", collectHeader)
   .option('--data <@file|text>', 'the body: @file, @- for stdin, or the text itself (default a small JSON test event)')
   .option('--json', 'the result as JSON')
   .action(act(async (slug: string, opts: { method?: string; header?: [string, string | null][]; data?: string; json?: boolean }, cmd: Command) => {

@@ -44,6 +44,8 @@ describe('usage', () => {
       expect(r.stdout, args.join(' ')).not.toContain('(default: [])');
     }
     expect((await runCli(['--help'], e.env)).stdout).toMatch(/-V, --version\s+output the version number/);
+    // replay's -H names both of curl's conventions.
+    expect((await runCli(['replay', '--help'], e.env)).stdout.replace(/\s+/g, ' ')).toContain("send one empty ('name;', as with curl)");
     const required: [string[], string][] = [[['listen'], '--forward <url>'], [['replay'], '--to <url>'], [['export'], '--format <format>']];
     for (const [args, option] of required) {
       const r = await runCli([...args, '--help'], e.env);
@@ -80,6 +82,8 @@ describe('usage', () => {
       [['send', SLUG, '--data', '@/nonexistent/file'], '--data: cannot read /nonexistent/file: there is no such file'],
       [['replay', 'req_01M8J14ECK2WBM3Q50GN63DNY0', '--to', 'http://127.0.0.1:1', '--body', '@/'], '--body: cannot read /: it is a folder'],
       [['endpoints', 'create'], "missing required argument 'name'"],
+      // curl's empty-header form takes nothing after the semicolon.
+      [['replay', 'req_01M8J14ECK2WBM3Q50GN63DNY0', '--to', 'http://127.0.0.1:1', '-H', 'x; y'], "-H takes 'name: value' (or 'name;' for an empty header)"],
       [['--api-url', 'nope', 'endpoints', 'list'], '--api-url must be a URL'],
       // The endpoint's name, or '..', which would make another URL, for its slug.
       [['tail', 'stripe-dev'], 'not an endpoint slug: "stripe-dev"'],
@@ -534,10 +538,17 @@ describeBackends('hookcap commands', (h) => {
     expect(app.arrived[1]?.headers['x-new']).toBe('yes');
     expect(app.arrived[1]?.headers['x-keep']).toBe('k');
 
+    // curl's -H 'name;': the header sent present and empty (a captured one emptied, a new one added).
+    const emptied = await runCli(['replay', id, '--to', `${app.url}/emptied`, '-H', 'x-drop;', '-H', 'X-Empty;'], e.env);
+    expect(emptied.code, emptied.stderr).toBe(0);
+    const arrived = app.arrived.at(-1);
+    expect(arrived?.target).toBe('/emptied');
+    expect(arrived?.headers).toMatchObject({ 'x-drop': '', 'x-empty': '', 'x-keep': 'k' });
+
     // Host may be set, as with curl, for an app behind name-based virtual hosts; content-length may not.
     const vhost = await runCli(['replay', id, '--to', `${app.url}/vhost`, '-H', 'Host: shop.test'], e.env);
     expect(vhost.code, vhost.stderr).toBe(0);
-    expect(app.arrived[2]?.headers.host).toBe('shop.test');
+    expect(app.arrived.at(-1)?.headers.host).toBe('shop.test');
     const length = await runCli(['replay', id, '--to', `${app.url}/x`, '-H', 'content-length: 3'], e.env);
     expect(length.code).toBe(2);
     expect(length.stderr).toContain('-H content-length: is set by the HTTP client');
@@ -719,11 +730,11 @@ describeBackends('hookcap commands', (h) => {
     expect(refused.stderr).toContain('send-test takes text bodies only');
   });
 
-  test("send: -H 'name:' sends the header, empty", async () => {
+  test("send: -H 'name:' (and curl's 'name;') sends the header, empty", async () => {
     const a = await newAccount(h.url);
     const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 's' } })).body;
     const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
-    const r = await runCli(['send', ep.slug, '-H', 'x-empty:', '-H', 'x-full: 1', '-H', 'user-agent:'], e.env);
+    const r = await runCli(['send', ep.slug, '-H', 'x-empty:', '-H', 'x-semi;', '-H', 'x-full: 1', '-H', 'user-agent:'], e.env);
     expect(r.code).toBe(0);
     const id = /captured as (req_\w+)/.exec(r.stdout)?.[1] ?? '';
     const rec = await eventually(async () => {
@@ -731,7 +742,7 @@ describeBackends('hookcap commands', (h) => {
       return g.status === 200 ? g.body : null;
     });
     // user-agent is one send-test fills in: given empty, it stays empty.
-    expect(rec.headers).toMatchObject({ 'x-empty': '', 'x-full': '1', 'user-agent': '' });
+    expect(rec.headers).toMatchObject({ 'x-empty': '', 'x-semi': '', 'x-full': '1', 'user-agent': '' });
   });
 });
 
