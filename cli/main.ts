@@ -17,7 +17,7 @@ import { replay, send } from './commands/replay';
 import { describeError, EXIT_USAGE, UsageError } from './errors';
 import { err, styleFor, type Style } from './output';
 import type { HeaderFilter } from '../src/stores/captures/types';
-import { bodySource, captureIdArg, checkForwardTarget, checkRequiredOptions, requiredOption, collectHeader, collectHeaderFilter, duration, headerFilterParam, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
+import { bodySource, captureIdArg, checkForwardTarget, checkRequiredOptions, requiredOption, collectHeader, collectHeaderFilter, duration, endpointNameArg, headerFilterParam, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
 
 interface GlobalFlags {
   apiUrl?: string;
@@ -84,12 +84,13 @@ endpoints
 endpoints
   .command('create')
   .description('create an endpoint and print its capture URL')
-  .argument('<name>', 'a name for it')
+  .argument('[name]', 'a name for it (left out: "Untitled endpoint"; given empty: a usage error)', endpointNameArg)
   .option('--expires <duration>', 'delete it and its captures after this long (1m to 30d: 30m, 2h, 1d, 1w); for CI runs that may not clean up', duration('--expires', EXPIRES_IN_MIN_S, EXPIRES_IN_MAX_S))
   .option('--json', 'machine-readable output')
   .addHelpText('after', '\nIn a CI job (nothing left behind if the job dies):\n  slug=$(hookcap endpoints create "ci-$RUN_ID" --expires 2h --json | jq -r .slug)')
-  .action(act(async (name: string, opts: { json?: boolean; expires?: number }, cmd: Command) =>
-    createEndpoint(clientFor(setup(cmd).settings), name, { json: opts.json === true, expiresIn: opts.expires }),
+  // Left out, the name is the API's to choose: an empty one is its "Untitled endpoint".
+  .action(act(async (name: string | undefined, opts: { json?: boolean; expires?: number }, cmd: Command) =>
+    createEndpoint(clientFor(setup(cmd).settings), name ?? '', { json: opts.json === true, expiresIn: opts.expires }),
   ));
 endpoints
   .command('newest')

@@ -140,6 +140,20 @@ export function slugArg(raw: string): string {
   return slug;
 }
 
+/**
+ * `endpoints create NAME`: a name given empty or blank is refused, where the API would quietly
+ * call the endpoint "Untitled endpoint". Typed on purpose it is rare; `"$NAME"` with NAME unset is
+ * not, and a CI job would then make endpoints no one can tell apart. Left out, the API's default
+ * stands.
+ */
+export function endpointNameArg(raw: string): string {
+  if (raw.trim() !== '') return raw;
+  throw new UsageError(
+    `the endpoint name is ${raw === '' ? 'empty' : 'only white space'} (${JSON.stringify(raw)})`,
+    'an unset shell variable? Give a name, or leave NAME out for the default "Untitled endpoint"',
+  );
+}
+
 /** A capture id, as listen, tail and the dashboard show it. */
 export function captureIdArg(raw: string): string {
   const t = raw.trim();

@@ -81,7 +81,9 @@ describe('usage', () => {
       [['replay', 'req_1', '--to', 'http://127.0.0.1:1', '-H', 'no colon'], "-H takes 'name: value'"],
       [['send', SLUG, '--data', '@/nonexistent/file'], '--data: cannot read /nonexistent/file: there is no such file'],
       [['replay', 'req_01M8J14ECK2WBM3Q50GN63DNY0', '--to', 'http://127.0.0.1:1', '--body', '@/'], '--body: cannot read /: it is a folder'],
-      [['endpoints', 'create'], "missing required argument 'name'"],
+      // An empty name is likelier an unset shell variable ("$NAME") than a wish for "Untitled endpoint".
+      [['endpoints', 'create', ''], 'the endpoint name is empty (""); an unset shell variable?'],
+      [['endpoints', 'create', ' \t', '--expires', '1h'], 'the endpoint name is only white space (" \\t")'],
       // curl's empty-header form takes nothing after the semicolon.
       [['replay', 'req_01M8J14ECK2WBM3Q50GN63DNY0', '--to', 'http://127.0.0.1:1', '-H', 'x; y'], "-H takes 'name: value' (or 'name;' for an empty header)"],
       [['--api-url', 'nope', 'endpoints', 'list'], '--api-url must be a URL'],
@@ -289,6 +291,18 @@ describeBackends('hookcap commands', (h) => {
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('not found');
     expect(JSON.parse((await runCli(['endpoints', 'list', '--json'], e.env)).stdout).length).toBe(1);
+
+    // A name given empty or blank (an unset "$NAME") is refused before anything is sent; left out, the API names it.
+    for (const name of ['', '   ']) {
+      const r = await runCli(['endpoints', 'create', name, '--json'], e.env);
+      expect(r.code, JSON.stringify(name)).toBe(2);
+      expect(r.stderr).toStartWith('error: the endpoint name is ');
+      expect(r.stdout).toBe('');
+    }
+    expect(JSON.parse((await runCli(['endpoints', 'list', '--json'], e.env)).stdout).length).toBe(1);
+    const unnamed = await runCli(['endpoints', 'create', '--json'], e.env);
+    expect(unnamed.code, unnamed.stderr).toBe(0);
+    expect(JSON.parse(unnamed.stdout).name).toBe('Untitled endpoint');
   });
 
   test('endpoints delete asks on a terminal (y deletes, anything else does not); elsewhere it needs --yes: exit 2, nothing deleted', async () => {
