@@ -12,6 +12,7 @@ import { EXPIRES_IN_MAX_S, EXPIRES_IN_MIN_S } from '../src/model/endpoint-expiry
 import { checkRange, exportCaptures } from './commands/export';
 import { BACKLOG_CHOICES, MAX_NEWEST, type Backlog } from './backlog';
 import { listen, type ListenOptions } from './commands/listen';
+import { logout } from './commands/logout';
 import { tail } from './commands/tail';
 import { replay, send } from './commands/replay';
 import { describeError, EXIT_USAGE, UsageError } from './errors';
@@ -71,6 +72,17 @@ program
   .description('check an API key and save it, with the API URL, to $XDG_CONFIG_HOME/hookcap/config.json (mode 0600)')
   .addHelpText('after', '\nExample:\n  hookcap login --key svc_… --api-url https://hookcap.example.com')
   .action(act(async (_opts, cmd: Command) => login(setup(cmd, { replacingFile: true }).settings)));
+
+program
+  .command('logout')
+  .description('remove the key hookcap login saved (on this machine only: the key stays valid until deleted in the dashboard)')
+  .addHelpText(
+    'after',
+    '\nAn API key cannot revoke itself: delete it in the dashboard (Account, API keys) to stop it working anywhere.\n' +
+      'HOOKCAP_API_KEY, when set, is read before the saved key and still applies after logout.',
+  )
+  // No settings are read: a broken config file or HOOKCAP_API_URL is no reason to keep the key.
+  .action(act(async () => logout()));
 
 const endpoints = program.command('endpoints').description('list, create and delete capture endpoints; print the newest capture id of one');
 endpoints

@@ -31,7 +31,7 @@ const BINARY = new Uint8Array([0x00, 0xff, 0xfe, 0x25, 0x27, 0x5c, 0x0a, 0x80, 0
 describe('usage', () => {
   test('--help on every command, exit 0', async () => {
     const e = env();
-    for (const args of [[], ['login'], ['endpoints'], ['endpoints', 'list'], ['endpoints', 'create'], ['endpoints', 'delete'], ['listen'], ['forward'], ['tail'], ['replay'], ['export'], ['send']]) {
+    for (const args of [[], ['login'], ['logout'], ['endpoints'], ['endpoints', 'list'], ['endpoints', 'create'], ['endpoints', 'delete'], ['listen'], ['forward'], ['tail'], ['replay'], ['export'], ['send']]) {
       const r = await runCli([...args, '--help'], e.env);
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.stdout).toContain('Usage: hookcap');
@@ -44,6 +44,9 @@ describe('usage', () => {
       expect(r.stdout, args.join(' ')).not.toContain('(default: [])');
     }
     expect((await runCli(['--help'], e.env)).stdout).toMatch(/-V, --version\s+output the version number/);
+    // logout is listed beside login, and its help says the key stays valid (an API key cannot delete itself).
+    expect((await runCli(['--help'], e.env)).stdout).toMatch(/\n {2}logout +remove the key hookcap login saved/);
+    expect((await runCli(['logout', '--help'], e.env)).stdout).toContain('An API key cannot revoke itself');
     // replay's -H names both of curl's conventions.
     expect((await runCli(['replay', '--help'], e.env)).stdout.replace(/\s+/g, ' ')).toContain("send one empty ('name;', as with curl)");
     const required: [string[], string][] = [[['listen'], '--forward <url>'], [['replay'], '--to <url>'], [['export'], '--format <format>']];
@@ -190,6 +193,29 @@ describe('export -o where no file can be created', () => {
   });
 });
 
+describe('logout', () => {
+  test('without a server: removes the saved file whatever it holds, says so, and says when nothing was saved (exit 0 both times)', async () => {
+    // Neither a server nor a usable address is needed: HOOKCAP_API_URL here is one every other command refuses.
+    const e = env({ HOOKCAP_API_URL: 'not a url' });
+    const path = join(e.configHome, 'hookcap', 'config.json');
+    const none = await runCli(['logout'], e.env);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe(`Nothing to remove: no key is saved (there is no ${path}).\n`);
+    expect(none.stderr).toBe('');
+
+    // A file that cannot be read is removed all the same: removing it is what was asked.
+    mkdirSync(join(e.configHome, 'hookcap'), { recursive: true });
+    writeFileSync(path, '{"apiUrl": "http://localhost:3000", "key": "svc_');
+    const broken = await runCli(['logout'], e.env);
+    expect(broken.code, broken.stderr).toBe(0);
+    expect(broken.stdout).toBe(
+      `Logged out: removed ${path}, which could not be read, so the key it held is not known.\n` +
+        'That key is not revoked and still works: to revoke it, open the dashboard at /account and delete it under API keys.\n',
+    );
+    expect(readdirSync(join(e.configHome, 'hookcap'))).toEqual([]);
+  });
+});
+
 describeBackends('hookcap commands', (h) => {
   test('login checks the key and saves it (0600); flags beat the environment, which beats the file', async () => {
     const a = await newAccount(h.url);
@@ -241,6 +267,40 @@ describeBackends('hookcap commands', (h) => {
     const again = await runCli(['login', '--key', a.key, '--api-url', h.url], e.env);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ apiUrl: h.url, key: a.key });
+  });
+
+  test('logout removes the saved key, says the key stays valid and where to delete it, and that HOOKCAP_API_KEY still applies; no server needed', async () => {
+    const a = await newAccount(h.url);
+    const e = env();
+    const path = join(e.configHome, 'hookcap', 'config.json');
+    expect((await runCli(['login', '--key', a.key, '--api-url', h.url], e.env)).code).toBe(0);
+    const shown = `${a.key.slice(0, 12)}…`;
+
+    // The server need not answer: logout asks nothing of it.
+    const out = await runCli(['logout'], { ...e.env, HOOKCAP_API_URL: 'http://127.0.0.1:9' });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toBe(
+      `Logged out: removed the key ${shown} saved for ${h.url} (${path}).\n` +
+        `The key itself is not revoked and still works: to revoke it, open ${h.url}/account and delete ${shown} under API keys.\n`,
+    );
+    expect(out.stdout).not.toContain(a.key);
+    expect(readdirSync(join(e.configHome, 'hookcap'))).toEqual([]);
+    // This machine no longer has a key…
+    const after = await runCli(['endpoints', 'list', '--api-url', h.url], e.env);
+    expect(after.code).toBe(1);
+    expect(after.stderr).toContain('error: no API key');
+    // …and the key, which cannot delete itself, still works, as logout said.
+    expect((await call(h.url, 'GET', '/api/auth/me', { token: a.key })).status).toBe(200);
+    expect((await call(h.url, 'GET', `/api/api-keys`, { token: a.key })).status).toBe(403);
+
+    // A second logout: nothing saved, exit 0; with HOOKCAP_API_KEY set it says that key still applies.
+    const again = await runCli(['logout'], { ...e.env, HOOKCAP_API_KEY: a.key });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(
+      `Nothing to remove: no key is saved (there is no ${path}).\n` +
+        'HOOKCAP_API_KEY is still set in this environment, and hookcap commands still use that key: unset HOOKCAP_API_KEY to stop.\n',
+    );
+    expect((await runCli(['endpoints', 'list', '--api-url', h.url], { ...e.env, HOOKCAP_API_KEY: a.key })).code).toBe(0);
   });
 
   test('the API address as the server prints it (…/api) works; an address that is not hookcap says so', async () => {
