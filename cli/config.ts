@@ -3,12 +3,12 @@
  * `config.json` (API URL and key, mode 0600) and `state/<slug>.json` (the last capture `listen`
  * handled, for resuming). Settings come from flags, then the environment, then the file.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, DEFAULT_API_URL, type HookcapClient } from '../client/index';
 import { isCaptureId } from '../src/ids';
-import { CliError } from './errors';
+import { CliError, osReason } from './errors';
 import { httpUrl } from './options';
 
 export interface Settings {
@@ -93,6 +93,39 @@ export function saveConfig(apiUrl: string, key: string, env: NodeJS.ProcessEnv =
   const path = configPath(env);
   writePrivate(path, { apiUrl, key });
   return path;
+}
+
+/** What `forgetConfig` removed: the file's path, and what it held as far as it could be read. */
+export interface Forgotten {
+  path: string;
+  /** False when there was no file: nothing was saved. */
+  removed: boolean;
+  apiUrl?: string;
+  key?: string;
+  /** The file was there but not JSON: what it held is not known. */
+  unreadable: boolean;
+}
+
+/**
+ * Removes the config file `login` wrote. Reads it first, leniently, to say what it held: a file
+ * that cannot be parsed is removed all the same, since removing it is what was asked.
+ */
+export function forgetConfig(env: NodeJS.ProcessEnv = process.env): Forgotten {
+  const path = configPath(env);
+  if (!existsSync(path)) return { path, removed: false, unreadable: false };
+  let held: ConfigFile = {};
+  let unreadable = false;
+  try {
+    held = readConfig(env);
+  } catch {
+    unreadable = true;
+  }
+  try {
+    unlinkSync(path);
+  } catch (e) {
+    throw new CliError(`cannot remove ${path}: ${osReason(e)}`, 'nothing was removed; remove the file by hand');
+  }
+  return { path, removed: true, ...held, unreadable };
 }
 
 /** A client for the resolved settings; a missing key is the user's to fix. */

@@ -3,6 +3,7 @@
  * code that means something (1 failure, 2 usage, 3 nothing there: `endpoints newest` of an endpoint
  * without captures). Never a stack trace for a user's mistake.
  */
+import { getSystemErrorMap } from 'node:util';
 import { HookcapError } from '../client/index';
 import type { Settings } from './config';
 
@@ -94,4 +95,11 @@ export function describeError(err: unknown, apiUrl: string, keySource?: KeySourc
   const message = err instanceof Error ? err.message : String(err);
   const debug = process.env.HOOKCAP_DEBUG && err instanceof Error && err.stack ? `\n${err.stack}` : '';
   return { message: `${message}${debug}`, hint: debug ? undefined : 'set HOOKCAP_DEBUG=1 for details', exitCode: EXIT_FAILURE };
+}
+
+/** A file system error's reason as the OS words it ("permission denied"), without the path node puts in its message. */
+export function osReason(e: unknown): string {
+  const errno = e instanceof Error && 'errno' in e && typeof e.errno === 'number' ? e.errno : null;
+  const words = errno === null ? undefined : getSystemErrorMap().get(errno)?.[1];
+  return words ?? (e instanceof Error ? e.message : String(e));
 }

@@ -12,12 +12,13 @@ import { EXPIRES_IN_MAX_S, EXPIRES_IN_MIN_S } from '../src/model/endpoint-expiry
 import { checkRange, exportCaptures } from './commands/export';
 import { BACKLOG_CHOICES, MAX_NEWEST, type Backlog } from './backlog';
 import { listen, type ListenOptions } from './commands/listen';
+import { logout } from './commands/logout';
 import { tail } from './commands/tail';
 import { replay, send } from './commands/replay';
 import { describeError, EXIT_USAGE, UsageError } from './errors';
 import { err, styleFor, type Style } from './output';
 import type { HeaderFilter } from '../src/stores/captures/types';
-import { bodySource, captureIdArg, checkForwardTarget, checkRequiredOptions, requiredOption, collectHeader, collectHeaderFilter, duration, headerFilterParam, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
+import { bodySource, captureIdArg, checkForwardTarget, checkRequiredOptions, requiredOption, collectHeader, collectHeaderFilter, duration, endpointNameArg, headerFilterParam, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
 
 interface GlobalFlags {
   apiUrl?: string;
@@ -72,6 +73,17 @@ program
   .addHelpText('after', '\nExample:\n  hookcap login --key svc_… --api-url https://hookcap.example.com')
   .action(act(async (_opts, cmd: Command) => login(setup(cmd, { replacingFile: true }).settings)));
 
+program
+  .command('logout')
+  .description('remove the key hookcap login saved (on this machine only: the key stays valid until deleted in the dashboard)')
+  .addHelpText(
+    'after',
+    '\nAn API key cannot revoke itself: delete it in the dashboard (Account, API keys) to stop it working anywhere.\n' +
+      'HOOKCAP_API_KEY, when set, is read before the saved key and still applies after logout.',
+  )
+  // No settings are read: a broken config file or HOOKCAP_API_URL is no reason to keep the key.
+  .action(act(async () => logout()));
+
 const endpoints = program.command('endpoints').description('list, create and delete capture endpoints; print the newest capture id of one');
 endpoints
   .command('list')
@@ -84,12 +96,13 @@ endpoints
 endpoints
   .command('create')
   .description('create an endpoint and print its capture URL')
-  .argument('<name>', 'a name for it')
+  .argument('[name]', 'a name for it (left out: "Untitled endpoint"; given empty: a usage error)', endpointNameArg)
   .option('--expires <duration>', 'delete it and its captures after this long (1m to 30d: 30m, 2h, 1d, 1w); for CI runs that may not clean up', duration('--expires', EXPIRES_IN_MIN_S, EXPIRES_IN_MAX_S))
   .option('--json', 'machine-readable output')
   .addHelpText('after', '\nIn a CI job (nothing left behind if the job dies):\n  slug=$(hookcap endpoints create "ci-$RUN_ID" --expires 2h --json | jq -r .slug)')
-  .action(act(async (name: string, opts: { json?: boolean; expires?: number }, cmd: Command) =>
-    createEndpoint(clientFor(setup(cmd).settings), name, { json: opts.json === true, expiresIn: opts.expires }),
+  // Left out, the name is the API's to choose: an empty one is its "Untitled endpoint".
+  .action(act(async (name: string | undefined, opts: { json?: boolean; expires?: number }, cmd: Command) =>
+    createEndpoint(clientFor(setup(cmd).settings), name ?? '', { json: opts.json === true, expiresIn: opts.expires }),
   ));
 endpoints
   .command('newest')
@@ -224,7 +237,7 @@ program
   .description('send one stored capture again, from this machine (localhost works)')
   .argument('<request_id>', 'req_…', captureIdArg)
   .addOption(requiredOption('--to <url>', 'where to send it, exactly as given').argParser(httpUrl('--to')))
-  .option('-H, --header <header>', "set a header ('name: value'), or remove one ('name:'); repeatable", collectHeader)
+  .option('-H, --header <header>', "set a header ('name: value'), send one empty ('name;', as with curl), or remove one ('name:'); repeatable", collectHeader)
   .option('--body <@file|text>', 'another body: @file, @- for stdin, or the text itself')
   .option('--timeout <seconds>', 'for the whole exchange', integer('--timeout', 1), 30)
   .option('-k, --insecure', 'accept a self-signed HTTPS certificate')
@@ -268,7 +281,7 @@ program
   .description('send a test request to your endpoint through hookcap (send-test)')
   .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
   .option('--method <method>', 'HTTP method (default POST)')
-  .option('-H, --header <header>', "a header 'name: value' ('name:' sends it empty); repeatable", collectHeader)
+  .option('-H, --header <header>', "a header 'name: value' ('name;' or 'name:' sends it empty); repeatable", collectHeader)
   .option('--data <@file|text>', 'the body: @file, @- for stdin, or the text itself (default a small JSON test event)')
   .option('--json', 'the result as JSON')
   .action(act(async (slug: string, opts: { method?: string; header?: [string, string | null][]; data?: string; json?: boolean }, cmd: Command) => {

@@ -35,11 +35,17 @@ export function oneOf<T extends string>(name: string, allowed: readonly T[]) {
   };
 }
 
-/** `-H 'name: value'`, repeatable; `-H 'name:'` (nothing after the colon) removes the header. */
+/**
+ * `-H 'name: value'`, repeatable; `-H 'name:'` (nothing after the colon) is null: replay removes
+ * that header. `-H 'name;'` is the header present and empty, curl's way of saying it (only with no
+ * colon, and nothing but white space after the semicolon, as curl reads it).
+ */
 export function collectHeader(raw: string, previous: [string, string | null][] = []): [string, string | null][] {
+  const empty = raw.includes(':') ? null : /^([^;]*);\s*$/.exec(raw);
   const colon = raw.indexOf(':');
-  const name = colon < 0 ? '' : raw.slice(0, colon).trim().toLowerCase();
-  if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) throw new UsageError(`-H takes 'name: value', got ${JSON.stringify(raw)}`);
+  const name = (empty ? (empty[1] ?? '') : colon < 0 ? '' : raw.slice(0, colon)).trim().toLowerCase();
+  if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) throw new UsageError(`-H takes 'name: value' (or 'name;' for an empty header), got ${JSON.stringify(raw)}`);
+  if (empty) return [...previous, [name, '']];
   const value = raw.slice(colon + 1).trim();
   return [...previous, [name, value === '' ? null : value]];
 }
@@ -132,6 +138,20 @@ export function slugArg(raw: string): string {
     throw new UsageError(`not an endpoint slug: ${JSON.stringify(raw)}`, 'a slug is 12 lower-case letters and digits, as hookcap endpoints list shows (the capture URL works too)');
   }
   return slug;
+}
+
+/**
+ * `endpoints create NAME`: a name given empty or blank is refused, where the API would quietly
+ * call the endpoint "Untitled endpoint". Typed on purpose it is rare; `"$NAME"` with NAME unset is
+ * not, and a CI job would then make endpoints no one can tell apart. Left out, the API's default
+ * stands.
+ */
+export function endpointNameArg(raw: string): string {
+  if (raw.trim() !== '') return raw;
+  throw new UsageError(
+    `the endpoint name is ${raw === '' ? 'empty' : 'only white space'} (${JSON.stringify(raw)})`,
+    'an unset shell variable? Give a name, or leave NAME out for the default "Untitled endpoint"',
+  );
 }
 
 /** A capture id, as listen, tail and the dashboard show it. */

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { basename, dirname, join } from 'node:path';
 import { HookcapError, networkReason, type HookcapClient } from '../../client/index';
 import { targetUrl, toCurl } from '../../src/model/render';
-import { CliError, EXIT_OK, UsageError } from '../errors';
+import { CliError, EXIT_OK, osReason, UsageError } from '../errors';
 import { boundMs } from '../options';
 import { bytes, Progress } from '../output';
 
@@ -36,11 +36,35 @@ interface Sink {
   abandon(): void;
 }
 
-/** Why a file cannot be opened, in words (node's message would name the hidden part file). */
+/**
+ * Why a file cannot be opened, in words (node's message would name the hidden part file). "No
+ * such file" is the OS's answer both for a missing folder and for one that takes no new files
+ * (/proc, /sys): which it was is looked up, not assumed.
+ */
 function cannotWrite(path: string, e: unknown): CliError {
   const code = e instanceof Error && 'code' in e ? e.code : '';
-  const why = code === 'ENOENT' ? `there is no folder ${dirname(path)}` : code === 'EACCES' ? 'permission denied' : e instanceof Error ? e.message : String(e);
+  const why = code === 'ENOENT' || code === 'ENOTDIR' ? folderProblem(dirname(path), osReason(e)) : osReason(e);
   return new CliError(`cannot write ${path}: ${why}`, 'nothing was exported; give -o a file in a folder that exists and that you can write to');
+}
+
+/** A folder, a file (or anything else that is not a folder), or nothing there to be seen. */
+function kind(p: string): 'folder' | 'file' | null {
+  try {
+    return statSync(p).isDirectory() ? 'folder' : 'file';
+  } catch {
+    // ENOENT, and ENOTDIR for a path through a file: `statSync`'s throwIfNoEntry covers only the first.
+    return null;
+  }
+}
+
+/** What is wrong with the folder a file was to be created in. */
+function folderProblem(dir: string, reason: string): string {
+  let existing = dir;
+  while (kind(existing) === null && dirname(existing) !== existing) existing = dirname(existing);
+  const found = kind(existing);
+  if (existing === dir && found === 'folder') return `the folder ${dir} exists, but a file cannot be created in it (${reason})`;
+  if (existing === dir) return `${dir} is a file, not a folder`;
+  return `there is no folder ${dir}${found === 'file' ? ` (${existing} is a file)` : ''}`;
 }
 
 /**
@@ -53,7 +77,7 @@ function openSink(path: string | undefined): Sink {
   const part = path ? join(dirname(path), `.${basename(path)}.${process.pid}.part`) : null;
   let stream: WriteStream | NodeJS.WriteStream = process.stdout;
   if (path && part) {
-    if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw cannotWrite(path, new Error('it is a folder'));
+    if (kind(path) === 'folder') throw cannotWrite(path, new Error('it is a folder'));
     try {
       stream = createWriteStream(part, { fd: openSync(part, 'w') });
     } catch (e) {
@@ -114,8 +138,10 @@ export async function exportCaptures(client: HookcapClient, slug: string, opts: 
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  let counted = false;
   try {
     const total = await client.count({ ...filters, slug });
+    counted = true;
     const started = Date.now();
     const show = (force = false) => progress.update(`exporting ${slug}: ${written.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} captures, ${bytes(size)}`, force);
     show(true);
@@ -148,6 +174,11 @@ export async function exportCaptures(client: HookcapClient, slug: string, opts: 
     return EXIT_OK;
   } catch (e) {
     sink.abandon();
+    // Once the count came, the server gone before the first record (the export asked for and not
+    // answered) is the loss midway below, with nothing yet written: said as that is.
+    if (e instanceof HookcapError && e.code === 'network' && counted) {
+      throw new CliError(`export stopped after ${captures(written)}: ${e.message}${nothingWritten}`, opts.output ? 'run the export again' : undefined);
+    }
     if (e instanceof HookcapError) throw e;
     // The server gone midway reads as the runtime's "ECONNRESET: The socket connection was closed
     // unexpectedly. For more information, pass `verbose: true` …", advice meant for fetch's caller.

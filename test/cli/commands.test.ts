@@ -13,7 +13,7 @@ import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
 import { startServer, stopServer } from '../support/server';
 import { describeBackends } from '../support/suite';
-import { CLI, cliEnv, runCli, RunningCli, startLocalApp, TtyCli, type CliEnv } from './support';
+import { CLI, cliEnv, runCli, RunningCli, startLocalApp, startRelay, TtyCli, type CliEnv } from './support';
 
 const cleanups = cleanupAfterAll();
 
@@ -31,7 +31,7 @@ const BINARY = new Uint8Array([0x00, 0xff, 0xfe, 0x25, 0x27, 0x5c, 0x0a, 0x80, 0
 describe('usage', () => {
   test('--help on every command, exit 0', async () => {
     const e = env();
-    for (const args of [[], ['login'], ['endpoints'], ['endpoints', 'list'], ['endpoints', 'create'], ['endpoints', 'delete'], ['listen'], ['forward'], ['tail'], ['replay'], ['export'], ['send']]) {
+    for (const args of [[], ['login'], ['logout'], ['endpoints'], ['endpoints', 'list'], ['endpoints', 'create'], ['endpoints', 'delete'], ['listen'], ['forward'], ['tail'], ['replay'], ['export'], ['send']]) {
       const r = await runCli([...args, '--help'], e.env);
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.stdout).toContain('Usage: hookcap');
@@ -44,6 +44,11 @@ describe('usage', () => {
       expect(r.stdout, args.join(' ')).not.toContain('(default: [])');
     }
     expect((await runCli(['--help'], e.env)).stdout).toMatch(/-V, --version\s+output the version number/);
+    // logout is listed beside login, and its help says the key stays valid (an API key cannot delete itself).
+    expect((await runCli(['--help'], e.env)).stdout).toMatch(/\n {2}logout +remove the key hookcap login saved/);
+    expect((await runCli(['logout', '--help'], e.env)).stdout).toContain('An API key cannot revoke itself');
+    // replay's -H names both of curl's conventions.
+    expect((await runCli(['replay', '--help'], e.env)).stdout.replace(/\s+/g, ' ')).toContain("send one empty ('name;', as with curl)");
     const required: [string[], string][] = [[['listen'], '--forward <url>'], [['replay'], '--to <url>'], [['export'], '--format <format>']];
     for (const [args, option] of required) {
       const r = await runCli([...args, '--help'], e.env);
@@ -79,7 +84,11 @@ describe('usage', () => {
       [['replay', 'req_1', '--to', 'http://127.0.0.1:1', '-H', 'no colon'], "-H takes 'name: value'"],
       [['send', SLUG, '--data', '@/nonexistent/file'], '--data: cannot read /nonexistent/file: there is no such file'],
       [['replay', 'req_01M8J14ECK2WBM3Q50GN63DNY0', '--to', 'http://127.0.0.1:1', '--body', '@/'], '--body: cannot read /: it is a folder'],
-      [['endpoints', 'create'], "missing required argument 'name'"],
+      // An empty name is likelier an unset shell variable ("$NAME") than a wish for "Untitled endpoint".
+      [['endpoints', 'create', ''], 'the endpoint name is empty (""); an unset shell variable?'],
+      [['endpoints', 'create', ' \t', '--expires', '1h'], 'the endpoint name is only white space (" \\t")'],
+      // curl's empty-header form takes nothing after the semicolon.
+      [['replay', 'req_01M8J14ECK2WBM3Q50GN63DNY0', '--to', 'http://127.0.0.1:1', '-H', 'x; y'], "-H takes 'name: value' (or 'name;' for an empty header)"],
       [['--api-url', 'nope', 'endpoints', 'list'], '--api-url must be a URL'],
       // The endpoint's name, or '..', which would make another URL, for its slug.
       [['tail', 'stripe-dev'], 'not an endpoint slug: "stripe-dev"'],
@@ -162,6 +171,51 @@ describe('broken files', () => {
   });
 });
 
+describe('export -o where no file can be created', () => {
+  test('the reason is the true one: a folder that takes no files is not "no folder"; a file in the way is named; exit 1 before anything is asked', async () => {
+    // Nothing answers at the API address: the part file is opened first, so these fail before it is asked.
+    const e = env({ HOOKCAP_API_KEY: 'svc_x', HOOKCAP_API_URL: 'http://127.0.0.1:9' });
+    const file = join(e.configHome, 'a-file');
+    writeFileSync(file, 'x');
+    const hint = 'nothing was exported; give -o a file in a folder that exists and that you can write to';
+    const cases: [string, string][] = [
+      // procfs answers "no such file or directory" to a new file in a folder that exists.
+      ['/proc/x.json', 'the folder /proc exists, but a file cannot be created in it (no such file or directory)'],
+      [join(file, 'x.json'), `${file} is a file, not a folder`],
+      [join(file, 'sub', 'x.json'), `there is no folder ${join(file, 'sub')} (${file} is a file)`],
+      [join(e.configHome, 'none', 'x.json'), `there is no folder ${join(e.configHome, 'none')}`],
+    ];
+    for (const [path, why] of cases) {
+      const r = await runCli(['export', SLUG, '--format', 'har', '-o', path], e.env);
+      expect(r.code, path).toBe(1);
+      expect(r.stderr, path).toBe(`error: cannot write ${path}: ${why}; ${hint}\n`);
+    }
+  });
+});
+
+describe('logout', () => {
+  test('without a server: removes the saved file whatever it holds, says so, and says when nothing was saved (exit 0 both times)', async () => {
+    // Neither a server nor a usable address is needed: HOOKCAP_API_URL here is one every other command refuses.
+    const e = env({ HOOKCAP_API_URL: 'not a url' });
+    const path = join(e.configHome, 'hookcap', 'config.json');
+    const none = await runCli(['logout'], e.env);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe(`Nothing to remove: no key is saved (there is no ${path}).\n`);
+    expect(none.stderr).toBe('');
+
+    // A file that cannot be read is removed all the same: removing it is what was asked.
+    mkdirSync(join(e.configHome, 'hookcap'), { recursive: true });
+    writeFileSync(path, '{"apiUrl": "http://localhost:3000", "key": "svc_');
+    const broken = await runCli(['logout'], e.env);
+    expect(broken.code, broken.stderr).toBe(0);
+    expect(broken.stdout).toBe(
+      `Logged out: removed ${path}, which could not be read, so the key it held is not known.\n` +
+        'That key is not revoked and still works: to revoke it, open the dashboard at /account and delete it under API keys.\n',
+    );
+    expect(readdirSync(join(e.configHome, 'hookcap'))).toEqual([]);
+  });
+});
+
 describeBackends('hookcap commands', (h) => {
   test('login checks the key and saves it (0600); flags beat the environment, which beats the file', async () => {
     const a = await newAccount(h.url);
@@ -215,6 +269,40 @@ describeBackends('hookcap commands', (h) => {
     expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ apiUrl: h.url, key: a.key });
   });
 
+  test('logout removes the saved key, says the key stays valid and where to delete it, and that HOOKCAP_API_KEY still applies; no server needed', async () => {
+    const a = await newAccount(h.url);
+    const e = env();
+    const path = join(e.configHome, 'hookcap', 'config.json');
+    expect((await runCli(['login', '--key', a.key, '--api-url', h.url], e.env)).code).toBe(0);
+    const shown = `${a.key.slice(0, 12)}…`;
+
+    // The server need not answer: logout asks nothing of it.
+    const out = await runCli(['logout'], { ...e.env, HOOKCAP_API_URL: 'http://127.0.0.1:9' });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toBe(
+      `Logged out: removed the key ${shown} saved for ${h.url} (${path}).\n` +
+        `The key itself is not revoked and still works: to revoke it, open ${h.url}/account and delete ${shown} under API keys.\n`,
+    );
+    expect(out.stdout).not.toContain(a.key);
+    expect(readdirSync(join(e.configHome, 'hookcap'))).toEqual([]);
+    // This machine no longer has a key…
+    const after = await runCli(['endpoints', 'list', '--api-url', h.url], e.env);
+    expect(after.code).toBe(1);
+    expect(after.stderr).toContain('error: no API key');
+    // …and the key, which cannot delete itself, still works, as logout said.
+    expect((await call(h.url, 'GET', '/api/auth/me', { token: a.key })).status).toBe(200);
+    expect((await call(h.url, 'GET', `/api/api-keys`, { token: a.key })).status).toBe(403);
+
+    // A second logout: nothing saved, exit 0; with HOOKCAP_API_KEY set it says that key still applies.
+    const again = await runCli(['logout'], { ...e.env, HOOKCAP_API_KEY: a.key });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(
+      `Nothing to remove: no key is saved (there is no ${path}).\n` +
+        'HOOKCAP_API_KEY is still set in this environment, and hookcap commands still use that key: unset HOOKCAP_API_KEY to stop.\n',
+    );
+    expect((await runCli(['endpoints', 'list', '--api-url', h.url], { ...e.env, HOOKCAP_API_KEY: a.key })).code).toBe(0);
+  });
+
   test('the API address as the server prints it (…/api) works; an address that is not hookcap says so', async () => {
     const a = await newAccount(h.url);
     const e = env();
@@ -263,6 +351,18 @@ describeBackends('hookcap commands', (h) => {
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('not found');
     expect(JSON.parse((await runCli(['endpoints', 'list', '--json'], e.env)).stdout).length).toBe(1);
+
+    // A name given empty or blank (an unset "$NAME") is refused before anything is sent; left out, the API names it.
+    for (const name of ['', '   ']) {
+      const r = await runCli(['endpoints', 'create', name, '--json'], e.env);
+      expect(r.code, JSON.stringify(name)).toBe(2);
+      expect(r.stderr).toStartWith('error: the endpoint name is ');
+      expect(r.stdout).toBe('');
+    }
+    expect(JSON.parse((await runCli(['endpoints', 'list', '--json'], e.env)).stdout).length).toBe(1);
+    const unnamed = await runCli(['endpoints', 'create', '--json'], e.env);
+    expect(unnamed.code, unnamed.stderr).toBe(0);
+    expect(JSON.parse(unnamed.stdout).name).toBe('Untitled endpoint');
   });
 
   test('endpoints delete asks on a terminal (y deletes, anything else does not); elsewhere it needs --yes: exit 2, nothing deleted', async () => {
@@ -512,10 +612,17 @@ describeBackends('hookcap commands', (h) => {
     expect(app.arrived[1]?.headers['x-new']).toBe('yes');
     expect(app.arrived[1]?.headers['x-keep']).toBe('k');
 
+    // curl's -H 'name;': the header sent present and empty (a captured one emptied, a new one added).
+    const emptied = await runCli(['replay', id, '--to', `${app.url}/emptied`, '-H', 'x-drop;', '-H', 'X-Empty;'], e.env);
+    expect(emptied.code, emptied.stderr).toBe(0);
+    const arrived = app.arrived.at(-1);
+    expect(arrived?.target).toBe('/emptied');
+    expect(arrived?.headers).toMatchObject({ 'x-drop': '', 'x-empty': '', 'x-keep': 'k' });
+
     // Host may be set, as with curl, for an app behind name-based virtual hosts; content-length may not.
     const vhost = await runCli(['replay', id, '--to', `${app.url}/vhost`, '-H', 'Host: shop.test'], e.env);
     expect(vhost.code, vhost.stderr).toBe(0);
-    expect(app.arrived[2]?.headers.host).toBe('shop.test');
+    expect(app.arrived.at(-1)?.headers.host).toBe('shop.test');
     const length = await runCli(['replay', id, '--to', `${app.url}/x`, '-H', 'content-length: 3'], e.env);
     expect(length.code).toBe(2);
     expect(length.stderr).toContain('-H content-length: is set by the HTTP client');
@@ -608,6 +715,30 @@ describeBackends('hookcap commands', (h) => {
     expect(app.arrived.map((x) => new TextDecoder().decode(x.body))).toEqual(bodies);
   });
 
+  test('export: the connection lost after the count, before the first record, is said as a loss midway is: stopped after 0 captures, nothing written to -o', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'cut' } })).body;
+    for (let i = 0; i < 3; i++) expect((await fetch(`${h.url}/w/${ep.slug}/c`, { method: 'POST', body: `${i}` })).status).toBe(200);
+    await eventually(async () => (await call<{ count: number }>(h.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).body.count === 3);
+    // The count (and, for curl, the endpoint) come through; the export's own request is dropped unanswered.
+    const relay = await startRelay(Number(new URL(h.url).port), (head) => /^GET \S*\/requests\/export/.test(head));
+    cleanups.push(() => relay.stop());
+    const e = env({ HOOKCAP_API_URL: relay.url, HOOKCAP_API_KEY: a.key });
+    const dir = join(e.configHome, 'out');
+    mkdirSync(dir);
+    const file = join(dir, 'all.out');
+    writeFileSync(file, 'an earlier export\n');
+    for (const format of ['ndjson', 'har', 'curl']) {
+      const r = await runCli(['export', ep.slug, '--format', format, '-o', file], e.env);
+      expect(r.code, format).toBe(1);
+      expect(r.stderr, format).toContain(`exporting ${ep.slug}: 0 / 3 captures`);
+      expect(r.stderr, format).toMatch(new RegExp(`\\nerror: export stopped after 0 captures: cannot reach ${relay.url}: [a-z ]+; nothing written to ${file}; run the export again\\n$`));
+      expect(readFileSync(file, 'utf8')).toBe('an earlier export\n');
+      expect(readdirSync(dir)).toEqual(['all.out']);
+    }
+    expect(relay.cuts).toBeGreaterThanOrEqual(3);
+  });
+
   test('export -o: cut off by Ctrl-C, the file an earlier export wrote stays whole (no half script); a missing folder fails before anything is fetched', async () => {
     const a = await newAccount(h.url);
     const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'big' } })).body;
@@ -673,11 +804,11 @@ describeBackends('hookcap commands', (h) => {
     expect(refused.stderr).toContain('send-test takes text bodies only');
   });
 
-  test("send: -H 'name:' sends the header, empty", async () => {
+  test("send: -H 'name:' (and curl's 'name;') sends the header, empty", async () => {
     const a = await newAccount(h.url);
     const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 's' } })).body;
     const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
-    const r = await runCli(['send', ep.slug, '-H', 'x-empty:', '-H', 'x-full: 1', '-H', 'user-agent:'], e.env);
+    const r = await runCli(['send', ep.slug, '-H', 'x-empty:', '-H', 'x-semi;', '-H', 'x-full: 1', '-H', 'user-agent:'], e.env);
     expect(r.code).toBe(0);
     const id = /captured as (req_\w+)/.exec(r.stdout)?.[1] ?? '';
     const rec = await eventually(async () => {
@@ -685,7 +816,7 @@ describeBackends('hookcap commands', (h) => {
       return g.status === 200 ? g.body : null;
     });
     // user-agent is one send-test fills in: given empty, it stays empty.
-    expect(rec.headers).toMatchObject({ 'x-empty': '', 'x-full': '1', 'user-agent': '' });
+    expect(rec.headers).toMatchObject({ 'x-empty': '', 'x-semi': '', 'x-full': '1', 'user-agent': '' });
   });
 });
 

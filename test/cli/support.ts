@@ -4,6 +4,7 @@
  * bytes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Subprocess } from 'bun';
@@ -179,4 +180,51 @@ export function startLocalApp(port = 0): LocalApp {
   app.url = `http://127.0.0.1:${app.port}`;
   app.stop = () => void server.stop(true);
   return app;
+}
+
+export interface Relay {
+  url: string;
+  /** Connections cut so far. */
+  cuts: number;
+  stop(): void;
+}
+
+/**
+ * A TCP relay to a real server on 127.0.0.1:`port` that drops a connection, unanswered, as a
+ * request whose head matches `cut` comes through it: the network failing at one chosen request
+ * (the server is not touched, and answers everything else itself).
+ */
+export async function startRelay(port: number, cut: (head: string) => boolean): Promise<Relay> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    client.on('data', (chunk: Buffer) => {
+      if (cut(chunk.toString('latin1'))) {
+        relay.cuts++;
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    upstream.on('end', () => client.end());
+    client.on('end', () => upstream.end());
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    client.on('close', () => sockets.delete(client));
+    upstream.on('close', () => sockets.delete(upstream));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const relay: Relay = {
+    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
+    cuts: 0,
+    stop: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+  return relay;
 }
