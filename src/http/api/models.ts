@@ -201,7 +201,7 @@ export const LimitQuery = t.Object({ limit: t.Optional(t.Numeric({ minimum: 1 })
 /** The plain list: a limit, and `pinned=true` for the pinned captures only (docs/retention.md). */
 export const ListQuery = t.Object({
   limit: t.Optional(t.Numeric({ minimum: 1 })),
-  pinned: t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { description: 'true: only pinned captures' })),
+  pinned: t.Optional(t.String({ description: 'true: only pinned captures; false or absent: all' })),
 });
 export const PageQuery = t.Object({ limit: t.Optional(t.Numeric({ minimum: 1 })), cursor: t.Optional(t.String()) });
 
