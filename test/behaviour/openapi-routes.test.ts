@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { startInProcess, stopInProcess, type InProcessServer } from '../support/in-process';
+import { SUITE_START_MS } from '../support/server';
 
 interface Operation {
   description?: string;
@@ -25,10 +26,10 @@ let doc: Doc;
 beforeAll(async () => {
   s = await startInProcess({ env: { ADMIN_TOKEN: 'openapi-routes-admin-token-0123456789' } });
   doc = (await (await fetch(`${s.url}/docs/json`)).json()) as Doc;
-}, 60_000);
+}, SUITE_START_MS);
 afterAll(async () => {
   if (s) await stopInProcess(s);
-}, 30_000);
+}, SUITE_START_MS);
 
 /** Every `METHOD path` the server answers by a route of its own (ALL expanded). */
 function registered(): Set<string> {
