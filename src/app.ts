@@ -22,6 +22,7 @@ import { createNotifier, notificationHooks, notificationKeyFromCache } from './e
 import { NotifyLog } from './engine/notify-log';
 import { adminRoutes } from './http/admin';
 import { apiRoutes } from './http/api/index';
+import { documented, HealthReport } from './http/api/models';
 import { errorHandler } from './http/errors';
 import { requestGuards } from './http/guards';
 import { receiverBunRoutes, receiverDocs, receiverHandler } from './http/receiver';
@@ -50,6 +51,8 @@ export interface Service {
   ctx: Ctx;
   servers: ReturnType<typeof Bun.serve>[];
   urls: { api: string; receiver: string };
+  /** The routes the API listener registered, as Elysia holds them: what /docs/json is checked against. */
+  routes: readonly { method: string; path: string }[];
   stop(): Promise<void>;
 }
 
@@ -159,7 +162,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       }),
     )
     .use(docsRoutes(config.baseUrl))
-    .get('/healthz', health);
+    .get('/healthz', health, {
+      detail: { summary: 'This node: roles, backends, shipper, stream and cache counters (always 200 while it serves)', security: [], responses: documented({ 200: { description: 'The health report', schema: HealthReport } }) },
+    });
   // The operator API (docs/operations.md), on every role, only when ADMIN_TOKEN is set.
   if (config.adminToken) {
     const backup = { dataDir: config.dataDir, state, sqlitePath: storeSpec.kind === 'sqlite' ? storeSpec.path : null };
@@ -207,6 +212,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     ctx,
     servers,
     urls: { api: `http://localhost:${apiPort}`, receiver: `http://localhost:${receiverPort}` },
+    routes: api.routes.map((r) => ({ method: r.method, path: r.path })),
     async stop() {
       // SHUTDOWN_TIMEOUT_MS in all: the drains get what is left of it less a share kept for
       // closing the stores. A partial drain is safe: the capture log is replayed at the next start.

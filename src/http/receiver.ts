@@ -14,6 +14,7 @@ import { RECEIVER_CORS_HEADERS, RECEIVER_SECURITY_HEADERS } from '../engine/rece
 import { AppError } from '../errors';
 import { closesAfterRefusal, readBounded } from './body-limit';
 import { clientAddress, type PeerSource } from './client-ip';
+import { documented, ErrorBody, ReceiverAck } from './api/models';
 import { errorResponse } from './errors';
 
 export type ReceiverHandler = (request: Request, server: PeerSource | null) => Promise<Response>;
@@ -116,7 +117,23 @@ export function receiverBunRoutes(handler: ReceiverHandler | null): Record<'/w' 
  * if they are ever reached they do the same.
  */
 export const receiverDocs = (handler: ReceiverHandler) => {
-  const detail = { tags: ['receiver'], summary: 'Capture any request sent to the endpoint' };
+  const detail = {
+    tags: ['receiver'],
+    summary: 'Capture any request sent to the endpoint',
+    // The swagger plugin leaves wildcard paths out, and no OpenAPI path parameter spans slashes.
+    description:
+      'Any method, any path below the slug (/w/{slug}/any/path?x=1), any body up to MAX_BODY_BYTES. No credential. ' +
+      "Answered 200 {ok, id}, or with the endpoint's mock response (its status, headers and body) when it has one; " +
+      'every answer carries Content-Security-Policy: sandbox and X-Content-Type-Options: nosniff.',
+    security: [],
+    responses: documented({
+      200: { description: "Captured: the default answer (a mock response answers with its own status and body instead)", schema: ReceiverAck },
+      404: { description: 'Error: not_found (unknown, expired or malformed slug); nothing stored', schema: ErrorBody },
+      413: { description: 'Error: payload_too_large (body over MAX_BODY_BYTES); nothing stored', schema: ErrorBody },
+      429: { description: "Error: quota_exceeded (the account's monthly quota; Retry-After: seconds to the month's end); nothing stored", schema: ErrorBody },
+      503: { description: 'Error: unavailable (capture store behind, Retry-After: 1; capture log write failed, Retry-After: 5); nothing stored', schema: ErrorBody },
+    }),
+  };
   const run = ({ request, server }: { request: Request; server: PeerSource | null }) => handler(request, server);
   return new Elysia().all('/w/:slug', run, { parse: 'none', detail }).all('/w/:slug/*', run, { parse: 'none', detail });
 };

@@ -9,6 +9,7 @@ import type { Ctx } from './context';
 import { decodeCursor, encodeCursor } from './cursors';
 import { getOwnEndpoint } from './endpoints';
 import { markPinned, pinnedIdsOf } from './pins';
+import { pinnedOnly } from './search-params';
 import { getReadableEndpoint, readableEndpoints, scopeOf, visibleScopes } from './visibility';
 
 export function clampLimit(ctx: Ctx, limit: number | undefined): number {
@@ -17,14 +18,16 @@ export function clampLimit(ctx: Ctx, limit: number | undefined): number {
   return Math.min(limit, ctx.config.listMaxLimit);
 }
 
-export async function listRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number, pinnedOnly = false): Promise<Capture[]> {
+/** `pinned` as the query string gives it (`true`, `false`, empty), checked before the endpoint is looked up. */
+export async function listRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number, pinned?: string): Promise<Capture[]> {
+  const onlyPinned = pinnedOnly(pinned);
   const ep = await getReadableEndpoint(ctx, user, slug);
   const n = clampLimit(ctx, limit);
-  if (!pinnedOnly) return markPinned(ctx, await ctx.captures.list(scopeOf(ep), n));
+  if (!onlyPinned) return markPinned(ctx, await ctx.captures.list(scopeOf(ep), n));
   const ids = await pinnedIdsOf(ctx, [ep.id]);
   if (ids.length === 0) return [];
-  const pinned = await ctx.captures.search({ scopes: [scopeOf(ep)], ids, limit: n, offset: 0, order: 'desc' });
-  return pinned.map((c) => ({ ...c, pinned: true }));
+  const kept = await ctx.captures.search({ scopes: [scopeOf(ep)], ids, limit: n, offset: 0, order: 'desc' });
+  return kept.map((c) => ({ ...c, pinned: true }));
 }
 
 export async function pageRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number, cursor?: string) {

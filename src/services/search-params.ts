@@ -109,6 +109,16 @@ export function parseHeaderFilter(raw: string): HeaderFilter | null {
   return { name: name.toLowerCase(), value };
 }
 
+/**
+ * `pinned`: `true` keeps the pinned captures only; `false`, empty or absent keeps all. Shared by
+ * search, count and the endpoint's list, so each refuses anything else in the same words.
+ */
+export function pinnedOnly(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw invalid(`pinned must be true or false, got ${JSON.stringify(raw)}`);
+}
+
 /** Slug, method, q, from and to: the filter shared by search and count. */
 export function parseSearchCriteria(raw: RawSearchQuery, now: number): SearchCriteria {
   const out: SearchCriteria = {};
@@ -125,10 +135,7 @@ export function parseSearchCriteria(raw: RawSearchQuery, now: number): SearchCri
   const headers = (raw.header ?? []).map(parseHeaderFilter).filter((h): h is HeaderFilter => h !== null);
   if (headers.length > MAX_HEADER_FILTERS) throw invalid(`header may be given at most ${MAX_HEADER_FILTERS} times, got ${headers.length}`);
   if (headers.length > 0) out.headers = headers;
-  if (raw.pinned !== undefined && raw.pinned !== '') {
-    if (raw.pinned !== 'true' && raw.pinned !== 'false') throw invalid(`pinned must be true or false, got ${JSON.stringify(raw.pinned)}`);
-    if (raw.pinned === 'true') out.pinned = true;
-  }
+  if (pinnedOnly(raw.pinned)) out.pinned = true;
   try {
     const range = parseTimeRange(raw.from, raw.to, now);
     if (range.from !== undefined) out.from = range.from;

@@ -16,6 +16,33 @@ export const ErrorBody = t.Object(
   { description: 'An error' },
 );
 
+/** The receiver's default answer to a capture (docs/api.md, "default receiver answer"). */
+export const ReceiverAck = t.Object({ ok: t.Literal(true), id: t.String({ description: 'The capture id, req_…; also in x-request-id' }) });
+
+/** A part of the /healthz report that only some roles have (null on the others); docs/operations.md. */
+const rolePart = (description: string) => t.Union([t.Object({}, { additionalProperties: true }), t.Null()], { description });
+
+/** The /healthz report (src/health.ts), for the OpenAPI page; documented, not validated. */
+export const HealthReport = t.Object({
+  ok: t.Boolean({ description: 'False while a background part is failing (the shipper worker)' }),
+  status: t.Union([t.Literal('ok'), t.Literal('degraded')], { description: 'degraded: captures are acknowledged but the capture store refuses inserts or is behind' }),
+  roles: t.Array(t.Union([t.Literal('receiver'), t.Literal('api'), t.Literal('stream')])),
+  backends: t.Object({
+    state: t.String(),
+    captures: t.String(),
+    bus: t.String(),
+    busConnected: t.Boolean(),
+    stateReachable: t.Union([t.Boolean(), t.Null()], { description: 'null on PGlite' }),
+    capturesReachable: t.Union([t.Boolean(), t.Null()], { description: 'null on SQLite' }),
+  }),
+  shipper: rolePart('Receiver nodes: captures acknowledged but not yet stored, the worker state and counters'),
+  notifications: rolePart('Receiver nodes: notifications pending, delivered, failed, dropped'),
+  stream: rolePart('Stream nodes: {topics, clients, idle}'),
+  unknownSlugs: rolePart('Receiver nodes: {entries, bytes} of unknown slugs remembered'),
+  endpointCache: rolePart('Receiver nodes: endpoint snapshots cached'),
+  captureLog: rolePart('Receiver nodes: {groups, frames, recycled, writeMs} of the capture log'),
+});
+
 /** A 204's (empty) body, so the OpenAPI document shows the route's real status. */
 export const NoContent = t.Void({ description: 'No content' });
 
@@ -174,7 +201,7 @@ export const LimitQuery = t.Object({ limit: t.Optional(t.Numeric({ minimum: 1 })
 /** The plain list: a limit, and `pinned=true` for the pinned captures only (docs/retention.md). */
 export const ListQuery = t.Object({
   limit: t.Optional(t.Numeric({ minimum: 1 })),
-  pinned: t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { description: 'true: only pinned captures' })),
+  pinned: t.Optional(t.String({ description: 'true: only pinned captures; false or absent: all' })),
 });
 export const PageQuery = t.Object({ limit: t.Optional(t.Numeric({ minimum: 1 })), cursor: t.Optional(t.String()) });
 

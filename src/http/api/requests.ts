@@ -9,7 +9,7 @@ export const requestRoutes = (ctx: Ctx) =>
     .use(authMacro(ctx))
     .get(
       '/endpoints/:slug/requests',
-      ({ user, params, query }) => requests.listRequests(ctx, user, params.slug, query.limit, query.pinned === 'true'),
+      ({ user, params, query }) => requests.listRequests(ctx, user, params.slug, query.limit, query.pinned),
       {
         auth: 'account',
         query: ListQuery,

@@ -1,0 +1,105 @@
+/**
+ * The OpenAPI document (/docs/json) against the routes the server registered (the service's own
+ * route table, not a list kept here): every operation it names is a route the server has, with
+ * that method; every /api route is in it, except the GETs that only answer 405 ("use POST") on
+ * the agent routes; the operator API (/admin/api) is not. The receiver's entry lists the
+ * refusals it really answers, and /healthz documents its report. A route added hidden, with a
+ * wildcard path (which the swagger plugin drops) or under a new method shows up here.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { startInProcess, stopInProcess, type InProcessServer } from '../support/in-process';
+import { SUITE_START_MS } from '../support/server';
+
+interface Operation {
+  description?: string;
+  responses?: Record<string, { content?: Record<string, { schema?: { properties?: Record<string, unknown>; required?: string[] } }> }>;
+}
+type Doc = { paths: Record<string, Record<string, Operation>> };
+
+const METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE'];
+/** `/api/teams/{teamId}` and `/api/teams/:teamId` alike. */
+const same = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
+
+let s: InProcessServer;
+let doc: Doc;
+// ADMIN_TOKEN set, so the operator API is mounted and can be seen not to be documented.
+beforeAll(async () => {
+  s = await startInProcess({ env: { ADMIN_TOKEN: 'openapi-routes-admin-token-0123456789' } });
+  doc = (await (await fetch(`${s.url}/docs/json`)).json()) as Doc;
+}, SUITE_START_MS);
+afterAll(async () => {
+  if (s) await stopInProcess(s);
+}, SUITE_START_MS);
+
+/** Every `METHOD path` the server answers by a route of its own (ALL expanded). */
+function registered(): Set<string> {
+  const out = new Set<string>();
+  for (const r of s.service.routes) for (const m of r.method === 'ALL' ? METHODS : [r.method]) out.add(`${m} ${r.path}`);
+  return out;
+}
+
+function documented(): Set<string> {
+  const out = new Set<string>();
+  for (const [path, ops] of Object.entries(doc.paths)) for (const m of Object.keys(ops)) out.add(`${m.toUpperCase()} ${same(path)}`);
+  return out;
+}
+
+test('every operation in /docs/json is a route the server registered, with that method', () => {
+  const routes = registered();
+  expect([...documented()].filter((op) => !routes.has(op))).toEqual([]);
+});
+
+test('every /api route the server registered is in /docs/json, except GETs that answer 405 "use POST"', async () => {
+  const ops = documented();
+  const missing: string[] = [];
+  const postOnly: string[] = [];
+  for (const r of s.service.routes) {
+    if (!r.path.startsWith('/api/')) continue;
+    const op = `${r.method} ${r.path}`;
+    if (ops.has(op)) continue;
+    // A hidden GET beside a documented POST: it exists to tell a caller to use POST.
+    if (r.method === 'GET' && ops.has(`POST ${r.path}`)) {
+      const res = await fetch(`${s.url}${r.path}`);
+      const body = (await res.json()) as { error_description?: string };
+      if (res.status === 405 && res.headers.get('allow') === 'POST' && body.error_description?.startsWith('use POST')) {
+        postOnly.push(op);
+        continue;
+      }
+    }
+    missing.push(op);
+  }
+  expect(missing).toEqual([]);
+  // The agent routes' GET helpers (SPEC 4.8 agents sometimes GET them first).
+  expect(postOnly.length).toBeGreaterThan(0);
+  expect(ops.size).toBeGreaterThan(60);
+});
+
+test('the operator API is mounted (ADMIN_TOKEN set) and left out of /docs/json', () => {
+  expect(s.service.routes.some((r) => r.path.startsWith('/admin/api/'))).toBe(true);
+  expect(Object.keys(doc.paths).filter((p) => p.startsWith('/admin'))).toEqual([]);
+});
+
+test("the receiver's entry lists what it answers, each refusal with the shared error schema; any path below the slug is said", async () => {
+  const entry = doc.paths['/w/{slug}'];
+  expect(Object.keys(entry ?? {}).sort()).toEqual(METHODS.map((m) => m.toLowerCase()).sort());
+  const post = entry?.post;
+  // What a sender really gets: an unknown slug, a body over MAX_BODY_BYTES (1 MiB here).
+  const unknown = await fetch(`${s.url}/w/aaaaaaaaaaaa/x`, { method: 'POST', body: 'x' });
+  const large = await fetch(`${s.url}/w/aaaaaaaaaaaa`, { method: 'POST', body: new Uint8Array(1024 * 1024 + 1) });
+  expect([unknown.status, large.status]).toEqual([404, 413]);
+  for (const status of ['404', '413', '429', '503']) {
+    const schema = post?.responses?.[status]?.content?.['application/json']?.schema;
+    expect(schema?.required ?? [], `POST /w/{slug} ${status}`).toContain('error');
+  }
+  const ok = post?.responses?.['200']?.content?.['application/json']?.schema;
+  expect(ok?.required).toEqual(expect.arrayContaining(['ok', 'id']));
+  // OpenAPI has no path parameter that spans slashes: the rest of the path is said in words.
+  expect(post?.description ?? '').toContain('/w/{slug}/');
+});
+
+test('/healthz documents its report: the same fields it answers', async () => {
+  const schema = doc.paths['/healthz']?.get?.responses?.['200']?.content?.['application/json']?.schema;
+  const report = (await (await fetch(`${s.url}/healthz`)).json()) as Record<string, unknown>;
+  expect(Object.keys(schema?.properties ?? {}).sort()).toEqual(Object.keys(report).sort());
+  expect(schema?.required).toEqual(expect.arrayContaining(['ok', 'status', 'roles', 'backends']));
+});
