@@ -92,7 +92,12 @@ export interface SharedEndpoint extends TeamEndpoint {
   readable: boolean;
 }
 
-/** Endpoints other accounts share with a team I am in (my own shares are not listed). */
+/**
+ * Endpoints other accounts share with a team I am in (my own shares are not listed). Not read again
+ * on return to the tab (no `onReturn`), unlike the other team queries: no route lists them at once,
+ * so that would be 1 + 2 × teams requests each time (docs/dashboard.md, "Shared with you is not
+ * read again on return").
+ */
 export function useSharedEndpoints(enabled = true) {
   const me = useMe();
   const myId = me.data?.id;
