@@ -429,6 +429,68 @@ describeBackends(
       }
     });
 
+    test('the refusals of Rename team (also gone when it is opened again), the confirmed-members switch, Remove, Withdraw and Unshare go once a later change to the team succeeds', async () => {
+      const owner = await newAccount(h.url);
+      const member = await newAccount(h.url);
+      const team = await paidTeam(h.url, owner, 5, 'Refused');
+      // The member's address is unproven: turning the switch on is refused (409).
+      await joinTeam(h.url, owner, team, member);
+      const inviteId = await invite(h.url, owner, team.id, 'later@example.com');
+      const orders = await createEndpoint(h.url, owner, 'Orders');
+      await createEndpoint(h.url, owner, 'Billing');
+      expect((await call(h.url, 'POST', `/api/teams/${team.id}/endpoints`, { token: owner.key, body: { endpointId: orders.id } })).status).toBe(201);
+      const o = await openPage(chromium(), h.url, owner);
+      try {
+        await o.page.goto(`${h.url}/teams/${team.id}`);
+        const members = o.page.getByRole('region', { name: 'Members' });
+        const shared = o.page.getByRole('region', { name: 'Shared endpoints' });
+        await members.getByRole('list', { name: 'Pending invites' }).getByText('later@example.com').waitFor();
+
+        await members.getByRole('checkbox', { name: 'Only members with a confirmed address' }).click();
+        await members.getByRole('alert').filter({ hasText: 'Not turned on' }).waitFor();
+
+        // Meanwhile, elsewhere: the member leaves, the invite is withdrawn, Orders is unshared.
+        // The page has not read that again, so its Remove, Withdraw and Unshare are each refused.
+        expect((await call(h.url, 'POST', `/api/teams/${team.id}/leave`, { token: member.key })).status).toBe(204);
+        expect((await call(h.url, 'DELETE', `/api/teams/${team.id}/invites/${inviteId}`, { token: owner.key })).status).toBe(204);
+        expect((await call(h.url, 'DELETE', `/api/teams/${team.id}/endpoints/${orders.id}`, { token: owner.key })).status).toBe(204);
+        await members.getByRole('button', { name: `Remove ${member.email}` }).click();
+        await o.page.getByRole('dialog', { name: `Remove ${member.email} from Refused?` }).getByRole('button', { name: 'Remove' }).click();
+        await eventually(async () => (await members.getByRole('alert').count()) === 2);
+        await members.getByRole('button', { name: 'Withdraw the invite to later@example.com' }).click();
+        await eventually(async () => (await members.getByRole('alert').count()) === 3);
+        await shared.getByRole('button', { name: 'Unshare Orders' }).click();
+        await shared.getByRole('alert').waitFor();
+
+        const renameRefused = o.page.getByRole('alert').filter({ hasText: 'Must not be empty' });
+        await o.page.getByRole('button', { name: 'Rename team' }).click();
+        await o.page.getByLabel('Team name').fill(' ');
+        await o.page.getByRole('button', { name: 'Save' }).click();
+        await renameRefused.waitFor();
+        // Cancelled and opened again, the form is about the team's name, not the blank one refused.
+        await o.page.getByRole('button', { name: 'Cancel' }).click();
+        await o.page.getByRole('button', { name: 'Rename team' }).click();
+        expect(await o.page.getByLabel('Team name').inputValue()).toBe('Refused');
+        expect(await renameRefused.count()).toBe(0);
+        await o.page.getByLabel('Team name').fill(' ');
+        await o.page.getByRole('button', { name: 'Save' }).click();
+        await renameRefused.waitFor();
+        const left = async () => (await o.page.getByRole('alert').allTextContents()).filter((t) => t.trim() !== '');
+        expect(await left()).toHaveLength(5);
+
+        // A later change succeeds (Billing shared): the five refusals would read as its outcome.
+        await shared.getByLabel('Endpoint to share').selectOption({ label: 'Billing' });
+        await shared.getByRole('button', { name: 'Share', exact: true }).click();
+        await shared.getByRole('list', { name: 'Shared endpoints' }).getByRole('link', { name: 'Billing' }).waitFor();
+        await eventually(async () => (await left()).length === 0, 3_000).catch(() => undefined);
+        expect(await left()).toEqual([]);
+        expect(await o.page.getByLabel('Team name').getAttribute('aria-invalid')).toBeNull();
+        expect(o.errors).toEqual([]);
+      } finally {
+        await o.context.close();
+      }
+    });
+
     test('the member list marks a member whose address is not confirmed', async () => {
       const owner = await newAccount(h.url);
       const proven = await newAccount(h.url);

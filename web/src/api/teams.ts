@@ -31,21 +31,31 @@ const onReturn = { refetchOnWindowFocus: 'always' } as const;
 /** Anything about teams may change who sees what: read it all again. */
 const refreshTeams = (qc: QueryClient) => qc.invalidateQueries({ queryKey: teamKeys.all });
 
-/** A change to a team (`id`, none for a new one) after which everything about teams is read again. */
+/**
+ * A change to a team (`id`, none for a new one) after which everything about teams is read again.
+ * Its refusal goes once a later change to the same team succeeds (useClearedByLaterChange): every
+ * form of a team's page gets that here, in one place, rather than each asking for it.
+ */
 function useTeamChange<TArg, TData>(mutationFn: (arg: TArg) => Promise<TData>, id?: string) {
   const qc = useQueryClient();
-  return useMutation({ mutationKey: id === undefined ? undefined : teamKeys.change(id), mutationFn, onSuccess: () => refreshTeams(qc) });
+  const change = useMutation({ mutationKey: id === undefined ? undefined : teamKeys.change(id), mutationFn, onSuccess: () => refreshTeams(qc) });
+  useClearedByLaterChange(id, change);
+  return change;
 }
 
 /**
- * A form's refusal on a team's page (Invite, Share) stays under its form while the owner goes on
- * to another. Once a later change to the same team succeeds, the refusal is old news that reads
- * as if about that change: it goes, as a settings section's refusal goes when its other action
- * runs (views/settings/notification-signing.tsx). Typing again in the refused form keeps it, as
- * the settings forms keep theirs until the next Save.
+ * A form's refusal on a team's page (Rename team, the confirmed-members switch, Remove, Withdraw,
+ * Invite, Share, Unshare) stays under its form while the owner goes on to another. Once a later
+ * change to the same team succeeds, the refusal is old news that reads as if about that change:
+ * it goes, as a settings section's refusal goes when its other action runs
+ * (views/settings/notification-signing.tsx). Typing again in the refused form keeps it, as the
+ * settings forms keep theirs until the next Save. A new team (no id yet) has no later change.
  */
-export function useClearedByLaterChange(teamId: string, refused: { error: unknown; submittedAt: number; reset: () => void }): void {
-  const succeeded = useMutationState({ filters: { mutationKey: teamKeys.change(teamId), status: 'success' }, select: (m) => m.state.submittedAt });
+function useClearedByLaterChange(teamId: string | undefined, refused: { error: unknown; submittedAt: number; reset: () => void }): void {
+  const succeeded = useMutationState({
+    filters: teamId === undefined ? { predicate: () => false } : { mutationKey: teamKeys.change(teamId), status: 'success' },
+    select: (m) => m.state.submittedAt,
+  });
   const stale = refused.error !== null && succeeded.some((at) => at > refused.submittedAt);
   const { reset } = refused;
   useEffect(() => {
@@ -82,7 +92,12 @@ export interface SharedEndpoint extends TeamEndpoint {
   readable: boolean;
 }
 
-/** Endpoints other accounts share with a team I am in (my own shares are not listed). */
+/**
+ * Endpoints other accounts share with a team I am in (my own shares are not listed). Not read again
+ * on return to the tab (no `onReturn`), unlike the other team queries: no route lists them at once,
+ * so that would be 1 + 2 × teams requests each time (docs/dashboard.md, "Shared with you is not
+ * read again on return").
+ */
 export function useSharedEndpoints(enabled = true) {
   const me = useMe();
   const myId = me.data?.id;

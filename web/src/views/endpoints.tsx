@@ -1,5 +1,5 @@
 /** Home: the account's endpoints, each with its receiver URL; one click creates the first. */
-import { useState } from 'react';
+import { useState, type CSSProperties } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useCreateEndpoint, useEndpoints, type Endpoint } from '../api/queries';
 import { paths } from '../paths';
@@ -44,9 +44,13 @@ export function NewEndpointButton({ className = 'primary' }: { className?: strin
 
 /** The receiver URL as text, and a button to copy it (named for its endpoint where several are shown). */
 export function ReceiverUrl({ url, of }: { url: string; of?: string }) {
+  // Where the URL is cut on a phone (the endpoint's header), the slug, its last segment, is what
+  // tells endpoints apart: the cut never reaches it. styles/app.css sizes the box from these
+  // lengths (in `ch` of its monospace font), not from the text, whose whole width would not fit.
+  const chars = { '--url-chars': url.length, '--slug-chars': url.length - url.lastIndexOf('/') - 1 } as CSSProperties;
   return (
     <span className="receiver-url">
-      <code className="url-text" title={url}>
+      <code className="url-text" title={url} style={chars}>
         {/* An isolate: where the header cuts the URL from its start (styles/app.css), it is still read left to right. */}
         <span dir="ltr">{url}</span>
       </code>

@@ -33,11 +33,29 @@ function NewKey({ raw, name, onDone }: { raw: string; name: string; onDone: () =
 function KeyRow({ apiKey, onDelete }: { apiKey: ApiKey; onDelete: () => void }) {
   return (
     <tr data-row-key={apiKey.id}>
-      <th scope="row">{apiKey.name || <span className="muted">unnamed</span>}</th>
+      <th scope="row" className="cell-fill">
+        {apiKey.name ? (
+          // Cut to one line (up to 100 characters, unbroken, would squeeze the other columns); the
+          // whole name stays the row's text, so its header's accessible name, and its tooltip.
+          <span className="cell-cut" title={apiKey.name}>
+            {apiKey.name}
+          </span>
+        ) : (
+          <span className="muted">unnamed</span>
+        )}
+      </th>
       <td>
         <code>{apiKey.prefix}…</code>
       </td>
-      <td className="hide-narrow">{apiKey.scopes.join(', ')}</td>
+      <td className="hide-narrow cell-words">
+        {/* One line per scope where the column is narrow, never one broken inside. */}
+        {apiKey.scopes.map((scope, i) => (
+          <span key={scope}>
+            {scope}
+            {i < apiKey.scopes.length - 1 ? ', ' : ''}
+          </span>
+        ))}
+      </td>
       <td className="hide-narrow">
         <RelativeTime ms={apiKey.createdAt} />
       </td>
@@ -87,7 +105,9 @@ export function ApiKeys() {
             <caption className="offscreen">Your API keys</caption>
             <thead>
               <tr>
-                <th scope="col">Name</th>
+                <th scope="col" className="cell-fill">
+                  Name
+                </th>
                 <th scope="col">Key</th>
                 <th scope="col" className="hide-narrow">
                   Scopes

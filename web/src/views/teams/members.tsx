@@ -5,7 +5,7 @@
  */
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { ApiError } from '../../api/client';
-import { useClearedByLaterChange, useConfirmedMembersOnly, useInvite, useMembers, useRemoveMember, useWithdrawInvite, type TeamDetail } from '../../api/teams';
+import { useConfirmedMembersOnly, useInvite, useMembers, useRemoveMember, useWithdrawInvite, type TeamDetail } from '../../api/teams';
 import { placeError } from '../../lib/field-error';
 import { BusyButton } from '../../ui/busy-button';
 import { ConfirmDialog } from '../../ui/confirm';
@@ -19,7 +19,6 @@ import { TeamError } from './payment';
 function InviteForm({ team }: { team: TeamDetail }) {
   const [email, setEmail] = useState('');
   const invite = useInvite(team.id);
-  useClearedByLaterChange(team.id, invite);
   const placed = invite.error ? placeError(invite.error, ['email']) : null;
   const fieldError = invite.error && !placed?.field && invite.error instanceof Error && /^\S+@\S+ (is already|already has)/.test(invite.error.message) ? invite.error.message : placed?.field ? placed.message : null;
   const submit = (e: FormEvent) => {

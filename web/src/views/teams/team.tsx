@@ -9,7 +9,6 @@ import { announce } from '../../ui/toast';
 import { Link, useLocation } from 'wouter';
 import { useEndpoints, useMe } from '../../api/queries';
 import {
-  useClearedByLaterChange,
   useDeleteTeam,
   useLeaveTeam,
   useMembers,
@@ -49,7 +48,8 @@ function TeamTitle({ team }: { team: TeamDetail }) {
       <div className="page-head">
         <h1>{team.name}</h1>
         {team.role === 'owner' ? (
-          <button type="button" ref={renameButton} onClick={() => (setName(team.name), setEditing(true))}>
+          // Opened afresh: a refusal from before a Cancel or Escape is not about this name.
+          <button type="button" ref={renameButton} onClick={() => (rename.reset(), setName(team.name), setEditing(true))}>
             Rename team
           </button>
         ) : null}
@@ -127,7 +127,6 @@ function SharedEndpoints({ team, myId }: { team: TeamDetail; myId: string }) {
   const shared = useTeamEndpoints(team.id);
   const mine = useEndpoints();
   const share = useShareEndpoint(team.id);
-  useClearedByLaterChange(team.id, share);
   const unshare = useUnshareEndpoint(team.id);
   const [choice, setChoice] = useState('');
   const sharedIds = new Set((shared.data ?? []).map((e) => e.id));
