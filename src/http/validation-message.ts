@@ -87,6 +87,9 @@ function explainSafely(f: Failure): Said {
 
 /** The failure to report and its words, looking through unions to the member the value was meant as. */
 function explain(f: Failure): Said {
+  // JSON has no undefined: a field checked as undefined was left out (Elysia checks a missing
+  // property as present and undefined, so TypeBox says "Expected string", not that it is missing).
+  if (f.value === undefined && f.path !== '' && !(typeof f.schema.error === 'string')) return { path: f.path, what: 'is required' };
   if (f.type !== ValueErrorType.Union || !f.schema.anyOf) return { path: f.path, what: words(f) };
   const members = f.schema.anyOf.filter((m) => !isNumericText(m, f.schema.anyOf ?? []));
   const unionWords = { path: f.path, what: `must be ${describeAll(members)}` };

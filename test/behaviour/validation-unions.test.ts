@@ -79,6 +79,18 @@ describeBackends(
       ]);
     });
 
+    test('a field of one shape is worded from its schema the same way', async () => {
+      await expectRefusals([
+        [{ name: 'x'.repeat(201) }, 'name: must be at most 200 characters'],
+        [{ name: 5 }, 'name: must be a string'],
+      ]);
+      const a = await newAccount(h.url);
+      const create = (body: unknown) => call<ErrorFields>(h.url, 'POST', '/api/endpoints', { token: a.key, body });
+      expect((await create({})).body).toEqual({ error: 'name: is required', code: 'validation' });
+      expect((await create({ name: 'x', expiresIn: 59 })).body).toEqual({ error: 'expiresIn: must be an integer from 60 to 2592000', code: 'validation' });
+      expect((await create({ name: 'x', expiresIn: null })).body).toEqual({ error: 'expiresIn: must be an integer from 60 to 2592000', code: 'validation' });
+    });
+
     test('a valid value of each shape is still taken', async () => {
       const { patch } = await endpoint();
       const ok = await patch({
