@@ -232,7 +232,8 @@ function describeAll(members: Schema[]): string {
   const values = flat.flatMap((m) => literals(m));
   const others = [...new Set(flat.filter((m) => literals(m).length === 0).map(describe).filter((d): d is string => d !== null))];
   if (values.length > 0 && others.length === 0) return values.length === 1 ? quote(values[0]) : `one of: ${values.map(quote).join(', ')}`;
-  const parts = [...values.map(quote), ...others];
+  // "true or false" reads well alone; in a list of choices it is one choice.
+  const parts = [...values.map(quote), ...others.map((o) => (others.length + values.length > 1 && o === 'true or false' ? 'a boolean' : o))];
   if (parts.length === 0) return 'valid';
   return parts.length === 1 ? (parts[0] ?? 'valid') : `${parts.slice(0, -1).join(', ')} or ${parts[parts.length - 1]}`;
 }
