@@ -171,12 +171,16 @@ function literals(schema: Schema | undefined): unknown[] {
   return inner.some((l) => l.length === 0) ? [] : inner.flat();
 }
 
+/** Errors counted per member at most: a large body is not walked whole to pick one. */
+const MAX_COUNTED = 64;
+
 /** Without a discriminator, the member the value comes closest to: the fewest things wrong. */
 function fewestErrors(members: [Schema, ...Schema[]], value: unknown): Schema {
   let best = members[0];
   let bestCount = Infinity;
   for (const m of members) {
-    const count = [...Value.Errors(m as TSchema, value)].length;
+    let count = 0;
+    for (const _ of Value.Errors(m as TSchema, value)) if (++count >= MAX_COUNTED) break;
     if (count < bestCount) [best, bestCount] = [m, count];
   }
   return best;
