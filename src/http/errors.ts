@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia';
 import { AppError } from '../errors';
 import { describeError, log } from '../log';
+import { validationMessage } from './validation-message';
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -120,36 +121,6 @@ function isUnstorableText(err: unknown): boolean {
  */
 function isValidationMessageCrash(err: unknown): boolean {
   return err instanceof TypeError && typeof err.stack === 'string' && err.stack.includes('mapValueError');
-}
-
-/**
- * TypeBox's words for a string's length ("Expected string length less or equal to 1024"), said as
- * the rest of the API says it; the dashboard shows them at the field ("Must be at most 1024
- * characters").
- */
-const LENGTH_WORDS: [RegExp, (n: string) => string][] = [
-  [/^Expected string length less or equal to (\d+)$/, (n) => `must be at most ${n} characters`],
-  [/^Expected string length greater or equal to (\d+)$/, (n) => `must be at least ${n} characters`],
-];
-
-function plainWords(what: string): string {
-  for (const [pattern, say] of LENGTH_WORDS) {
-    const n = pattern.exec(what)?.[1];
-    if (n !== undefined) return say(n);
-  }
-  return what;
-}
-
-function validationMessage(err: unknown): string {
-  // Elysia's ValidationError carries the failing TypeBox error; name the field in plain words.
-  const e = err as { all?: { path?: string; message?: string; summary?: string }[]; message?: string };
-  const first = e.all?.[0];
-  if (first) {
-    const field = (first.path ?? '').replace(/^\//, '').replace(/\//g, '.');
-    const what = plainWords(first.summary ?? first.message ?? 'is invalid');
-    return field ? `${field}: ${what}` : what;
-  }
-  return 'request is invalid';
 }
 
 export const errorHandler = new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ error, code }) =>

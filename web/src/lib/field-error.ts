@@ -1,7 +1,8 @@
 /**
  * The API names the field a 400 is about at the start of its message (`mockResponse.headers may
- * not set "set-cookie": …`, `mockResponse.status: Expected integer`, `notificationUrl must be …`).
- * This finds which of a form's fields that is, so the message can be shown next to it.
+ * not set "set-cookie": …`, `mockResponse.status: must be an integer from 200 to 599`,
+ * `notificationUrl must be …`). This finds which of a form's fields that is, so the message can be
+ * shown next to it.
  */
 import { ApiError, errorText } from '../api/client';
 
