@@ -11,6 +11,8 @@
  * - NUL (U+0000) in the URL or in any string or key of a parsed body is a 400: Postgres cannot
  *   store it, and a failed write must not become a 500 (docs/security.md). So is a body nested
  *   deeper than MAX_BODY_DEPTH.
+ * - A JSON body that is not an object (`"x"`, `[]`, `5`, `null`) is a 400: every JSON body the API
+ *   takes is an object, and Elysia lets the others through (below).
  */
 import { Elysia } from 'elysia';
 import type { Config } from '../config';
@@ -75,8 +77,32 @@ function refuseHazardsInBody(body: unknown): void {
   if (hazard) throw new AppError('validation', hazardMessage(hazard, MAX_BODY_DEPTH));
 }
 
+const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
+
+/**
+ * Every JSON body the API takes is an object. Elysia does not refuse the others by itself: it
+ * merges a schema's defaults into whatever arrived (`Object.assign({}, "nope")` is an object) and
+ * checks an optional body only when it is a non-empty object, so `"nope"`, `[]` or `5` passed as
+ * `{}`: a PATCH that changed nothing answered 200, and a key was made. Raw-text routes (the agent
+ * API and its pages) read and refuse their bodies themselves, in their own shapes.
+ */
+function refuseNonObjectJson(request: Request, body: unknown): void {
+  if (body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body))) return;
+  if (!JSON_TYPE.test(request.headers.get('content-type') ?? '')) return;
+  const got = body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`;
+  throw new AppError('validation', `the request body must be a JSON object, got ${got}`);
+}
+
 /** The server-rendered pages people open (src/http/pages/): their refusals are HTML pages. */
 const isHumanPage = (pathname: string): boolean => /^\/agent\/(?:claim|login|signup)(?:\/|$)/.test(pathname);
+
+/** The path of `request.url`, which is the bare path when the Host header is empty or unusable (`new URL` would throw). */
+function pathnameOf(url: string): string {
+  const start = url.charCodeAt(0) === 47 ? 0 : url.indexOf('/', url.indexOf('://') + 3);
+  if (start < 0) return '/';
+  const end = url.search(/[?#]/);
+  return url.slice(start, end < start ? url.length : end);
+}
 
 /**
  * A guard's refusal in the shape of the route it stopped: an HTML page for a person's page, the
@@ -84,8 +110,7 @@ const isHumanPage = (pathname: string): boolean => /^\/agent\/(?:claim|login|sig
  * and the usual `{error, code}` everywhere else (thrown to the error handler).
  */
 function refusal(request: Request, e: AppError): Response {
-  const { pathname } = new URL(request.url);
-  if (isHumanPage(pathname)) {
+  if (isHumanPage(pathnameOf(request.url))) {
     return page('Bad request', html`<h1>This address cannot be opened</h1><p class="error" role="alert" data-code="${e.code}">${e.message}.</p>
 <p><a href="/agent/claim">Enter an agent's code</a></p>`, e.status, e.headers);
   }
@@ -111,5 +136,8 @@ export const requestGuards = (config: Config) => {
       }
     })
     // After parsing, before validation and every handler.
-    .onTransform({ as: 'global' }, ({ body }) => refuseHazardsInBody(body));
+    .onTransform({ as: 'global' }, ({ request, body }) => {
+      if (body !== undefined && !isAgentRoute(request) && !isHumanPage(pathnameOf(request.url))) refuseNonObjectJson(request, body);
+      refuseHazardsInBody(body);
+    });
 };

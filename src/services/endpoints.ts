@@ -107,9 +107,12 @@ export async function getOwnEndpoint(ctx: Ctx, user: UserRow, slug: string): Pro
   return row;
 }
 
+/** A mock response as a client sets it: a body or headers left out are none (SPEC 2.2 names all three). */
+export type MockResponseInput = Pick<MockResponse, 'status'> & Partial<Pick<MockResponse, 'body' | 'headers'>>;
+
 export interface EndpointPatch {
   name?: string;
-  mockResponse?: MockResponse | null;
+  mockResponse?: MockResponseInput | null;
   notificationUrl?: string | null;
   /** Endpoint-level signature verification; null turns it off. Validated by the route schema. */
   signing?: SigningConfig | null;
@@ -139,7 +142,7 @@ export function validateNotificationUrl(url: string, config: Ctx['config']): voi
   }
 }
 
-function validateMock(mock: MockResponse): MockResponse {
+function validateMock(mock: MockResponseInput): MockResponse {
   if (!Number.isInteger(mock.status) || mock.status < 200 || mock.status > 599) {
     throw new AppError('validation', 'mockResponse.status must be an integer from 200 to 599');
   }

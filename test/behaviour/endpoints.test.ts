@@ -66,6 +66,23 @@ describeBackends('endpoints', (h) => {
     expect(again.status).toBe(200);
   });
 
+  test('a mock response may leave out its body and headers: an empty body, no headers of its own', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'bare mock' } })).body;
+    const bare = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { mockResponse: { status: 204 } } });
+    expect({ status: bare.status, mock: bare.body.mockResponse }).toEqual({ status: 200, mock: { status: 204, body: '', headers: {} } });
+    const hit = await fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', body: 'x' });
+    expect(hit.status).toBe(204);
+    expect(await hit.text()).toBe('');
+    const bodyOnly = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { mockResponse: { status: 202, body: 'queued' } } });
+    expect(bodyOnly.body.mockResponse).toEqual({ status: 202, body: 'queued', headers: {} });
+    const again = await fetch(`${h.url}/w/${ep.slug}`, { method: 'POST', body: 'x' });
+    expect({ status: again.status, text: await again.text() }).toEqual({ status: 202, text: 'queued' });
+    // The status is still required.
+    const noStatus = await call(h.url, 'PATCH', `/api/endpoints/${ep.slug}`, { token: a.key, body: { mockResponse: { body: 'x' } } });
+    expect({ status: noStatus.status, error: noStatus.body.error }).toEqual({ status: 400, error: 'mockResponse.status: is required' });
+  });
+
   test('PATCH validates mockResponse and notificationUrl and leaves nothing half-written', async () => {
     const a = await newAccount(h.url);
     const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'v' } })).body;

@@ -5,7 +5,7 @@ import * as endpoints from '../../services/endpoints';
 import * as notificationSecret from '../../services/notification-secret';
 import { SigningConfigSchema } from '../../engine/signing';
 import { authMacro } from '../auth';
-import { AUTH_ERRORS, EndpointBody, errors, MockResponseBody, NoContent, NotificationSecretBody } from './models';
+import { AUTH_ERRORS, EndpointBody, errors, MockResponseInput, NoContent, NotificationSecretBody } from './models';
 
 /**
  * Seconds until the endpoint expires: the same bounds on create and PATCH (services/endpoints.ts).
@@ -56,7 +56,7 @@ export const endpointRoutes = (ctx: Ctx) =>
         auth: 'account',
         body: t.Object({
           name: t.Optional(t.String({ maxLength: 200 })),
-          mockResponse: t.Optional(t.Union([MockResponseBody, t.Null()])),
+          mockResponse: t.Optional(t.Union([MockResponseInput, t.Null()])),
           notificationUrl: t.Optional(t.Union([t.String(), t.Null()])),
           signing: t.Optional(t.Union([SigningConfigSchema, t.Null()])),
           expiresIn: t.Optional(t.Union([ExpiresIn, t.Null()], { description: 'A new expiry, counted from now (replaces the old one), or null: never expires' })),

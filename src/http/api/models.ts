@@ -92,10 +92,22 @@ export function codedErrors(codes: Record<number, string>) {
   return out;
 }
 
+/** A mock response as the API answers it: every field present. */
 export const MockResponseBody = t.Object({
   status: t.Integer({ minimum: 200, maximum: 599 }),
-  body: t.String({ default: '' }),
-  headers: t.Record(t.String(), t.String(), { default: {} }),
+  body: t.String(),
+  headers: t.Record(t.String(), t.String()),
+});
+
+/**
+ * A mock response as a client sets it: `body` and `headers` may be left out (an empty body, no
+ * headers; services/endpoints.ts fills them in). Not schema defaults: Elysia merges those into
+ * whatever body arrives, and drops them inside an object-or-null union anyway.
+ */
+export const MockResponseInput = t.Object({
+  status: t.Integer({ minimum: 200, maximum: 599 }),
+  body: t.Optional(t.String({ description: 'Left out: an empty body' })),
+  headers: t.Optional(t.Record(t.String(), t.String(), { description: 'Left out: no headers of its own' })),
 });
 
 export const EndpointBody = t.Object({
