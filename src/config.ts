@@ -62,6 +62,8 @@ export interface Config {
   unknownSlugCacheBytes: number;
   /** Endpoint snapshots the receiver keeps in memory at most (least recently used dropped first). */
   endpointCacheMax: number;
+  /** Estimated bytes of endpoint snapshots the receiver keeps at most (mock responses can be large). */
+  endpointCacheMaxBytes: number;
   /** A cached endpoint snapshot is re-read after at most this long (a backstop for a missed invalidation). */
   endpointCacheMaxAgeMs: number;
   /** Trust X-Forwarded-For for the sender ip (behind a proxy you control). */
@@ -457,6 +459,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100),
     unknownSlugCacheBytes: int(env, 'UNKNOWN_SLUG_CACHE_BYTES', 4 * 1024 * 1024, 0),
     endpointCacheMax: int(env, 'ENDPOINT_CACHE_MAX', 100_000, 1),
+    endpointCacheMaxBytes: int(env, 'ENDPOINT_CACHE_MAX_BYTES', 256 * 1024 * 1024, 1),
     endpointCacheMaxAgeMs: int(env, 'ENDPOINT_CACHE_MAX_AGE_MS', 300_000, 1_000),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     listDefaultLimit: defaultLimit(env, 'LIST_DEFAULT_LIMIT', 50, 'LIST_MAX_LIMIT', listMaxLimit),

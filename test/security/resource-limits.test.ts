@@ -1,6 +1,7 @@
 /**
  * Finding 7: what strangers and single tenants cannot grow without bound. Junk slugs are not
- * remembered and the unknown-slug cache has a byte budget; live streams are capped per key and per
+ * remembered and the unknown-slug cache has a byte budget, as has the endpoint cache (large mock
+ * responses); live streams are capped per key and per
  * account; a notificationUrl on this service is refused and a notification loop stops; one
  * account's notifications cannot crowd out another's; an agent's sandbox has a capture quota.
  */
@@ -11,11 +12,14 @@ import { startHookReceiver, uniquePath } from '../support/hook-receiver';
 import { SseClient } from '../support/sse';
 import { describeBackends } from '../support/suite';
 import { AGENT_ENV, registerAnonymous, type SandboxCaptures } from '../behaviour/agent-support';
-import { accountWithEndpoint, captured } from './support';
+import { accountWithEndpoint, captured, setMock } from './support';
 
 const hooks = startHookReceiver();
 const SLUG_CACHE_BYTES = 20_000;
 const SANDBOX_CAPTURES = 3;
+/** The endpoint cache's budget here: about three of the test's mocks (each ~4 × MOCK_CHARS bytes estimated). */
+const MOCK_CHARS = 300_000;
+const ENDPOINT_CACHE_BYTES = 4_000_000;
 
 async function health(base: string): Promise<Health> {
   return (await call<Health>(base, 'GET', '/healthz')).body;
@@ -46,6 +50,32 @@ describeBackends(
       expect(after?.entries).toBeGreaterThan(0);
       expect(after?.bytes ?? Infinity).toBeLessThanOrEqual(SLUG_CACHE_BYTES);
     });
+
+    test("large mock responses stay within the endpoint cache's byte budget and are still served", async () => {
+      // One account, any number of endpoints, each with a mock of hundreds of KB: one request per
+      // slug used to load every mock into the receiver's memory (the cache was bounded by count only).
+      const { account } = await accountWithEndpoint(h.url);
+      const mocks: { slug: string; body: string }[] = [];
+      for (let i = 0; i < 8; i++) {
+        const created = await call<{ slug: string }>(h.url, 'POST', '/api/endpoints', { token: account.key, body: { name: `big ${i}` } });
+        const body = `${i}`.repeat(MOCK_CHARS);
+        await setMock(h.url, account.key, created.body.slug, { status: 200, body, headers: {} });
+        mocks.push({ slug: created.body.slug, body });
+      }
+      for (const m of mocks) {
+        const r = await fetch(`${h.url}/w/${m.slug}`, { method: 'POST', body: 'x' });
+        expect({ slug: m.slug, status: r.status, same: (await r.text()) === m.body }).toEqual({ slug: m.slug, status: 200, same: true });
+      }
+      const cache = (await health(h.url)).endpointCache;
+      expect(cache?.maxBytes).toBe(ENDPOINT_CACHE_BYTES);
+      expect(cache?.bytes ?? Infinity).toBeLessThanOrEqual(ENDPOINT_CACHE_BYTES);
+      expect(cache?.evictions ?? 0).toBeGreaterThan(0);
+      // An evicted snapshot is loaded again on its next capture, mock and all.
+      const first = mocks[0];
+      if (!first) throw new Error('no mock');
+      const again = await fetch(`${h.url}/w/${first.slug}`, { method: 'POST', body: 'x' });
+      expect(await again.text()).toBe(first.body);
+    }, 30_000);
 
     test('live streams are capped per key and per account (429 too_many_streams); closing one frees its slot', async () => {
       const { account, endpoint } = await accountWithEndpoint(h.url);
@@ -162,6 +192,7 @@ describeBackends(
   {
     ...AGENT_ENV,
     UNKNOWN_SLUG_CACHE_BYTES: String(SLUG_CACHE_BYTES),
+    ENDPOINT_CACHE_MAX_BYTES: String(ENDPOINT_CACHE_BYTES),
     STREAM_MAX_PER_KEY: '2',
     STREAM_MAX_PER_ACCOUNT: '3',
     OUTBOUND_ALLOW: '127.0.0.1',
