@@ -85,6 +85,8 @@ export interface Config {
     maxMs: number;
     /** Events queued for one slow client before it is dropped. */
     clientBuffer: number;
+    /** Bytes of events queued for one slow client before it is dropped (a capture's event can be megabytes). */
+    clientBufferBytes: number;
     /**
      * How long a node keeps an endpoint's subscription, with the events it delivered, after its
      * last client left: a reconnect with Last-Event-ID to the same node within it resumes exactly.
@@ -476,6 +478,7 @@ export function loadConfig(env: Env = process.env): Config {
       pingMs: int(env, 'STREAM_PING_MS', 30_000, 10),
       maxMs: int(env, 'STREAM_MAX_MS', 30 * 60_000, 100),
       clientBuffer: int(env, 'STREAM_CLIENT_BUFFER', 1_000, 1),
+      clientBufferBytes: int(env, 'STREAM_CLIENT_BUFFER_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       resumeMs: int(env, 'STREAM_RESUME_MS', 10_000, 0),
       caps: Object.freeze({ perCredential: int(env, 'STREAM_MAX_PER_KEY', 25, 1), perAccount: int(env, 'STREAM_MAX_PER_ACCOUNT', 100, 1) }),
       recheckMs: int(env, 'STREAM_RECHECK_MS', 60_000, 100),
