@@ -39,10 +39,10 @@ export interface ConnectionOptions {
 /**
  * A queue bounded by events and by bytes at once, in whole units so that sums stay exact: the queue
  * holds `units`, and an event weighs the larger of its share of the event bound and of the byte
- * bound. So the queue is full before either bound is passed, and, everything weighing at least
- * its share of both, not before half of one is reached. One event never weighs more than half:
- * an event larger than the byte bound is still sent (alone), never a reason to drop a client
- * that reads.
+ * bound. So the queue is full before either bound is passed, and never while both are under
+ * half (an event weighs at most the sum of its two shares). One event never weighs more than half,
+ * less one event's share (room for a ping behind it): an event larger than the byte bound is still
+ * sent, never a reason to drop a client that reads.
  */
 class QueueWeights {
   readonly units: number;
@@ -56,7 +56,7 @@ class QueueWeights {
   }
 
   of(frame: Uint8Array): number {
-    return Math.max(this.perEvent, Math.min(this.units / 2, frame.byteLength * this.perByte));
+    return Math.max(this.perEvent, Math.min(this.units / 2 - this.perEvent, frame.byteLength * this.perByte));
   }
 }
 
