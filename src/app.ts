@@ -84,6 +84,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 
   const endpointCache = new EndpointCache({
     maxEntries: config.endpointCacheMax,
+    maxBytes: config.endpointCacheMaxBytes,
     maxAgeMs: config.endpointCacheMaxAgeMs,
     maxMissingBytes: config.unknownSlugCacheBytes,
     loadMany: (slugs) => loadEndpointSnapshots(state.db, slugs),

@@ -62,6 +62,8 @@ export interface Config {
   unknownSlugCacheBytes: number;
   /** Endpoint snapshots the receiver keeps in memory at most (least recently used dropped first). */
   endpointCacheMax: number;
+  /** Estimated bytes of endpoint snapshots the receiver keeps at most (mock responses can be large). */
+  endpointCacheMaxBytes: number;
   /** A cached endpoint snapshot is re-read after at most this long (a backstop for a missed invalidation). */
   endpointCacheMaxAgeMs: number;
   /** Trust X-Forwarded-For for the sender ip (behind a proxy you control). */
@@ -83,6 +85,8 @@ export interface Config {
     maxMs: number;
     /** Events queued for one slow client before it is dropped. */
     clientBuffer: number;
+    /** Bytes of events queued for one slow client before it is dropped (a capture's event can be megabytes). */
+    clientBufferBytes: number;
     /**
      * How long a node keeps an endpoint's subscription, with the events it delivered, after its
      * last client left: a reconnect with Last-Event-ID to the same node within it resumes exactly.
@@ -457,6 +461,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100),
     unknownSlugCacheBytes: int(env, 'UNKNOWN_SLUG_CACHE_BYTES', 4 * 1024 * 1024, 0),
     endpointCacheMax: int(env, 'ENDPOINT_CACHE_MAX', 100_000, 1),
+    endpointCacheMaxBytes: int(env, 'ENDPOINT_CACHE_MAX_BYTES', 256 * 1024 * 1024, 1),
     endpointCacheMaxAgeMs: int(env, 'ENDPOINT_CACHE_MAX_AGE_MS', 300_000, 1_000),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     listDefaultLimit: defaultLimit(env, 'LIST_DEFAULT_LIMIT', 50, 'LIST_MAX_LIMIT', listMaxLimit),
@@ -473,6 +478,7 @@ export function loadConfig(env: Env = process.env): Config {
       pingMs: int(env, 'STREAM_PING_MS', 30_000, 10),
       maxMs: int(env, 'STREAM_MAX_MS', 30 * 60_000, 100),
       clientBuffer: int(env, 'STREAM_CLIENT_BUFFER', 1_000, 1),
+      clientBufferBytes: int(env, 'STREAM_CLIENT_BUFFER_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       resumeMs: int(env, 'STREAM_RESUME_MS', 10_000, 0),
       caps: Object.freeze({ perCredential: int(env, 'STREAM_MAX_PER_KEY', 25, 1), perAccount: int(env, 'STREAM_MAX_PER_ACCOUNT', 100, 1) }),
       recheckMs: int(env, 'STREAM_RECHECK_MS', 60_000, 100),

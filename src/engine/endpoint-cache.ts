@@ -4,7 +4,8 @@
  * Postgres once the slug is warm. A config change anywhere is announced on the bus
  * (config.endpoint) and every node's cache drops that slug's entry.
  *
- * The cache is bounded (ENDPOINT_CACHE_MAX entries) and evicts by CLOCK, an approximation of least
+ * The cache is bounded by entries (ENDPOINT_CACHE_MAX) and by estimated bytes
+ * (ENDPOINT_CACHE_MAX_BYTES), and evicts by CLOCK, an approximation of least
  * recently used: a hit only sets a flag on the entry (no map reordering on the warm path), and
  * the eviction sweep, walking from the oldest insertion, gives a flagged entry a second chance
  * (flag cleared, moved to the back) and drops the first unflagged one. The sweep looks at
@@ -71,6 +72,12 @@ export interface EndpointCacheOptions {
   /** Most entries kept (ENDPOINT_CACHE_MAX); the least recently used (CLOCK) are dropped first. */
   maxEntries?: number;
   /**
+   * Most estimated bytes kept (ENDPOINT_CACHE_MAX_BYTES). A mock response may be megabytes and an
+   * account may own any number of endpoints, so a count alone does not bound memory: one account
+   * could fill every receiver with its mocks by sending each slug one request.
+   */
+  maxBytes?: number;
+  /**
    * Memory the unknown slugs may hold, estimated per entry; the oldest are forgotten first. Only
    * well-formed slugs get here (the engine answers 404 to the rest without looking).
    */
@@ -88,11 +95,13 @@ export interface EndpointCacheStats {
   bytes: number;
   /** ENDPOINT_CACHE_MAX. */
   max: number;
+  /** ENDPOINT_CACHE_MAX_BYTES: the budget `bytes` is kept within (one snapshot larger than it is still served). */
+  maxBytes: number;
   /** Load queries sent to the state store since start (one per batch). */
   queries: number;
   /** Slugs those queries asked for. */
   slugsLoaded: number;
-  /** Entries dropped to stay within `max`. */
+  /** Entries dropped to stay within `max` and `maxBytes`. */
   evictions: number;
 }
 
@@ -139,6 +148,7 @@ export class EndpointCache {
   private readonly maxAgeMs: number;
   private readonly missingTtlMs: number;
   private readonly maxEntries: number;
+  private readonly maxBytes: number;
   private readonly maxMissingBytes: number;
   private readonly maxBatch: number;
   private readonly clock: Clock;
@@ -148,6 +158,7 @@ export class EndpointCache {
     this.maxAgeMs = opts.maxAgeMs ?? 300_000;
     this.missingTtlMs = opts.missingTtlMs ?? 1_000;
     this.maxEntries = Math.max(1, opts.maxEntries ?? 100_000);
+    this.maxBytes = Math.max(1, opts.maxBytes ?? 256 * 1024 * 1024);
     this.maxMissingBytes = opts.maxMissingBytes ?? 4 * 1024 * 1024;
     this.maxBatch = Math.max(1, opts.maxBatch ?? 500);
   }
@@ -208,6 +219,7 @@ export class EndpointCache {
       entries: this.entries.size,
       bytes: this.entryBytes,
       max: this.maxEntries,
+      maxBytes: this.maxBytes,
       queries: this.queries,
       slugsLoaded: this.slugsLoaded,
       evictions: this.evictions,
@@ -239,10 +251,14 @@ export class EndpointCache {
     entry.bytes = bytes;
   }
 
-  /** Makes room for one entry: CLOCK sweep from the hand (the map's oldest insertion). */
-  private evictOne(): void {
+  /**
+   * Makes room for one entry: CLOCK sweep from the hand (the map's oldest insertion). `keep` (the
+   * snapshot just loaded, which its caller is about to serve) is passed over.
+   */
+  private evictOne(keep?: Entry): void {
     let scanned = 0;
     for (const [slug, entry] of this.entries) {
+      if (entry === keep) continue;
       if (entry.used && ++scanned < EVICT_SCAN) {
         // Second chance: clear the flag and move behind the hand.
         entry.used = false;
@@ -269,6 +285,8 @@ export class EndpointCache {
             entry.retryAt = 0;
             entry.loading = null;
             this.setBytes(entry, snapshotBytes(snapshot));
+            // Within the byte budget; a snapshot bigger than all of it is kept alone.
+            while (this.entryBytes > this.maxBytes && this.entries.size > 1) this.evictOne(entry);
           } else {
             this.drop(slug, entry);
             this.rememberMissing(slug, this.clock.now());

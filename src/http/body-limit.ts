@@ -19,6 +19,28 @@ export const drainLimit = (max: number): number => Math.max(16 * 1024 * 1024, 4 
  */
 export const closesAfterRefusal = (declared: number, max: number): boolean => declared > drainLimit(max);
 
+/** Whether the sender asked for the connection to end after this exchange (`Connection: close`). */
+export const asksToClose = (request: Request): boolean => /(?:^|,)\s*close\s*(?:,|$)/i.test(request.headers.get('connection') ?? '');
+
+/**
+ * Readies the refusal of a body declared `declared` bytes long, over `max`; true when the
+ * connection must close (past the drain limit, or the body could not be read). Within the drain
+ * limit Bun discards the unread rest itself and keeps the connection, but not when the sender
+ * asked to close it (`Connection: close`, which Python's urllib always sends): Bun then closes as
+ * soon as the answer is written, and the bytes still arriving make the kernel reset the
+ * connection, so such a sender saw a broken pipe instead of the 413. Its body is read and thrown
+ * away first.
+ */
+export async function readyRefusal(request: Request, declared: number, max: number): Promise<boolean> {
+  if (closesAfterRefusal(declared, max)) return true;
+  if (!asksToClose(request) || !request.body) return false;
+  try {
+    return !(await readBounded(request.body, 0, drainLimit(max))).whole;
+  } catch {
+    return true;
+  }
+}
+
 export interface BoundedBody {
   /** The body, when it was at most `max` bytes; empty otherwise. */
   bytes: Uint8Array[];

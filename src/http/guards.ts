@@ -18,7 +18,7 @@ import { Elysia } from 'elysia';
 import type { Config } from '../config';
 import { AppError } from '../errors';
 import { hazardMessage, jsonHazard } from '../unknown';
-import { closesAfterRefusal, drainLimit, readBounded } from './body-limit';
+import { drainLimit, readBounded, readyRefusal } from './body-limit';
 import { isAgentRoute } from './errors';
 import { html, page } from './pages/html';
 
@@ -39,7 +39,7 @@ async function refuseUnboundedBody(request: Request, max: number): Promise<void>
   const declared = request.headers.get('content-length');
   if (declared !== null) {
     const length = Number(declared);
-    if (length > max) throw new AppError('payload_too_large', `request body exceeds the ${max}-byte limit`, closesAfterRefusal(length, max) ? { connection: 'close' } : {});
+    if (length > max) throw new AppError('payload_too_large', `request body exceeds the ${max}-byte limit`, (await readyRefusal(request, length, max)) ? { connection: 'close' } : {});
     return;
   }
   if (request.headers.has('transfer-encoding')) {

@@ -12,7 +12,7 @@ import type { Config } from '../config';
 import type { CaptureEngine } from '../engine/capture';
 import { RECEIVER_CORS_HEADERS, RECEIVER_SECURITY_HEADERS } from '../engine/receiver-headers';
 import { AppError } from '../errors';
-import { closesAfterRefusal, readBounded } from './body-limit';
+import { readBounded, readyRefusal } from './body-limit';
 import { clientAddress, type PeerSource } from './client-ip';
 import { documented, ErrorBody, ReceiverAck } from './api/models';
 import { errorResponse } from './errors';
@@ -31,7 +31,7 @@ async function readBody(request: Request, max: number): Promise<Uint8Array> {
     // Refused unread. Within the drain limit the server discards the rest itself and keeps the
     // connection; past it, `connection: close` stops it reading a huge upload.
     const length = Number(declared);
-    if (length > max) throw tooLarge(max, closesAfterRefusal(length, max));
+    if (length > max) throw tooLarge(max, await readyRefusal(request, length, max));
     return new Uint8Array(await request.arrayBuffer());
   }
   if (!request.body) return EMPTY;

@@ -1,7 +1,8 @@
 /**
  * Finding 7: what strangers and single tenants cannot grow without bound. Junk slugs are not
- * remembered and the unknown-slug cache has a byte budget; live streams are capped per key and per
- * account; a notificationUrl on this service is refused and a notification loop stops; one
+ * remembered and the unknown-slug cache has a byte budget, as has the endpoint cache (large mock
+ * responses); live streams are capped per key and per account, and a stream client's queue by
+ * bytes as well as events; a notificationUrl on this service is refused and a notification loop stops; one
  * account's notifications cannot crowd out another's; an agent's sandbox has a capture quota.
  */
 import { expect, test } from 'bun:test';
@@ -11,11 +12,16 @@ import { startHookReceiver, uniquePath } from '../support/hook-receiver';
 import { SseClient } from '../support/sse';
 import { describeBackends } from '../support/suite';
 import { AGENT_ENV, registerAnonymous, type SandboxCaptures } from '../behaviour/agent-support';
-import { accountWithEndpoint, captured } from './support';
+import { accountWithEndpoint, captured, setMock } from './support';
 
 const hooks = startHookReceiver();
 const SLUG_CACHE_BYTES = 20_000;
 const SANDBOX_CAPTURES = 3;
+/** The endpoint cache's budget here: about three of the test's mocks (each ~4 × MOCK_CHARS bytes estimated). */
+const MOCK_CHARS = 300_000;
+const ENDPOINT_CACHE_BYTES = 4_000_000;
+/** A stream client's queue here: about one of the test's large events (256 KiB of control characters, ~1.5 MB of JSON). */
+const STREAM_BUFFER_BYTES = 2 * 1024 * 1024;
 
 async function health(base: string): Promise<Health> {
   return (await call<Health>(base, 'GET', '/healthz')).body;
@@ -46,6 +52,78 @@ describeBackends(
       expect(after?.entries).toBeGreaterThan(0);
       expect(after?.bytes ?? Infinity).toBeLessThanOrEqual(SLUG_CACHE_BYTES);
     });
+
+    test("large mock responses stay within the endpoint cache's byte budget and are still served", async () => {
+      // One account, any number of endpoints, each with a mock of hundreds of KB: one request per
+      // slug used to load every mock into the receiver's memory (the cache was bounded by count only).
+      const { account } = await accountWithEndpoint(h.url);
+      const mocks: { slug: string; body: string }[] = [];
+      for (let i = 0; i < 8; i++) {
+        const created = await call<{ slug: string }>(h.url, 'POST', '/api/endpoints', { token: account.key, body: { name: `big ${i}` } });
+        const body = `${i}`.repeat(MOCK_CHARS);
+        await setMock(h.url, account.key, created.body.slug, { status: 200, body, headers: {} });
+        mocks.push({ slug: created.body.slug, body });
+      }
+      for (const m of mocks) {
+        const r = await fetch(`${h.url}/w/${m.slug}`, { method: 'POST', body: 'x' });
+        expect({ slug: m.slug, status: r.status, same: (await r.text()) === m.body }).toEqual({ slug: m.slug, status: 200, same: true });
+      }
+      const cache = (await health(h.url)).endpointCache;
+      expect(cache?.maxBytes).toBe(ENDPOINT_CACHE_BYTES);
+      expect(cache?.bytes ?? Infinity).toBeLessThanOrEqual(ENDPOINT_CACHE_BYTES);
+      expect(cache?.evictions ?? 0).toBeGreaterThan(0);
+      // An evicted snapshot is loaded again on its next capture, mock and all.
+      const first = mocks[0];
+      if (!first) throw new Error('no mock');
+      const again = await fetch(`${h.url}/w/${first.slug}`, { method: 'POST', body: 'x' });
+      expect(await again.text()).toBe(first.body);
+    }, 30_000);
+
+    test('a stream client that stops reading is dropped once its queue holds STREAM_CLIENT_BUFFER_BYTES, however few the events; readers get every large event, live and in a catch-up', async () => {
+      // 1,000 events (the count bound) of 1 MiB captures of control characters, 6 MiB of JSON each,
+      // used to be queued for a client that never read: gigabytes held for one stream.
+      const { account, endpoint } = await accountWithEndpoint(h.url);
+      const url = `${h.url}/api/stream/${endpoint.slug}`;
+      const clients = async () => (await health(h.url)).stream?.clients ?? -1;
+      const before = await clients();
+      const reader = await SseClient.live(url, { token: account.key });
+      const stuck = await Bun.connect({
+        hostname: '127.0.0.1',
+        port: Number(new URL(h.url).port),
+        socket: {
+          data() {},
+          open(s) {
+            s.write(`GET /api/stream/${endpoint.slug} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${account.key}\r\nAccept: text/event-stream\r\n\r\n`);
+            s.pause();
+          },
+        },
+      });
+      try {
+        await eventually(async () => (await clients()) === before + 2);
+        const body = '\u0001'.repeat(256 * 1024);
+        const ids: string[] = [];
+        for (let i = 0; i < 30; i++) {
+          const r = await fetch(`${h.url}/w/${endpoint.slug}/big`, { method: 'POST', body });
+          ids.push(((await r.json()) as { id: string }).id);
+        }
+        await reader.until(() => reader.events.length === ids.length, 40_000);
+        // Each record is over NATS's max payload: it travels as a reference and may come out of
+        // order (docs/stream.md); every one arrives once.
+        expect(reader.ids.toSorted()).toEqual(ids.toSorted());
+        // 30 events, far below the 1,000 of STREAM_CLIENT_BUFFER, but ~45 MB: the stuck client goes.
+        await eventually(async () => (await clients()) === before + 1, 10_000);
+        // A catch-up of events each close to the whole byte bound waits for its reader, and ends.
+        // It sends in the store's order, which may differ from arrival by a millisecond's ties.
+        const stored = (await captured(h.url, account.key, endpoint.slug, ids.length)).map((c) => c.id).reverse();
+        const resumed = await SseClient.live(url, { token: account.key, lastEventId: stored[0] ?? '' });
+        await resumed.until(() => resumed.events.length === ids.length - 1, 40_000);
+        expect(resumed.ids).toEqual(stored.slice(1));
+        resumed.close();
+      } finally {
+        reader.close();
+        stuck.end();
+      }
+    }, 120_000);
 
     test('live streams are capped per key and per account (429 too_many_streams); closing one frees its slot', async () => {
       const { account, endpoint } = await accountWithEndpoint(h.url);
@@ -162,6 +240,8 @@ describeBackends(
   {
     ...AGENT_ENV,
     UNKNOWN_SLUG_CACHE_BYTES: String(SLUG_CACHE_BYTES),
+    ENDPOINT_CACHE_MAX_BYTES: String(ENDPOINT_CACHE_BYTES),
+    STREAM_CLIENT_BUFFER_BYTES: String(STREAM_BUFFER_BYTES),
     STREAM_MAX_PER_KEY: '2',
     STREAM_MAX_PER_ACCOUNT: '3',
     OUTBOUND_ALLOW: '127.0.0.1',

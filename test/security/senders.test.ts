@@ -60,6 +60,27 @@ describeBackends('security: the receiver as senders see it', (h) => {
     expect(recs.map((r) => r.path)).toEqual(['/after']);
   }, 60_000);
 
+  test('a sender that asks to close the connection (Connection: close, as urllib sends) still gets the 413, on the receiver and the API', async () => {
+    const { account, endpoint } = await accountWithEndpoint(h.url);
+    // Bun closes such a connection as soon as it has answered, without discarding the unread
+    // body: the sender got a broken pipe (EPIPE) from about 3 MB on.
+    const close = { connection: 'close' };
+    const json = { 'content-type': 'application/json' };
+    const cases = [
+      { path: `/w/${endpoint.slug}/big`, headers: close, want: { status: 413, code: 'payload_too_large' } },
+      { path: '/api/endpoints', headers: { ...close, ...json, authorization: `Bearer ${account.key}` }, want: { status: 413, code: 'payload_too_large' } },
+      { path: '/api/agent/auth', headers: { ...close, ...json }, want: { status: 413, code: 'invalid_request' } },
+    ];
+    for (const c of cases) {
+      for (const size of [3 * 1024 * 1024, 12 * 1024 * 1024]) {
+        const r = await pythonPost(`${h.url}${c.path}`, size, false, c.headers);
+        expect({ path: c.path, size, ...r }).toEqual({ path: c.path, size, ...c.want });
+      }
+    }
+    expect((await fetch(`${h.url}/w/${endpoint.slug}/after`, { method: 'POST', body: 'ok' })).status).toBe(200);
+    expect((await captured(h.url, account.key, endpoint.slug, 1)).map((r) => r.path)).toEqual(['/after']);
+  }, 60_000);
+
   test('after a 413 within the drain limit the connection stays open and the next request on it is captured', async () => {
     const { account, endpoint } = await accountWithEndpoint(h.url);
     const body = Buffer.alloc(3 * 1024 * 1024, 0x62);

@@ -3,6 +3,10 @@
  * capture store, live events are held aside (bounded) and merged in without duplicates; once
  * live, a client whose queue is over its bound is dropped. A dropped client reconnects with
  * Last-Event-ID and catches up from the store, so dropping loses nothing it cannot get back.
+ *
+ * The bound is in events (STREAM_CLIENT_BUFFER) and in bytes (STREAM_CLIENT_BUFFER_BYTES): one
+ * capture's event can be megabytes (a 1 MiB body of control characters is 6 MiB of JSON), so
+ * 1,000 of them queued for a client that does not read held gigabytes.
  */
 import type { PageCursor } from '../../stores/captures/types';
 import { BUS_LOST, END_FRAMES, isAfter, isFinalReason, PING, type EventFrame, type FinalReason } from './frames';
@@ -18,6 +22,8 @@ const isGraceful = (reason: EndReason): boolean => reason === 'expired' || reaso
 export interface ConnectionOptions {
   /** Events queued for this client before it counts as too slow (STREAM_CLIENT_BUFFER). */
   buffer: number;
+  /** Bytes queued for this client before it counts as too slow (STREAM_CLIENT_BUFFER_BYTES). */
+  bufferBytes: number;
   /** The endpoint's clear watermark: captures received at or before it are hidden. */
   since: number;
   /** Hold live events aside until `goLive`: the client is catching up from the store. */
@@ -30,10 +36,37 @@ export interface ConnectionOptions {
   onServerEnd?: (reason: EndReason) => void;
 }
 
+/**
+ * A queue bounded by events and by bytes at once, in whole units so that sums stay exact: the queue
+ * holds `units`, and an event weighs the larger of its share of the event bound and of the byte
+ * bound. So the queue is full before either bound is passed, and never while both are under
+ * half (an event weighs at most the sum of its two shares). One event never weighs more than half,
+ * less one event's share (room for a ping behind it): an event larger than the byte bound is still
+ * sent, never a reason to drop a client that reads.
+ */
+class QueueWeights {
+  readonly units: number;
+  private readonly perEvent: number;
+  private readonly perByte: number;
+
+  constructor(events: number, bytes: number) {
+    this.units = events * bytes;
+    this.perEvent = bytes;
+    this.perByte = events;
+  }
+
+  of(frame: Uint8Array): number {
+    return Math.max(this.perEvent, Math.min(this.units / 2 - this.perEvent, frame.byteLength * this.perByte));
+  }
+}
+
 export class SseConnection {
   readonly stream: ReadableStream<Uint8Array>;
   private controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+  private readonly weights: QueueWeights;
   private held: Map<string, EventFrame> | null;
+  /** The weight of the held events (QueueWeights): holding stops at the queue's bound. */
+  private heldUnits = 0;
   /**
    * Ids sent by catch-up that were not held, newest `buffer` of them: their live copy may still be
    * on its way (another node's bus delivery can lag its store insert) and must not be sent twice.
@@ -47,6 +80,8 @@ export class SseConnection {
   constructor(private readonly opts: ConnectionOptions) {
     this.held = opts.holding ? new Map() : null;
     this.replayed = opts.holding ? new Set() : null;
+    const weights = new QueueWeights(opts.buffer, opts.bufferBytes);
+    this.weights = weights;
     this.stream = new ReadableStream<Uint8Array>(
       {
         start: (c) => {
@@ -56,8 +91,8 @@ export class SseConnection {
         pull: () => this.wake(),
         cancel: () => this.end('client'),
       },
-      // desiredSize = buffer − queued, so a negative desiredSize is the "too slow" signal.
-      new CountQueuingStrategy({ highWaterMark: opts.buffer }),
+      // desiredSize = units − queued weight, so a negative desiredSize is the "too slow" signal.
+      { highWaterMark: weights.units, size: (chunk) => (chunk === undefined ? 0 : weights.of(chunk)) },
     );
   }
 
@@ -80,14 +115,17 @@ export class SseConnection {
       return;
     }
     if (this.overflowed || this.replayed?.has(frame.id)) return;
-    if (held.size >= this.opts.buffer) {
-      // Too many to hold while catching up: forget them; `restartHolding` makes catch-up read
-      // them back from the store instead.
+    const weight = this.weights.of(frame.bytes);
+    if (this.heldUnits + weight > this.weights.units) {
+      // Too many (or too large) to hold while catching up: forget them; `restartHolding` makes
+      // catch-up read them back from the store instead.
       held.clear();
+      this.heldUnits = 0;
       this.overflowed = true;
       return;
     }
     held.set(frame.id, frame);
+    this.heldUnits += weight;
   }
 
   ping(): void {
@@ -110,10 +148,13 @@ export class SseConnection {
 
   /**
    * Catch-up: sends a frame read from the store in place of its held live copy, then waits while
-   * the queue is more than half full, so catch-up never outruns the client and pings still fit.
+   * the queue is more than half full, so catch-up never outruns the client and pings still fit
+   * (the next frame weighs half the queue at most, so it fits too).
    */
   async replay(frame: EventFrame): Promise<void> {
     const replayed = this.replayed;
+    const heldCopy = this.held?.get(frame.id);
+    if (heldCopy !== undefined) this.heldUnits -= this.weights.of(heldCopy.bytes);
     if (this.held?.delete(frame.id) === false && replayed !== null) {
       replayed.add(frame.id);
       // Catch-up runs oldest first, so the ids kept are the newest: the only ones still live.
@@ -123,11 +164,15 @@ export class SseConnection {
       }
     }
     this.push(frame.bytes);
-    const c = this.controller;
-    if (this.endReason !== null || c === null || (c.desiredSize ?? 0) >= this.opts.buffer / 2) return;
-    await new Promise<void>((resolve) => {
-      this.drained = resolve;
-    });
+    const half = this.weights.units / 2;
+    for (;;) {
+      const c = this.controller;
+      if (this.endReason !== null || c === null || (c.desiredSize ?? 0) >= half) return;
+      // Woken by each pull (the client took something) and by the end.
+      await new Promise<void>((resolve) => {
+        this.drained = resolve;
+      });
+    }
   }
 
   /**
@@ -138,6 +183,7 @@ export class SseConnection {
     const held = this.held;
     if (held === null || held.size === 0) return [];
     this.held = new Map();
+    this.heldUnits = 0;
     return [...held.values()];
   }
 
@@ -149,6 +195,7 @@ export class SseConnection {
     if (!this.overflowed || this.endReason !== null) return false;
     this.overflowed = false;
     this.held = new Map();
+    this.heldUnits = 0;
     return true;
   }
 

@@ -68,6 +68,7 @@ async function start(
   const scope = scopeOf(endpoint);
   const conn = new SseConnection({
     buffer: ctx.config.stream.clientBuffer,
+    bufferBytes: ctx.config.stream.clientBufferBytes,
     since: scope.since,
     holding: after !== null,
     onServerEnd: input.onServerEnd,
