@@ -35,7 +35,7 @@ function readJson(path: string, hint: string): unknown {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new CliError(`cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`, hint);
+    throw new CliError(`cannot read ${path}: ${osReason(err)}`, hint);
   }
 }
 

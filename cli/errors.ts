@@ -97,9 +97,16 @@ export function describeError(err: unknown, apiUrl: string, keySource?: KeySourc
   return { message: `${message}${debug}`, hint: debug ? undefined : 'set HOOKCAP_DEBUG=1 for details', exitCode: EXIT_FAILURE };
 }
 
+/**
+ * The OS wordings said otherwise: "illegal operation on a directory" (EISDIR, reading a folder as a
+ * file) does not say what is wrong. Every other reason is the OS's own.
+ */
+const PLAINER: Record<string, string> = { EISDIR: 'it is a folder' };
+
 /** A file system error's reason as the OS words it ("permission denied"), without the path node puts in its message. */
 export function osReason(e: unknown): string {
+  const code = e instanceof Error && 'code' in e && typeof e.code === 'string' ? e.code : '';
   const errno = e instanceof Error && 'errno' in e && typeof e.errno === 'number' ? e.errno : null;
-  const words = errno === null ? undefined : getSystemErrorMap().get(errno)?.[1];
+  const words = PLAINER[code] ?? (errno === null ? undefined : getSystemErrorMap().get(errno)?.[1]);
   return words ?? (e instanceof Error ? e.message : String(e));
 }

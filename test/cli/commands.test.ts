@@ -82,7 +82,8 @@ describe('usage', () => {
       [['export', SLUG, '--format', 'har', '--to', 'http://127.0.0.1:4000'], '--to is for --format curl; a HAR export keeps the captured URLs'],
       [['export', SLUG], "required option '--format <format>'"],
       [['replay', 'req_1', '--to', 'http://127.0.0.1:1', '-H', 'no colon'], "-H takes 'name: value'"],
-      [['send', SLUG, '--data', '@/nonexistent/file'], '--data: cannot read /nonexistent/file: there is no such file'],
+      // The reason in the OS's words (cli/errors.ts osReason), with the file named once.
+      [['send', SLUG, '--data', '@/nonexistent/file'], '--data: cannot read /nonexistent/file: no such file or directory'],
       [['replay', 'req_01M8J14ECK2WBM3Q50GN63DNY0', '--to', 'http://127.0.0.1:1', '--body', '@/'], '--body: cannot read /: it is a folder'],
       // An empty name is likelier an unset shell variable ("$NAME") than a wish for "Untitled endpoint".
       [['endpoints', 'create', ''], 'the endpoint name is empty (""); an unset shell variable?'],
@@ -103,6 +104,12 @@ describe('usage', () => {
       expect(r.stderr, args.join(' ')).toContain(message);
       expect(r.stderr).not.toContain('    at ');
     }
+    // Any reason the OS gives is said as the others are: not the runtime's "ENOTDIR: not a directory, open '…'", which names the file twice.
+    const file = join(e.configHome, 'a-file');
+    writeFileSync(file, 'x');
+    const through = await runCli(['send', SLUG, '--data', `@${file}/x`], e.env);
+    expect(through.code).toBe(2);
+    expect(through.stderr).toBe(`error: --data: cannot read ${file}/x: not a directory; add --help for usage\n`);
   });
 
   test('a command missing both its argument and a required option is told about the argument first, as its usage line orders them', async () => {
