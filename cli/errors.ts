@@ -45,6 +45,23 @@ export class UsageError extends CliError {
   }
 }
 
+/**
+ * A command that writes a file (`export -o FILE`) failed before FILE was written: whatever the
+ * failure (the server gone, an API error, the disk), its line ends `; nothing written to FILE`,
+ * said here once for all of them. The cause is described as it would be alone, hint included.
+ */
+export const nothingWrittenTo = (file: string): string => `nothing written to ${file}`;
+
+export class NothingWritten extends Error {
+  constructor(
+    readonly failure: unknown,
+    readonly file: string,
+  ) {
+    super(nothingWrittenTo(file));
+    this.name = 'NothingWritten';
+  }
+}
+
 /** The API address answers, but not as hookcap does. */
 export function notHookcap(apiUrl: string): CliError {
   return new CliError(
@@ -55,6 +72,10 @@ export function notHookcap(apiUrl: string): CliError {
 
 /** One line (plus a hint) for any error; HOOKCAP_DEBUG=1 adds the stack of unexpected ones. */
 export function describeError(err: unknown, apiUrl: string, keySource?: KeySource): { message: string; hint?: string; exitCode: number } {
+  if (err instanceof NothingWritten) {
+    const d = describeError(err.failure, apiUrl, keySource);
+    return { ...d, message: `${d.message}; ${err.message}` };
+  }
   if (err instanceof CliError) {
     return { message: err.message, hint: err.hint ?? (err.exitCode === EXIT_USAGE ? 'add --help for usage' : undefined), exitCode: err.exitCode };
   }

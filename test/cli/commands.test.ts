@@ -200,6 +200,26 @@ describe('export -o where no file can be created', () => {
   });
 });
 
+describe('export -o, the server down at the count', () => {
+  test('the line says nothing was written to FILE, as every failure before the first record does; FILE stays as it was', async () => {
+    const e = env({ HOOKCAP_API_KEY: 'svc_x', HOOKCAP_API_URL: 'http://127.0.0.1:9' });
+    const dir = join(e.configHome, 'out');
+    mkdirSync(dir);
+    const file = join(dir, 'all.har');
+    writeFileSync(file, 'an earlier export\n');
+    const r = await runCli(['export', SLUG, '--format', 'har', '-o', file, '--quiet'], e.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `error: cannot reach http://127.0.0.1:9: connection refused; nothing written to ${file}; is hookcap running at http://127.0.0.1:9? Set the address with --api-url or HOOKCAP_API_URL\n`,
+    );
+    expect(readFileSync(file, 'utf8')).toBe('an earlier export\n');
+    expect(readdirSync(dir)).toEqual(['all.har']);
+    // To stdout there is no file to speak of.
+    const piped = await runCli(['export', SLUG, '--format', 'har', '--quiet'], e.env);
+    expect(piped.stderr).toBe('error: cannot reach http://127.0.0.1:9: connection refused; is hookcap running at http://127.0.0.1:9? Set the address with --api-url or HOOKCAP_API_URL\n');
+  });
+});
+
 describe('logout', () => {
   test('without a server: removes the saved file whatever it holds, says so, and says when nothing was saved (exit 0 both times)', async () => {
     // Neither a server nor a usable address is needed: HOOKCAP_API_URL here is one every other command refuses.
@@ -308,6 +328,21 @@ describeBackends('hookcap commands', (h) => {
         'HOOKCAP_API_KEY is still set in this environment, and hookcap commands still use that key: unset HOOKCAP_API_KEY to stop.\n',
     );
     expect((await runCli(['endpoints', 'list', '--api-url', h.url], { ...e.env, HOOKCAP_API_KEY: a.key })).code).toBe(0);
+  });
+
+  test('export -o: refused at the count (no such endpoint), the line says nothing was written to FILE; FILE stays as it was', async () => {
+    const a = await newAccount(h.url);
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    const dir = join(e.configHome, 'out');
+    mkdirSync(dir);
+    const file = join(dir, 'all.ndjson');
+    writeFileSync(file, 'an earlier export\n');
+    // No such endpoint: refused at the count.
+    const r = await runCli(['export', SLUG, '--format', 'ndjson', '-o', file, '--quiet'], e.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^error: [^;\n]+; nothing written to ${file}; check the slug or id \\(hookcap endpoints list shows your endpoints`));
+    expect(readFileSync(file, 'utf8')).toBe('an earlier export\n');
+    expect(readdirSync(dir)).toEqual(['all.ndjson']);
   });
 
   test('the API address as the server prints it (…/api) works; an address that is not hookcap says so', async () => {
@@ -842,6 +877,30 @@ describe('hookcap send, the receiver behind its public URL', () => {
     expect(json.url).toBe(ep.url);
     expect(json.response.status).toBe(200);
   }, 180_000);
+});
+
+describe('hookcap export, refused after the count (429)', () => {
+  test('the refusal says nothing was written to FILE, as a loss midway does; FILE stays as it was', async () => {
+    // Three API requests per key in 10 minutes: the two used here and the export's count; the export itself is refused.
+    const server = await startServer({ env: { RATE_LIMIT_API: '3/600' } });
+    cleanups.push(() => stopServer(server));
+    const a = await newAccount(server.url);
+    const ep = (await call(server.url, 'POST', '/api/endpoints', { token: a.session, body: { name: 'limited' } })).body;
+    for (let i = 0; i < 2; i++) expect((await call(server.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).status).toBe(200);
+    const e = env({ HOOKCAP_API_URL: server.url, HOOKCAP_API_KEY: a.key });
+    const dir = join(e.configHome, 'out');
+    mkdirSync(dir);
+    const file = join(dir, 'all.har');
+    writeFileSync(file, 'an earlier export\n');
+    const r = await runCli(['export', ep.slug, '--format', 'har', '-o', file], e.env);
+    expect(r.code).toBe(1);
+    // The count came (the progress line), then the refusal.
+    expect(r.stderr).toContain(`exporting ${ep.slug}: 0 / 0 captures`);
+    expect(r.stderr).toMatch(new RegExp(`\\nerror: [^\\n]*; nothing written to ${file}\\n$`));
+    expect((await call(server.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).status).toBe(429);
+    expect(readFileSync(file, 'utf8')).toBe('an earlier export\n');
+    expect(readdirSync(dir)).toEqual(['all.har']);
+  }, 120_000);
 });
 
 describe('hookcap export, the server gone midway', () => {
