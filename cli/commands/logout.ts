@@ -12,7 +12,7 @@ const shownAs = (key: string): string => `${printable(key.slice(0, 12))}…`;
 
 export function logout(env: NodeJS.ProcessEnv = process.env): number {
   const gone = forgetConfig(env);
-  if (!gone.removed) out(`Nothing to remove: no key is saved (there is no ${gone.path}).`);
+  if (!gone.removed) out(`${gone.leftovers.length > 0 ? 'No' : 'Nothing to remove: no'} key is saved (there is no ${gone.path}).`);
   else if (gone.unreadable) {
     out(`Logged out: removed ${gone.path}, which could not be read, so the key it held is not known.`);
     out('That key is not revoked and still works: to revoke it, open the dashboard at /account and delete it under API keys.');
@@ -25,6 +25,10 @@ export function logout(env: NodeJS.ProcessEnv = process.env): number {
       const dashboard = gone.apiUrl ? `${printable(baseUrl(gone.apiUrl))}/account` : 'the dashboard at /account';
       out(`The key itself is not revoked and still works: to revoke it, open ${dashboard} and delete ${shownAs(gone.key)} under API keys.`);
     } else out('The key itself is not revoked and still works until it expires or is revoked on the server.');
+  }
+  if (gone.leftovers.length > 0) {
+    const n = gone.leftovers.length;
+    out(`Also removed ${n === 1 ? 'a temp file' : `${n} temp files`} an interrupted hookcap login left beside it, which may have held a key: ${gone.leftovers.join(', ')}.`);
   }
   // Read before the saved key: removing the file changes nothing while it is set.
   if (env.HOOKCAP_API_KEY) out('HOOKCAP_API_KEY is still set in this environment, and hookcap commands still use that key: unset HOOKCAP_API_KEY to stop.');

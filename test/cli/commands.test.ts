@@ -241,6 +241,40 @@ describe('logout', () => {
     );
     expect(readdirSync(join(e.configHome, 'hookcap'))).toEqual([]);
   });
+
+  test("removes the temp files an interrupted login left beside the config (login's naming only), and says so", async () => {
+    const e = env();
+    const dir = join(e.configHome, 'hookcap');
+    const path = join(dir, 'config.json');
+    mkdirSync(join(dir, 'state'), { recursive: true });
+    // What login writes before renaming (config.json.<pid>.tmp), killed between the two: it holds the key.
+    const saved = JSON.stringify({ apiUrl: 'http://127.0.0.1:9', key: 'svc_0123456789abcdef' });
+    writeFileSync(path, saved);
+    writeFileSync(`${path}.4242.tmp`, saved);
+    writeFileSync(`${path}.77.tmp`, '{"apiUrl": "http://127.0.0.1:9", "ke');
+    // Not login's temp files: kept.
+    const others = ['config.json.tmp', 'config.json.12a.tmp', 'config.json.5.tmp.bak', 'other.json.5.tmp', 'state'];
+    for (const name of others.slice(0, -1)) writeFileSync(join(dir, name), 'x');
+    writeFileSync(join(dir, 'state', 'abcdefghjkmn.json.5.tmp'), '{}');
+    const r = await runCli(['logout'], e.env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(
+      `Logged out: removed the key svc_01234567… saved for http://127.0.0.1:9 (${path}).\n` +
+        'The key itself is not revoked and still works: to revoke it, open http://127.0.0.1:9/account and delete svc_01234567… under API keys.\n' +
+        `Also removed 2 temp files an interrupted hookcap login left beside it, which may have held a key: ${path}.4242.tmp, ${path}.77.tmp.\n`,
+    );
+    expect(readdirSync(dir).sort()).toEqual([...others].sort());
+    expect(readdirSync(join(dir, 'state'))).toEqual(['abcdefghjkmn.json.5.tmp']);
+
+    // A temp file alone (the login died before its first rename): removed, and nothing else claimed.
+    writeFileSync(`${path}.4243.tmp`, saved);
+    const alone = await runCli(['logout'], e.env);
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(alone.stdout).toBe(
+      `No key is saved (there is no ${path}).\n` + `Also removed a temp file an interrupted hookcap login left beside it, which may have held a key: ${path}.4243.tmp.\n`,
+    );
+    expect(readdirSync(dir).sort()).toEqual([...others].sort());
+  });
 });
 
 describeBackends('hookcap commands', (h) => {
