@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { join } from 'node:path';
 import { har as validateHar } from 'har-validator';
 import type { Capture } from '../../src/model/capture';
@@ -362,6 +363,72 @@ describeBackends('hookcap commands', (h) => {
         'HOOKCAP_API_KEY is still set in this environment, and hookcap commands still use that key: unset HOOKCAP_API_KEY to stop.\n',
     );
     expect((await runCli(['endpoints', 'list', '--api-url', h.url], { ...e.env, HOOKCAP_API_KEY: a.key })).code).toBe(0);
+  });
+
+  test('logout of a saved session token (ses_…) ends the session on the server it was saved for; when that cannot be done it says so, and that the session still works', async () => {
+    const a = await newAccount(h.url);
+    const e = env();
+    const dir = join(e.configHome, 'hookcap');
+    const path = join(dir, 'config.json');
+    const signIn = async (): Promise<string> => (await call(h.url, 'POST', '/api/auth/login', { body: { email: a.email, password: 'correct horse battery' } })).body.token;
+    const works = async (token: string) => (await call(h.url, 'GET', '/api/auth/me', { token })).status;
+    expect((await runCli(['login', '--key', a.session, '--api-url', h.url], e.env)).code).toBe(0);
+
+    // Ended where it was saved for, whatever HOOKCAP_API_URL says now.
+    const out = await runCli(['logout'], { ...e.env, HOOKCAP_API_URL: 'http://127.0.0.1:9' });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toBe(
+      `Logged out: removed the session token ${a.session.slice(0, 12)}… saved for ${h.url} (${path}).\n` + 'The session is ended on the server too: it no longer works anywhere.\n',
+    );
+    expect(out.stdout).not.toContain(a.session);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(await works(a.session)).toBe(401);
+
+    // Signed out elsewhere meanwhile: nothing left to end, and that is said.
+    const signedOut = await signIn();
+    expect((await runCli(['login', '--key', signedOut, '--api-url', h.url], e.env)).code).toBe(0);
+    expect((await call(h.url, 'POST', '/api/auth/logout', { token: signedOut })).status).toBe(204);
+    const over = await runCli(['logout'], e.env);
+    expect(over.code, over.stderr).toBe(0);
+    expect(over.stdout).toEndWith('The session had already ended on the server (it expired, was signed out, or the password was changed): it no longer works anywhere.\n');
+
+    // The server down: the file goes all the same, and the line says the session lives on.
+    const relay = await startRelay(Number(new URL(h.url).port), () => false);
+    const down = await signIn();
+    expect((await runCli(['login', '--key', down, '--api-url', relay.url], e.env)).code).toBe(0);
+    relay.stop();
+    const unreachable = await runCli(['logout'], e.env);
+    expect(unreachable.code, unreachable.stderr).toBe(0);
+    expect(unreachable.stdout).toBe(
+      `Logged out: removed the session token ${down.slice(0, 12)}… saved for ${relay.url} (${path}).\n` +
+        `The session was not ended on the server: cannot reach ${relay.url}: connection refused.\n` +
+        `It still works until it expires (SESSION_TTL_MS after sign-in on that server, 30 days unless set otherwise); to end it sooner, change the password at ${relay.url}/account, which signs out every other session.\n`,
+    );
+    expect(readdirSync(dir)).toEqual([]);
+    expect(await works(down)).toBe(200);
+
+    // A server that takes the connection and never answers: logout gives up after 3 s rather than hang.
+    const silent = net.createServer(() => {});
+    const held = new Set<net.Socket>();
+    silent.on('connection', (socket) => held.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => {
+      for (const socket of held) socket.destroy();
+      silent.close();
+    });
+    const address = silent.address();
+    const silentUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const hung = await signIn();
+    // What login writes (it checks the key first, which this server would never answer).
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path, JSON.stringify({ apiUrl: silentUrl, key: hung }));
+    const started = Date.now();
+    const waited = await runCli(['logout'], e.env, { timeoutMs: 20_000 });
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(waited.stdout).toContain(`The session was not ended on the server: ${silentUrl} did not answer within 3 s.\nIt still works until it expires`);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(await works(hung)).toBe(200);
   });
 
   test('export -o: refused at the count (no such endpoint), the line says nothing was written to FILE; FILE stays as it was', async () => {
