@@ -12,6 +12,7 @@ import { bodyBytes } from '../../src/model/render';
 import { sendCaptures } from '../support/bulk-capture';
 import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
+import { clearOfWindowEdge } from '../support/rate-window';
 import { startServer, stopServer } from '../support/server';
 import { describeBackends } from '../support/suite';
 import { CLI, cliEnv, runCli, RunningCli, startLocalApp, startRelay, TtyCli, type CliEnv } from './support';
@@ -987,6 +988,8 @@ describe('hookcap export, refused after the count (429)', () => {
     cleanups.push(() => stopServer(server));
     const a = await newAccount(server.url);
     const ep = (await call(server.url, 'POST', '/api/endpoints', { token: a.session, body: { name: 'limited' } })).body;
+    // The windows are fixed (aligned to the epoch): one starting midway would let the export through.
+    await clearOfWindowEdge(600_000, 30_000);
     for (let i = 0; i < 2; i++) expect((await call(server.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).status).toBe(200);
     const e = env({ HOOKCAP_API_URL: server.url, HOOKCAP_API_KEY: a.key });
     const dir = join(e.configHome, 'out');
