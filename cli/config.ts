@@ -3,9 +3,9 @@
  * `config.json` (API URL and key, mode 0600) and `state/<slug>.json` (the last capture `listen`
  * handled, for resuming). Settings come from flags, then the environment, then the file.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { createClient, DEFAULT_API_URL, type HookcapClient } from '../client/index';
 import { isCaptureId } from '../src/ids';
 import { CliError, osReason } from './errors';
@@ -35,7 +35,7 @@ function readJson(path: string, hint: string): unknown {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new CliError(`cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`, hint);
+    throw new CliError(`cannot read ${path}: ${osReason(err)}`, hint);
   }
 }
 
@@ -54,10 +54,19 @@ function readConfigOrNothing(env: NodeJS.ProcessEnv): ConfigFile {
   }
 }
 
+/** The file `writePrivate` writes before renaming it to `path`: `path.<pid>.tmp`, beside it. */
+const tempOf = (path: string, pid: number): string => `${path}.${pid}.tmp`;
+
+/** Whether `name` (in `path`'s folder) is one of `path`'s temp files, by `tempOf`'s naming and no other. */
+function isTempOf(path: string, name: string): boolean {
+  const prefix = `${basename(path)}.`;
+  return name.startsWith(prefix) && /^\d+\.tmp$/.test(name.slice(prefix.length));
+}
+
 /** Writes `data` as JSON readable by the owner only, atomically (a crash leaves the old file or the new). */
 function writePrivate(path: string, data: unknown): void {
   mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${process.pid}.tmp`;
+  const tmp = tempOf(path, process.pid);
   writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600);
   renameSync(tmp, path);
@@ -104,6 +113,11 @@ export interface Forgotten {
   key?: string;
   /** The file was there but not JSON: what it held is not known. */
   unreadable: boolean;
+  /**
+   * Temp files of a `login` that died mid-write (`config.json.<pid>.tmp`, which may hold a key),
+   * removed too: their paths.
+   */
+  leftovers: string[];
 }
 
 /**
@@ -112,7 +126,8 @@ export interface Forgotten {
  */
 export function forgetConfig(env: NodeJS.ProcessEnv = process.env): Forgotten {
   const path = configPath(env);
-  if (!existsSync(path)) return { path, removed: false, unreadable: false };
+  const leftovers = removeLeftovers(path);
+  if (!existsSync(path)) return { path, removed: false, unreadable: false, leftovers };
   let held: ConfigFile = {};
   let unreadable = false;
   try {
@@ -125,7 +140,34 @@ export function forgetConfig(env: NodeJS.ProcessEnv = process.env): Forgotten {
   } catch (e) {
     throw new CliError(`cannot remove ${path}: ${osReason(e)}`, 'nothing was removed; remove the file by hand');
   }
-  return { path, removed: true, ...held, unreadable };
+  return { path, removed: true, ...held, unreadable, leftovers };
+}
+
+/**
+ * Removes the temp files a `login` killed between writing and renaming left beside `path`: they
+ * hold the key as the file would have. Only `tempOf`'s names, so nothing else in the folder goes.
+ */
+function removeLeftovers(path: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    // No folder: nothing was ever saved.
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names.filter((n) => isTempOf(path, n)).sort()) {
+    const leftover = join(dirname(path), name);
+    try {
+      unlinkSync(leftover);
+    } catch (e) {
+      // Gone meanwhile (a login finishing renames it): nothing left to remove.
+      if (e instanceof Error && 'code' in e && e.code === 'ENOENT') continue;
+      throw new CliError(`cannot remove ${leftover}: ${osReason(e)}`, 'it may hold a saved key; remove it by hand');
+    }
+    removed.push(leftover);
+  }
+  return removed;
 }
 
 /** A client for the resolved settings; a missing key is the user's to fix. */

@@ -45,6 +45,23 @@ export class UsageError extends CliError {
   }
 }
 
+/**
+ * A command that writes a file (`export -o FILE`) failed before FILE was written: whatever the
+ * failure (the server gone, an API error, the disk), its line ends `; nothing written to FILE`,
+ * said here once for all of them. The cause is described as it would be alone, hint included.
+ */
+export const nothingWrittenTo = (file: string): string => `nothing written to ${file}`;
+
+export class NothingWritten extends Error {
+  constructor(
+    readonly failure: unknown,
+    readonly file: string,
+  ) {
+    super(nothingWrittenTo(file));
+    this.name = 'NothingWritten';
+  }
+}
+
 /** The API address answers, but not as hookcap does. */
 export function notHookcap(apiUrl: string): CliError {
   return new CliError(
@@ -55,6 +72,10 @@ export function notHookcap(apiUrl: string): CliError {
 
 /** One line (plus a hint) for any error; HOOKCAP_DEBUG=1 adds the stack of unexpected ones. */
 export function describeError(err: unknown, apiUrl: string, keySource?: KeySource): { message: string; hint?: string; exitCode: number } {
+  if (err instanceof NothingWritten) {
+    const d = describeError(err.failure, apiUrl, keySource);
+    return { ...d, message: `${d.message}; ${err.message}` };
+  }
   if (err instanceof CliError) {
     return { message: err.message, hint: err.hint ?? (err.exitCode === EXIT_USAGE ? 'add --help for usage' : undefined), exitCode: err.exitCode };
   }
@@ -97,9 +118,16 @@ export function describeError(err: unknown, apiUrl: string, keySource?: KeySourc
   return { message: `${message}${debug}`, hint: debug ? undefined : 'set HOOKCAP_DEBUG=1 for details', exitCode: EXIT_FAILURE };
 }
 
+/**
+ * The OS wordings said otherwise: "illegal operation on a directory" (EISDIR, reading a folder as a
+ * file) does not say what is wrong. Every other reason is the OS's own.
+ */
+const PLAINER: Record<string, string> = { EISDIR: 'it is a folder' };
+
 /** A file system error's reason as the OS words it ("permission denied"), without the path node puts in its message. */
 export function osReason(e: unknown): string {
+  const code = e instanceof Error && 'code' in e && typeof e.code === 'string' ? e.code : '';
   const errno = e instanceof Error && 'errno' in e && typeof e.errno === 'number' ? e.errno : null;
-  const words = errno === null ? undefined : getSystemErrorMap().get(errno)?.[1];
+  const words = PLAINER[code] ?? (errno === null ? undefined : getSystemErrorMap().get(errno)?.[1]);
   return words ?? (e instanceof Error ? e.message : String(e));
 }

@@ -12,7 +12,7 @@ import { EXPIRES_IN_MAX_S, EXPIRES_IN_MIN_S } from '../src/model/endpoint-expiry
 import { checkRange, exportCaptures } from './commands/export';
 import { BACKLOG_CHOICES, MAX_NEWEST, type Backlog } from './backlog';
 import { listen, type ListenOptions } from './commands/listen';
-import { logout } from './commands/logout';
+import { END_SESSION_TIMEOUT_MS, logout } from './commands/logout';
 import { tail } from './commands/tail';
 import { replay, send } from './commands/replay';
 import { describeError, EXIT_USAGE, UsageError } from './errors';
@@ -79,9 +79,11 @@ program
   .addHelpText(
     'after',
     '\nAn API key cannot revoke itself: delete it in the dashboard (Account, API keys) to stop it working anywhere.\n' +
+      `A saved session token (ses_…) is also ended on the server it was saved for, when that answers within ${END_SESSION_TIMEOUT_MS / 1000} s.\n` +
       'HOOKCAP_API_KEY, when set, is read before the saved key and still applies after logout.',
   )
   // No settings are read: a broken config file or HOOKCAP_API_URL is no reason to keep the key.
+  // A saved session is ended at the address saved with it, the server that issued it.
   .action(act(async () => logout()));
 
 const endpoints = program.command('endpoints').description('list, create and delete capture endpoints; print the newest capture id of one');

@@ -5,7 +5,7 @@ import { AppError } from '../src/errors';
 import { captureIdFloor, isCaptureId, isSlug } from '../src/ids';
 import { parseHeaderFilter } from '../src/services/search-params';
 import type { HeaderFilter } from '../src/stores/captures/types';
-import { UsageError } from './errors';
+import { osReason, UsageError } from './errors';
 
 export function integer(name: string, min: number) {
   return (raw: string): number => {
@@ -119,10 +119,8 @@ export function bodySource(name: string, raw: string): Uint8Array {
   try {
     return new Uint8Array(readFileSync(path === '-' ? 0 : path));
   } catch (err) {
-    // Said in words: the runtime's "EISDIR: illegal operation on a directory, read" names no file.
-    const code = err instanceof Error && 'code' in err ? err.code : '';
-    const why = code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : err instanceof Error ? err.message : String(err);
-    throw new UsageError(`${name}: cannot read ${path === '-' ? 'stdin' : path}: ${why}`);
+    // Said in words, with the file named: the runtime's "EISDIR: illegal operation on a directory, read" names none.
+    throw new UsageError(`${name}: cannot read ${path === '-' ? 'stdin' : path}: ${osReason(err)}`);
   }
 }
 

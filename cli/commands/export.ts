@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { basename, dirname, join } from 'node:path';
 import { HookcapError, networkReason, type HookcapClient } from '../../client/index';
 import { targetUrl, toCurl } from '../../src/model/render';
-import { CliError, EXIT_OK, osReason, UsageError } from '../errors';
+import { CliError, EXIT_OK, NothingWritten, nothingWrittenTo, osReason, UsageError } from '../errors';
 import { boundMs } from '../options';
 import { bytes, Progress } from '../output';
 
@@ -129,11 +129,10 @@ export async function exportCaptures(client: HookcapClient, slug: string, opts: 
   const progress = new Progress(opts.quiet);
   let written = 0;
   let size = 0;
-  const nothingWritten = opts.output ? `; nothing written to ${opts.output}` : '';
   // Ctrl-C (or SIGTERM) midway: the part file goes, FILE stays as it was, and that is said.
   const onSignal = (signal: NodeJS.Signals) => {
     sink.abandon();
-    progress.done(`export of ${slug} stopped after ${captures(written)}${nothingWritten}`);
+    progress.done(`export of ${slug} stopped after ${captures(written)}${opts.output ? `; ${nothingWrittenTo(opts.output)}` : ''}`);
     process.exit(signal === 'SIGINT' ? 130 : 143);
   };
   process.on('SIGINT', onSignal);
@@ -174,21 +173,28 @@ export async function exportCaptures(client: HookcapClient, slug: string, opts: 
     return EXIT_OK;
   } catch (e) {
     sink.abandon();
-    // Once the count came, the server gone before the first record (the export asked for and not
-    // answered) is the loss midway below, with nothing yet written: said as that is.
-    if (e instanceof HookcapError && e.code === 'network' && counted) {
-      throw new CliError(`export stopped after ${captures(written)}: ${e.message}${nothingWritten}`, opts.output ? 'run the export again' : undefined);
-    }
-    if (e instanceof HookcapError) throw e;
-    // The server gone midway reads as the runtime's "ECONNRESET: The socket connection was closed
-    // unexpectedly. For more information, pass `verbose: true` …", advice meant for fetch's caller.
-    const lost = networkReason(e);
-    const why = lost ? `the connection to ${client.apiUrl} was lost (${lost})` : e instanceof Error ? e.message : String(e);
-    throw new CliError(`export stopped after ${captures(written)}: ${why}${nothingWritten}`, opts.output ? 'run the export again' : undefined);
+    const failure = stoppedBy(e, client, written, counted, opts.output !== undefined);
+    // -o's FILE is only ever renamed into place whole: any failure leaves it as it was, which is said.
+    throw opts.output ? new NothingWritten(failure, opts.output) : failure;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/** What an export that failed after `written` captures (the count done: `counted`) says. */
+function stoppedBy(e: unknown, client: HookcapClient, written: number, counted: boolean, toFile: boolean): unknown {
+  const again = toFile ? 'run the export again' : undefined;
+  // Once the count came, the server gone before the first record (the export asked for and not
+  // answered) is the loss midway below, with nothing yet written: said as that is.
+  if (e instanceof HookcapError && e.code === 'network' && counted) return new CliError(`export stopped after ${captures(written)}: ${e.message}`, again);
+  // The API's own refusals (404, 429 …) keep their words and hints (cli/errors.ts).
+  if (e instanceof HookcapError) return e;
+  // The server gone midway reads as the runtime's "ECONNRESET: The socket connection was closed
+  // unexpectedly. For more information, pass `verbose: true` …", advice meant for fetch's caller.
+  const lost = networkReason(e);
+  const why = lost ? `the connection to ${client.apiUrl} was lost (${lost})` : e instanceof Error ? e.message : String(e);
+  return new CliError(`export stopped after ${captures(written)}: ${why}`, again);
 }
 
 /** The endpoint's capture URL; a team member cannot read the endpoint itself, so the API host stands in. */

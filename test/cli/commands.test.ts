@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { join } from 'node:path';
 import { har as validateHar } from 'har-validator';
 import type { Capture } from '../../src/model/capture';
@@ -11,6 +12,7 @@ import { bodyBytes } from '../../src/model/render';
 import { sendCaptures } from '../support/bulk-capture';
 import { cleanupAfterAll } from '../support/cleanups';
 import { call, eventually, newAccount } from '../support/client';
+import { clearOfWindowEdge } from '../support/rate-window';
 import { startServer, stopServer } from '../support/server';
 import { describeBackends } from '../support/suite';
 import { CLI, cliEnv, runCli, RunningCli, startLocalApp, startRelay, TtyCli, type CliEnv } from './support';
@@ -82,7 +84,8 @@ describe('usage', () => {
       [['export', SLUG, '--format', 'har', '--to', 'http://127.0.0.1:4000'], '--to is for --format curl; a HAR export keeps the captured URLs'],
       [['export', SLUG], "required option '--format <format>'"],
       [['replay', 'req_1', '--to', 'http://127.0.0.1:1', '-H', 'no colon'], "-H takes 'name: value'"],
-      [['send', SLUG, '--data', '@/nonexistent/file'], '--data: cannot read /nonexistent/file: there is no such file'],
+      // The reason in the OS's words (cli/errors.ts osReason), with the file named once.
+      [['send', SLUG, '--data', '@/nonexistent/file'], '--data: cannot read /nonexistent/file: no such file or directory'],
       [['replay', 'req_01M8J14ECK2WBM3Q50GN63DNY0', '--to', 'http://127.0.0.1:1', '--body', '@/'], '--body: cannot read /: it is a folder'],
       // An empty name is likelier an unset shell variable ("$NAME") than a wish for "Untitled endpoint".
       [['endpoints', 'create', ''], 'the endpoint name is empty (""); an unset shell variable?'],
@@ -103,6 +106,12 @@ describe('usage', () => {
       expect(r.stderr, args.join(' ')).toContain(message);
       expect(r.stderr).not.toContain('    at ');
     }
+    // Any reason the OS gives is said as the others are: not the runtime's "ENOTDIR: not a directory, open '…'", which names the file twice.
+    const file = join(e.configHome, 'a-file');
+    writeFileSync(file, 'x');
+    const through = await runCli(['send', SLUG, '--data', `@${file}/x`], e.env);
+    expect(through.code).toBe(2);
+    expect(through.stderr).toBe(`error: --data: cannot read ${file}/x: not a directory; add --help for usage\n`);
   });
 
   test('a command missing both its argument and a required option is told about the argument first, as its usage line orders them', async () => {
@@ -193,6 +202,26 @@ describe('export -o where no file can be created', () => {
   });
 });
 
+describe('export -o, the server down at the count', () => {
+  test('the line says nothing was written to FILE, as every failure before the first record does; FILE stays as it was', async () => {
+    const e = env({ HOOKCAP_API_KEY: 'svc_x', HOOKCAP_API_URL: 'http://127.0.0.1:9' });
+    const dir = join(e.configHome, 'out');
+    mkdirSync(dir);
+    const file = join(dir, 'all.har');
+    writeFileSync(file, 'an earlier export\n');
+    const r = await runCli(['export', SLUG, '--format', 'har', '-o', file, '--quiet'], e.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `error: cannot reach http://127.0.0.1:9: connection refused; nothing written to ${file}; is hookcap running at http://127.0.0.1:9? Set the address with --api-url or HOOKCAP_API_URL\n`,
+    );
+    expect(readFileSync(file, 'utf8')).toBe('an earlier export\n');
+    expect(readdirSync(dir)).toEqual(['all.har']);
+    // To stdout there is no file to speak of.
+    const piped = await runCli(['export', SLUG, '--format', 'har', '--quiet'], e.env);
+    expect(piped.stderr).toBe('error: cannot reach http://127.0.0.1:9: connection refused; is hookcap running at http://127.0.0.1:9? Set the address with --api-url or HOOKCAP_API_URL\n');
+  });
+});
+
 describe('logout', () => {
   test('without a server: removes the saved file whatever it holds, says so, and says when nothing was saved (exit 0 both times)', async () => {
     // Neither a server nor a usable address is needed: HOOKCAP_API_URL here is one every other command refuses.
@@ -213,6 +242,40 @@ describe('logout', () => {
         'That key is not revoked and still works: to revoke it, open the dashboard at /account and delete it under API keys.\n',
     );
     expect(readdirSync(join(e.configHome, 'hookcap'))).toEqual([]);
+  });
+
+  test("removes the temp files an interrupted login left beside the config (login's naming only), and says so", async () => {
+    const e = env();
+    const dir = join(e.configHome, 'hookcap');
+    const path = join(dir, 'config.json');
+    mkdirSync(join(dir, 'state'), { recursive: true });
+    // What login writes before renaming (config.json.<pid>.tmp), killed between the two: it holds the key.
+    const saved = JSON.stringify({ apiUrl: 'http://127.0.0.1:9', key: 'svc_0123456789abcdef' });
+    writeFileSync(path, saved);
+    writeFileSync(`${path}.4242.tmp`, saved);
+    writeFileSync(`${path}.77.tmp`, '{"apiUrl": "http://127.0.0.1:9", "ke');
+    // Not login's temp files: kept.
+    const others = ['config.json.tmp', 'config.json.12a.tmp', 'config.json.5.tmp.bak', 'other.json.5.tmp', 'state'];
+    for (const name of others.slice(0, -1)) writeFileSync(join(dir, name), 'x');
+    writeFileSync(join(dir, 'state', 'abcdefghjkmn.json.5.tmp'), '{}');
+    const r = await runCli(['logout'], e.env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(
+      `Logged out: removed the key svc_01234567… saved for http://127.0.0.1:9 (${path}).\n` +
+        'The key itself is not revoked and still works: to revoke it, open http://127.0.0.1:9/account and delete svc_01234567… under API keys.\n' +
+        `Also removed 2 temp files an interrupted hookcap login left beside it, which may have held a key: ${path}.4242.tmp, ${path}.77.tmp.\n`,
+    );
+    expect(readdirSync(dir).sort()).toEqual([...others].sort());
+    expect(readdirSync(join(dir, 'state'))).toEqual(['abcdefghjkmn.json.5.tmp']);
+
+    // A temp file alone (the login died before its first rename): removed, and nothing else claimed.
+    writeFileSync(`${path}.4243.tmp`, saved);
+    const alone = await runCli(['logout'], e.env);
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(alone.stdout).toBe(
+      `No key is saved (there is no ${path}).\n` + `Also removed a temp file an interrupted hookcap login left beside it, which may have held a key: ${path}.4243.tmp.\n`,
+    );
+    expect(readdirSync(dir).sort()).toEqual([...others].sort());
   });
 });
 
@@ -301,6 +364,87 @@ describeBackends('hookcap commands', (h) => {
         'HOOKCAP_API_KEY is still set in this environment, and hookcap commands still use that key: unset HOOKCAP_API_KEY to stop.\n',
     );
     expect((await runCli(['endpoints', 'list', '--api-url', h.url], { ...e.env, HOOKCAP_API_KEY: a.key })).code).toBe(0);
+  });
+
+  test('logout of a saved session token (ses_…) ends the session on the server it was saved for; when that cannot be done it says so, and that the session still works', async () => {
+    const a = await newAccount(h.url);
+    const e = env();
+    const dir = join(e.configHome, 'hookcap');
+    const path = join(dir, 'config.json');
+    const signIn = async (): Promise<string> => (await call(h.url, 'POST', '/api/auth/login', { body: { email: a.email, password: 'correct horse battery' } })).body.token;
+    const works = async (token: string) => (await call(h.url, 'GET', '/api/auth/me', { token })).status;
+    expect((await runCli(['login', '--key', a.session, '--api-url', h.url], e.env)).code).toBe(0);
+
+    // Ended where it was saved for, whatever HOOKCAP_API_URL says now.
+    const out = await runCli(['logout'], { ...e.env, HOOKCAP_API_URL: 'http://127.0.0.1:9' });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toBe(
+      `Logged out: removed the session token ${a.session.slice(0, 12)}… saved for ${h.url} (${path}).\n` + 'The session is ended on the server too: it no longer works anywhere.\n',
+    );
+    expect(out.stdout).not.toContain(a.session);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(await works(a.session)).toBe(401);
+
+    // Signed out elsewhere meanwhile: nothing left to end, and that is said.
+    const signedOut = await signIn();
+    expect((await runCli(['login', '--key', signedOut, '--api-url', h.url], e.env)).code).toBe(0);
+    expect((await call(h.url, 'POST', '/api/auth/logout', { token: signedOut })).status).toBe(204);
+    const over = await runCli(['logout'], e.env);
+    expect(over.code, over.stderr).toBe(0);
+    expect(over.stdout).toEndWith('The session had already ended on the server (it expired, was signed out, or the password was changed): it no longer works anywhere.\n');
+
+    // The server down: the file goes all the same, and the line says the session lives on.
+    const relay = await startRelay(Number(new URL(h.url).port), () => false);
+    const down = await signIn();
+    expect((await runCli(['login', '--key', down, '--api-url', relay.url], e.env)).code).toBe(0);
+    relay.stop();
+    const unreachable = await runCli(['logout'], e.env);
+    expect(unreachable.code, unreachable.stderr).toBe(0);
+    expect(unreachable.stdout).toBe(
+      `Logged out: removed the session token ${down.slice(0, 12)}… saved for ${relay.url} (${path}).\n` +
+        `The session was not ended on the server: cannot reach ${relay.url}: connection refused.\n` +
+        `It still works until it expires (SESSION_TTL_MS after sign-in on that server, 30 days unless set otherwise); to end it sooner, change the password at ${relay.url}/account, which signs out every other session.\n`,
+    );
+    expect(readdirSync(dir)).toEqual([]);
+    expect(await works(down)).toBe(200);
+
+    // A server that takes the connection and never answers: logout gives up after 3 s rather than hang.
+    const silent = net.createServer(() => {});
+    const held = new Set<net.Socket>();
+    silent.on('connection', (socket) => held.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => {
+      for (const socket of held) socket.destroy();
+      silent.close();
+    });
+    const address = silent.address();
+    const silentUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const hung = await signIn();
+    // What login writes (it checks the key first, which this server would never answer).
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path, JSON.stringify({ apiUrl: silentUrl, key: hung }));
+    const started = Date.now();
+    const waited = await runCli(['logout'], e.env, { timeoutMs: 20_000 });
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(waited.stdout).toContain(`The session was not ended on the server: ${silentUrl} did not answer within 3 s.\nIt still works until it expires`);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(await works(hung)).toBe(200);
+  });
+
+  test('export -o: refused at the count (no such endpoint), the line says nothing was written to FILE; FILE stays as it was', async () => {
+    const a = await newAccount(h.url);
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    const dir = join(e.configHome, 'out');
+    mkdirSync(dir);
+    const file = join(dir, 'all.ndjson');
+    writeFileSync(file, 'an earlier export\n');
+    // No such endpoint: refused at the count.
+    const r = await runCli(['export', SLUG, '--format', 'ndjson', '-o', file, '--quiet'], e.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^error: [^;\n]+; nothing written to ${file}; check the slug or id \\(hookcap endpoints list shows your endpoints`));
+    expect(readFileSync(file, 'utf8')).toBe('an earlier export\n');
+    expect(readdirSync(dir)).toEqual(['all.ndjson']);
   });
 
   test('the API address as the server prints it (…/api) works; an address that is not hookcap says so', async () => {
@@ -835,6 +979,32 @@ describe('hookcap send, the receiver behind its public URL', () => {
     expect(json.url).toBe(ep.url);
     expect(json.response.status).toBe(200);
   }, 180_000);
+});
+
+describe('hookcap export, refused after the count (429)', () => {
+  test('the refusal says nothing was written to FILE, as a loss midway does; FILE stays as it was', async () => {
+    // Three API requests per key in 10 minutes: the two used here and the export's count; the export itself is refused.
+    const server = await startServer({ env: { RATE_LIMIT_API: '3/600' } });
+    cleanups.push(() => stopServer(server));
+    const a = await newAccount(server.url);
+    const ep = (await call(server.url, 'POST', '/api/endpoints', { token: a.session, body: { name: 'limited' } })).body;
+    // The windows are fixed (aligned to the epoch): one starting midway would let the export through.
+    await clearOfWindowEdge(600_000, 30_000);
+    for (let i = 0; i < 2; i++) expect((await call(server.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).status).toBe(200);
+    const e = env({ HOOKCAP_API_URL: server.url, HOOKCAP_API_KEY: a.key });
+    const dir = join(e.configHome, 'out');
+    mkdirSync(dir);
+    const file = join(dir, 'all.har');
+    writeFileSync(file, 'an earlier export\n');
+    const r = await runCli(['export', ep.slug, '--format', 'har', '-o', file], e.env);
+    expect(r.code).toBe(1);
+    // The count came (the progress line), then the refusal.
+    expect(r.stderr).toContain(`exporting ${ep.slug}: 0 / 0 captures`);
+    expect(r.stderr).toMatch(new RegExp(`\\nerror: [^\\n]*; nothing written to ${file}\\n$`));
+    expect((await call(server.url, 'GET', `/api/search/requests/count?slug=${ep.slug}`, { token: a.key })).status).toBe(429);
+    expect(readFileSync(file, 'utf8')).toBe('an earlier export\n');
+    expect(readdirSync(dir)).toEqual(['all.har']);
+  }, 120_000);
 });
 
 describe('hookcap export, the server gone midway', () => {
