@@ -100,6 +100,20 @@ describeBackends(
       expectAgentError(await call(h.url, 'POST', '/api/agent/auth/poll', { body: {} }), 400, 'invalid_request');
     });
 
+    test('an unclaimed key refused on an account route is told the sandbox route that works and how it gets claimed', async () => {
+      const reg = await registerAnonymous(h.url, 'eager agent');
+      const refused = await call(h.url, 'GET', '/api/endpoints', { token: reg.credential });
+      expect(refused.status).toBe(403);
+      const words = (refused.body as { error: string }).error;
+      // Every route the message names answers that key (it once named /api/agent/sandbox, a 404).
+      const named = [...words.matchAll(/(GET |POST )?(\/api\/agent\/[a-z/]+[a-z])/g)].map((m) => m[2] ?? '');
+      expect(named).toEqual(['/api/agent/auth/poll', '/api/agent/sandbox/endpoints']);
+      expect((await call(h.url, 'GET', '/api/agent/sandbox/endpoints', { token: reg.credential })).status).toBe(200);
+      expect((await call(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: reg.claim_token } })).status).toBe(200);
+      expect(words).toContain('claim_url');
+      expect(words).toContain('/agent/claim');
+    });
+
     test('opening a POST-only agent route, such as the email flow’s claim_url, says to POST and what', async () => {
       const reg = await call<{ claim_url: string }>(h.url, 'POST', '/api/agent/auth', {
         body: { type: 'verified_email', email: uniqueEmail(), client_name: 'reading agent' },
