@@ -8,7 +8,7 @@
 import { expect, test } from 'bun:test';
 import { call } from '../support/client';
 import { describeBackends } from '../support/suite';
-import { AGENT_ENV, expectAgentError, registerAnonymous, uniqueEmail } from './agent-support';
+import { AGENT_ENV, expectAgentError, registerAnonymous, uniqueEmail, type SandboxList } from './agent-support';
 
 const BASE = 'https://hooks.example.test';
 
@@ -112,6 +112,32 @@ describeBackends(
       expect((await call(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: reg.claim_token } })).status).toBe(200);
       expect(words).toContain('claim_url');
       expect(words).toContain('/agent/claim');
+    });
+
+    test('an agent cleaning up its sandbox is told that sandbox endpoints end by themselves, not "not found"', async () => {
+      const reg = await registerAnonymous(h.url, 'tidy agent');
+      const ep = await call<{ slug: string }>(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential });
+      expect(ep.status).toBe(201);
+      const tries = [
+        ['DELETE', `/api/agent/sandbox/endpoints?slug=${ep.body.slug}`],
+        ['PATCH', '/api/agent/sandbox/endpoints'],
+        ['PUT', '/api/agent/sandbox/endpoints'],
+      ] as const;
+      for (const [method, path] of tries) {
+        const r = await call(h.url, method, path, { token: reg.credential });
+        expect({ method, status: r.status, allow: r.headers.get('allow') }).toEqual({ method, status: 405, allow: 'GET, POST' });
+        expect(r.body).toMatchObject({ error: 'invalid_request' });
+        expect((r.body as { error_description: string }).error_description).toContain('expiresAt');
+      }
+      // The REST-style guesses at one endpoint say where its captures are.
+      for (const method of ['GET', 'DELETE'] as const) {
+        const r = await call(h.url, method, `/api/agent/sandbox/endpoints/${ep.body.slug}`, { token: reg.credential });
+        expect(r.status).toBe(404);
+        expect((r.body as { error: string }).error).toContain('GET /api/agent/sandbox/endpoints?slug=<slug>');
+      }
+      // Nothing was deleted.
+      const listed = await call<SandboxList>(h.url, 'GET', '/api/agent/sandbox/endpoints', { token: reg.credential });
+      expect(listed.body.map((e) => e.slug)).toEqual([ep.body.slug]);
     });
 
     test('opening a POST-only agent route, such as the email flow’s claim_url, says to POST and what', async () => {

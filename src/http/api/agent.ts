@@ -94,6 +94,29 @@ const postOnly = (what: string) => () =>
   });
 const HIDDEN = { detail: { hide: true } };
 
+/** How a sandbox endpoint ends, for an agent trying to delete or change one. */
+const SANDBOX_ENDS =
+  'sandbox endpoints cannot be deleted or changed: each ends by itself at its expiresAt, and when a person claims the key they become endpoints of the account (then DELETE /api/endpoints/{slug})';
+
+/**
+ * Any other method on the sandbox collection (an agent cleaning up): 405 with Allow and how a
+ * sandbox endpoint ends, not a bare 404 that reads as "no such endpoint".
+ */
+const sandboxMethod = () =>
+  new Response(
+    JSON.stringify({
+      error: 'invalid_request',
+      error_description: `use GET (this key's sandbox endpoints; ?slug=<slug> for one's captured requests) or POST (create one); ${SANDBOX_ENDS}`,
+    }),
+    { status: 405, headers: { 'content-type': 'application/json', allow: 'GET, POST', ...NO_STORE } },
+  );
+
+/** `/sandbox/endpoints/<slug>`, the path a REST habit guesses: there is none; say where things are. */
+const sandboxItem = () =>
+  errorResponse(
+    new AppError('not_found', `no route here: a sandbox endpoint's captured requests are at GET /api/agent/sandbox/endpoints?slug=<slug>; ${SANDBOX_ENDS}`),
+  );
+
 /** What an agent that called claim confirm itself should do instead. */
 const PERSON_CONFIRMS =
   'a signed-in person confirms (or denies) the claim; an agent shows that person its claim_url (or the user_code to type at /agent/claim) and polls /api/agent/auth/poll';
@@ -377,6 +400,10 @@ export const agentRoutes = (ctx: Ctx) => {
         },
       },
     )
+    .delete('/sandbox/endpoints', sandboxMethod, HIDDEN)
+    .patch('/sandbox/endpoints', sandboxMethod, HIDDEN)
+    .put('/sandbox/endpoints', sandboxMethod, HIDDEN)
+    .all('/sandbox/endpoints/*', sandboxItem, HIDDEN)
     .get('/auth', postOnly('a JSON body {"type": "anonymous" or "verified_email", "client_name", …}, or an identity assertion with Content-Type: application/jwt'), HIDDEN)
     .get('/auth/poll', postOnly('a JSON body {"claim_token": "clm_…"}'), HIDDEN)
     .get('/auth/claim/verify-otp', postOnly('a JSON body {"claim_token": "clm_…", "otp": "<the 6 digits from the mail>"}'), HIDDEN)
