@@ -86,6 +86,31 @@ describeBackends(
       expect(codes('/api/agent/auth/poll', '410')).toContain('claim_expired');
     });
 
+    test('/llms.txt states the limits in force, and they are the ones the service applies', async () => {
+      const text = await (await fetch(`${h.url}/llms.txt`)).text();
+      expect(text).toContain('The person has 45 minutes to claim it');
+      expect(text).toContain('The code works for 7 minutes and 5 tries');
+      expect(text).toContain('at most 2 live sandbox endpoints per key (one more is `409`), each lasting 90 minutes; 250 captures a month per key');
+      expect(text).toContain(`\`aud\` exactly ${BASE}/api/`);
+      expect(text).toContain('no live stream in the sandbox');
+
+      const before = Date.now();
+      const reg = await registerAnonymous(h.url, 'planning agent');
+      const claimBy = Date.parse(reg.claim_token_expires) - before;
+      expect(claimBy).toBeGreaterThanOrEqual(45 * 60_000 - 1000);
+      expect(claimBy).toBeLessThan(45 * 60_000 + 10_000);
+      const made = [];
+      for (let i = 0; i < 2; i++) {
+        const ep = await call<{ slug: string; expiresAt: number }>(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential });
+        expect(ep.status).toBe(201);
+        expect(ep.body.expiresAt - before).toBeGreaterThanOrEqual(90 * 60_000 - 1000);
+        made.push(ep.body.slug);
+      }
+      expect((await call(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential })).status).toBe(409);
+      // As it says, waiting is polling: the live stream is refused to an unclaimed key.
+      expect((await call(h.url, 'GET', `/api/stream/${made[0]}`, { token: reg.credential })).status).toBe(403);
+    });
+
     test('an agent that tries to confirm its own claim is told that a person confirms, and how', async () => {
       const reg = await registerAnonymous(h.url, 'impatient agent');
       const keyless = await call(h.url, 'POST', '/api/agent/auth/claim/confirm', { body: { claim_token: reg.claim_token } });
@@ -164,5 +189,6 @@ describeBackends(
       expect(body.error_description).toContain('Content-Type: application/jwt');
     });
   },
-  { ...AGENT_ENV, BASE_URL: BASE },
+  // Limits off their defaults, so /llms.txt is seen stating the ones in force.
+  { ...AGENT_ENV, BASE_URL: BASE, SANDBOX_MAX_ENDPOINTS: '2', SANDBOX_TTL_MS: '5400000', SANDBOX_MAX_CAPTURES: '250', CLAIM_TTL_MS: '2700000', AGENT_OTP_TTL_MS: '420000' },
 );
