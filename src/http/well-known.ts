@@ -9,6 +9,8 @@ import type { Config } from '../config';
 import { POST_CLAIM_SCOPES } from '../services/agent/keys';
 import { OTP_MAX_ATTEMPTS } from '../auth/agent/codes';
 import { durationWords } from '../mail/duration-words';
+import { AppError } from '../errors';
+import { errorResponse } from './errors';
 
 export function protectedResourceMetadata(config: Pick<Config, 'baseUrl'>) {
   const base = config.baseUrl;
@@ -113,6 +115,7 @@ export const wellKnownRoutes = (config: Config, providers: readonly IdJagProvide
   const resource = protectedResourceMetadata(config);
   const server = authorizationServerMetadata(config, providers);
   const detail = { tags: ['discovery'] };
+  const apiRootHint = `no route at /api/, the API's base: every route is in the OpenAPI document, ${config.baseUrl}/docs/json (as a page: /docs). An AI agent without a key starts at ${config.baseUrl}/llms.txt or ${config.baseUrl}/.well-known/oauth-authorization-server`;
   return (
     new Elysia()
       .get('/.well-known/oauth-protected-resource', () => json(resource), { detail: { ...detail, summary: 'RFC 9728 metadata' } })
@@ -120,6 +123,10 @@ export const wellKnownRoutes = (config: Config, providers: readonly IdJagProvide
       .get('/.well-known/oauth-protected-resource/api', () => json(resource), { detail: { ...detail, summary: 'RFC 9728 metadata' } })
       .get('/.well-known/oauth-protected-resource/api/', () => json(resource), { detail: { ...detail, summary: 'RFC 9728 metadata' } })
       .get('/.well-known/oauth-authorization-server', () => json(server), { detail: { ...detail, summary: 'RFC 8414 metadata' } })
+      // The resource identifier (`resource` above) is where an agent may look first; it has no
+      // route of its own, so its 404 says where the routes are rather than a bare "not found".
+      .get('/api', () => errorResponse(new AppError('not_found', apiRootHint)), { detail: { hide: true } })
+      .get('/api/', () => errorResponse(new AppError('not_found', apiRootHint)), { detail: { hide: true } })
       // Public text that changes only with a deploy: cached like the metadata, no CORS (docs/agents.md).
       .get('/llms.txt', () => new Response(llms, { headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'public, max-age=300' } }), {
         detail: { ...detail, summary: 'llms.txt: what hookcap is and how an agent gets a key (llmstxt.org)' },

@@ -47,6 +47,19 @@ describeBackends(
       expect(server.body.agent_registration_endpoint).toBe(`${BASE}/api/agent/auth`);
     });
 
+    test('the resource identifier itself ({base_url}/api/) is no route, and its 404 says where the routes are', async () => {
+      const resource = await call<{ resource: string }>(h.url, 'GET', '/.well-known/oauth-protected-resource');
+      for (const path of [new URL(resource.body.resource).pathname, '/api']) {
+        const r = await call(h.url, 'GET', path);
+        expect(r.status).toBe(404);
+        expect((r.body as { code: string }).code).toBe('not_found');
+        const words = (r.body as { error: string }).error;
+        const links = [...words.matchAll(/https:\/\/hooks\.example\.test(\/[^\s,]+)/g)].map((m) => m[1] ?? '');
+        expect(links).toEqual(['/docs/json', '/llms.txt', '/.well-known/oauth-authorization-server']);
+        for (const link of links) expect({ link, status: (await fetch(`${h.url}${link}`)).status }).toEqual({ link, status: 200 });
+      }
+    });
+
     test('the documentation link leads to the OpenAPI document', async () => {
       const resource = await call<{ resource_documentation: string }>(h.url, 'GET', '/.well-known/oauth-protected-resource');
       const page = await fetch(`${h.url}${new URL(resource.body.resource_documentation).pathname}`);
