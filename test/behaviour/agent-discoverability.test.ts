@@ -19,6 +19,7 @@ interface Schema {
   anyOf?: Schema[];
 }
 interface Operation {
+  summary?: string;
   requestBody?: { content?: Record<string, { schema?: Schema }> };
   parameters?: { name: string; in: string }[];
   responses?: Record<string, { description?: string }>;
@@ -83,6 +84,8 @@ describeBackends(
       expect(register['application/jwt']?.schema?.type).toBe('string');
 
       expect(json('/api/agent/auth/poll').required).toEqual(['claim_token']);
+      // The poll's summary names each state it can answer, denied included.
+      for (const status of ['pending', 'claimed', 'denied']) expect(op('/api/agent/auth/poll').summary).toContain(status);
       expect(json('/api/agent/auth/claim/verify-otp').required).toEqual(['claim_token', 'otp']);
       expect(json('/api/agent/auth/claim/verify-otp').properties?.otp?.pattern).toBe('^[0-9]{6}$');
       expect((json('/api/agent/auth/claim/confirm').anyOf ?? []).map((s) => s.required)).toEqual([['claim_token'], ['user_code']]);

@@ -234,7 +234,7 @@ export const agentRoutes = (ctx: Ctx) => {
       {
         parse: rawText,
         detail: {
-          summary: 'Poll a registration with {claim_token}: pending (with user_code) or claimed',
+          summary: 'Poll a registration with {claim_token}: pending (with user_code), claimed, or denied (a person refused it: register again)',
           security: [],
           requestBody: PollRequestDoc,
           responses: documented({
