@@ -91,6 +91,8 @@ describeBackends(
       }
       expectAgentError(await verify(reg.claim_token, otp), 410, 'otp_expired');
       expectAgentError(await verify(reg.claim_token, wrongOtp(otp)), 410, 'otp_expired');
+      // Nothing can complete it now, so the poll does not call it pending: it says what verify-otp says.
+      expectAgentError(await call(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: reg.claim_token } }), 410, 'otp_expired');
     });
 
     test('concurrent wrong guesses never buy more than five attempts', async () => {

@@ -239,7 +239,7 @@ export const agentRoutes = (ctx: Ctx) => {
           requestBody: PollRequestDoc,
           responses: documented({
             200: { description: 'Its status', schema: RegistrationStatus },
-            ...codedErrors({ 400: 'invalid_request, invalid_claim_token', 410: 'claim_expired (register again)' }),
+            ...codedErrors({ 400: 'invalid_request, invalid_claim_token', 410: 'claim_expired, or otp_expired (an email registration whose code took too many wrong tries): register again' }),
           }),
         },
       },
