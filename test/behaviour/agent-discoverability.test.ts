@@ -48,6 +48,14 @@ describeBackends(
       expect(server.body.agent_registration_endpoint).toBe(`${BASE}/api/agent/auth`);
     });
 
+    test('the home page, read without running its script, points an agent at /llms.txt and the API docs', async () => {
+      const html = await (await fetch(`${h.url}/`)).text();
+      const noscript = /<noscript>([\s\S]*?)<\/noscript>/.exec(html)?.[1] ?? '';
+      const links = [...noscript.matchAll(/href="([^"]+)"/g)].map((m) => m[1] ?? '');
+      expect(links).toEqual(['/docs', '/llms.txt']);
+      for (const link of links) expect({ link, status: (await fetch(`${h.url}${link}`)).status }).toEqual({ link, status: 200 });
+    });
+
     test('the resource identifier itself ({base_url}/api/) is no route, and its 404 says where the routes are', async () => {
       const resource = await call<{ resource: string }>(h.url, 'GET', '/.well-known/oauth-protected-resource');
       for (const path of [new URL(resource.body.resource).pathname, '/api']) {
