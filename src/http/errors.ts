@@ -140,11 +140,31 @@ function plainWords(what: string): string {
   return what;
 }
 
+interface ValueProblem {
+  path?: string;
+  message?: string;
+  summary?: string;
+  schema?: { type?: unknown; required?: unknown };
+}
+
+/**
+ * A body that is not there at all where an object is expected: TypeBox says only "Expected
+ * object". Say what to send instead, with the route's required fields, so a caller reading the
+ * error alone (an agent) can put it right.
+ */
+function missingBodyMessage(e: { type?: string }, first: ValueProblem): string | null {
+  if (e.type !== 'body' || (first.path ?? '') !== '' || first.schema?.type !== 'object') return null;
+  const required = Array.isArray(first.schema.required) ? first.schema.required.filter((f): f is string => typeof f === 'string') : [];
+  return `send a JSON object${required.length > 0 ? ` with ${required.join(', ')}` : ''} as the body, with Content-Type: application/json (each route's fields: /docs/json)`;
+}
+
 function validationMessage(err: unknown): string {
   // Elysia's ValidationError carries the failing TypeBox error; name the field in plain words.
-  const e = err as { all?: { path?: string; message?: string; summary?: string }[]; message?: string };
+  const e = err as { type?: string; all?: ValueProblem[]; message?: string };
   const first = e.all?.[0];
   if (first) {
+    const noBody = missingBodyMessage(e, first);
+    if (noBody) return noBody;
     const field = (first.path ?? '').replace(/^\//, '').replace(/\//g, '.');
     const what = plainWords(first.summary ?? first.message ?? 'is invalid');
     return field ? `${field}: ${what}` : what;

@@ -8,7 +8,7 @@
 import { expect, test } from 'bun:test';
 import { call } from '../support/client';
 import { describeBackends } from '../support/suite';
-import { AGENT_ENV, expectAgentError, registerAnonymous, uniqueEmail, type SandboxList } from './agent-support';
+import { AGENT_ENV, expectAgentError, registerAnonymous, signUp, uniqueEmail, type SandboxList } from './agent-support';
 
 const BASE = 'https://hooks.example.test';
 
@@ -187,6 +187,19 @@ describeBackends(
       // Nothing was deleted.
       const listed = await call<SandboxList>(h.url, 'GET', '/api/agent/sandbox/endpoints', { token: reg.credential });
       expect(listed.body.map((e) => e.slug)).toEqual([ep.body.slug]);
+    });
+
+    test('a POST that forgets its body is told to send a JSON object and which fields, not only "Expected object"', async () => {
+      const { session } = await signUp(h.url);
+      for (const [path, fields] of [['/api/endpoints', 'name'], ['/api/teams', 'name']] as const) {
+        const r = await fetch(`${h.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${session}` } });
+        const body = (await r.json()) as { error: string; code: string };
+        expect({ path, status: r.status, code: body.code }).toEqual({ path, status: 400, code: 'validation' });
+        expect(body.error).toBe(`send a JSON object with ${fields} as the body, with Content-Type: application/json (each route's fields: /docs/json)`);
+      }
+      // A body that is an object keeps naming the field.
+      const wrong = await call(h.url, 'POST', '/api/endpoints', { token: session, body: { name: 5 } });
+      expect((wrong.body as { error: string }).error).toStartWith('name:');
     });
 
     test('opening a POST-only agent route, such as the email flow’s claim_url, says to POST and what', async () => {
