@@ -163,6 +163,21 @@ describeBackends(
       expect(words).toContain('/agent/claim');
     });
 
+    test('a guessed agent route is told where agents register, and every route that exists still answers', async () => {
+      for (const [method, path] of [['POST', '/api/agent/register'], ['POST', '/api/agent/token'], ['PUT', '/api/agent/auth'], ['GET', '/api/agent/sandbox']] as const) {
+        const r = await call(h.url, method, path, { body: method === 'GET' ? undefined : {} });
+        expect({ method, path, status: r.status, code: (r.body as { code?: string }).code }).toEqual({ method, path, status: 404, code: 'not_found' });
+        const words = (r.body as { error: string }).error;
+        expect(words).toContain(`no agent route ${method} ${path}:`);
+        expect(words).toContain('POST /api/agent/auth');
+        expect(words).toContain('/.well-known/oauth-authorization-server');
+      }
+      // The routes themselves are untouched by the catch-all.
+      expect((await call(h.url, 'POST', '/api/agent/auth', { body: { type: 'anonymous', client_name: 'still here' } })).status).toBe(201);
+      expect((await call(h.url, 'GET', '/api/agent/auth')).status).toBe(405);
+      expect((await call(h.url, 'GET', '/api/agent/sandbox/endpoints')).status).toBe(401);
+    });
+
     test('an agent cleaning up its sandbox is told that sandbox endpoints end by themselves, not "not found"', async () => {
       const reg = await registerAnonymous(h.url, 'tidy agent');
       const ep = await call<{ slug: string }>(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential });

@@ -94,6 +94,18 @@ const postOnly = (what: string) => () =>
   });
 const HIDDEN = { detail: { hide: true } };
 
+/** Where an agent that guessed a route starts instead. */
+const AGENT_START =
+  'agents register at POST /api/agent/auth; every agent route is named in /.well-known/oauth-authorization-server and /llms.txt';
+
+/** The request's path, shortened, for a message (`request.url` is the bare path when Host is unusable). */
+function pathOf(request: Request): string {
+  const url = request.url;
+  const start = url.startsWith('/') ? 0 : url.indexOf('/', url.indexOf('://') + 3);
+  const path = (start < 0 ? '/' : url.slice(start)).split('?')[0] ?? '/';
+  return path.length > 120 ? `${path.slice(0, 120)}…` : path;
+}
+
 /** How a sandbox endpoint ends, for an agent trying to delete or change one. */
 const SANDBOX_ENDS =
   'sandbox endpoints cannot be deleted or changed: each ends by itself at its expiresAt, and when a person claims the key they become endpoints of the account (then DELETE /api/endpoints/{slug})';
@@ -404,6 +416,8 @@ export const agentRoutes = (ctx: Ctx) => {
     .patch('/sandbox/endpoints', sandboxMethod, HIDDEN)
     .put('/sandbox/endpoints', sandboxMethod, HIDDEN)
     .all('/sandbox/endpoints/*', sandboxItem, HIDDEN)
+    // A guessed agent route (/register, /token, a method a route lacks): say where agents start.
+    .all('/*', ({ request }) => errorResponse(new AppError('not_found', `no agent route ${request.method} ${pathOf(request)}: ${AGENT_START}`)), HIDDEN)
     .get('/auth', postOnly('a JSON body {"type": "anonymous" or "verified_email", "client_name", …}, or an identity assertion with Content-Type: application/jwt'), HIDDEN)
     .get('/auth/poll', postOnly('a JSON body {"claim_token": "clm_…"}'), HIDDEN)
     .get('/auth/claim/verify-otp', postOnly('a JSON body {"claim_token": "clm_…", "otp": "<the 6 digits from the mail>"}'), HIDDEN)
