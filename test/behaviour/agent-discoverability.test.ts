@@ -164,7 +164,7 @@ describeBackends(
     });
 
     test('a guessed agent route is told where agents register, and every route that exists still answers', async () => {
-      for (const [method, path] of [['POST', '/api/agent/register'], ['POST', '/api/agent/token'], ['PUT', '/api/agent/auth'], ['GET', '/api/agent/sandbox']] as const) {
+      for (const [method, path] of [['POST', '/api/agent/register'], ['POST', '/api/agent/token'], ['DELETE', '/api/agent/auth/claim'], ['GET', '/api/agent/sandbox']] as const) {
         const r = await call(h.url, method, path, { body: method === 'GET' ? undefined : {} });
         expect({ method, path, status: r.status, code: (r.body as { code?: string }).code }).toEqual({ method, path, status: 404, code: 'not_found' });
         const words = (r.body as { error: string }).error;
@@ -174,8 +174,14 @@ describeBackends(
       }
       // The routes themselves are untouched by the catch-all.
       expect((await call(h.url, 'POST', '/api/agent/auth', { body: { type: 'anonymous', client_name: 'still here' } })).status).toBe(201);
-      expect((await call(h.url, 'GET', '/api/agent/auth')).status).toBe(405);
       expect((await call(h.url, 'GET', '/api/agent/sandbox/endpoints')).status).toBe(401);
+      // A POST-only route asked with another method, not only GET, says to POST.
+      for (const method of ['GET', 'PUT', 'DELETE'] as const) {
+        for (const path of ['/api/agent/auth', '/api/agent/auth/poll', '/api/agent/auth/claim/verify-otp', '/api/agent/auth/claim/confirm', '/api/agent/auth/claim/deny', '/api/agent/auth/revoke']) {
+          const r = await call(h.url, method, path);
+          expect({ method, path, status: r.status, allow: r.headers.get('allow') }).toEqual({ method, path, status: 405, allow: 'POST' });
+        }
+      }
     });
 
     test('an agent cleaning up its sandbox is told that sandbox endpoints end by themselves, not "not found"', async () => {

@@ -418,10 +418,10 @@ export const agentRoutes = (ctx: Ctx) => {
     .all('/sandbox/endpoints/*', sandboxItem, HIDDEN)
     // A guessed agent route (/register, /token, a method a route lacks): say where agents start.
     .all('/*', ({ request }) => errorResponse(new AppError('not_found', `no agent route ${request.method} ${pathOf(request)}: ${AGENT_START}`)), HIDDEN)
-    .get('/auth', postOnly('a JSON body {"type": "anonymous" or "verified_email", "client_name", …}, or an identity assertion with Content-Type: application/jwt'), HIDDEN)
-    .get('/auth/poll', postOnly('a JSON body {"claim_token": "clm_…"}'), HIDDEN)
-    .get('/auth/claim/verify-otp', postOnly('a JSON body {"claim_token": "clm_…", "otp": "<the 6 digits from the mail>"}'), HIDDEN)
-    .get('/auth/claim/confirm', postOnly(`a JSON body {"claim_token"} or {"user_code"}, with a browser session; ${PERSON_CONFIRMS}`), HIDDEN)
-    .get('/auth/claim/deny', postOnly(`a JSON body {"claim_token"} or {"user_code"}, with a browser session; ${PERSON_CONFIRMS}`), HIDDEN)
-    .get('/auth/revoke', postOnly('a logout token with Content-Type: application/logout+jwt'), HIDDEN);
+    .all('/auth', postOnly('a JSON body {"type": "anonymous" or "verified_email", "client_name", …}, or an identity assertion with Content-Type: application/jwt'), HIDDEN)
+    .all('/auth/poll', postOnly('a JSON body {"claim_token": "clm_…"}'), HIDDEN)
+    .all('/auth/claim/verify-otp', postOnly('a JSON body {"claim_token": "clm_…", "otp": "<the 6 digits from the mail>"}'), HIDDEN)
+    .all('/auth/claim/confirm', postOnly(`a JSON body {"claim_token"} or {"user_code"}, with a browser session; ${PERSON_CONFIRMS}`), HIDDEN)
+    .all('/auth/claim/deny', postOnly(`a JSON body {"claim_token"} or {"user_code"}, with a browser session; ${PERSON_CONFIRMS}`), HIDDEN)
+    .all('/auth/revoke', postOnly('a logout token with Content-Type: application/logout+jwt'), HIDDEN);
 };
