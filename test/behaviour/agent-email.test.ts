@@ -88,6 +88,8 @@ describeBackends(
         const r = await verify(reg.claim_token, wrongOtp(otp));
         expectAgentError(r, 401, 'otp_invalid');
         expect(r.body.error_description).toContain(`${4 - i} attempt`);
+        // Only the last one says the code is gone and what to do.
+        expect(r.body.error_description.includes('register again')).toBe(i === 4);
       }
       expectAgentError(await verify(reg.claim_token, otp), 410, 'otp_expired');
       expectAgentError(await verify(reg.claim_token, wrongOtp(otp)), 410, 'otp_expired');
