@@ -46,9 +46,22 @@ interface Failure {
 export function validationMessage(err: unknown): string {
   const first = firstFailure(err);
   if (!first) return 'request is invalid';
+  const noBody = missingBodyMessage(err, first);
+  if (noBody) return noBody;
   const { path, what } = explainSafely(first);
   const field = path.replace(/^\//, '').replace(/\//g, '.');
   return field ? `${field}: ${what}` : what;
+}
+
+/**
+ * No body at all where the route takes an object: TypeBox says only "Expected object". Say what to
+ * send instead, with the route's required fields, so a caller reading the error alone (an agent)
+ * can put it right. (A body that is there but not an object is refused before: src/http/guards.ts.)
+ */
+function missingBodyMessage(err: unknown, f: Failure): string | null {
+  if ((err as { type?: unknown }).type !== 'body' || f.path !== '' || f.value !== undefined || f.schema.type !== 'object') return null;
+  const required = (f.schema.required ?? []).filter((name): name is string => typeof name === 'string');
+  return `send a JSON object${required.length > 0 ? ` with ${required.join(', ')}` : ''} as the body, with Content-Type: application/json (each route's fields: /docs/json)`;
 }
 
 /**

@@ -115,7 +115,11 @@ export async function resolveToken(ctx: Ctx, token: string): Promise<Principal |
 /** The account behind a principal; unclaimed agent keys are refused (SPEC 3.2). */
 export function requireAccount(p: Principal): UserRow {
   if (p.kind === 'agent') {
-    throw new AppError('forbidden', 'this agent key is not claimed yet: it may only use /api/agent/sandbox');
+    // Names the sandbox's real route and how the key gets claimed: an agent meets this first.
+    throw new AppError(
+      'forbidden',
+      'this agent key is not claimed yet: until a person claims it (show them your claim_url, or the user_code to type at /agent/claim, and poll POST /api/agent/auth/poll) it may only use the sandbox, /api/agent/sandbox/endpoints',
+    );
   }
   return p.user;
 }

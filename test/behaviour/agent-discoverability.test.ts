@@ -8,7 +8,7 @@
 import { expect, test } from 'bun:test';
 import { call } from '../support/client';
 import { describeBackends } from '../support/suite';
-import { AGENT_ENV, expectAgentError, registerAnonymous, uniqueEmail } from './agent-support';
+import { AGENT_ENV, expectAgentError, registerAnonymous, signUp, uniqueEmail, type SandboxList } from './agent-support';
 
 const BASE = 'https://hooks.example.test';
 
@@ -19,6 +19,7 @@ interface Schema {
   anyOf?: Schema[];
 }
 interface Operation {
+  summary?: string;
   requestBody?: { content?: Record<string, { schema?: Schema }> };
   parameters?: { name: string; in: string }[];
   responses?: Record<string, { description?: string }>;
@@ -47,6 +48,27 @@ describeBackends(
       expect(server.body.agent_registration_endpoint).toBe(`${BASE}/api/agent/auth`);
     });
 
+    test('the home page, read without running its script, points an agent at /llms.txt and the API docs', async () => {
+      const html = await (await fetch(`${h.url}/`)).text();
+      const noscript = /<noscript>([\s\S]*?)<\/noscript>/.exec(html)?.[1] ?? '';
+      const links = [...noscript.matchAll(/href="([^"]+)"/g)].map((m) => m[1] ?? '');
+      expect(links).toEqual(['/docs', '/llms.txt']);
+      for (const link of links) expect({ link, status: (await fetch(`${h.url}${link}`)).status }).toEqual({ link, status: 200 });
+    });
+
+    test('the resource identifier itself ({base_url}/api/) is no route, and its 404 says where the routes are', async () => {
+      const resource = await call<{ resource: string }>(h.url, 'GET', '/.well-known/oauth-protected-resource');
+      for (const path of [new URL(resource.body.resource).pathname, '/api']) {
+        const r = await call(h.url, 'GET', path);
+        expect(r.status).toBe(404);
+        expect((r.body as { code: string }).code).toBe('not_found');
+        const words = (r.body as { error: string }).error;
+        const links = [...words.matchAll(/https:\/\/hooks\.example\.test(\/[^\s,]+)/g)].map((m) => m[1] ?? '');
+        expect(links).toEqual(['/docs/json', '/llms.txt', '/.well-known/oauth-authorization-server']);
+        for (const link of links) expect({ link, status: (await fetch(`${h.url}${link}`)).status }).toEqual({ link, status: 200 });
+      }
+    });
+
     test('the documentation link leads to the OpenAPI document', async () => {
       const resource = await call<{ resource_documentation: string }>(h.url, 'GET', '/.well-known/oauth-protected-resource');
       const page = await fetch(`${h.url}${new URL(resource.body.resource_documentation).pathname}`);
@@ -70,6 +92,8 @@ describeBackends(
       expect(register['application/jwt']?.schema?.type).toBe('string');
 
       expect(json('/api/agent/auth/poll').required).toEqual(['claim_token']);
+      // The poll's summary names each state it can answer, denied included.
+      for (const status of ['pending', 'claimed', 'denied']) expect(op('/api/agent/auth/poll').summary).toContain(status);
       expect(json('/api/agent/auth/claim/verify-otp').required).toEqual(['claim_token', 'otp']);
       expect(json('/api/agent/auth/claim/verify-otp').properties?.otp?.pattern).toBe('^[0-9]{6}$');
       expect((json('/api/agent/auth/claim/confirm').anyOf ?? []).map((s) => s.required)).toEqual([['claim_token'], ['user_code']]);
@@ -86,6 +110,31 @@ describeBackends(
       expect(codes('/api/agent/auth/poll', '410')).toContain('claim_expired');
     });
 
+    test('/llms.txt states the limits in force, and they are the ones the service applies', async () => {
+      const text = await (await fetch(`${h.url}/llms.txt`)).text();
+      expect(text).toContain('The person has 45 minutes to claim it');
+      expect(text).toContain('The code works for 7 minutes and 5 tries');
+      expect(text).toContain('at most 2 live sandbox endpoints per key (one more is `409`), each lasting 90 minutes; 250 captures a month per key');
+      expect(text).toContain(`\`aud\` exactly ${BASE}/api/`);
+      expect(text).toContain('no live stream in the sandbox');
+
+      const before = Date.now();
+      const reg = await registerAnonymous(h.url, 'planning agent');
+      const claimBy = Date.parse(reg.claim_token_expires) - before;
+      expect(claimBy).toBeGreaterThanOrEqual(45 * 60_000 - 1000);
+      expect(claimBy).toBeLessThan(45 * 60_000 + 10_000);
+      const made = [];
+      for (let i = 0; i < 2; i++) {
+        const ep = await call<{ slug: string; expiresAt: number }>(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential });
+        expect(ep.status).toBe(201);
+        expect(ep.body.expiresAt - before).toBeGreaterThanOrEqual(90 * 60_000 - 1000);
+        made.push(ep.body.slug);
+      }
+      expect((await call(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential })).status).toBe(409);
+      // As it says, waiting is polling: the live stream is refused to an unclaimed key.
+      expect((await call(h.url, 'GET', `/api/stream/${made[0]}`, { token: reg.credential })).status).toBe(403);
+    });
+
     test('an agent that tries to confirm its own claim is told that a person confirms, and how', async () => {
       const reg = await registerAnonymous(h.url, 'impatient agent');
       const keyless = await call(h.url, 'POST', '/api/agent/auth/claim/confirm', { body: { claim_token: reg.claim_token } });
@@ -98,6 +147,80 @@ describeBackends(
       const poll = await call(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: reg.claim_token } });
       expect((poll.body as { status: string }).status).toBe('pending');
       expectAgentError(await call(h.url, 'POST', '/api/agent/auth/poll', { body: {} }), 400, 'invalid_request');
+    });
+
+    test('an unclaimed key refused on an account route is told the sandbox route that works and how it gets claimed', async () => {
+      const reg = await registerAnonymous(h.url, 'eager agent');
+      const refused = await call(h.url, 'GET', '/api/endpoints', { token: reg.credential });
+      expect(refused.status).toBe(403);
+      const words = (refused.body as { error: string }).error;
+      // Every route the message names answers that key (it once named /api/agent/sandbox, a 404).
+      const named = [...words.matchAll(/(GET |POST )?(\/api\/agent\/[a-z/]+[a-z])/g)].map((m) => m[2] ?? '');
+      expect(named).toEqual(['/api/agent/auth/poll', '/api/agent/sandbox/endpoints']);
+      expect((await call(h.url, 'GET', '/api/agent/sandbox/endpoints', { token: reg.credential })).status).toBe(200);
+      expect((await call(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: reg.claim_token } })).status).toBe(200);
+      expect(words).toContain('claim_url');
+      expect(words).toContain('/agent/claim');
+    });
+
+    test('a guessed agent route is told where agents register, and every route that exists still answers', async () => {
+      for (const [method, path] of [['POST', '/api/agent/register'], ['POST', '/api/agent/token'], ['DELETE', '/api/agent/auth/claim'], ['GET', '/api/agent/sandbox']] as const) {
+        const r = await call(h.url, method, path, { body: method === 'GET' ? undefined : {} });
+        expect({ method, path, status: r.status, code: (r.body as { code?: string }).code }).toEqual({ method, path, status: 404, code: 'not_found' });
+        const words = (r.body as { error: string }).error;
+        expect(words).toContain(`no agent route ${method} ${path}:`);
+        expect(words).toContain('POST /api/agent/auth');
+        expect(words).toContain('/.well-known/oauth-authorization-server');
+      }
+      // The routes themselves are untouched by the catch-all.
+      expect((await call(h.url, 'POST', '/api/agent/auth', { body: { type: 'anonymous', client_name: 'still here' } })).status).toBe(201);
+      expect((await call(h.url, 'GET', '/api/agent/sandbox/endpoints')).status).toBe(401);
+      // A POST-only route asked with another method, not only GET, says to POST.
+      for (const method of ['GET', 'PUT', 'DELETE'] as const) {
+        for (const path of ['/api/agent/auth', '/api/agent/auth/poll', '/api/agent/auth/claim/verify-otp', '/api/agent/auth/claim/confirm', '/api/agent/auth/claim/deny', '/api/agent/auth/revoke']) {
+          const r = await call(h.url, method, path);
+          expect({ method, path, status: r.status, allow: r.headers.get('allow') }).toEqual({ method, path, status: 405, allow: 'POST' });
+        }
+      }
+    });
+
+    test('an agent cleaning up its sandbox is told that sandbox endpoints end by themselves, not "not found"', async () => {
+      const reg = await registerAnonymous(h.url, 'tidy agent');
+      const ep = await call<{ slug: string }>(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential });
+      expect(ep.status).toBe(201);
+      const tries = [
+        ['DELETE', `/api/agent/sandbox/endpoints?slug=${ep.body.slug}`],
+        ['PATCH', '/api/agent/sandbox/endpoints'],
+        ['PUT', '/api/agent/sandbox/endpoints'],
+      ] as const;
+      for (const [method, path] of tries) {
+        const r = await call(h.url, method, path, { token: reg.credential });
+        expect({ method, status: r.status, allow: r.headers.get('allow') }).toEqual({ method, status: 405, allow: 'GET, POST' });
+        expect(r.body).toMatchObject({ error: 'invalid_request' });
+        expect((r.body as { error_description: string }).error_description).toContain('expiresAt');
+      }
+      // The REST-style guesses at one endpoint say where its captures are.
+      for (const method of ['GET', 'DELETE'] as const) {
+        const r = await call(h.url, method, `/api/agent/sandbox/endpoints/${ep.body.slug}`, { token: reg.credential });
+        expect(r.status).toBe(404);
+        expect((r.body as { error: string }).error).toContain('GET /api/agent/sandbox/endpoints?slug=<slug>');
+      }
+      // Nothing was deleted.
+      const listed = await call<SandboxList>(h.url, 'GET', '/api/agent/sandbox/endpoints', { token: reg.credential });
+      expect(listed.body.map((e) => e.slug)).toEqual([ep.body.slug]);
+    });
+
+    test('a POST that forgets its body is told to send a JSON object and which fields, not only "Expected object"', async () => {
+      const { session } = await signUp(h.url);
+      for (const [path, fields] of [['/api/endpoints', 'name'], ['/api/teams', 'name']] as const) {
+        const r = await fetch(`${h.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${session}` } });
+        const body = (await r.json()) as { error: string; code: string };
+        expect({ path, status: r.status, code: body.code }).toEqual({ path, status: 400, code: 'validation' });
+        expect(body.error).toBe(`send a JSON object with ${fields} as the body, with Content-Type: application/json (each route's fields: /docs/json)`);
+      }
+      // A body that is an object keeps naming the field.
+      const wrong = await call(h.url, 'POST', '/api/endpoints', { token: session, body: { name: 5 } });
+      expect((wrong.body as { error: string }).error).toStartWith('name:');
     });
 
     test('opening a POST-only agent route, such as the email flow’s claim_url, says to POST and what', async () => {
@@ -124,5 +247,6 @@ describeBackends(
       expect(body.error_description).toContain('Content-Type: application/jwt');
     });
   },
-  { ...AGENT_ENV, BASE_URL: BASE },
+  // Limits off their defaults, so /llms.txt is seen stating the ones in force.
+  { ...AGENT_ENV, BASE_URL: BASE, SANDBOX_MAX_ENDPOINTS: '2', SANDBOX_TTL_MS: '5400000', SANDBOX_MAX_CAPTURES: '250', CLAIM_TTL_MS: '2700000', AGENT_OTP_TTL_MS: '420000' },
 );

@@ -1,4 +1,6 @@
 import { expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { call } from '../support/client';
 import { describeBackends } from '../support/suite';
 import { AGENT_ENV } from './agent-support';
@@ -44,6 +46,14 @@ describeBackends(
       });
       // Every advertised URL is on the configured base, never on the host the request came to.
       expect(r.text).not.toContain('127.0.0.1');
+    });
+
+    test('docs/agents.md names every member of both metadata documents', async () => {
+      const doc = readFileSync(join(import.meta.dir, '../../docs/agents.md'), 'utf8');
+      for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server']) {
+        const members = Object.keys((await call<Record<string, unknown>>(h.url, 'GET', path)).body);
+        expect({ path, undocumented: members.filter((m) => !doc.includes(`\`${m}\``)) }).toEqual({ path, undocumented: [] });
+      }
     });
 
     test('registrations use the configured base URL for their claim links', async () => {

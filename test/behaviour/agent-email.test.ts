@@ -88,9 +88,13 @@ describeBackends(
         const r = await verify(reg.claim_token, wrongOtp(otp));
         expectAgentError(r, 401, 'otp_invalid');
         expect(r.body.error_description).toContain(`${4 - i} attempt`);
+        // Only the last one says the code is gone and what to do.
+        expect(String(r.body.error_description).includes('register again')).toBe(i === 4);
       }
       expectAgentError(await verify(reg.claim_token, otp), 410, 'otp_expired');
       expectAgentError(await verify(reg.claim_token, wrongOtp(otp)), 410, 'otp_expired');
+      // Nothing can complete it now, so the poll does not call it pending: it says what verify-otp says.
+      expectAgentError(await call(h.url, 'POST', '/api/agent/auth/poll', { body: { claim_token: reg.claim_token } }), 410, 'otp_expired');
     });
 
     test('concurrent wrong guesses never buy more than five attempts', async () => {

@@ -94,6 +94,41 @@ const postOnly = (what: string) => () =>
   });
 const HIDDEN = { detail: { hide: true } };
 
+/** Where an agent that guessed a route starts instead. */
+const AGENT_START =
+  'agents register at POST /api/agent/auth; every agent route is named in /.well-known/oauth-authorization-server and /llms.txt';
+
+/** The request's path, shortened, for a message (`request.url` is the bare path when Host is unusable). */
+function pathOf(request: Request): string {
+  const url = request.url;
+  const start = url.startsWith('/') ? 0 : url.indexOf('/', url.indexOf('://') + 3);
+  const path = (start < 0 ? '/' : url.slice(start)).split('?')[0] ?? '/';
+  return path.length > 120 ? `${path.slice(0, 120)}…` : path;
+}
+
+/** How a sandbox endpoint ends, for an agent trying to delete or change one. */
+const SANDBOX_ENDS =
+  'sandbox endpoints cannot be deleted or changed: each ends by itself at its expiresAt, and when a person claims the key they become endpoints of the account (then DELETE /api/endpoints/{slug})';
+
+/**
+ * Any other method on the sandbox collection (an agent cleaning up): 405 with Allow and how a
+ * sandbox endpoint ends, not a bare 404 that reads as "no such endpoint".
+ */
+const sandboxMethod = () =>
+  new Response(
+    JSON.stringify({
+      error: 'invalid_request',
+      error_description: `use GET (this key's sandbox endpoints; ?slug=<slug> for one's captured requests) or POST (create one); ${SANDBOX_ENDS}`,
+    }),
+    { status: 405, headers: { 'content-type': 'application/json', allow: 'GET, POST', ...NO_STORE } },
+  );
+
+/** `/sandbox/endpoints/<slug>`, the path a REST habit guesses: there is none; say where things are. */
+const sandboxItem = () =>
+  errorResponse(
+    new AppError('not_found', `no route here: a sandbox endpoint's captured requests are at GET /api/agent/sandbox/endpoints?slug=<slug>; ${SANDBOX_ENDS}`),
+  );
+
 /** What an agent that called claim confirm itself should do instead. */
 const PERSON_CONFIRMS =
   'a signed-in person confirms (or denies) the claim; an agent shows that person its claim_url (or the user_code to type at /agent/claim) and polls /api/agent/auth/poll';
@@ -211,12 +246,12 @@ export const agentRoutes = (ctx: Ctx) => {
       {
         parse: rawText,
         detail: {
-          summary: 'Poll a registration with {claim_token}: pending (with user_code) or claimed',
+          summary: 'Poll a registration with {claim_token}: pending (with user_code), claimed, or denied (a person refused it: register again)',
           security: [],
           requestBody: PollRequestDoc,
           responses: documented({
             200: { description: 'Its status', schema: RegistrationStatus },
-            ...codedErrors({ 400: 'invalid_request, invalid_claim_token', 410: 'claim_expired (register again)' }),
+            ...codedErrors({ 400: 'invalid_request, invalid_claim_token', 410: 'claim_expired, or otp_expired (an email registration whose code took too many wrong tries): register again' }),
           }),
         },
       },
@@ -377,10 +412,16 @@ export const agentRoutes = (ctx: Ctx) => {
         },
       },
     )
-    .get('/auth', postOnly('a JSON body {"type": "anonymous" or "verified_email", "client_name", …}, or an identity assertion with Content-Type: application/jwt'), HIDDEN)
-    .get('/auth/poll', postOnly('a JSON body {"claim_token": "clm_…"}'), HIDDEN)
-    .get('/auth/claim/verify-otp', postOnly('a JSON body {"claim_token": "clm_…", "otp": "<the 6 digits from the mail>"}'), HIDDEN)
-    .get('/auth/claim/confirm', postOnly(`a JSON body {"claim_token"} or {"user_code"}, with a browser session; ${PERSON_CONFIRMS}`), HIDDEN)
-    .get('/auth/claim/deny', postOnly(`a JSON body {"claim_token"} or {"user_code"}, with a browser session; ${PERSON_CONFIRMS}`), HIDDEN)
-    .get('/auth/revoke', postOnly('a logout token with Content-Type: application/logout+jwt'), HIDDEN);
+    .delete('/sandbox/endpoints', sandboxMethod, HIDDEN)
+    .patch('/sandbox/endpoints', sandboxMethod, HIDDEN)
+    .put('/sandbox/endpoints', sandboxMethod, HIDDEN)
+    .all('/sandbox/endpoints/*', sandboxItem, HIDDEN)
+    // A guessed agent route (/register, /token, a method a route lacks): say where agents start.
+    .all('/*', ({ request }) => errorResponse(new AppError('not_found', `no agent route ${request.method} ${pathOf(request)}: ${AGENT_START}`)), HIDDEN)
+    .all('/auth', postOnly('a JSON body {"type": "anonymous" or "verified_email", "client_name", …}, or an identity assertion with Content-Type: application/jwt'), HIDDEN)
+    .all('/auth/poll', postOnly('a JSON body {"claim_token": "clm_…"}'), HIDDEN)
+    .all('/auth/claim/verify-otp', postOnly('a JSON body {"claim_token": "clm_…", "otp": "<the 6 digits from the mail>"}'), HIDDEN)
+    .all('/auth/claim/confirm', postOnly(`a JSON body {"claim_token"} or {"user_code"}, with a browser session; ${PERSON_CONFIRMS}`), HIDDEN)
+    .all('/auth/claim/deny', postOnly(`a JSON body {"claim_token"} or {"user_code"}, with a browser session; ${PERSON_CONFIRMS}`), HIDDEN)
+    .all('/auth/revoke', postOnly('a logout token with Content-Type: application/logout+jwt'), HIDDEN);
 };

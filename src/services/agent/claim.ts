@@ -3,7 +3,7 @@
  * claim token (the link) or user code (typed), sees who is asking, and confirms; the key is then
  * rebound to that account with post_claim_scopes. Also the agent's poll.
  */
-import { hashClaimToken, hashUserCode, isClaimTokenFormat, normalizeUserCode, userCodeForClaimToken } from '../../auth/agent/codes';
+import { hashClaimToken, hashUserCode, isClaimTokenFormat, normalizeUserCode, OTP_MAX_ATTEMPTS, userCodeForClaimToken } from '../../auth/agent/codes';
 import { AppError } from '../../errors';
 import {
   adoptSandbox,
@@ -147,6 +147,9 @@ export async function pollRegistration(deps: AgentDeps, claimToken: string) {
     return { ...base, status: 'denied' as const, denied_at: isoTime(reg.deniedAt ?? reg.createdAt) };
   }
   if (reg.expiresAt <= deps.ctx.clock.now()) throw new AppError('claim_expired', 'the registration was not completed in time; register again');
+  // A code locked by wrong guesses can never complete the registration: "pending" would keep an
+  // agent polling until the window closes. Said as verify-otp says it.
+  if (reg.type === 'verified_email' && reg.otpAttempts >= OTP_MAX_ATTEMPTS) throw new AppError('otp_expired', 'too many wrong codes; register again for a new one');
   const pending = { ...base, status: 'pending' as const, claim_token_expires: isoTime(reg.expiresAt) };
   return reg.type === 'anonymous' ? { ...pending, user_code: userCodeForClaimToken(claimToken, await deps.secret()) } : pending;
 }

@@ -48,7 +48,9 @@ export async function verifyOtp(deps: AgentDeps, input: { claimToken: string; ot
   });
 
   if (!outcome.ok) {
-    throw new AppError('otp_invalid', `wrong code; ${outcome.attemptsLeft} attempt${outcome.attemptsLeft === 1 ? '' : 's'} left`);
+    // The last wrong try says what the next answer (otp_expired) would: a new code means registering again.
+    const next = outcome.attemptsLeft === 0 ? ': the code is locked; register again for a new one' : '';
+    throw new AppError('otp_invalid', `wrong code; ${outcome.attemptsLeft} attempt${outcome.attemptsLeft === 1 ? '' : 's'} left${next}`);
   }
   if (outcome.recovery) announceRecovery(ctx, outcome.user, outcome.recovery, 'the one-time code mailed to it');
   return { credential_type: 'api_key' as const, credential: outcome.raw, scopes: outcome.scopes };
