@@ -1,8 +1,8 @@
 /**
  * The OpenAPI document (/docs/json) against the routes the server registered (the service's own
  * route table, not a list kept here): every operation it names is a route the server has, with
- * that method; every /api route is in it, except the GETs that only answer 405 ("use POST") on
- * the agent routes; the operator API (/admin/api) is not. The receiver's entry lists the
+ * that method; every /api route is in it, except the routes that only refuse, saying where to go
+ * (405 "use POST" on the agent routes, 404 for a guessed route); the operator API (/admin/api) is not. The receiver's entry lists the
  * refusals it really answers, and /healthz documents its report. A route added hidden, with a
  * wildcard path (which the swagger plugin drops) or under a new method shows up here.
  */
@@ -49,28 +49,30 @@ test('every operation in /docs/json is a route the server registered, with that 
   expect([...documented()].filter((op) => !routes.has(op))).toEqual([]);
 });
 
-test('every /api route the server registered is in /docs/json, except GETs that answer 405 "use POST"', async () => {
+test('every /api route the server registered is in /docs/json, except routes that only refuse, saying where to go (404, 405 "use POST")', async () => {
   const ops = documented();
   const missing: string[] = [];
-  const postOnly: string[] = [];
+  const pointers: string[] = [];
   for (const r of s.service.routes) {
     if (!r.path.startsWith('/api/')) continue;
     const op = `${r.method} ${r.path}`;
     if (ops.has(op)) continue;
-    // A hidden GET beside a documented POST: it exists to tell a caller to use POST.
-    if (r.method === 'GET' && ops.has(`POST ${r.path}`)) {
-      const res = await fetch(`${s.url}${r.path}`);
-      const body = (await res.json()) as { error_description?: string };
-      if (res.status === 405 && res.headers.get('allow') === 'POST' && body.error_description?.startsWith('use POST')) {
-        postOnly.push(op);
-        continue;
-      }
+    // A hidden route that answers only a refusal saying where to go instead (a GET or PUT to a
+    // POST-only agent route, an agent's guessed route, the bare /api/): 404 or 405 with words.
+    const method = r.method === 'ALL' ? 'PUT' : r.method;
+    const res = await fetch(`${s.url}${r.path.replace('*', 'guessed')}`, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+    const body = (await res.json().catch(() => ({}))) as { error?: string; error_description?: string };
+    const words = body.error_description ?? body.error ?? '';
+    if ((res.status === 404 || res.status === 405) && words.length > 20) {
+      pointers.push(op);
+      continue;
     }
     missing.push(op);
   }
   expect(missing).toEqual([]);
-  // The agent routes' GET helpers (SPEC 4.8 agents sometimes GET them first).
-  expect(postOnly.length).toBeGreaterThan(0);
+  // The agent routes' method helpers (SPEC 4.8 agents sometimes GET them first) and /api/ itself.
+  expect(pointers).toContain('ALL /api/agent/auth');
+  expect(pointers).toContain('GET /api/');
   expect(ops.size).toBeGreaterThan(60);
 });
 
