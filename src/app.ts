@@ -25,6 +25,7 @@ import { apiRoutes } from './http/api/index';
 import { documented, HealthReport } from './http/api/models';
 import { errorHandler } from './http/errors';
 import { requestGuards } from './http/guards';
+import { defaultResponseHeaders } from './http/response-headers';
 import { receiverBunRoutes, receiverDocs, receiverHandler } from './http/receiver';
 import { streamRoutes } from './http/stream';
 import { StreamHub } from './services/stream/hub';
@@ -148,6 +149,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   // /w/ is answered by Bun's router ahead of Elysia's (src/http/receiver.ts), on every listener.
   const api = new Elysia({ serve: { routes: receiverBunRoutes(config.receiverPort === null ? receive : null) } })
     .use(errorHandler)
+    .use(defaultResponseHeaders)
     .use(requestGuards(config))
     .use(
       swagger({

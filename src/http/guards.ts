@@ -20,6 +20,7 @@ import { AppError } from '../errors';
 import { hazardMessage, jsonHazard } from '../unknown';
 import { drainLimit, readBounded, readyRefusal } from './body-limit';
 import { isAgentRoute } from './errors';
+import { pathnameOf } from './request-path';
 import { html, page } from './pages/html';
 
 /**
@@ -96,13 +97,6 @@ function refuseNonObjectJson(request: Request, body: unknown): void {
 /** The server-rendered pages people open (src/http/pages/): their refusals are HTML pages. */
 const isHumanPage = (pathname: string): boolean => /^\/agent\/(?:claim|login|signup)(?:\/|$)/.test(pathname);
 
-/** The path of `request.url`, which is the bare path when the Host header is empty or unusable (`new URL` would throw). */
-function pathnameOf(url: string): string {
-  const start = url.charCodeAt(0) === 47 ? 0 : url.indexOf('/', url.indexOf('://') + 3);
-  if (start < 0) return '/';
-  const end = url.search(/[?#]/);
-  return url.slice(start, end < start ? url.length : end);
-}
 
 /**
  * A guard's refusal in the shape of the route it stopped: an HTML page for a person's page, the
