@@ -29,10 +29,14 @@ export function rateLimitForRoute(request: Request, e: AppError): AppError {
   return new AppError('rate_limited', e.message, { ...e.headers, 'cache-control': 'no-store' });
 }
 
-/** Renders any thrown value as `{error}` JSON with the SPEC 7 status. Only 5xx is logged. */
+/**
+ * Renders any thrown value as `{error}` JSON with the SPEC 7 status. Only our own 5xx is logged:
+ * not a store that is down (logged where it is found) nor a caller's replay target that did not
+ * answer (`bad_gateway`: the caller's trouble, told to the caller, and its host is theirs).
+ */
 export function errorResponse(err: unknown, code?: string | number): Response {
   if (err instanceof AppError) {
-    if (err.status >= 500 && err.code !== 'unavailable') log.error('request failed', { code: err.code, error: err.message });
+    if (err.status >= 500 && err.code !== 'unavailable' && err.code !== 'bad_gateway') log.error('request failed', { code: err.code, error: err.message });
     return json(err.status, err.toJSON(), err.headers);
   }
   switch (code) {

@@ -73,3 +73,17 @@ test('a password-reset link mailed through the development outbox is in the outb
   expect(readFileSync(file, 'utf8')).toContain(token);
   rmSync(dir, { recursive: true, force: true });
 });
+
+test("a replay target that did not answer (502 bad_gateway) is the caller's trouble: not logged; a 5xx of our own is", async () => {
+  const err = await stderrOf(`
+    const { AppError } = await import(${JSON.stringify(join(ROOT, 'src/errors.ts'))});
+    const { errorResponse } = await import(${JSON.stringify(join(ROOT, 'src/http/errors.ts'))});
+    const gateway = errorResponse(new AppError('bad_gateway', 'the target did not answer: connection refused by intranet.example:8080'));
+    const ours = errorResponse(new AppError('internal', 'a fault of our own'));
+    console.error(JSON.stringify({ statuses: [gateway.status, ours.status] }));
+  `);
+  const lines = err.trim().split('\n').map((l) => JSON.parse(l) as { level?: string; msg?: string; error?: string; statuses?: number[] });
+  expect(lines.filter((l) => l.level === 'error').map((l) => l.error)).toEqual(['a fault of our own']);
+  expect(err).not.toContain('intranet.example');
+  expect(lines.at(-1)?.statuses).toEqual([502, 500]);
+});
