@@ -38,6 +38,7 @@ import {
   SandboxListing,
 } from './agent-models';
 import { codedErrors, documented } from './models';
+import { pathnameOf } from '../request-path';
 
 /** Far above any real body here (assertions are capped at 16 KiB by the verifier). */
 const MAX_AGENT_BODY = 64 * 1024;
@@ -98,11 +99,9 @@ const HIDDEN = { detail: { hide: true } };
 const AGENT_START =
   'agents register at POST /api/agent/auth; every agent route is named in /.well-known/oauth-authorization-server and /llms.txt';
 
-/** The request's path, shortened, for a message (`request.url` is the bare path when Host is unusable). */
+/** The request's path, shortened, for a message. */
 function pathOf(request: Request): string {
-  const url = request.url;
-  const start = url.startsWith('/') ? 0 : url.indexOf('/', url.indexOf('://') + 3);
-  const path = (start < 0 ? '/' : url.slice(start)).split('?')[0] ?? '/';
+  const path = pathnameOf(request.url);
   return path.length > 120 ? `${path.slice(0, 120)}…` : path;
 }
 
