@@ -76,6 +76,21 @@ describeBackends(
       expectAgentError(await call(h.url, 'POST', '/api/agent/auth', { raw: 'type=anonymous', headers: { 'content-type': 'text/plain' } }), 400, 'invalid_request');
     });
 
+    test('a field of the wrong type is named in the words the capture API uses for the same field', async () => {
+      // These fields take a string or null (null reads as absent), as a route's notificationUrl does:
+      // the words are the shared ones (src/schema-words.ts), not TypeBox's "Expected union value".
+      const human = await signUp(h.url);
+      const cases: Array<[Method, string, unknown, string | undefined, string]> = [
+        ['POST', '/api/agent/auth', { type: 'anonymous', client_name: 7 }, undefined, 'client_name: must be a string or null'],
+        ['POST', '/api/agent/auth', { type: ['anonymous'], client_name: 'x' }, undefined, 'type: must be a string or null'],
+        ['POST', '/api/agent/auth/claim/confirm', { user_code: { code: 'BCDF-GHJK' } }, human.session, 'user_code: must be a string or null'],
+      ];
+      for (const [method, path, body, token, description] of cases) {
+        const r = await call(h.url, method, path, { body, token });
+        expect({ path, status: r.status, body: r.body }).toEqual({ path, status: 400, body: { error: 'invalid_request', error_description: description } });
+      }
+    });
+
     test('an unclaimed key gets 403 on every account-scoped route, and 401 once made up', async () => {
       const reg = await registerAnonymous(h.url);
       const routes: Array<[Method, string, unknown?]> = [

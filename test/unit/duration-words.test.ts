@@ -1,4 +1,4 @@
-/** A link's lifetime as the reset and verification mails say it (src/mail/duration-words.ts). */
+/** A lifetime as the mails, llms.txt and the agent sandbox say it (src/mail/duration-words.ts). */
 import { expect, test } from 'bun:test';
 import { durationWords } from '../../src/mail/duration-words';
 
@@ -11,4 +11,13 @@ test('whole hours in hours, the rest in minutes, under a minute in seconds', () 
   expect(durationWords(60_000)).toBe('1 minute');
   expect(durationWords(45_000)).toBe('45 seconds');
   expect(durationWords(1_000)).toBe('1 second');
+});
+
+test('a lifetime is never said longer than it is', () => {
+  // Each was rounded up to the next unit: "2 minutes", "1 minute", "2 seconds", "1 second".
+  expect(durationWords(90_000)).toBe('90 seconds');
+  expect(durationWords(20_000)).toBe('20 seconds');
+  expect(durationWords(61 * 60_000)).toBe('61 minutes');
+  expect(durationWords(1_500)).toBe('1 second');
+  expect(durationWords(400)).toBe('less than a second');
 });

@@ -11,11 +11,28 @@ const event = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)
 
 describe('schemaProblem', () => {
   test('names the first bad field, in the schema’s own words when it has them', () => {
-    expect(schemaProblem(t.Object({ otp: t.String() }), { otp: 7 })).toBe('otp: Expected string');
-    expect(schemaProblem(t.Object({ a: t.Object({ b: t.Boolean() }) }), { a: { b: 'x' } })).toBe('a.b: Expected boolean');
+    expect(schemaProblem(t.Object({ otp: t.String() }), { otp: 7 })).toBe('otp: must be a string');
+    expect(schemaProblem(t.Object({ a: t.Object({ b: t.Boolean() }) }), { a: { b: 'x' } })).toBe('a.b: must be true or false');
     expect(schemaProblem(t.Object({ a: t.String({ error: 'must be text' }) }), {})).toBe('a: must be text');
-    expect(schemaProblem(t.Object({ a: t.String() }), [])).toBe('Expected object');
+    expect(schemaProblem(t.Object({ a: t.String() }), [])).toBe('must be an object');
     expect(schemaProblem(t.Object({ a: t.String() }), { a: 'ok' })).toBeNull();
+  });
+
+  test('says it as the route schemas do (src/schema-words.ts): left out, bounds, and inside a union', () => {
+    expect(schemaProblem(t.Object({ a: t.String() }), {})).toBe('a: is required');
+    expect(schemaProblem(t.Object({ n: t.Integer({ minimum: 1, maximum: 9 }) }), { n: 10 })).toBe('n: must be an integer from 1 to 9');
+    const shape = t.Union([
+      t.Object({ kind: t.Literal(1), size: t.Number({ maximum: 10 }) }),
+      t.Object({ kind: t.Literal(2), items: t.Array(t.String()) }),
+    ]);
+    const body = t.Object({ v: t.Union([shape, t.Null()]) });
+    // TypeBox alone says "v: Expected union value": neither which member nor what inside it.
+    expect(schemaProblem(body, { v: { kind: 1, size: 11 } })).toBe('v.size: must be a number of at most 10');
+    expect(schemaProblem(body, { v: { kind: 2, items: ['a', 3] } })).toBe('v.items.1: must be a string');
+    expect(schemaProblem(body, { v: { kind: 3 } })).toBe('v.kind: must be one of: 1, 2');
+    expect(schemaProblem(body, { v: 'x' })).toBe('v: must be an object or null');
+    // A union's own words still win over looking inside it.
+    expect(schemaProblem(t.Object({ v: t.Union([t.String(), t.Null()], { error: 'must be text' }) }), { v: 5 })).toBe('v: must be text');
   });
 });
 
@@ -23,7 +40,7 @@ describe('agent bodies', () => {
   test('a wrong type is invalid_request with the field in error_description', () => {
     const e = refusal(() => parseRegisterJson({ type: 'anonymous', client_name: 7 }));
     expect(e.code).toBe('invalid_request');
-    expect(e.toJSON()).toEqual({ error: 'invalid_request', error_description: 'client_name: must be a string' });
+    expect(e.toJSON()).toEqual({ error: 'invalid_request', error_description: 'client_name: must be a string or null' });
     expect(refusal(() => otpOf({ otp: 123456 })).message).toBe('otp: must be a string of 6 digits');
     expect(refusal(() => otpOf({})).code).toBe('invalid_request');
     // null reads as absent, as before the schemas.
@@ -58,7 +75,7 @@ describe('Stripe events', () => {
     const cases: [unknown, string][] = [
       [{ type: 'invoice.paid', created: 1 }, 'Stripe event: id: must be a non-empty string'],
       [{ id: 'evt', type: 'x', created: 1.5 }, 'Stripe event: created: must be an integer (seconds)'],
-      [{ id: 'evt', type: 'customer.subscription.updated', created: 1 }, 'Stripe event: data.object: Expected object'],
+      [{ id: 'evt', type: 'customer.subscription.updated', created: 1 }, 'Stripe event: data.object: must be an object'],
       [{ id: 'evt', type: 'customer.subscription.updated', created: 1, data: { object: { ...sub, status: 'Active!' } } }, 'Stripe event: data.object: status: is not a Stripe status'],
       [{ id: 'evt', type: 'customer.subscription.updated', created: 1, data: { object: { ...sub, quantity: undefined } } }, 'Stripe event: subscription has no quantity (seats)'],
     ];
@@ -73,9 +90,9 @@ describe('Stripe events', () => {
 describe('PLANS', () => {
   test('its schema’s refusal is the config error line', () => {
     const load = (PLANS: string) => () => loadConfig({ PLANS, DATA_DIR: '/tmp/hookcap-plans-test' });
-    expect(load('{"pro":{"limit":1}}')).toThrow('PLANS has the wrong shape: free: Expected required property');
-    expect(load('{"free":{"limit":1},"pro":{"limit":"x"}}')).toThrow('PLANS has the wrong shape: pro.limit: Expected integer');
+    expect(load('{"pro":{"limit":1}}')).toThrow('PLANS has the wrong shape: free: is required');
+    expect(load('{"free":{"limit":1},"pro":{"limit":"x"}}')).toThrow('PLANS has the wrong shape: pro.limit: must be an integer of at least 0');
     expect(loadConfig({ PLANS: '{"free":{"limit":5},"pro":{"limit":8}}', DATA_DIR: '/tmp/hookcap-plans-test' }).plans).toEqual({ free: { limit: 5, retentionDays: 7 }, pro: { limit: 8, retentionDays: 30 } });
-    expect(load('{"free":{"limit":1,"retentionDays":0}}')).toThrow('PLANS has the wrong shape: free.retentionDays: Expected integer to be greater or equal to 1');
+    expect(load('{"free":{"limit":1,"retentionDays":0}}')).toThrow('PLANS has the wrong shape: free.retentionDays: must be an integer of at least 1');
   });
 });

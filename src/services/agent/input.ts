@@ -32,8 +32,8 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   return value;
 }
 
-/** An optional text field; null reads as absent. */
-const OptionalText = t.Optional(t.Union([t.String(), t.Null()], { error: 'must be a string' }));
+/** An optional text field; null reads as absent (a wrong type is `must be a string or null`). */
+const OptionalText = t.Optional(t.Union([t.String(), t.Null()]));
 
 /** The JSON form of `POST /api/agent/auth` (other fields are ignored). */
 const RegisterBody = t.Object({

@@ -4,6 +4,7 @@
  */
 import { AppError } from '../../errors';
 import { newSlug, randomId } from '../../ids';
+import { durationWords } from '../../mail/duration-words';
 import type { Capture } from '../../model/capture';
 import { countLiveSandbox, findLiveSandbox, listLiveSandbox, lockKey } from '../../stores/state/agent';
 import { insertEndpoint } from '../../stores/state/endpoints';
@@ -56,20 +57,13 @@ export async function listSandboxEndpoints(ctx: Ctx, key: ApiKeyRow) {
   return (await listLiveSandbox(ctx.db, key.id, ctx.clock.now())).map((e) => publicSandboxEndpoint(ctx, e));
 }
 
-/** A lifetime in words: "24 hours", "90 minutes". */
-function span(ms: number): string {
-  const minutes = Math.max(1, Math.round(ms / 60_000));
-  if (minutes % 60 === 0) return minutes === 60 ? '1 hour' : `${minutes / 60} hours`;
-  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
-}
-
 /** Captures of one of this key's live sandbox endpoints, newest first; 404 for any other slug. */
 export async function sandboxRequests(ctx: Ctx, key: ApiKeyRow, slug: string, limit?: number): Promise<Capture[]> {
   const ep = await findLiveSandbox(ctx.db, key.id, slug, ctx.clock.now());
   if (!ep) {
     throw new AppError(
       'not_found',
-      `this key has no live sandbox endpoint with this slug: sandbox endpoints expire ${span(ctx.config.agent.sandboxTtlMs)} after creation; create another, or get the key claimed`,
+      `this key has no live sandbox endpoint with this slug: sandbox endpoints expire ${durationWords(ctx.config.agent.sandboxTtlMs)} after creation; create another, or get the key claimed`,
     );
   }
   return ctx.captures.list(scopeOf(ep), clampLimit(ctx, limit));
