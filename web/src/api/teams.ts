@@ -93,17 +93,32 @@ export interface SharedEndpoint extends TeamEndpoint {
 }
 
 /**
- * Endpoints other accounts share with a team I am in (my own shares are not listed). Not read again
- * on return to the tab (no `onReturn`), unlike the other team queries: no route lists them at once,
- * so that would be 1 + 2 × teams requests each time (docs/dashboard.md, "Shared with you is not
- * read again on return").
+ * At most this often the endpoints shared with me are read again on return to the tab: each read
+ * is 1 + 2 × teams requests (no route lists them at once), for a list that rarely changes.
  */
-export function useSharedEndpoints(enabled = true) {
+export const SHARED_ON_RETURN_MS = 30_000;
+
+/**
+ * Read again on return once the last read (or failed read) is SHARED_ON_RETURN_MS old: a user
+ * flicking between tabs costs one read per half minute, not 21 requests per flick with 10 teams.
+ */
+const dueOnReturn = ({ state }: { state: { dataUpdatedAt: number; errorUpdatedAt: number } }): boolean =>
+  Date.now() - Math.max(state.dataUpdatedAt, state.errorUpdatedAt) >= SHARED_ON_RETURN_MS;
+
+/**
+ * Endpoints other accounts share with a team I am in (my own shares are not listed). With
+ * `readOnReturn`, read again when the tab comes back into view, at most every SHARED_ON_RETURN_MS;
+ * only the home page's Shared with you list asks for it (docs/dashboard.md, "Shared with you, read
+ * again on return"): a shared endpoint's own page learns of its end from its stream, whose reason
+ * a list read on return would replace with "does not exist".
+ */
+export function useSharedEndpoints(enabled = true, readOnReturn = false) {
   const me = useMe();
   const myId = me.data?.id;
   return useQuery({
     queryKey: teamKeys.shared,
     enabled: enabled && myId !== undefined,
+    refetchOnWindowFocus: (q) => readOnReturn && dueOnReturn(q),
     queryFn: async (): Promise<SharedEndpoint[]> => {
       const teams = await unwrap(api.teams.get());
       const perTeam = await Promise.all(
