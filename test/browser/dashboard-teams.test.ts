@@ -464,6 +464,39 @@ describeBackends(
       // The failed read is retried twice (1 s, then 2 s) before its error shows.
     }, 30_000);
 
+    test("Leave team's refusal shows in its section and goes once a later change to the team succeeds, as the other forms' refusals do", async () => {
+      const owner = await newAccount(h.url);
+      const member = await newAccount(h.url);
+      const team = await paidTeam(h.url, owner, 5, 'Revolving');
+      await joinTeam(h.url, owner, team, member);
+      await createEndpoint(h.url, member, 'Member hooks');
+      const m = await openPage(chromium(), h.url, member);
+      try {
+        await m.page.goto(`${h.url}/teams/${team.id}`);
+        const leaving = m.page.getByRole('region', { name: 'Leave team' });
+        await leaving.getByRole('button', { name: 'Leave team' }).waitFor();
+        // Removed by the owner elsewhere; the page has not read that again, so Leave is refused (404).
+        expect((await call(h.url, 'DELETE', `/api/teams/${team.id}/members/${member.userId}`, { token: owner.key })).status).toBe(204);
+        await leaving.getByRole('button', { name: 'Leave team' }).click();
+        await m.page.getByRole('dialog', { name: 'Leave Revolving?' }).getByRole('button', { name: 'Leave' }).click();
+        const refusal = leaving.getByRole('alert');
+        await refusal.waitFor();
+        expect(await refusal.textContent()).toContain('team not found');
+
+        // Invited back and accepted elsewhere, the member shares an endpoint from this page: that
+        // change succeeds, and the old refusal would read as its outcome.
+        await joinTeam(h.url, owner, team, member);
+        const shared = m.page.getByRole('region', { name: 'Shared endpoints' });
+        await shared.getByLabel('Endpoint to share').selectOption({ label: 'Member hooks' });
+        await shared.getByRole('button', { name: 'Share', exact: true }).click();
+        await shared.getByRole('list', { name: 'Shared endpoints' }).getByRole('link', { name: 'Member hooks' }).waitFor();
+        expect(await eventually(async () => (await refusal.count()) === 0, 3_000).catch(() => false)).toBe(true);
+        expect(m.errors).toEqual([]);
+      } finally {
+        await m.context.close();
+      }
+    });
+
     test("an invite's refusal goes once the owner shares an endpoint on the same page, and a share's once an invite is sent", async () => {
       const owner = await signUpAccount(h.url);
       await createEndpoint(h.url, owner, 'Billing');

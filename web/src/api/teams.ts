@@ -32,21 +32,23 @@ const onReturn = { refetchOnWindowFocus: 'always' } as const;
 const refreshTeams = (qc: QueryClient) => qc.invalidateQueries({ queryKey: teamKeys.all });
 
 /**
- * A change to a team (`id`, none for a new one) after which everything about teams is read again.
- * Its refusal goes once a later change to the same team succeeds (useClearedByLaterChange): every
- * form of a team's page gets that here, in one place, rather than each asking for it.
+ * A change to a team (`id`, none for a new one) after which everything about teams is read again
+ * (or, for leaving and deleting, `after` says what to read). Its refusal goes once a later change
+ * to the same team succeeds (useClearedByLaterChange): every form of a team's page gets that here,
+ * in one place, rather than each asking for it.
  */
-function useTeamChange<TArg, TData>(mutationFn: (arg: TArg) => Promise<TData>, id?: string) {
+function useTeamChange<TArg, TData>(mutationFn: (arg: TArg) => Promise<TData>, id?: string, after: (qc: QueryClient) => unknown = refreshTeams) {
   const qc = useQueryClient();
-  const change = useMutation({ mutationKey: id === undefined ? undefined : teamKeys.change(id), mutationFn, onSuccess: () => refreshTeams(qc) });
+  const change = useMutation({ mutationKey: id === undefined ? undefined : teamKeys.change(id), mutationFn, onSuccess: () => after(qc) });
   useClearedByLaterChange(id, change);
   return change;
 }
 
 /**
  * A form's refusal on a team's page (Rename team, the confirmed-members switch, Remove, Withdraw,
- * Invite, Share, Unshare) stays under its form while the owner goes on to another. Once a later
- * change to the same team succeeds, the refusal is old news that reads as if about that change:
+ * Invite, Share, Unshare, Leave team, Delete team) stays under its form while the owner goes on to
+ * another. Once a later change to the same team succeeds, the refusal is old news that reads as if
+ * about that change:
  * it goes, as a settings section's refusal goes when its other action runs
  * (views/settings/notification-signing.tsx). Typing again in the refused form keeps it, as the
  * settings forms keep theirs until the next Save. A new team (no id yet) has no later change.
@@ -172,19 +174,11 @@ function forgetTeam(qc: QueryClient, id: string): void {
 }
 
 export function useDeleteTeam(id: string) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: () => unwrap(api.teams({ teamId: id }).delete()),
-    onSuccess: () => forgetTeam(qc, id),
-  });
+  return useTeamChange(() => unwrap(api.teams({ teamId: id }).delete()), id, (qc) => forgetTeam(qc, id));
 }
 
 export function useLeaveTeam(id: string) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: () => unwrap(api.teams({ teamId: id }).leave.post()),
-    onSuccess: () => forgetTeam(qc, id),
-  });
+  return useTeamChange(() => unwrap(api.teams({ teamId: id }).leave.post()), id, (qc) => forgetTeam(qc, id));
 }
 
 export function useRemoveMember(id: string) {
