@@ -389,6 +389,114 @@ describeBackends(
       }
     });
 
+    test('an endpoint shared with me while my home page is open is listed when the tab comes back into view, at most every 30 s, the list kept meanwhile', async () => {
+      const owner = await newAccount(h.url);
+      const member = await newAccount(h.url);
+      const team = await paidTeam(h.url, owner, 5, 'Sharers');
+      await joinTeam(h.url, owner, team, member);
+      const invoices = await createEndpoint(h.url, owner, 'Invoices');
+      const refunds = await createEndpoint(h.url, owner, 'Refunds');
+      await createEndpoint(h.url, member, 'Mine');
+      const share = async (endpointId: string) =>
+        expect((await call(h.url, 'POST', `/api/teams/${team.id}/endpoints`, { token: owner.key, body: { endpointId } })).status).toBe(201);
+      await share(invoices.id);
+      const m = await openPage(chromium(), h.url, member);
+      const teamReads: string[] = [];
+      m.page.on('request', (r) => {
+        const path = new URL(r.url()).pathname;
+        if (path.startsWith('/api/teams')) teamReads.push(path);
+      });
+      // The tab comes back into view (as the owner's page test does), then a request of our own:
+      // any read the return started was sent before it, so an empty list of reads means none.
+      const backInView = async () => {
+        await m.page.evaluate("document.dispatchEvent(new Event('visibilitychange', { bubbles: true }))");
+        await m.page.evaluate("fetch('/healthz').then((r) => r.status)");
+      };
+      try {
+        // The page's clock, moved by hand: 30 s pass without the test waiting them.
+        await m.page.clock.install();
+        await m.page.goto(`${h.url}/`);
+        const list = m.page.getByRole('list', { name: 'Shared with you' });
+        await list.getByRole('link', { name: 'Invoices', exact: true }).waitFor();
+        // Any moment the list leaves the page (a flicker while it is read again) is recorded.
+        await m.page.evaluate(`(() => {
+          window.sharedListLeft = false;
+          new MutationObserver(() => {
+            if (!document.querySelector('ul[aria-label="Shared with you"] a')) window.sharedListLeft = true;
+          }).observe(document.body, { childList: true, subtree: true });
+        })()`);
+
+        // Shared elsewhere while the page is open. 15 s on (past the 10 s the cache counts as
+        // fresh, before the 30 s), a return asks nothing.
+        await share(refunds.id);
+        teamReads.length = 0;
+        await m.page.clock.fastForward(15_000);
+        await backInView();
+        expect(teamReads).toEqual([]);
+
+        // 31 s on, a return reads the teams (1 + 2 × teams requests) and lists Refunds, no reload.
+        await m.page.clock.fastForward(16_000);
+        await backInView();
+        await list.getByRole('link', { name: 'Refunds', exact: true }).waitFor({ timeout: 5_000 });
+        expect(teamReads.sort()).toEqual(['/api/teams', `/api/teams/${team.id}`, `/api/teams/${team.id}/endpoints`]);
+        expect(await m.page.evaluate('window.sharedListLeft')).toBe(false);
+
+        // A read that fails shows its error above the list it had, not in its place.
+        await m.page.route('**/api/teams**', (route) => route.abort('connectionrefused'));
+        await m.page.clock.fastForward(31_000);
+        await backInView();
+        await m.page.getByRole('region', { name: 'Shared with you' }).getByRole('alert').filter({ hasText: 'Cannot reach the server' }).waitFor({ timeout: 15_000 });
+        expect(await list.getByRole('link', { name: /^(Invoices|Refunds)$/ }).allTextContents()).toEqual(['Refunds', 'Invoices']);
+        expect(await m.page.evaluate('window.sharedListLeft')).toBe(false);
+        await m.page.unroute('**/api/teams**');
+
+        // Away from the list (my own endpoint's page), a return reads nothing about teams.
+        await m.page.getByRole('link', { name: 'Requests of Mine' }).click();
+        await m.page.getByRole('heading', { name: 'Mine', level: 1 }).waitFor();
+        teamReads.length = 0;
+        await m.page.clock.fastForward(31_000);
+        await backInView();
+        expect(teamReads).toEqual([]);
+        expect(m.errors).toEqual([]);
+      } finally {
+        await m.context.close();
+      }
+      // The failed read is retried twice (1 s, then 2 s) before its error shows.
+    }, 30_000);
+
+    test("Leave team's refusal shows in its section and goes once a later change to the team succeeds, as the other forms' refusals do", async () => {
+      const owner = await newAccount(h.url);
+      const member = await newAccount(h.url);
+      const team = await paidTeam(h.url, owner, 5, 'Revolving');
+      await joinTeam(h.url, owner, team, member);
+      await createEndpoint(h.url, member, 'Member hooks');
+      const m = await openPage(chromium(), h.url, member);
+      try {
+        await m.page.goto(`${h.url}/teams/${team.id}`);
+        const leaving = m.page.getByRole('region', { name: 'Leave team' });
+        await leaving.getByRole('button', { name: 'Leave team' }).waitFor();
+        // Removed by the owner elsewhere; the page has not read that again, so Leave is refused (404).
+        expect((await call(h.url, 'DELETE', `/api/teams/${team.id}/members/${member.userId}`, { token: owner.key })).status).toBe(204);
+        await leaving.getByRole('button', { name: 'Leave team' }).click();
+        await m.page.getByRole('dialog', { name: 'Leave Revolving?' }).getByRole('button', { name: 'Leave' }).click();
+        const refusal = leaving.getByRole('alert');
+        await refusal.waitFor();
+        expect(await refusal.textContent()).toContain('team not found');
+
+        // Invited back and accepted elsewhere, the member shares an endpoint from this page: that
+        // change succeeds, and the old refusal would read as its outcome.
+        await joinTeam(h.url, owner, team, member);
+        const shared = m.page.getByRole('region', { name: 'Shared endpoints' });
+        await shared.getByLabel('Endpoint to share').selectOption({ label: 'Member hooks' });
+        await shared.getByRole('button', { name: 'Share', exact: true }).click();
+        await shared.getByRole('list', { name: 'Shared endpoints' }).getByRole('link', { name: 'Member hooks' }).waitFor();
+        expect(await eventually(async () => (await refusal.count()) === 0, 3_000).catch(() => false)).toBe(true);
+        expect(m.errors).toEqual([]);
+      } finally {
+        await m.context.close();
+      }
+    });
+
     test("an invite's refusal goes once the owner shares an endpoint on the same page, and a share's once an invite is sent", async () => {
       const owner = await signUpAccount(h.url);
       await createEndpoint(h.url, owner, 'Billing');

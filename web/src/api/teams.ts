@@ -32,21 +32,23 @@ const onReturn = { refetchOnWindowFocus: 'always' } as const;
 const refreshTeams = (qc: QueryClient) => qc.invalidateQueries({ queryKey: teamKeys.all });
 
 /**
- * A change to a team (`id`, none for a new one) after which everything about teams is read again.
- * Its refusal goes once a later change to the same team succeeds (useClearedByLaterChange): every
- * form of a team's page gets that here, in one place, rather than each asking for it.
+ * A change to a team (`id`, none for a new one) after which everything about teams is read again
+ * (or, for leaving and deleting, `after` says what to read). Its refusal goes once a later change
+ * to the same team succeeds (useClearedByLaterChange): every form of a team's page gets that here,
+ * in one place, rather than each asking for it.
  */
-function useTeamChange<TArg, TData>(mutationFn: (arg: TArg) => Promise<TData>, id?: string) {
+function useTeamChange<TArg, TData>(mutationFn: (arg: TArg) => Promise<TData>, id?: string, after: (qc: QueryClient) => unknown = refreshTeams) {
   const qc = useQueryClient();
-  const change = useMutation({ mutationKey: id === undefined ? undefined : teamKeys.change(id), mutationFn, onSuccess: () => refreshTeams(qc) });
+  const change = useMutation({ mutationKey: id === undefined ? undefined : teamKeys.change(id), mutationFn, onSuccess: () => after(qc) });
   useClearedByLaterChange(id, change);
   return change;
 }
 
 /**
  * A form's refusal on a team's page (Rename team, the confirmed-members switch, Remove, Withdraw,
- * Invite, Share, Unshare) stays under its form while the owner goes on to another. Once a later
- * change to the same team succeeds, the refusal is old news that reads as if about that change:
+ * Invite, Share, Unshare, Leave team, Delete team) stays under its form while the owner goes on to
+ * another. Once a later change to the same team succeeds, the refusal is old news that reads as if
+ * about that change:
  * it goes, as a settings section's refusal goes when its other action runs
  * (views/settings/notification-signing.tsx). Typing again in the refused form keeps it, as the
  * settings forms keep theirs until the next Save. A new team (no id yet) has no later change.
@@ -93,17 +95,32 @@ export interface SharedEndpoint extends TeamEndpoint {
 }
 
 /**
- * Endpoints other accounts share with a team I am in (my own shares are not listed). Not read again
- * on return to the tab (no `onReturn`), unlike the other team queries: no route lists them at once,
- * so that would be 1 + 2 × teams requests each time (docs/dashboard.md, "Shared with you is not
- * read again on return").
+ * At most this often the endpoints shared with me are read again on return to the tab: each read
+ * is 1 + 2 × teams requests (no route lists them at once), for a list that rarely changes.
  */
-export function useSharedEndpoints(enabled = true) {
+export const SHARED_ON_RETURN_MS = 30_000;
+
+/**
+ * Read again on return once the last read (or failed read) is SHARED_ON_RETURN_MS old: a user
+ * flicking between tabs costs one read per half minute, not 21 requests per flick with 10 teams.
+ */
+const dueOnReturn = ({ state }: { state: { dataUpdatedAt: number; errorUpdatedAt: number } }): boolean =>
+  Date.now() - Math.max(state.dataUpdatedAt, state.errorUpdatedAt) >= SHARED_ON_RETURN_MS;
+
+/**
+ * Endpoints other accounts share with a team I am in (my own shares are not listed). With
+ * `readOnReturn`, read again when the tab comes back into view, at most every SHARED_ON_RETURN_MS;
+ * only the home page's Shared with you list asks for it (docs/dashboard.md, "Shared with you, read
+ * again on return"): a shared endpoint's own page learns of its end from its stream, whose reason
+ * a list read on return would replace with "does not exist".
+ */
+export function useSharedEndpoints(enabled = true, readOnReturn = false) {
   const me = useMe();
   const myId = me.data?.id;
   return useQuery({
     queryKey: teamKeys.shared,
     enabled: enabled && myId !== undefined,
+    refetchOnWindowFocus: (q) => readOnReturn && dueOnReturn(q),
     queryFn: async (): Promise<SharedEndpoint[]> => {
       const teams = await unwrap(api.teams.get());
       const perTeam = await Promise.all(
@@ -157,19 +174,11 @@ function forgetTeam(qc: QueryClient, id: string): void {
 }
 
 export function useDeleteTeam(id: string) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: () => unwrap(api.teams({ teamId: id }).delete()),
-    onSuccess: () => forgetTeam(qc, id),
-  });
+  return useTeamChange(() => unwrap(api.teams({ teamId: id }).delete()), id, (qc) => forgetTeam(qc, id));
 }
 
 export function useLeaveTeam(id: string) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: () => unwrap(api.teams({ teamId: id }).leave.post()),
-    onSuccess: () => forgetTeam(qc, id),
-  });
+  return useTeamChange(() => unwrap(api.teams({ teamId: id }).leave.post()), id, (qc) => forgetTeam(qc, id));
 }
 
 export function useRemoveMember(id: string) {

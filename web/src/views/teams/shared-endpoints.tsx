@@ -29,16 +29,19 @@ function Paused() {
 
 /**
  * The home page's "Shared with you" list, narrowed by the page's filter; nothing at all when
- * nobody shares an endpoint with me (or none matches).
+ * nobody shares an endpoint with me (or none matches). Read again when the tab comes back into
+ * view (at most every SHARED_ON_RETURN_MS, api/teams.ts): the list shown stays while it is read, and a failed read shows its
+ * error above the list it had rather than in its place.
  */
 export function SharedEndpointsSection({ filter = '' }: { filter?: string }) {
-  const shared = useSharedEndpoints();
-  if (shared.error) return <ErrorMessage error={shared.error} />;
+  const shared = useSharedEndpoints(true, true);
+  const error = shared.error ? <ErrorMessage error={shared.error} /> : null;
   const list = (shared.data ?? []).filter((e) => !filter.trim() || endpointMatches(e, filter));
-  if (list.length === 0) return null;
+  if (list.length === 0) return error;
   return (
     <section className="shared-endpoints" aria-labelledby="shared-title">
       <h2 id="shared-title">Shared with you</h2>
+      {error}
       <ul className="endpoint-list" aria-label="Shared with you">
         {list.map((e) => (
           <li key={e.slug} className="endpoint-card">
