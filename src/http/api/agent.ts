@@ -39,6 +39,7 @@ import {
 } from './agent-models';
 import { codedErrors, documented } from './models';
 import { pathnameOf } from '../request-path';
+import { isLimit, limitRefusal } from '../../services/search-params';
 
 /** Far above any real body here (assertions are capped at 16 KiB by the verifier). */
 const MAX_AGENT_BODY = 64 * 1024;
@@ -391,7 +392,7 @@ export const agentRoutes = (ctx: Ctx) => {
         if (query.slug === undefined) return listSandboxEndpoints(ctx, key);
         const limit = query.limit === undefined ? undefined : Number(query.limit);
         // Checked here, not by clampLimit: an agent route refuses in SPEC 7.2's shape.
-        if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new AppError('invalid_request', 'limit must be a positive integer');
+        if (limit !== undefined && !isLimit(limit)) throw new AppError('invalid_request', limitRefusal(ctx.config.listMaxLimit));
         return sandboxRequests(ctx, key, query.slug, limit);
       },
       {
