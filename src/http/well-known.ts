@@ -135,9 +135,10 @@ export const wellKnownRoutes = (config: Config, providers: readonly IdJagProvide
       .get('/.well-known/oauth-protected-resource/api/', () => json(resource), { detail: { ...detail, summary: 'RFC 9728 metadata' } })
       .get('/.well-known/oauth-authorization-server', () => json(server), { detail: { ...detail, summary: 'RFC 8414 metadata' } })
       // The resource identifier (`resource` above) is where an agent may look first; it has no
-      // route of its own, so its 404 says where the routes are rather than a bare "not found".
-      .get('/api', () => errorResponse(new AppError('not_found', apiRootHint)), { detail: { hide: true } })
-      .get('/api/', () => errorResponse(new AppError('not_found', apiRootHint)), { detail: { hide: true } })
+      // route of its own, so its 404 says where the routes are rather than a bare "not found",
+      // whatever the method (a POST there is no more a route than a GET).
+      .all('/api', () => errorResponse(new AppError('not_found', apiRootHint)), { detail: { hide: true } })
+      .all('/api/', () => errorResponse(new AppError('not_found', apiRootHint)), { detail: { hide: true } })
       // Public text that changes only with a deploy: cached like the metadata, no CORS (docs/agents.md).
       .get('/llms.txt', () => new Response(llms, { headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'public, max-age=300' } }), {
         detail: { ...detail, summary: 'llms.txt: what hookcap is and how an agent gets a key (llmstxt.org)' },

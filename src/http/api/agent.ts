@@ -38,7 +38,7 @@ import {
   SandboxListing,
 } from './agent-models';
 import { codedErrors, documented } from './models';
-import { pathnameOf } from '../request-path';
+import { pathnameOf, shortPath } from '../request-path';
 import { isLimit, limitRefusal } from '../../services/search-params';
 
 /** Far above any real body here (assertions are capped at 16 KiB by the verifier). */
@@ -100,11 +100,6 @@ const HIDDEN = { detail: { hide: true } };
 const AGENT_START =
   'agents register at POST /api/agent/auth; every agent route is named in /.well-known/oauth-authorization-server and /llms.txt';
 
-/** The request's path, shortened, for a message. */
-function pathOf(request: Request): string {
-  const path = pathnameOf(request.url);
-  return path.length > 120 ? `${path.slice(0, 120)}…` : path;
-}
 
 /** How a sandbox endpoint ends, for an agent trying to delete or change one. */
 const SANDBOX_ENDS =
@@ -417,7 +412,7 @@ export const agentRoutes = (ctx: Ctx) => {
     .put('/sandbox/endpoints', sandboxMethod, HIDDEN)
     .all('/sandbox/endpoints/*', sandboxItem, HIDDEN)
     // A guessed agent route (/register, /token, a method a route lacks): say where agents start.
-    .all('/*', ({ request }) => errorResponse(new AppError('not_found', `no agent route ${request.method} ${pathOf(request)}: ${AGENT_START}`)), HIDDEN)
+    .all('/*', ({ request }) => errorResponse(new AppError('not_found', `no agent route ${request.method} ${shortPath(pathnameOf(request.url))}: ${AGENT_START}`)), HIDDEN)
     .all('/auth', postOnly('a JSON body {"type": "anonymous" or "verified_email", "client_name", …}, or an identity assertion with Content-Type: application/jwt'), HIDDEN)
     .all('/auth/poll', postOnly('a JSON body {"claim_token": "clm_…"}'), HIDDEN)
     .all('/auth/claim/verify-otp', postOnly('a JSON body {"claim_token": "clm_…", "otp": "<the 6 digits from the mail>"}'), HIDDEN)
