@@ -84,8 +84,7 @@ describeBackends(
         identity_assertion_signing_alg_values_supported: ['ES256', 'RS256'],
       });
       const llms = await (await fetch(`${h.url}/llms.txt`)).text();
-      expect(llms).toContain('application/jwt');
-      expect(llms).toContain(INLINE_ISS);
+      expect(llms).toContain(`trusted provider (${idp.url}, ${INLINE_ISS}), with \`aud\` exactly ${h.url}/api/`);
     });
 
     test('a valid assertion returns a key at once, bound to the account provisioned for the verified email', async () => {
