@@ -70,6 +70,15 @@ export function notHookcap(apiUrl: string): CliError {
   );
 }
 
+/**
+ * hookcap's 404 for a route it does not have, not for a slug or id it does not know: `no route GET
+ * /api/…; the API is described at /docs …` under /api (src/http/route-miss.ts), a bare `not found`
+ * elsewhere and from servers before that wording.
+ */
+function isRouteMiss(message: string): boolean {
+  return message === 'not found' || message.startsWith('no route ');
+}
+
 /** One line (plus a hint) for any error; HOOKCAP_DEBUG=1 adds the stack of unexpected ones. */
 export function describeError(err: unknown, apiUrl: string, keySource?: KeySource): { message: string; hint?: string; exitCode: number } {
   if (err instanceof NothingWritten) {
@@ -101,8 +110,11 @@ export function describeError(err: unknown, apiUrl: string, keySource?: KeySourc
         };
       case 'not_found':
         // hookcap's answer to a route it does not have: the address is wrong, not the slug.
-        if (err.message === 'not found') return describeError(notHookcap(apiUrl), apiUrl);
+        if (isRouteMiss(err.message)) return describeError(notHookcap(apiUrl), apiUrl);
         return { message: err.message, hint: 'check the slug or id (hookcap endpoints list shows your endpoints, hookcap tail <slug> their capture ids)', exitCode: EXIT_FAILURE };
+      case 'method_not_allowed':
+        // A hookcap route, but not with the method this CLI uses: a server older than the CLI.
+        return { message: err.message, hint: `the hookcap server at ${apiUrl} may be older than this CLI: upgrade it, or use a CLI of its version`, exitCode: EXIT_FAILURE };
       case 'http_404':
         return describeError(notHookcap(apiUrl), apiUrl);
       case 'validation':

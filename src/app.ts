@@ -28,6 +28,7 @@ import { requestGuards } from './http/guards';
 import { defaultResponseHeaders } from './http/response-headers';
 import { receiverBunRoutes, receiverDocs, receiverHandler } from './http/receiver';
 import { streamRoutes } from './http/stream';
+import { routeMiss } from './http/route-miss';
 import { StreamHub } from './services/stream/hub';
 import { BackendProbe } from './services/backend-probe';
 import { within } from './deadline';
@@ -198,10 +199,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const servers: ReturnType<typeof Bun.serve>[] = [];
   if (config.receiverPort === null) {
     if (receive) api.use(receiverDocs(receive));
-    api.all('*', () => errorResponseNotFound());
+    api.all('*', routeMiss(() => api.routes));
     servers.push(listen(api, config.port));
   } else {
-    api.all('*', () => errorResponseNotFound());
+    api.all('*', routeMiss(() => api.routes));
     servers.push(listen(api, config.port));
     if (receive) {
       const rapp = new Elysia({ serve: { routes: receiverBunRoutes(receive) } }).use(errorHandler).all('*', () => errorResponseNotFound());

@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  /** A path under /api that is a route, but not with this method; the answer carries `Allow`. */
+  method_not_allowed: 405,
   conflict: 409,
   /** A password-reset link that is unknown, used, replaced by a newer one, or expired (one message for all). */
   invalid_reset_token: 400,

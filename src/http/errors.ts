@@ -30,13 +30,17 @@ export function rateLimitForRoute(request: Request, e: AppError): AppError {
 }
 
 /**
- * Renders any thrown value as `{error}` JSON with the SPEC 7 status. Only our own 5xx is logged:
- * not a store that is down (logged where it is found) nor a caller's replay target that did not
- * answer (`bad_gateway`: the caller's trouble, told to the caller, and its host is theirs).
+ * Renders any thrown value as `{error}` JSON with the SPEC 7 status. Only our own 5xx is logged as
+ * an error: not a store that is down (logged where it is found), nor a caller's replay target that
+ * did not answer (`bad_gateway`: the caller's trouble, told to the caller, and its host is theirs),
+ * nor `temporarily_unavailable`, the agent API asking to be retried: load shed on purpose
+ * (AGENT_MAX_PENDING) or a mailer or an issuer's keys out of reach. That one is a warning, so an
+ * operator still sees shedding without being paged for it.
  */
 export function errorResponse(err: unknown, code?: string | number): Response {
   if (err instanceof AppError) {
-    if (err.status >= 500 && err.code !== 'unavailable' && err.code !== 'bad_gateway') log.error('request failed', { code: err.code, error: err.message });
+    if (err.code === 'temporarily_unavailable') log.warn('request refused for now; the caller may retry', { code: err.code, error: err.message });
+    else if (err.status >= 500 && err.code !== 'unavailable' && err.code !== 'bad_gateway') log.error('request failed', { code: err.code, error: err.message });
     return json(err.status, err.toJSON(), err.headers);
   }
   switch (code) {

@@ -8,3 +8,11 @@ export function pathnameOf(url: string): string {
   const end = url.search(/[?#]/);
   return url.slice(start, end < start ? url.length : end);
 }
+
+/** Longest path a refusal quotes: enough to see a typo, not a megabyte echoed back. */
+const QUOTED_PATH_MAX = 120;
+
+/** A path as a refusal quotes it: cut at QUOTED_PATH_MAX characters. */
+export function shortPath(path: string): string {
+  return path.length > QUOTED_PATH_MAX ? `${path.slice(0, QUOTED_PATH_MAX)}…` : path;
+}

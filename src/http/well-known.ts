@@ -27,12 +27,14 @@ export function protectedResourceMetadata(config: Pick<Config, 'baseUrl'>) {
 /**
  * There is no OAuth authorization or token endpoint: keys come from the agent registration
  * endpoint, so the response and grant type lists are empty and the agent_* members say where
- * agents register, poll, verify codes and get claimed, and where identity providers revoke.
+ * agents register, poll, verify codes and get claimed. Identity assertions are advertised only
+ * when AGENT_IDJAG_PROVIDERS names at least one issuer (without one every assertion is refused
+ * `invalid_issuer`): then the registration type, the issuers an assertion may come from, their
+ * token type and algorithms, and where those issuers revoke.
  */
 export function authorizationServerMetadata(config: Pick<Config, 'baseUrl'>, providers: readonly IdJagProvider[]) {
   const base = config.baseUrl;
-  const algs = [...new Set(providers.flatMap((p) => p.algs))];
-  return {
+  const common = {
     issuer: base,
     response_types_supported: [],
     grant_types_supported: [],
@@ -40,7 +42,6 @@ export function authorizationServerMetadata(config: Pick<Config, 'baseUrl'>, pro
     service_documentation: `${base}/docs`,
     protected_resources: [`${base}/api/`],
     agent_registration_endpoint: `${base}/api/agent/auth`,
-    agent_registration_types_supported: ['anonymous', 'verified_email', 'identity_assertion'],
     agent_credential_types_supported: ['api_key'],
     agent_poll_endpoint: `${base}/api/agent/auth/poll`,
     agent_otp_verification_endpoint: `${base}/api/agent/auth/claim/verify-otp`,
@@ -48,9 +49,15 @@ export function authorizationServerMetadata(config: Pick<Config, 'baseUrl'>, pro
     agent_claim_deny_endpoint: `${base}/api/agent/auth/claim/deny`,
     agent_claim_page: `${base}/agent/claim`,
     agent_sandbox_endpoint: `${base}/api/agent/sandbox/endpoints`,
+  };
+  if (providers.length === 0) return { ...common, agent_registration_types_supported: ['anonymous', 'verified_email'] };
+  return {
+    ...common,
+    agent_registration_types_supported: ['anonymous', 'verified_email', 'identity_assertion'],
     agent_revocation_endpoint: `${base}/api/agent/auth/revoke`,
+    identity_assertion_issuers_supported: providers.map((p) => p.iss),
     identity_assertion_token_types_supported: [ID_JAG_TOKEN_TYPE],
-    identity_assertion_signing_alg_values_supported: algs,
+    identity_assertion_signing_alg_values_supported: [...new Set(providers.flatMap((p) => p.algs))],
   };
 }
 
@@ -60,9 +67,14 @@ export function authorizationServerMetadata(config: Pick<Config, 'baseUrl'>, pro
  * names is in /docs/json (tested). Built from BASE_URL like the metadata, and its limits from the
  * settings in force, so an agent plans within them instead of finding them by refusal.
  */
-export function llmsTxt(config: Pick<Config, 'baseUrl' | 'receiverUrl' | 'agent'>): string {
+export function llmsTxt(config: Pick<Config, 'baseUrl' | 'receiverUrl' | 'agent'>, providers: readonly IdJagProvider[]): string {
   const base = config.baseUrl;
   const agent = config.agent;
+  // Named only when an issuer is configured, as in the authorization server metadata.
+  const assertion =
+    providers.length === 0
+      ? ''
+      : `- POST /api/agent/auth with \`Content-Type: application/jwt\` and a signed identity assertion (ID-JAG) from a trusted provider (${providers.map((p) => p.iss).join(', ')}), with \`aud\` exactly ${base}/api/: the key at once.\n`;
   return `# hookcap
 
 > hookcap captures webhooks: each endpoint has a URL (${config.receiverUrl}/w/<slug>) that records every request sent to it, and an API lists, searches, streams and replays what was captured. AI agents can get an API key themselves; a person then claims it into their account.
@@ -74,8 +86,7 @@ Every API call carries \`Authorization: Bearer <key>\` (keys start \`svc_\`). Er
 - POST /api/agent/auth with JSON \`{"type": "anonymous", "client_name": "<your name>"}\`: a key at once (sandbox only), a \`claim_url\` and a \`user_code\` to show your person, and a \`claim_token\`. The person has ${durationWords(agent.claimTtlMs)} to claim it (\`claim_token_expires\`).
 - POST /api/agent/auth/poll with JSON \`{"claim_token": "clm_…"}\`, every few seconds: \`status\` is \`pending\`, then \`claimed\` (the key now uses the full API) or \`denied\` (the person refused; the key is revoked: register again). Unclaimed when the time is up, the poll answers \`410\` \`claim_expired\`: register again.
 - POST /api/agent/auth with JSON \`{"type": "verified_email", "email": "…", "client_name": "…"}\`: a 6-digit code is mailed; then POST /api/agent/auth/claim/verify-otp with \`{"claim_token", "otp"}\` returns the key. The code works for ${durationWords(agent.otpTtlMs)} and ${OTP_MAX_ATTEMPTS} tries.
-- POST /api/agent/auth with \`Content-Type: application/jwt\` and a signed identity assertion (ID-JAG) from a trusted provider, with \`aud\` exactly ${base}/api/: the key at once.
-- A person signed in at ${base}/agent/claim confirms or denies an anonymous registration; agents never call the confirm or deny routes.
+${assertion}- A person signed in at ${base}/agent/claim confirms or denies an anonymous registration; agents never call the confirm or deny routes.
 
 ## Sandbox (an unclaimed key)
 
@@ -111,7 +122,7 @@ const HEADERS = {
 const json = (body: unknown) => new Response(JSON.stringify(body), { headers: HEADERS });
 
 export const wellKnownRoutes = (config: Config, providers: readonly IdJagProvider[]) => {
-  const llms = llmsTxt(config);
+  const llms = llmsTxt(config, providers);
   const resource = protectedResourceMetadata(config);
   const server = authorizationServerMetadata(config, providers);
   const detail = { tags: ['discovery'] };
@@ -124,9 +135,10 @@ export const wellKnownRoutes = (config: Config, providers: readonly IdJagProvide
       .get('/.well-known/oauth-protected-resource/api/', () => json(resource), { detail: { ...detail, summary: 'RFC 9728 metadata' } })
       .get('/.well-known/oauth-authorization-server', () => json(server), { detail: { ...detail, summary: 'RFC 8414 metadata' } })
       // The resource identifier (`resource` above) is where an agent may look first; it has no
-      // route of its own, so its 404 says where the routes are rather than a bare "not found".
-      .get('/api', () => errorResponse(new AppError('not_found', apiRootHint)), { detail: { hide: true } })
-      .get('/api/', () => errorResponse(new AppError('not_found', apiRootHint)), { detail: { hide: true } })
+      // route of its own, so its 404 says where the routes are rather than a bare "not found",
+      // whatever the method (a POST there is no more a route than a GET).
+      .all('/api', () => errorResponse(new AppError('not_found', apiRootHint)), { detail: { hide: true } })
+      .all('/api/', () => errorResponse(new AppError('not_found', apiRootHint)), { detail: { hide: true } })
       // Public text that changes only with a deploy: cached like the metadata, no CORS (docs/agents.md).
       .get('/llms.txt', () => new Response(llms, { headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'public, max-age=300' } }), {
         detail: { ...detail, summary: 'llms.txt: what hookcap is and how an agent gets a key (llmstxt.org)' },

@@ -9,20 +9,21 @@ import type { Ctx } from './context';
 import { decodeCursor, encodeCursor } from './cursors';
 import { getOwnEndpoint } from './endpoints';
 import { markPinned, pinnedIdsOf } from './pins';
-import { pinnedOnly } from './search-params';
+import { isLimit, limitRefusal, pinnedOnly } from './search-params';
 import { getReadableEndpoint, readableEndpoints, scopeOf, visibleScopes } from './visibility';
 
+/** The route's schema takes any number (its bounds are said here, naming the field); above LIST_MAX_LIMIT is capped. */
 export function clampLimit(ctx: Ctx, limit: number | undefined): number {
   if (limit === undefined) return ctx.config.listDefaultLimit;
-  if (!Number.isInteger(limit) || limit < 1) throw new AppError('validation', 'limit must be a positive integer');
+  if (!isLimit(limit)) throw new AppError('validation', limitRefusal(ctx.config.listMaxLimit));
   return Math.min(limit, ctx.config.listMaxLimit);
 }
 
-/** `pinned` as the query string gives it (`true`, `false`, empty), checked before the endpoint is looked up. */
+/** `limit` and `pinned` (as the query string gives it: `true`, `false`, empty) are checked before the endpoint is looked up. */
 export async function listRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number, pinned?: string): Promise<Capture[]> {
   const onlyPinned = pinnedOnly(pinned);
-  const ep = await getReadableEndpoint(ctx, user, slug);
   const n = clampLimit(ctx, limit);
+  const ep = await getReadableEndpoint(ctx, user, slug);
   if (!onlyPinned) return markPinned(ctx, await ctx.captures.list(scopeOf(ep), n));
   const ids = await pinnedIdsOf(ctx, [ep.id]);
   if (ids.length === 0) return [];
@@ -31,8 +32,8 @@ export async function listRequests(ctx: Ctx, user: UserRow, slug: string, limit?
 }
 
 export async function pageRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number, cursor?: string) {
-  const ep = await getReadableEndpoint(ctx, user, slug);
   const n = clampLimit(ctx, limit);
+  const ep = await getReadableEndpoint(ctx, user, slug);
   const before = cursor ? await decodeCursor(ctx, ep.id, cursor) : undefined;
   // One extra row tells whether another page exists without a count.
   const rows = await ctx.captures.list(scopeOf(ep), n + 1, before);

@@ -63,12 +63,22 @@ const UNSIGNED = /^\d{1,15}$/;
 
 const invalid = (message: string) => new AppError('validation', message);
 
-function unsigned(raw: string, name: string, min: number): number {
+/**
+ * What a `limit` takes, worded as a route schema's refusal is (src/schema-words.ts). One above
+ * `max` is not refused: fewer are returned (docs/api.md, "list limits").
+ */
+export const limitWords = (max: number): string => `must be an integer of at least 1 (at most ${max} are returned)`;
+
+/** A `limit` refused, naming the field: `limit: must be an integer of at least 1 (…)`. Every list, search and sandbox listing says this. */
+export const limitRefusal = (max: number): string => `limit: ${limitWords(max)}`;
+
+/** Whether `n` can be a `limit` (before it is capped). */
+export const isLimit = (n: number): boolean => Number.isInteger(n) && n >= 1;
+
+/** A whole number as the query string gives it, or null. */
+function unsigned(raw: string): number | null {
   const text = raw.trim();
-  if (!UNSIGNED.test(text) || Number(text) < min) {
-    throw invalid(`${name} must be an integer ≥ ${min}, got ${JSON.stringify(raw)}`);
-  }
-  return Number(text);
+  return UNSIGNED.test(text) ? Number(text) : null;
 }
 
 const PARAMETERS = ['slug', 'method', 'q', 'from', 'to', 'limit', 'offset', 'order', 'pinned'] as const;
@@ -155,10 +165,18 @@ export function parseSearchPage(raw: RawSearchQuery, limits: SearchLimits, now: 
     if (raw.order !== 'asc' && raw.order !== 'desc') throw invalid(`order must be asc or desc, got ${JSON.stringify(raw.order)}`);
     order = raw.order;
   }
-  const limit = raw.limit === undefined || raw.limit === '' ? limits.defaultLimit : Math.min(unsigned(raw.limit, 'limit', 1), limits.maxLimit);
-  const offset = raw.offset === undefined || raw.offset === '' ? 0 : unsigned(raw.offset, 'offset', 0);
-  if (offset > limits.maxOffset) {
-    throw invalid(`offset must be at most ${limits.maxOffset}; narrow the search with from and to instead`);
+  let limit = limits.defaultLimit;
+  if (raw.limit !== undefined && raw.limit !== '') {
+    const n = unsigned(raw.limit);
+    if (n === null || !isLimit(n)) throw invalid(limitRefusal(limits.maxLimit));
+    limit = Math.min(n, limits.maxLimit);
+  }
+  let offset = 0;
+  if (raw.offset !== undefined && raw.offset !== '') {
+    const n = unsigned(raw.offset);
+    // Deeper offsets are refused, not capped: a capped one would silently answer another page.
+    if (n === null || n > limits.maxOffset) throw invalid(`offset: must be an integer from 0 to ${limits.maxOffset} (to go deeper, narrow the search with from and to)`);
+    offset = n;
   }
   return { ...criteria, limit, offset, order };
 }

@@ -74,6 +74,19 @@ describeBackends(
   (h) => {
     const assert = async (claims: JWTPayload, key: TestKey = es1, typ?: string | null) => postJwt(h.url, await sign(claims, key, { typ }));
 
+    test('the authorization server metadata and /llms.txt advertise assertions, naming the configured issuers', async () => {
+      const r = await call(h.url, 'GET', '/.well-known/oauth-authorization-server');
+      expect(r.body).toMatchObject({
+        agent_registration_types_supported: ['anonymous', 'verified_email', 'identity_assertion'],
+        agent_revocation_endpoint: `${h.url}/api/agent/auth/revoke`,
+        identity_assertion_issuers_supported: [idp.url, INLINE_ISS],
+        identity_assertion_token_types_supported: ['urn:ietf:params:oauth:token-type:id-jag'],
+        identity_assertion_signing_alg_values_supported: ['ES256', 'RS256'],
+      });
+      const llms = await (await fetch(`${h.url}/llms.txt`)).text();
+      expect(llms).toContain(`trusted provider (${idp.url}, ${INLINE_ISS}), with \`aud\` exactly ${h.url}/api/`);
+    });
+
     test('a valid assertion returns a key at once, bound to the account provisioned for the verified email', async () => {
       const claims = idJag(h.url);
       const r = await assert(claims);

@@ -28,22 +28,25 @@ describeBackends(
     });
 
     test('authorization server metadata (RFC 8414) says where agents register, and reflects BASE_URL', async () => {
-      const r = await call(h.url, 'GET', '/.well-known/oauth-authorization-server');
+      const r = await call<Record<string, unknown>>(h.url, 'GET', '/.well-known/oauth-authorization-server');
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({
         issuer: BASE,
         response_types_supported: [],
         scopes_supported: ['webhooks:read', 'webhooks:write'],
         agent_registration_endpoint: `${BASE}/api/agent/auth`,
-        agent_registration_types_supported: ['anonymous', 'verified_email', 'identity_assertion'],
+        // No AGENT_IDJAG_PROVIDERS here: every assertion would be refused, so none is advertised.
+        agent_registration_types_supported: ['anonymous', 'verified_email'],
         agent_poll_endpoint: `${BASE}/api/agent/auth/poll`,
         agent_otp_verification_endpoint: `${BASE}/api/agent/auth/claim/verify-otp`,
         agent_claim_endpoint: `${BASE}/api/agent/auth/claim/confirm`,
         agent_claim_page: `${BASE}/agent/claim`,
         agent_sandbox_endpoint: `${BASE}/api/agent/sandbox/endpoints`,
-        agent_revocation_endpoint: `${BASE}/api/agent/auth/revoke`,
-        identity_assertion_token_types_supported: ['urn:ietf:params:oauth:token-type:id-jag'],
       });
+      const assertionMembers = Object.keys(r.body).filter((m) => m.startsWith('identity_assertion_') || m === 'agent_revocation_endpoint');
+      expect(assertionMembers).toEqual([]);
+      // Nor does /llms.txt offer it.
+      expect(await (await fetch(`${h.url}/llms.txt`)).text()).not.toContain('application/jwt');
       // Every advertised URL is on the configured base, never on the host the request came to.
       expect(r.text).not.toContain('127.0.0.1');
     });

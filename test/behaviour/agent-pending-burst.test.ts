@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { call } from '../support/client';
+import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 import { AGENT_ENV, expectAgentError } from './agent-support';
 
@@ -26,6 +26,17 @@ describeBackends(
       // A second burst finds the cap already full.
       const again = await Promise.all(Array.from({ length: 10 }, (_, i) => anonymous(BURST + i)));
       for (const r of again) expectAgentError(r, 503, 'temporarily_unavailable');
+      // Shedding load on purpose is a warning in the log, never an error (src/http/errors.ts).
+      const refusals = BURST - CAP + again.length;
+      const shed = await eventually(async () => {
+        const lines = h.server
+          .output()
+          .split('\n')
+          .filter((l) => l.includes('"temporarily_unavailable"'))
+          .map((l) => JSON.parse(l) as { level: string });
+        return lines.length >= refusals && lines;
+      });
+      expect(new Set(shed.map((l) => l.level))).toEqual(new Set(['warn']));
     });
   },
   { ...AGENT_ENV, AGENT_MAX_PENDING: String(CAP) },

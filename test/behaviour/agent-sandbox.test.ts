@@ -73,11 +73,11 @@ describeInProcess(
       expect(made.status).toBe(201);
       const ep = made.body;
       expect((await call(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential, body: { mockResponse: null } })).status).toBe(201);
-      // A bad limit on the listing is refused in the same shape.
+      // A bad limit on the listing is refused in the same shape, in the words every list uses.
       for (const limit of ['0', 'x', '1.5']) {
         const bad = await call(h.url, 'GET', `/api/agent/sandbox/endpoints?slug=${ep.slug}&limit=${limit}`, { token: reg.credential });
         expect(bad.status).toBe(400);
-        expect(bad.body as unknown).toEqual({ error: 'invalid_request', error_description: 'limit must be a positive integer' });
+        expect(bad.body as unknown).toEqual({ error: 'invalid_request', error_description: 'limit: must be an integer of at least 1 (at most 1000 are returned)' });
       }
       expect((await call(h.url, 'GET', `/api/agent/sandbox/endpoints?slug=${ep.slug}&limit=2`, { token: reg.credential })).status).toBe(200);
     });

@@ -72,8 +72,59 @@ test('every /api route the server registered is in /docs/json, except routes tha
   expect(missing).toEqual([]);
   // The agent routes' method helpers (SPEC 4.8 agents sometimes GET them first) and /api/ itself.
   expect(pointers).toContain('ALL /api/agent/auth');
-  expect(pointers).toContain('GET /api/');
+  expect(pointers).toContain('ALL /api/');
   expect(ops.size).toBeGreaterThan(60);
+});
+
+const DESCRIBED = 'the API is described at /docs (JSON at /docs/json)';
+
+test('a path under /api that is no route: 404 saying what was asked and where the API is described', async () => {
+  const asks = [
+    ['GET', '/api/endpointz'],
+    ['POST', '/api/endpoints/abc/nope'],
+    ['DELETE', '/api//endpoints'],
+    ['GET', '/api/agentx'],
+    ['PATCH', '/api/search'],
+  ] as const;
+  for (const [method, path] of asks) {
+    // Without a credential: which routes exist is in the public document anyway.
+    const res = await fetch(`${s.url}${path}`, { method });
+    const body = await res.json();
+    expect({ method, path, status: res.status, allow: res.headers.get('allow'), body }).toEqual({
+      method,
+      path,
+      status: 404,
+      allow: null,
+      body: { error: `no route ${method} ${path}; ${DESCRIBED}`, code: 'not_found' },
+    });
+  }
+  // /api itself, whatever the method, says where the routes are (src/http/well-known.ts).
+  const root = (await (await fetch(`${s.url}/api/`, { method: 'POST' })).json()) as { error: string };
+  expect(root.error).toContain('/docs/json');
+});
+
+test('an /api route under a method it lacks: 405 with Allow, the methods the route table has for that path', async () => {
+  // Each registered path with its parameters filled in, and its methods (the agent API answers its own).
+  const methodsOf = new Map<string, Set<string>>();
+  for (const r of s.service.routes) {
+    if (!r.path.startsWith('/api/') || r.path.startsWith('/api/agent/') || r.method === 'ALL') continue;
+    const path = r.path.replace(/:[^/]+/g, 'x1');
+    methodsOf.set(path, (methodsOf.get(path) ?? new Set()).add(r.method));
+  }
+  expect(methodsOf.size).toBeGreaterThan(30);
+  for (const [path, methods] of methodsOf) {
+    const method = ['PUT', 'PATCH', 'DELETE', 'POST', 'GET'].find((m) => !methods.has(m)) ?? 'TRACE';
+    const allow = [...methods, ...(methods.has('GET') ? ['HEAD'] : [])].sort().join(', ');
+    const res = await fetch(`${s.url}${path}`, { method });
+    const body = await res.json();
+    expect({ method, path, status: res.status, allow: res.headers.get('allow'), body }).toEqual({
+      method,
+      path,
+      status: 405,
+      allow,
+      body: { error: `no route ${method} ${path}: ${path} answers ${allow}; ${DESCRIBED}`, code: 'method_not_allowed' },
+    });
+  }
 });
 
 test('the operator API is mounted (ADMIN_TOKEN set) and left out of /docs/json', () => {

@@ -106,11 +106,25 @@ describeBackends(
       expect((await patch({ signing: null, mockResponse: null, expiresIn: null })).status).toBe(200);
     });
 
-    test('a query number (a number or its text) is named with its bounds, not as "numeric or number"', async () => {
+    test('a query number out of range or not a number is named with its bounds, on every list and search', async () => {
       const { a } = await endpoint();
       const [ep] = (await call(h.url, 'GET', '/api/endpoints', { token: a.key })).body;
-      const r = await call<ErrorFields>(h.url, 'GET', `/api/endpoints/${ep?.slug}/requests?limit=many`, { token: a.key });
-      expect({ status: r.status, body: r.body }).toEqual({ status: 400, body: { error: 'limit: must be a number of at least 1', code: 'validation' } });
+      const limit = 'limit: must be an integer of at least 1 (at most 1000 are returned)';
+      const offset = 'offset: must be an integer from 0 to 10000 (to go deeper, narrow the search with from and to)';
+      const cases: [string, string][] = [];
+      for (const path of [`/api/endpoints/${ep?.slug}/requests`, `/api/endpoints/${ep?.slug}/requests/paginated`, '/api/search/requests']) {
+        // 0 and -1 were "must be a number of at least 1" on the lists: the field unnamed.
+        for (const value of ['0', '-1', '1.5', 'many']) cases.push([`${path}?limit=${value}`, limit]);
+      }
+      // Checked before the endpoint is looked up, as search does: no hint whether it exists.
+      cases.push(['/api/endpoints/doesnotexist/requests?limit=0', limit]);
+      for (const value of ['-1', '10001']) cases.push([`/api/search/requests?offset=${value}`, offset]);
+      for (const [path, error] of cases) {
+        const r = await call<ErrorFields>(h.url, 'GET', path, { token: a.key });
+        expect({ path, status: r.status, body: r.body }).toEqual({ path, status: 400, body: { error, code: 'validation' } });
+      }
+      // Above the cap is not refused: fewer are returned (docs/api.md, "list limits").
+      expect((await call(h.url, 'GET', `/api/endpoints/${ep?.slug}/requests?limit=5000`, { token: a.key })).status).toBe(200);
     });
 
     test('replay: a header is set (text) or removed (null); bodyEncoding lists its values', async () => {

@@ -465,6 +465,8 @@ describeBackends('hookcap commands', (h) => {
       [['endpoints', 'list'], { HOOKCAP_API_URL: app.url, HOOKCAP_API_KEY: a.key }],
       [['login', '--key', a.key, '--api-url', `${h.url}/dashboard`], {}],
       [['listen', SLUG, '--forward', app.url], { HOOKCAP_API_URL: `${h.url}/x`, HOOKCAP_API_KEY: a.key }],
+      // A path under the server's /api: its 404 names the route asked for (no route GET /api/v1/api/…).
+      [['endpoints', 'list'], { HOOKCAP_API_URL: `${h.url}/api/v1`, HOOKCAP_API_KEY: a.key }],
     ] as [string[], Record<string, string>][]) {
       const r = await runCli(args, { ...e.env, ...vars });
       expect(r.code, args.join(' ')).toBe(1);

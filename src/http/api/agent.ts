@@ -38,7 +38,8 @@ import {
   SandboxListing,
 } from './agent-models';
 import { codedErrors, documented } from './models';
-import { pathnameOf } from '../request-path';
+import { pathnameOf, shortPath } from '../request-path';
+import { isLimit, limitRefusal } from '../../services/search-params';
 
 /** Far above any real body here (assertions are capped at 16 KiB by the verifier). */
 const MAX_AGENT_BODY = 64 * 1024;
@@ -99,11 +100,6 @@ const HIDDEN = { detail: { hide: true } };
 const AGENT_START =
   'agents register at POST /api/agent/auth; every agent route is named in /.well-known/oauth-authorization-server and /llms.txt';
 
-/** The request's path, shortened, for a message. */
-function pathOf(request: Request): string {
-  const path = pathnameOf(request.url);
-  return path.length > 120 ? `${path.slice(0, 120)}…` : path;
-}
 
 /** How a sandbox endpoint ends, for an agent trying to delete or change one. */
 const SANDBOX_ENDS =
@@ -391,7 +387,7 @@ export const agentRoutes = (ctx: Ctx) => {
         if (query.slug === undefined) return listSandboxEndpoints(ctx, key);
         const limit = query.limit === undefined ? undefined : Number(query.limit);
         // Checked here, not by clampLimit: an agent route refuses in SPEC 7.2's shape.
-        if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new AppError('invalid_request', 'limit must be a positive integer');
+        if (limit !== undefined && !isLimit(limit)) throw new AppError('invalid_request', limitRefusal(ctx.config.listMaxLimit));
         return sandboxRequests(ctx, key, query.slug, limit);
       },
       {
@@ -416,7 +412,7 @@ export const agentRoutes = (ctx: Ctx) => {
     .put('/sandbox/endpoints', sandboxMethod, HIDDEN)
     .all('/sandbox/endpoints/*', sandboxItem, HIDDEN)
     // A guessed agent route (/register, /token, a method a route lacks): say where agents start.
-    .all('/*', ({ request }) => errorResponse(new AppError('not_found', `no agent route ${request.method} ${pathOf(request)}: ${AGENT_START}`)), HIDDEN)
+    .all('/*', ({ request }) => errorResponse(new AppError('not_found', `no agent route ${request.method} ${shortPath(pathnameOf(request.url))}: ${AGENT_START}`)), HIDDEN)
     .all('/auth', postOnly('a JSON body {"type": "anonymous" or "verified_email", "client_name", …}, or an identity assertion with Content-Type: application/jwt'), HIDDEN)
     .all('/auth/poll', postOnly('a JSON body {"claim_token": "clm_…"}'), HIDDEN)
     .all('/auth/claim/verify-otp', postOnly('a JSON body {"claim_token": "clm_…", "otp": "<the 6 digits from the mail>"}'), HIDDEN)

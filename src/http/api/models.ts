@@ -1,6 +1,7 @@
 /** Response and body schemas shared by the API routes and the OpenAPI page. */
 import { t, type TSchema } from 'elysia';
 import { CaptureRecord } from '../../model/capture';
+import { limitWords } from '../../services/search-params';
 
 /**
  * Every refusal (src/http/errors.ts): SPEC 7.1 `{error, code}` (a message and its code), or on the
@@ -209,13 +210,20 @@ export const ApiKeyBody = t.Object({
 });
 export const NewApiKeyBody = t.Composite([ApiKeyBody, t.Object({ key: t.String() })]);
 
-export const LimitQuery = t.Object({ limit: t.Optional(t.Numeric({ minimum: 1 })) });
+/**
+ * A list's `limit`: any number passes the schema and the service refuses one below 1 or not whole
+ * (src/services/requests.ts, clampLimit), naming the field. A bound here would be refused without
+ * it: Elysia checks a query number's bounds after converting the text, where the field's name is
+ * lost ("must be a number of at least 1"). Text that is no number gets the same words.
+ */
+const listLimit = (max: number) => t.Optional(t.Numeric({ description: `At least 1; at most ${max} are returned`, error: limitWords(max) }));
 /** The plain list: a limit, and `pinned=true` for the pinned captures only (docs/retention.md). */
-export const ListQuery = t.Object({
-  limit: t.Optional(t.Numeric({ minimum: 1 })),
-  pinned: t.Optional(t.String({ description: 'true: only pinned captures; false or absent: all' })),
-});
-export const PageQuery = t.Object({ limit: t.Optional(t.Numeric({ minimum: 1 })), cursor: t.Optional(t.String()) });
+export const listQuery = (max: number) =>
+  t.Object({
+    limit: listLimit(max),
+    pinned: t.Optional(t.String({ description: 'true: only pinned captures; false or absent: all' })),
+  });
+export const pageQuery = (max: number) => t.Object({ limit: listLimit(max), cursor: t.Optional(t.String()) });
 
 /** `POST /api/endpoints/{slug}/notification-secret`: the new secret, shown this once. */
 export const NotificationSecretBody = t.Object({

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia';
 import type { Ctx } from '../../services/context';
 import * as requests from '../../services/requests';
 import { authMacro } from '../auth';
-import { AUTH_ERRORS, errors, ListQuery, NoContent, PageQuery, RequestById, RequestPage, RequestRecord } from './models';
+import { AUTH_ERRORS, errors, listQuery, NoContent, pageQuery, RequestById, RequestPage, RequestRecord } from './models';
 
 export const requestRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: '/api', detail: { tags: ['requests'] } })
@@ -12,7 +12,7 @@ export const requestRoutes = (ctx: Ctx) =>
       ({ user, params, query }) => requests.listRequests(ctx, user, params.slug, query.limit, query.pinned),
       {
         auth: 'account',
-        query: ListQuery,
+        query: listQuery(ctx.config.listMaxLimit),
         response: { 200: t.Array(RequestRecord), ...errors(400, ...AUTH_ERRORS, 404) },
         detail: { summary: `Captured requests, newest first (limit default ${ctx.config.listDefaultLimit}, max ${ctx.config.listMaxLimit}); pinned=true for the pinned ones only` },
       },
@@ -23,7 +23,7 @@ export const requestRoutes = (ctx: Ctx) =>
         requests.pageRequests(ctx, user, params.slug, query.limit, query.cursor),
       {
         auth: 'account',
-        query: PageQuery,
+        query: pageQuery(ctx.config.listMaxLimit),
         response: { 200: RequestPage, ...errors(400, ...AUTH_ERRORS, 404) },
         detail: { summary: 'Captured requests, newest first, one page at a time (pass cursor back)' },
       },
