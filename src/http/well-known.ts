@@ -27,10 +27,10 @@ export function protectedResourceMetadata(config: Pick<Config, 'baseUrl'>) {
 /**
  * There is no OAuth authorization or token endpoint: keys come from the agent registration
  * endpoint, so the response and grant type lists are empty and the agent_* members say where
- * agents register, poll, verify codes and get claimed. Identity assertions are advertised only
- * when AGENT_IDJAG_PROVIDERS names at least one issuer (without one every assertion is refused
- * `invalid_issuer`): then the registration type, the issuers an assertion may come from, their
- * token type and algorithms, and where those issuers revoke.
+ * agents register, poll, verify codes and get claimed, and where identity providers revoke.
+ * Identity assertions are advertised only when AGENT_IDJAG_PROVIDERS names at least one issuer
+ * (without one every assertion is refused `invalid_issuer`): then the registration type, the
+ * issuers an assertion may come from, their token type and algorithms.
  */
 export function authorizationServerMetadata(config: Pick<Config, 'baseUrl'>, providers: readonly IdJagProvider[]) {
   const base = config.baseUrl;
@@ -49,12 +49,14 @@ export function authorizationServerMetadata(config: Pick<Config, 'baseUrl'>, pro
     agent_claim_deny_endpoint: `${base}/api/agent/auth/claim/deny`,
     agent_claim_page: `${base}/agent/claim`,
     agent_sandbox_endpoint: `${base}/api/agent/sandbox/endpoints`,
+    // Listed with or without an issuer: the route always exists (SPEC 4.8), and AGENT-AUTH asks
+    // the document to say where revocation happens.
+    agent_revocation_endpoint: `${base}/api/agent/auth/revoke`,
   };
   if (providers.length === 0) return { ...common, agent_registration_types_supported: ['anonymous', 'verified_email'] };
   return {
     ...common,
     agent_registration_types_supported: ['anonymous', 'verified_email', 'identity_assertion'],
-    agent_revocation_endpoint: `${base}/api/agent/auth/revoke`,
     identity_assertion_issuers_supported: providers.map((p) => p.iss),
     identity_assertion_token_types_supported: [ID_JAG_TOKEN_TYPE],
     identity_assertion_signing_alg_values_supported: [...new Set(providers.flatMap((p) => p.algs))],

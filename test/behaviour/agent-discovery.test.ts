@@ -42,8 +42,10 @@ describeBackends(
         agent_claim_endpoint: `${BASE}/api/agent/auth/claim/confirm`,
         agent_claim_page: `${BASE}/agent/claim`,
         agent_sandbox_endpoint: `${BASE}/api/agent/sandbox/endpoints`,
+        // The route exists whatever is configured; only issuers' assertions need one.
+        agent_revocation_endpoint: `${BASE}/api/agent/auth/revoke`,
       });
-      const assertionMembers = Object.keys(r.body).filter((m) => m.startsWith('identity_assertion_') || m === 'agent_revocation_endpoint');
+      const assertionMembers = Object.keys(r.body).filter((m) => m.startsWith('identity_assertion_'));
       expect(assertionMembers).toEqual([]);
       // Nor does /llms.txt offer it.
       expect(await (await fetch(`${h.url}/llms.txt`)).text()).not.toContain('application/jwt');
