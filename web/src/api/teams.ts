@@ -39,7 +39,16 @@ const refreshTeams = (qc: QueryClient) => qc.invalidateQueries({ queryKey: teamK
  */
 function useTeamChange<TArg, TData>(mutationFn: (arg: TArg) => Promise<TData>, id?: string, after: (qc: QueryClient) => unknown = refreshTeams) {
   const qc = useQueryClient();
-  const change = useMutation({ mutationKey: id === undefined ? undefined : teamKeys.change(id), mutationFn, onSuccess: () => after(qc) });
+  const change = useMutation({
+    mutationKey: id === undefined ? undefined : teamKeys.change(id),
+    mutationFn,
+    onSuccess: () => after(qc),
+    // A 404 may mean the team is gone for me (deleted, or I was removed, elsewhere): read the team
+    // again, so the page gives its own explanation (TeamPage's NotInTeam) instead of a bare "team
+    // not found" under one form. Only the team: a member or invite gone elsewhere keeps the lists
+    // as they were, with the refusal saying so under its form.
+    onError: (e) => (id !== undefined && e instanceof ApiError && e.status === 404 ? qc.invalidateQueries({ queryKey: teamKeys.team(id) }) : undefined),
+  });
   useClearedByLaterChange(id, change);
   return change;
 }
