@@ -158,7 +158,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         documentation: {
           info: { title: 'hookcap API', version: '0.1.0', description:
               'Webhook capture service. Every /api call carries Authorization: Bearer <API key>. An AI agent without a key gets one through POST /api/agent/auth ' +
-              '(anonymous with a sandbox until a person claims it, verified_email with a mailed code, or an identity assertion): start at /.well-known/oauth-authorization-server.',
+              // The assertion flow is named only where an issuer is configured, as in the metadata.
+              `(anonymous with a sandbox until a person claims it, or verified_email with a mailed code${ctx.agent.providers.length > 0 ? ', or an identity assertion from a trusted provider' : ''}): ` +
+              'start at /.well-known/oauth-authorization-server.',
           },
           components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
           security: [{ bearer: [] }],

@@ -85,6 +85,8 @@ describeBackends(
       });
       const llms = await (await fetch(`${h.url}/llms.txt`)).text();
       expect(llms).toContain(`trusted provider (${idp.url}, ${INLINE_ISS}), with \`aud\` exactly ${h.url}/api/`);
+      const openapi = (await call<{ info: { description: string } }>(h.url, 'GET', '/docs/json')).body;
+      expect(openapi.info.description).toContain('or an identity assertion from a trusted provider');
     });
 
     test('a valid assertion returns a key at once, bound to the account provisioned for the verified email', async () => {

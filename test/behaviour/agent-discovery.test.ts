@@ -47,8 +47,11 @@ describeBackends(
       });
       const assertionMembers = Object.keys(r.body).filter((m) => m.startsWith('identity_assertion_'));
       expect(assertionMembers).toEqual([]);
-      // Nor does /llms.txt offer it.
+      // Nor does /llms.txt offer it, nor the OpenAPI page's description.
       expect(await (await fetch(`${h.url}/llms.txt`)).text()).not.toContain('application/jwt');
+      const openapi = (await call<{ info: { description: string } }>(h.url, 'GET', '/docs/json')).body;
+      expect(openapi.info.description).toContain('verified_email');
+      expect(openapi.info.description).not.toContain('identity assertion');
       // Every advertised URL is on the configured base, never on the host the request came to.
       expect(r.text).not.toContain('127.0.0.1');
     });
