@@ -28,7 +28,7 @@ import { requestGuards } from './http/guards';
 import { defaultResponseHeaders } from './http/response-headers';
 import { receiverBunRoutes, receiverDocs, receiverHandler } from './http/receiver';
 import { streamRoutes } from './http/stream';
-import { routeMiss } from './http/route-miss';
+import { notFound, routeMiss } from './http/route-miss';
 import { StreamHub } from './services/stream/hub';
 import { BackendProbe } from './services/backend-probe';
 import { within } from './deadline';
@@ -207,7 +207,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     api.all('*', routeMiss(() => api.routes));
     servers.push(listen(api, config.port));
     if (receive) {
-      const rapp = new Elysia({ serve: { routes: receiverBunRoutes(receive) } }).use(errorHandler).all('*', () => errorResponseNotFound());
+      const rapp = new Elysia({ serve: { routes: receiverBunRoutes(receive) } }).use(errorHandler).all('*', notFound);
       servers.push(listen(rapp, config.receiverPort));
     }
   }
@@ -319,11 +319,4 @@ export class ListenError extends Error {
     );
     this.name = 'ListenError';
   }
-}
-
-function errorResponseNotFound(): Response {
-  return new Response(JSON.stringify({ error: 'not found', code: 'not_found' }), {
-    status: 404,
-    headers: { 'content-type': 'application/json' },
-  });
 }

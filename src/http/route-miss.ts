@@ -70,15 +70,18 @@ export function routeMissError(routes: readonly RouteEntry[], method: string, pa
   return new AppError('method_not_allowed', `no route ${asked}: ${shortPath(path)} answers ${allow.join(', ')}; ${DESCRIBED}`, { allow: allow.join(', ') });
 }
 
+/** The bare 404 of a path that is no route outside /api (and of a receiver-only listener's non-/w paths). */
+export const notFound = (): Response => errorResponse(new AppError('not_found', 'not found'));
+
 /**
  * The catch-all handler: `routes` is read at the first miss, once every route is registered. Not
- * under /api, the bare 404 of before (the dashboard's and the receiver's paths).
+ * under /api, the bare 404 (`notFound`).
  */
 export function routeMiss(routes: () => readonly RouteEntry[]): (c: { request: Request }) => Response {
   let table: readonly RouteEntry[] | null = null;
   return ({ request }) => {
     table ??= routes().map((r) => ({ method: r.method, path: r.path }));
     const e = routeMissError(table, request.method, pathnameOf(request.url));
-    return errorResponse(e ?? new AppError('not_found', 'not found'));
+    return e ? errorResponse(e) : notFound();
   };
 }
