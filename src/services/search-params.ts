@@ -92,7 +92,7 @@ export function readSearchQuery(params: URLSearchParams, names: readonly (typeof
   const raw: RawSearchQuery = {};
   for (const name of names) {
     const values = params.getAll(name);
-    if (values.length > 1) throw invalid(`${name} was given ${values.length} times; give it once`);
+    if (values.length > 1) throw invalid(`${name}: was given ${values.length} times; give it once`);
     if (values[0] !== undefined) raw[name] = values[0];
   }
   const headers = params.getAll('header');
@@ -109,11 +109,11 @@ export function readSearchQuery(params: URLSearchParams, names: readonly (typeof
 export function parseHeaderFilter(raw: string): HeaderFilter | null {
   if (raw === '') return null;
   const show = JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw);
-  if (raw.length > MAX_Q_LENGTH) throw invalid(`header must be at most ${MAX_Q_LENGTH} characters, got ${raw.length}`);
+  if (raw.length > MAX_Q_LENGTH) throw invalid(`header: must be at most ${MAX_Q_LENGTH} characters, got ${raw.length}`);
   const colon = raw.indexOf(':');
   const name = colon < 0 ? raw : raw.slice(0, colon);
   if (!TOKEN.test(name)) {
-    throw invalid(`header must be name:value with name a header name (letters, digits and !#$%&'*+-.^_\`|~), got ${show}`);
+    throw invalid(`header: must be name:value with name a header name (letters, digits and !#$%&'*+-.^_\`|~), got ${show}`);
   }
   const value = colon < 0 ? '' : raw.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '');
   return { name: name.toLowerCase(), value };
@@ -126,7 +126,7 @@ export function parseHeaderFilter(raw: string): HeaderFilter | null {
 export function pinnedOnly(raw: string | undefined): boolean {
   if (raw === undefined || raw === '' || raw === 'false') return false;
   if (raw === 'true') return true;
-  throw invalid(`pinned must be true or false, got ${JSON.stringify(raw)}`);
+  throw invalid(`pinned: must be true or false, got ${JSON.stringify(raw)}`);
 }
 
 /** Slug, method, q, from and to: the filter shared by search and count. */
@@ -135,15 +135,15 @@ export function parseSearchCriteria(raw: RawSearchQuery, now: number): SearchCri
   // Not checked here: the endpoint lookup answers unknown and not-yours with the same 404.
   if (raw.slug !== undefined && raw.slug !== '') out.slug = raw.slug;
   if (raw.method !== undefined && raw.method !== '') {
-    if (!METHOD.test(raw.method)) throw invalid(`method must be an HTTP method such as GET or POST, got ${JSON.stringify(raw.method)}`);
+    if (!METHOD.test(raw.method)) throw invalid(`method: must be an HTTP method such as GET or POST, got ${JSON.stringify(raw.method)}`);
     out.method = raw.method.toUpperCase();
   }
   if (raw.q !== undefined && raw.q !== '') {
-    if (raw.q.length > MAX_Q_LENGTH) throw invalid(`q must be at most ${MAX_Q_LENGTH} characters, got ${raw.q.length}`);
+    if (raw.q.length > MAX_Q_LENGTH) throw invalid(`q: must be at most ${MAX_Q_LENGTH} characters, got ${raw.q.length}`);
     out.q = raw.q;
   }
   const headers = (raw.header ?? []).map(parseHeaderFilter).filter((h): h is HeaderFilter => h !== null);
-  if (headers.length > MAX_HEADER_FILTERS) throw invalid(`header may be given at most ${MAX_HEADER_FILTERS} times, got ${headers.length}`);
+  if (headers.length > MAX_HEADER_FILTERS) throw invalid(`header: may be given at most ${MAX_HEADER_FILTERS} times, got ${headers.length}`);
   if (headers.length > 0) out.headers = headers;
   if (pinnedOnly(raw.pinned)) out.pinned = true;
   try {
@@ -162,7 +162,7 @@ export function parseSearchPage(raw: RawSearchQuery, limits: SearchLimits, now: 
   const criteria = parseSearchCriteria(raw, now);
   let order: 'asc' | 'desc' = 'desc';
   if (raw.order !== undefined && raw.order !== '') {
-    if (raw.order !== 'asc' && raw.order !== 'desc') throw invalid(`order must be asc or desc, got ${JSON.stringify(raw.order)}`);
+    if (raw.order !== 'asc' && raw.order !== 'desc') throw invalid(`order: must be asc or desc, got ${JSON.stringify(raw.order)}`);
     order = raw.order;
   }
   let limit = limits.defaultLimit;
