@@ -3,7 +3,7 @@
  * and the limits are passed in) so every rule is unit-tested without a server; each refusal is a
  * 400 whose message names the parameter.
  */
-import { AppError } from '../errors';
+import { AppError, type ErrorCode } from '../errors';
 import type { HeaderFilter } from '../stores/captures/types';
 import { TimeParseError, TimeRangeError, parseTimeRange } from '../time-range';
 
@@ -59,6 +59,9 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Most `header` filters in one call: each is a test on every row the other filters leave. */
 export const MAX_HEADER_FILTERS = 8;
+// Plain decimal digits and nothing else: no sign, space, point, exponent or `0x`. Number() and
+// Elysia's numeric query read `1e3`, ` 5` and `0x10` as numbers; a caller who sent those meant
+// something this service cannot be sure of, so every route refuses them alike.
 const UNSIGNED = /^\d{1,15}$/;
 
 const invalid = (message: string) => new AppError('validation', message);
@@ -72,13 +75,24 @@ export const limitWords = (max: number): string => `must be an integer of at lea
 /** A `limit` refused, naming the field: `limit: must be an integer of at least 1 (…)`. Every list, search and sandbox listing says this. */
 export const limitRefusal = (max: number): string => `limit: ${limitWords(max)}`;
 
-/** Whether `n` can be a `limit` (before it is capped). */
-export const isLimit = (n: number): boolean => Number.isInteger(n) && n >= 1;
-
-/** A whole number as the query string gives it, or null. */
+/** A whole number as the query string gives it (plain decimal digits), or null. */
 function unsigned(raw: string): number | null {
-  const text = raw.trim();
-  return UNSIGNED.test(text) ? Number(text) : null;
+  return UNSIGNED.test(raw) ? Number(raw) : null;
+}
+
+/**
+ * A `limit` as the query string gives it, for every route that takes one (the endpoint's list and
+ * pages, search, the agent sandbox's listing), so each accepts and refuses the same text in the
+ * same words: absent or empty is not given (undefined); otherwise plain decimal digits of at least
+ * 1, not capped here. `code` is the refusal's (the agent API refuses as `invalid_request`).
+ *
+ * @example parseLimit('50', 1000) === 50; parseLimit('1e3', 1000) // throws `limit: must be …`
+ */
+export function parseLimit(raw: string | undefined, max: number, code: ErrorCode = 'validation'): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const n = unsigned(raw);
+  if (n === null || n < 1) throw new AppError(code, limitRefusal(max));
+  return n;
 }
 
 const PARAMETERS = ['slug', 'method', 'q', 'from', 'to', 'limit', 'offset', 'order', 'pinned'] as const;
@@ -165,12 +179,8 @@ export function parseSearchPage(raw: RawSearchQuery, limits: SearchLimits, now: 
     if (raw.order !== 'asc' && raw.order !== 'desc') throw invalid(`order: must be asc or desc, got ${JSON.stringify(raw.order)}`);
     order = raw.order;
   }
-  let limit = limits.defaultLimit;
-  if (raw.limit !== undefined && raw.limit !== '') {
-    const n = unsigned(raw.limit);
-    if (n === null || !isLimit(n)) throw invalid(limitRefusal(limits.maxLimit));
-    limit = Math.min(n, limits.maxLimit);
-  }
+  const asked = parseLimit(raw.limit, limits.maxLimit);
+  const limit = asked === undefined ? limits.defaultLimit : Math.min(asked, limits.maxLimit);
   let offset = 0;
   if (raw.offset !== undefined && raw.offset !== '') {
     const n = unsigned(raw.offset);

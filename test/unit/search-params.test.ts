@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { AppError } from '../../src/errors';
-import { MAX_HEADER_FILTERS, MAX_Q_LENGTH, parseSearchCriteria, parseSearchPage, readSearchQuery, type RawSearchQuery } from '../../src/services/search-params';
+import { MAX_HEADER_FILTERS, MAX_Q_LENGTH, parseLimit, parseSearchCriteria, parseSearchPage, readSearchQuery, type RawSearchQuery } from '../../src/services/search-params';
 
 const NOW = Date.UTC(2024, 2, 10, 12, 0, 0);
 const LIMITS = { defaultLimit: 50, maxLimit: 1000, maxOffset: 10_000 };
@@ -47,6 +47,25 @@ describe('parseSearchPage', () => {
       offset: 0,
       order: 'desc',
     });
+  });
+
+  test('a limit is plain decimal digits on every route (parseLimit): not a space, sign, point, exponent or 0x', () => {
+    expect(parseLimit(undefined, 1000)).toBeUndefined();
+    expect(parseLimit('', 1000)).toBeUndefined();
+    expect(parseLimit('05', 1000)).toBe(5);
+    expect(parseLimit('5000', 1000)).toBe(5000);
+    for (const raw of [' 5', '5 ', '+5', '1.0', '1e3', '0x10', '0', '１']) {
+      expect(() => parseLimit(raw, 1000)).toThrow('limit: must be an integer of at least 1 (at most 1000 are returned)');
+      expect(refusal({ limit: raw })).toBe('limit: must be an integer of at least 1 (at most 1000 are returned)');
+    }
+    const agent = (() => {
+      try {
+        return parseLimit('1e3', 1000, 'invalid_request');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(agent).toMatchObject({ code: 'invalid_request', message: 'limit: must be an integer of at least 1 (at most 1000 are returned)' });
   });
 
   test('each bad value is a 400 naming its parameter', () => {
