@@ -140,7 +140,7 @@ async function metered<T>(meter: RateMeter, set: { headers: Record<string, strin
     Object.assign(set.headers, meter.headers());
     return out;
   } catch (e) {
-    if (e instanceof AppError) throw new AppError(e.code, e.message, { ...meter.headers(), ...NO_STORE, ...e.headers });
+    if (e instanceof AppError) throw new AppError(e.code, e.message, { ...meter.headers(), ...NO_STORE, ...e.headers }, e.limit).withLogFields(e.logFields);
     throw e;
   }
 }
