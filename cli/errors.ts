@@ -72,11 +72,12 @@ export function notHookcap(apiUrl: string): CliError {
 
 /**
  * hookcap's 404 for a route it does not have, not for a slug or id it does not know: `no route GET
- * /api/…; the API is described at /docs …` under /api (src/http/route-miss.ts), a bare `not found`
- * elsewhere and from servers before that wording.
+ * /api/…; the API is described at /docs …` under /api (src/http/route-miss.ts), `no page GET /…;
+ * the dashboard is at /, …` outside it (an --api-url with a path before /api), and a bare
+ * `not found` from servers before those wordings.
  */
 function isRouteMiss(message: string): boolean {
-  return message === 'not found' || message.startsWith('no route ');
+  return message === 'not found' || message.startsWith('no route ') || message.startsWith('no page ');
 }
 
 /** One line (plus a hint) for any error; HOOKCAP_DEBUG=1 adds the stack of unexpected ones. */

@@ -59,7 +59,8 @@ export function collectHeaderFilter(raw: string, previous: HeaderFilter[] = []):
     const filter = parseHeaderFilter(raw);
     return filter === null ? previous : [...previous, filter];
   } catch (err) {
-    if (err instanceof AppError) throw new UsageError(`--${err.message}`);
+    // The API names the parameter as `header: …`; here the user typed a flag, so say that.
+    if (err instanceof AppError) throw new UsageError(err.message.replace(/^header: /, '--header '));
     throw err;
   }
 }

@@ -43,7 +43,7 @@ import { startExpirySweeper } from './services/expiry-sweeper';
 import { agentPages } from './http/pages/index';
 import { wellKnownRoutes } from './http/well-known';
 import { docsRoutes } from './http/docs';
-import { loadWebBundle, webRoutes } from './http/web';
+import { appPage, loadWebBundle, webRoutes } from './http/web';
 import { captureStoreSpec, openCaptureStore } from './stores/captures/open';
 import { openPglite, openPostgres, type StateDb } from './stores/state/db';
 import { findEndpointById } from './stores/state/endpoints';
@@ -199,12 +199,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     return app.server;
   };
   const servers: ReturnType<typeof Bun.serve>[] = [];
+  // A browser's load of an address that is no route gets the dashboard, which says "Page not found".
+  const missPage = web ? ((page) => (request: Request) => page(request, 404))(appPage(web, config.baseUrl)) : null;
   if (config.receiverPort === null) {
     if (receive) api.use(receiverDocs(receive));
-    api.all('*', routeMiss(() => api.routes));
+    api.all('*', routeMiss(() => api.routes, missPage));
     servers.push(listen(api, config.port));
   } else {
-    api.all('*', routeMiss(() => api.routes));
+    api.all('*', routeMiss(() => api.routes, missPage));
     servers.push(listen(api, config.port));
     if (receive) {
       const rapp = new Elysia({ serve: { routes: receiverBunRoutes(receive) } }).use(errorHandler).all('*', notFound);

@@ -103,6 +103,19 @@ export class AppError extends Error {
     this.status = ERROR_STATUS[code];
   }
 
+  /**
+   * What an operator needs beside the message in the one line src/http/errors.ts logs for a
+   * logged refusal (a 503 `temporarily_unavailable`): why it happened, never sent to the caller.
+   * The place that knows the cause says it here instead of logging a second line of its own.
+   */
+  logFields: Readonly<Record<string, unknown>> = {};
+
+  /** This error with `fields` added to its log line (see `logFields`). */
+  withLogFields(fields: Record<string, unknown>): this {
+    this.logFields = { ...this.logFields, ...fields };
+    return this;
+  }
+
   toJSON(): Record<string, string | number> {
     if (AGENT_CODES.has(this.code)) return { error: this.code, error_description: this.message };
     return this.limit === undefined ? { error: this.message, code: this.code } : { error: this.message, code: this.code, limit: this.limit };

@@ -13,7 +13,7 @@ export class TimeParseError extends Error {
     readonly value: string,
   ) {
     super(
-      `${parameter} must be a duration back from now (30s, 15m, 2h, 7d, 1w), ms since the epoch, or an ISO 8601 ` +
+      `${parameter}: must be a duration back from now (30s, 15m, 2h, 7d, 1w), ms since the epoch, or an ISO 8601 ` +
         `timestamp (2024-03-10T12:00:00Z); got ${JSON.stringify(value)}`,
     );
     this.name = 'TimeParseError';
@@ -100,7 +100,7 @@ export function parseTimeRange(from: string | undefined, to: string | undefined,
   if (to !== undefined && to.trim() !== '') range.to = parseInstant(to, 'to', now);
   if (range.from !== undefined && range.to !== undefined && range.from > range.to) {
     throw new TimeRangeError(
-      `from (${new Date(range.from).toISOString()}) is after to (${new Date(range.to).toISOString()})`,
+      `from: ${new Date(range.from).toISOString()} is after to (${new Date(range.to).toISOString()})`,
     );
   }
   return range;

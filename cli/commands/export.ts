@@ -210,7 +210,7 @@ async function captureBase(client: HookcapClient, slug: string): Promise<string>
 /**
  * `--since`/`--until` must describe a real range before anything is fetched. Without `--until` the
  * export ends now, so a `--since` in the future is said here, in the options' names, rather than as
- * the API's `from (…) is after to (…)`.
+ * the API's `from: … is after to (…)`.
  */
 export function checkRange(since: string | undefined, until: string | undefined, now = Date.now()): void {
   if (!since) return;

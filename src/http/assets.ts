@@ -31,11 +31,15 @@ export function makeAsset(body: Uint8Array<ArrayBuffer>, type: string): Asset {
 /** Headers every static answer of ours carries. */
 const BASE_HEADERS = { 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'same-origin' };
 
-export function serveAsset(request: Request, a: Asset, headers: Record<string, string>): Response {
-  const common = { 'content-type': a.type, etag: a.etag, vary: 'accept-encoding', ...BASE_HEADERS, ...headers };
-  if (request.headers.get('if-none-match') === a.etag) return new Response(null, { status: 304, headers: common });
+/**
+ * `a` as the answer. A `status` other than 200 (the dashboard's page as a 404) carries no ETag and
+ * is never a 304: a revalidation would turn the miss into the cached 200 of another address.
+ */
+export function serveAsset(request: Request, a: Asset, headers: Record<string, string>, status = 200): Response {
+  const common: Record<string, string> = { 'content-type': a.type, ...(status === 200 ? { etag: a.etag } : {}), vary: 'accept-encoding', ...BASE_HEADERS, ...headers };
+  if (status === 200 && request.headers.get('if-none-match') === a.etag) return new Response(null, { status: 304, headers: common });
   if (a.gzip && /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')) {
-    return new Response(a.gzip, { headers: { ...common, 'content-encoding': 'gzip' } });
+    return new Response(a.gzip, { status, headers: { ...common, 'content-encoding': 'gzip' } });
   }
-  return new Response(a.body, { headers: common });
+  return new Response(a.body, { status, headers: common });
 }

@@ -39,8 +39,8 @@ export function rateLimitForRoute(request: Request, e: AppError): AppError {
  */
 export function errorResponse(err: unknown, code?: string | number): Response {
   if (err instanceof AppError) {
-    if (err.code === 'temporarily_unavailable') log.warn('request refused for now; the caller may retry', { code: err.code, error: err.message });
-    else if (err.status >= 500 && err.code !== 'unavailable' && err.code !== 'bad_gateway') log.error('request failed', { code: err.code, error: err.message });
+    if (err.code === 'temporarily_unavailable') log.warn('request refused for now; the caller may retry', { code: err.code, error: err.message, ...err.logFields });
+    else if (err.status >= 500 && err.code !== 'unavailable' && err.code !== 'bad_gateway') log.error('request failed', { code: err.code, error: err.message, ...err.logFields });
     return json(err.status, err.toJSON(), err.headers);
   }
   switch (code) {

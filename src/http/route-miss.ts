@@ -5,6 +5,8 @@
  * caller with a typo or a wrong method (a person with curl, an agent guessing) can put it right
  * from the answer alone: `no route GET /api/endpointz; the API is described at /docs (JSON at
  * /docs/json)`. Worked out from the routes the server registered, so it cannot drift from them.
+ * Outside /api, a page miss: a browser gets the dashboard's "Page not found" (status 404), anything
+ * else `no page GET /nope; the dashboard is at /, the API at /api (described at /docs)`.
  *
  * @example
  * app.all('*', routeMiss(() => app.routes))
@@ -20,7 +22,7 @@ export interface RouteEntry {
 
 const DESCRIBED = 'the API is described at /docs (JSON at /docs/json)';
 
-/** Whether `path` is an /api path, where route misses are worded (the rest keep a bare 404). */
+/** Whether `path` is an /api path, where a miss is a route miss (elsewhere, a page miss). */
 export function isApiPath(path: string): boolean {
   return path === '/api' || path.startsWith('/api/');
 }
@@ -70,18 +72,39 @@ export function routeMissError(routes: readonly RouteEntry[], method: string, pa
   return new AppError('method_not_allowed', `no route ${asked}: ${shortPath(path)} answers ${allow.join(', ')}; ${DESCRIBED}`, { allow: allow.join(', ') });
 }
 
-/** The bare 404 of a path that is no route outside /api (and of a receiver-only listener's non-/w paths). */
+/** The bare 404 of a receiver-only listener's non-/w paths: that listener has no pages and no API to point at. */
 export const notFound = (): Response => errorResponse(new AppError('not_found', 'not found'));
 
 /**
- * The catch-all handler: `routes` is read at the first miss, once every route is registered. Not
- * under /api, the bare 404 (`notFound`).
+ * The refusal for a path outside /api that is no route on the API listener, worded as an /api miss
+ * is: what was asked, and where the dashboard (when this node serves it) and the API are.
+ *
+ * @example pageMissError('GET', '/nope', true).message // "no page GET /nope; the dashboard is at /, the API at /api (described at /docs)"
  */
-export function routeMiss(routes: () => readonly RouteEntry[]): (c: { request: Request }) => Response {
+export function pageMissError(method: string, path: string, dashboard: boolean): AppError {
+  const where = dashboard ? 'the dashboard is at /, the API at /api (described at /docs)' : 'the API is at /api (described at /docs)';
+  return new AppError('not_found', `no page ${method} ${shortPath(path)}; ${where}`);
+}
+
+/** Whether a request is a browser's page load: a GET or HEAD that takes HTML. */
+export function wantsPage(request: Request): boolean {
+  return (request.method === 'GET' || request.method === 'HEAD') && /\btext\/html\b/i.test(request.headers.get('accept') ?? '');
+}
+
+/**
+ * The catch-all handler: `routes` is read at the first miss, once every route is registered. Not
+ * under /api: a browser's page load gets `page(request)` (the dashboard's own page, status 404, so
+ * a mistyped dashboard address shows its "Page not found" view), anything else `pageMissError`.
+ * `page` is null on a node that serves no dashboard.
+ */
+export function routeMiss(routes: () => readonly RouteEntry[], page: ((request: Request) => Response) | null = null): (c: { request: Request }) => Response {
   let table: readonly RouteEntry[] | null = null;
   return ({ request }) => {
     table ??= routes().map((r) => ({ method: r.method, path: r.path }));
-    const e = routeMissError(table, request.method, pathnameOf(request.url));
-    return e ? errorResponse(e) : notFound();
+    const path = pathnameOf(request.url);
+    const e = routeMissError(table, request.method, path);
+    if (e) return errorResponse(e);
+    if (page && wantsPage(request)) return page(request);
+    return errorResponse(pageMissError(request.method, path, page !== null));
   };
 }

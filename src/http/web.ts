@@ -53,13 +53,24 @@ export async function loadWebBundle(): Promise<WebBundle> {
   return { manifest, assets };
 }
 
-export const webRoutes = (bundle: WebBundle, baseUrl: string) => {
+/**
+ * The app's page (index.html) with its headers: 200 on the app's own paths, 404 for a browser's
+ * page load of a path that is no route (src/http/route-miss.ts), where the app shows its "Page not
+ * found" view under the same CSP.
+ */
+export function appPage(bundle: WebBundle, baseUrl: string): (request: Request, status?: number) => Response {
   const own = ownSources(baseUrl);
   const index = bundle.assets.get('/index.html');
+  if (!index) throw new Error('dashboard build is missing index.html');
+  return (request, status = 200) => serveAsset(request, index, { 'cache-control': 'no-cache', 'content-security-policy': appCsp(own.sources(request, '/assets/')) }, status);
+}
+
+export const webRoutes = (bundle: WebBundle, baseUrl: string) => {
   const pagesCss = bundle.assets.get(`/${bundle.manifest.pagesCss}`);
-  if (!index || !pagesCss) throw new Error('dashboard build is missing index.html or pages.css');
+  if (!pagesCss) throw new Error('dashboard build is missing pages.css');
   // The app decides what to show on its own paths; every other path keeps its own routes (or 404).
-  const page = ({ request }: { request: Request }) => serveAsset(request, index, { 'cache-control': 'no-cache', 'content-security-policy': appCsp(own.sources(request, '/assets/')) });
+  const serve = appPage(bundle, baseUrl);
+  const page = ({ request }: { request: Request }) => serve(request);
   const app = new Elysia({ name: 'web', detail: { hide: true } })
     .get('/', page)
     // A fixed name for the server-rendered pages (claim, log-in), revalidated by ETag.

@@ -9,18 +9,17 @@ import type { Ctx } from './context';
 import { decodeCursor, encodeCursor } from './cursors';
 import { getOwnEndpoint } from './endpoints';
 import { markPinned, pinnedIdsOf } from './pins';
-import { isLimit, limitRefusal, pinnedOnly } from './search-params';
+import { parseLimit, pinnedOnly } from './search-params';
 import { getReadableEndpoint, readableEndpoints, scopeOf, visibleScopes } from './visibility';
 
-/** The route's schema takes any number (its bounds are said here, naming the field); above LIST_MAX_LIMIT is capped. */
-export function clampLimit(ctx: Ctx, limit: number | undefined): number {
-  if (limit === undefined) return ctx.config.listDefaultLimit;
-  if (!isLimit(limit)) throw new AppError('validation', limitRefusal(ctx.config.listMaxLimit));
-  return Math.min(limit, ctx.config.listMaxLimit);
+/** A list's `limit` as the query string gives it (parseLimit: search's rule and words); above LIST_MAX_LIMIT is capped. */
+export function clampLimit(ctx: Ctx, limit: string | undefined): number {
+  const n = parseLimit(limit, ctx.config.listMaxLimit);
+  return n === undefined ? ctx.config.listDefaultLimit : Math.min(n, ctx.config.listMaxLimit);
 }
 
 /** `limit` and `pinned` (as the query string gives it: `true`, `false`, empty) are checked before the endpoint is looked up. */
-export async function listRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number, pinned?: string): Promise<Capture[]> {
+export async function listRequests(ctx: Ctx, user: UserRow, slug: string, limit?: string, pinned?: string): Promise<Capture[]> {
   const onlyPinned = pinnedOnly(pinned);
   const n = clampLimit(ctx, limit);
   const ep = await getReadableEndpoint(ctx, user, slug);
@@ -31,7 +30,7 @@ export async function listRequests(ctx: Ctx, user: UserRow, slug: string, limit?
   return kept.map((c) => ({ ...c, pinned: true }));
 }
 
-export async function pageRequests(ctx: Ctx, user: UserRow, slug: string, limit?: number, cursor?: string) {
+export async function pageRequests(ctx: Ctx, user: UserRow, slug: string, limit?: string, cursor?: string) {
   const n = clampLimit(ctx, limit);
   const ep = await getReadableEndpoint(ctx, user, slug);
   const before = cursor ? await decodeCursor(ctx, ep.id, cursor) : undefined;

@@ -3,7 +3,7 @@
  * and the limits are passed in) so every rule is unit-tested without a server; each refusal is a
  * 400 whose message names the parameter.
  */
-import { AppError } from '../errors';
+import { AppError, type ErrorCode } from '../errors';
 import type { HeaderFilter } from '../stores/captures/types';
 import { TimeParseError, TimeRangeError, parseTimeRange } from '../time-range';
 
@@ -59,6 +59,9 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Most `header` filters in one call: each is a test on every row the other filters leave. */
 export const MAX_HEADER_FILTERS = 8;
+// Plain decimal digits and nothing else: no sign, space, point, exponent or `0x`. Number() and
+// Elysia's numeric query read `1e3`, ` 5` and `0x10` as numbers; a caller who sent those meant
+// something this service cannot be sure of, so every route refuses them alike.
 const UNSIGNED = /^\d{1,15}$/;
 
 const invalid = (message: string) => new AppError('validation', message);
@@ -72,13 +75,24 @@ export const limitWords = (max: number): string => `must be an integer of at lea
 /** A `limit` refused, naming the field: `limit: must be an integer of at least 1 (…)`. Every list, search and sandbox listing says this. */
 export const limitRefusal = (max: number): string => `limit: ${limitWords(max)}`;
 
-/** Whether `n` can be a `limit` (before it is capped). */
-export const isLimit = (n: number): boolean => Number.isInteger(n) && n >= 1;
-
-/** A whole number as the query string gives it, or null. */
+/** A whole number as the query string gives it (plain decimal digits), or null. */
 function unsigned(raw: string): number | null {
-  const text = raw.trim();
-  return UNSIGNED.test(text) ? Number(text) : null;
+  return UNSIGNED.test(raw) ? Number(raw) : null;
+}
+
+/**
+ * A `limit` as the query string gives it, for every route that takes one (the endpoint's list and
+ * pages, search, the agent sandbox's listing), so each accepts and refuses the same text in the
+ * same words: absent or empty is not given (undefined); otherwise plain decimal digits of at least
+ * 1, not capped here. `code` is the refusal's (the agent API refuses as `invalid_request`).
+ *
+ * @example parseLimit('50', 1000) === 50; parseLimit('1e3', 1000) // throws `limit: must be …`
+ */
+export function parseLimit(raw: string | undefined, max: number, code: ErrorCode = 'validation'): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const n = unsigned(raw);
+  if (n === null || n < 1) throw new AppError(code, limitRefusal(max));
+  return n;
 }
 
 const PARAMETERS = ['slug', 'method', 'q', 'from', 'to', 'limit', 'offset', 'order', 'pinned'] as const;
@@ -92,7 +106,7 @@ export function readSearchQuery(params: URLSearchParams, names: readonly (typeof
   const raw: RawSearchQuery = {};
   for (const name of names) {
     const values = params.getAll(name);
-    if (values.length > 1) throw invalid(`${name} was given ${values.length} times; give it once`);
+    if (values.length > 1) throw invalid(`${name}: was given ${values.length} times; give it once`);
     if (values[0] !== undefined) raw[name] = values[0];
   }
   const headers = params.getAll('header');
@@ -109,11 +123,11 @@ export function readSearchQuery(params: URLSearchParams, names: readonly (typeof
 export function parseHeaderFilter(raw: string): HeaderFilter | null {
   if (raw === '') return null;
   const show = JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw);
-  if (raw.length > MAX_Q_LENGTH) throw invalid(`header must be at most ${MAX_Q_LENGTH} characters, got ${raw.length}`);
+  if (raw.length > MAX_Q_LENGTH) throw invalid(`header: must be at most ${MAX_Q_LENGTH} characters, got ${raw.length}`);
   const colon = raw.indexOf(':');
   const name = colon < 0 ? raw : raw.slice(0, colon);
   if (!TOKEN.test(name)) {
-    throw invalid(`header must be name:value with name a header name (letters, digits and !#$%&'*+-.^_\`|~), got ${show}`);
+    throw invalid(`header: must be name:value with name a header name (letters, digits and !#$%&'*+-.^_\`|~), got ${show}`);
   }
   const value = colon < 0 ? '' : raw.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '');
   return { name: name.toLowerCase(), value };
@@ -126,7 +140,7 @@ export function parseHeaderFilter(raw: string): HeaderFilter | null {
 export function pinnedOnly(raw: string | undefined): boolean {
   if (raw === undefined || raw === '' || raw === 'false') return false;
   if (raw === 'true') return true;
-  throw invalid(`pinned must be true or false, got ${JSON.stringify(raw)}`);
+  throw invalid(`pinned: must be true or false, got ${JSON.stringify(raw)}`);
 }
 
 /** Slug, method, q, from and to: the filter shared by search and count. */
@@ -135,15 +149,15 @@ export function parseSearchCriteria(raw: RawSearchQuery, now: number): SearchCri
   // Not checked here: the endpoint lookup answers unknown and not-yours with the same 404.
   if (raw.slug !== undefined && raw.slug !== '') out.slug = raw.slug;
   if (raw.method !== undefined && raw.method !== '') {
-    if (!METHOD.test(raw.method)) throw invalid(`method must be an HTTP method such as GET or POST, got ${JSON.stringify(raw.method)}`);
+    if (!METHOD.test(raw.method)) throw invalid(`method: must be an HTTP method such as GET or POST, got ${JSON.stringify(raw.method)}`);
     out.method = raw.method.toUpperCase();
   }
   if (raw.q !== undefined && raw.q !== '') {
-    if (raw.q.length > MAX_Q_LENGTH) throw invalid(`q must be at most ${MAX_Q_LENGTH} characters, got ${raw.q.length}`);
+    if (raw.q.length > MAX_Q_LENGTH) throw invalid(`q: must be at most ${MAX_Q_LENGTH} characters, got ${raw.q.length}`);
     out.q = raw.q;
   }
   const headers = (raw.header ?? []).map(parseHeaderFilter).filter((h): h is HeaderFilter => h !== null);
-  if (headers.length > MAX_HEADER_FILTERS) throw invalid(`header may be given at most ${MAX_HEADER_FILTERS} times, got ${headers.length}`);
+  if (headers.length > MAX_HEADER_FILTERS) throw invalid(`header: may be given at most ${MAX_HEADER_FILTERS} times, got ${headers.length}`);
   if (headers.length > 0) out.headers = headers;
   if (pinnedOnly(raw.pinned)) out.pinned = true;
   try {
@@ -162,15 +176,11 @@ export function parseSearchPage(raw: RawSearchQuery, limits: SearchLimits, now: 
   const criteria = parseSearchCriteria(raw, now);
   let order: 'asc' | 'desc' = 'desc';
   if (raw.order !== undefined && raw.order !== '') {
-    if (raw.order !== 'asc' && raw.order !== 'desc') throw invalid(`order must be asc or desc, got ${JSON.stringify(raw.order)}`);
+    if (raw.order !== 'asc' && raw.order !== 'desc') throw invalid(`order: must be asc or desc, got ${JSON.stringify(raw.order)}`);
     order = raw.order;
   }
-  let limit = limits.defaultLimit;
-  if (raw.limit !== undefined && raw.limit !== '') {
-    const n = unsigned(raw.limit);
-    if (n === null || !isLimit(n)) throw invalid(limitRefusal(limits.maxLimit));
-    limit = Math.min(n, limits.maxLimit);
-  }
+  const asked = parseLimit(raw.limit, limits.maxLimit);
+  const limit = asked === undefined ? limits.defaultLimit : Math.min(asked, limits.maxLimit);
   let offset = 0;
   if (raw.offset !== undefined && raw.offset !== '') {
     const n = unsigned(raw.offset);

@@ -249,7 +249,7 @@ for (const backend of BACKENDS) {
       try {
         const r = await call(plain.url, 'GET', '/admin/api/health', { headers: { authorization: `Bearer ${TOKEN}` } });
         expect(r.status).toBe(404);
-        expect(r.body).toEqual({ error: 'not found', code: 'not_found' });
+        expect(r.body).toEqual({ error: 'no page GET /admin/api/health; the dashboard is at /, the API at /api (described at /docs)', code: 'not_found' });
         // The command, given a token the service lacks, says so instead of guessing.
         const cmd = await admin({ ...plain.env, ADMIN_TOKEN: TOKEN }, ['health']);
         expect(cmd.code).toBe(1);

@@ -74,8 +74,9 @@ describeInProcess(
       const ep = made.body;
       expect((await call(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential, body: { mockResponse: null } })).status).toBe(201);
       // A bad limit on the listing is refused in the same shape, in the words every list uses.
-      for (const limit of ['0', 'x', '1.5']) {
-        const bad = await call(h.url, 'GET', `/api/agent/sandbox/endpoints?slug=${ep.slug}&limit=${limit}`, { token: reg.credential });
+      // Plain decimal digits, as on every list: Number() took 1e3, ' 5' and 0x10 here.
+      for (const limit of ['0', 'x', '1.5', '1e3', ' 5', '0x10']) {
+        const bad = await call(h.url, 'GET', `/api/agent/sandbox/endpoints?slug=${ep.slug}&limit=${encodeURIComponent(limit)}`, { token: reg.credential });
         expect(bad.status).toBe(400);
         expect(bad.body as unknown).toEqual({ error: 'invalid_request', error_description: 'limit: must be an integer of at least 1 (at most 1000 are returned)' });
       }

@@ -84,7 +84,7 @@ for (const backend of BACKENDS) {
       expect(onlyPinned.body.map((r) => r.id)).toEqual([keep]);
       expect((await call<{ count: number }>(s1.url, 'GET', `/api/search/requests/count?pinned=true&slug=${fep.slug}`, { token: free.key })).body.count).toBe(1);
       expect((await call<Rec[]>(s1.url, 'GET', '/api/search/requests?pinned=true', { token: pro.key })).body).toEqual([]);
-      const notBoolean = { error: 'pinned must be true or false, got "maybe"', code: 'validation' };
+      const notBoolean = { error: 'pinned: must be true or false, got "maybe"', code: 'validation' };
       expect(await call(s1.url, 'GET', '/api/search/requests?pinned=maybe', { token: free.key })).toMatchObject({ status: 400, body: notBoolean });
       // The endpoint's own list takes the same filter.
       const listPinned = await call<Rec[]>(s1.url, 'GET', `/api/endpoints/${fep.slug}/requests?pinned=true`, { token: free.key });

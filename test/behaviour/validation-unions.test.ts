@@ -115,6 +115,9 @@ describeBackends(
       for (const path of [`/api/endpoints/${ep?.slug}/requests`, `/api/endpoints/${ep?.slug}/requests/paginated`, '/api/search/requests']) {
         // 0 and -1 were "must be a number of at least 1" on the lists: the field unnamed.
         for (const value of ['0', '-1', '1.5', 'many']) cases.push([`${path}?limit=${value}`, limit]);
+        // Plain decimal digits only, on every route alike: the lists' numeric schema used to take
+        // these (1e3 as 1000) where search refused them.
+        for (const value of ['1e3', '1.0', ' 5', '5 ', '+5', '0x10', '１']) cases.push([`${path}?limit=${encodeURIComponent(value)}`, limit]);
       }
       // Checked before the endpoint is looked up, as search does: no hint whether it exists.
       cases.push(['/api/endpoints/doesnotexist/requests?limit=0', limit]);
@@ -125,6 +128,9 @@ describeBackends(
       }
       // Above the cap is not refused: fewer are returned (docs/api.md, "list limits").
       expect((await call(h.url, 'GET', `/api/endpoints/${ep?.slug}/requests?limit=5000`, { token: a.key })).status).toBe(200);
+      for (const path of [`/api/endpoints/${ep?.slug}/requests`, `/api/endpoints/${ep?.slug}/requests/paginated`, '/api/search/requests']) {
+        for (const value of ['05', '']) expect({ path, value, status: (await call(h.url, 'GET', `${path}?limit=${value}`, { token: a.key })).status }).toEqual({ path, value, status: 200 });
+      }
     });
 
     test('replay: a header is set (text) or removed (null); bodyEncoding lists its values', async () => {

@@ -43,7 +43,7 @@ describeBackends(
 
         await header.fill('x github');
         await header.press('Enter');
-        await page.getByText(/header must be name:value/).first().waitFor();
+        await page.getByText(/header: must be name:value/).first().waitFor();
 
         await header.fill('');
         await header.press('Enter');

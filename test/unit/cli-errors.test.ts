@@ -11,7 +11,12 @@ const NOT_HOOKCAP = `${API} does not answer as a hookcap API`;
 
 describe('describeError', () => {
   test("the server's 404 for a route it does not have says the address is wrong, in either wording", () => {
-    for (const message of ['no route GET /api/v1/api/endpoints; the API is described at /docs (JSON at /docs/json)', 'not found']) {
+    for (const message of [
+      'no route GET /api/v1/api/endpoints; the API is described at /docs (JSON at /docs/json)',
+      // An --api-url with a path before /api: outside /api, the server's page miss.
+      'no page GET /hookcap/api/endpoints; the dashboard is at /, the API at /api (described at /docs)',
+      'not found',
+    ]) {
       const said = describeError(new HookcapError(404, 'not_found', message), API);
       expect({ message, said: said.message, exitCode: said.exitCode }).toEqual({ message, said: NOT_HOOKCAP, exitCode: 1 });
       expect(said.hint).toContain('HOOKCAP_API_URL');

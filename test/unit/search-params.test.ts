@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { AppError } from '../../src/errors';
-import { MAX_HEADER_FILTERS, MAX_Q_LENGTH, parseSearchCriteria, parseSearchPage, readSearchQuery, type RawSearchQuery } from '../../src/services/search-params';
+import { MAX_HEADER_FILTERS, MAX_Q_LENGTH, parseLimit, parseSearchCriteria, parseSearchPage, readSearchQuery, type RawSearchQuery } from '../../src/services/search-params';
 
 const NOW = Date.UTC(2024, 2, 10, 12, 0, 0);
 const LIMITS = { defaultLimit: 50, maxLimit: 1000, maxOffset: 10_000 };
@@ -37,7 +37,7 @@ describe('parseSearchPage', () => {
     expect(parseSearchPage({ pinned: 'false' }, LIMITS, NOW).pinned).toBeUndefined();
     expect(parseSearchPage({ pinned: '' }, LIMITS, NOW).pinned).toBeUndefined();
     expect(refusal({ pinned: 'yes' })).toStartWith('pinned');
-    expect(() => readSearchQuery(new URLSearchParams('pinned=true&pinned=false'))).toThrow(/pinned was given 2 times/);
+    expect(() => readSearchQuery(new URLSearchParams('pinned=true&pinned=false'))).toThrow(/pinned: was given 2 times/);
   });
 
   test('limit above the cap is capped; empty values mean "not given"', () => {
@@ -49,18 +49,37 @@ describe('parseSearchPage', () => {
     });
   });
 
+  test('a limit is plain decimal digits on every route (parseLimit): not a space, sign, point, exponent or 0x', () => {
+    expect(parseLimit(undefined, 1000)).toBeUndefined();
+    expect(parseLimit('', 1000)).toBeUndefined();
+    expect(parseLimit('05', 1000)).toBe(5);
+    expect(parseLimit('5000', 1000)).toBe(5000);
+    for (const raw of [' 5', '5 ', '+5', '1.0', '1e3', '0x10', '0', '１']) {
+      expect(() => parseLimit(raw, 1000)).toThrow('limit: must be an integer of at least 1 (at most 1000 are returned)');
+      expect(refusal({ limit: raw })).toBe('limit: must be an integer of at least 1 (at most 1000 are returned)');
+    }
+    const agent = (() => {
+      try {
+        return parseLimit('1e3', 1000, 'invalid_request');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(agent).toMatchObject({ code: 'invalid_request', message: 'limit: must be an integer of at least 1 (at most 1000 are returned)' });
+  });
+
   test('each bad value is a 400 naming its parameter', () => {
-    expect(refusal({ order: 'newest' })).toStartWith('order must be asc or desc');
+    expect(refusal({ order: 'newest' })).toStartWith('order: must be asc or desc');
     expect(refusal({ order: 'DESC' })).toStartWith('order');
     // Named as a route schema's refusal names its field (src/schema-words.ts).
     for (const limit of ['-1', '0', 'ten', '1.5', '1e3', ' ']) expect(refusal({ limit })).toBe('limit: must be an integer of at least 1 (at most 1000 are returned)');
     for (const offset of ['-1', 'x', '2.5', '10001']) expect(refusal({ offset })).toBe('offset: must be an integer from 0 to 10000 (to go deeper, narrow the search with from and to)');
-    expect(refusal({ from: 'yesterday' })).toStartWith('from must be');
-    expect(refusal({ to: '2024-02-30' })).toStartWith('to must be');
-    expect(refusal({ from: '1h', to: '2h' })).toMatch(/^from .* is after to/);
-    expect(refusal({ method: 'GET POST' })).toStartWith('method must be');
-    expect(refusal({ method: 'G\u00e9T' })).toStartWith('method must be');
-    expect(refusal({ q: 'x'.repeat(MAX_Q_LENGTH + 1) })).toStartWith('q must be at most');
+    expect(refusal({ from: 'yesterday' })).toStartWith('from: must be');
+    expect(refusal({ to: '2024-02-30' })).toStartWith('to: must be');
+    expect(refusal({ from: '1h', to: '2h' })).toMatch(/^from: .* is after to/);
+    expect(refusal({ method: 'GET POST' })).toStartWith('method: must be');
+    expect(refusal({ method: 'G\u00e9T' })).toStartWith('method: must be');
+    expect(refusal({ q: 'x'.repeat(MAX_Q_LENGTH + 1) })).toStartWith('q: must be at most');
   });
 
   test('a q of exactly the maximum length, or with quotes and wildcards, is kept as is', () => {
@@ -92,10 +111,10 @@ describe('parseSearchCriteria', () => {
 
   test('a bad header is a 400 naming it', () => {
     for (const header of [':push', ' x-a:b', 'x a:b', 'x-a=b', '"x-a":b', 'é:b', `x-a:${'v'.repeat(MAX_Q_LENGTH)}`]) {
-      expect(refusal({ header: [header] })).toStartWith('header');
+      expect(refusal({ header: [header] })).toStartWith('header: must be');
     }
     expect(refusal({ header: Array.from({ length: MAX_HEADER_FILTERS + 1 }, (_, i) => `x-${i}`) })).toStartWith(
-      `header may be given at most ${MAX_HEADER_FILTERS} times`,
+      `header: may be given at most ${MAX_HEADER_FILTERS} times`,
     );
   });
 
@@ -114,8 +133,8 @@ describe('readSearchQuery', () => {
   });
 
   test('a parameter given twice is refused by name', () => {
-    expect(() => readSearchQuery(new URLSearchParams('order=asc&order=desc'))).toThrow(/^order was given 2 times/);
-    expect(() => readSearchQuery(new URLSearchParams('q=&q='))).toThrow(/^q was given/);
+    expect(() => readSearchQuery(new URLSearchParams('order=asc&order=desc'))).toThrow(/^order: was given 2 times/);
+    expect(() => readSearchQuery(new URLSearchParams('q=&q='))).toThrow(/^q: was given/);
   });
 
   test('header may repeat: every value, in order', () => {

@@ -5,10 +5,11 @@ import { useHistoryState } from 'wouter/use-browser-location';
 import { errorText } from './api/client';
 import { queryClient, useMe } from './api/queries';
 import { Layout } from './layout';
-import { paths, returnPath } from './paths';
+import { isAppPath, paths, returnPath } from './paths';
 import { Routes } from './routes';
 import { ErrorBoundary } from './ui/error';
 import { AuthScreen } from './views/auth';
+import { NotFound } from './views/not-found';
 import { ForgotPasswordView, ResetPasswordView } from './views/password-reset';
 import { VerifyEmailView } from './views/verify-email';
 
@@ -34,6 +35,9 @@ function Gate() {
       </main>
     );
   }
+  // Signed out at an address that is no part of the dashboard (the server's 404 page): say so,
+  // rather than a sign-in form that would lead nowhere.
+  if (!me.data && !isAppPath(location)) return <NotFound signedOut />;
   if (!me.data) return <AuthScreen mode={location === paths.signUp ? 'signup' : 'signin'} />;
   // Signed in on a sign-in page: where the visitor was going before switching forms (auth.tsx), else home.
   if (location === paths.signIn || location === paths.signUp) return <Redirect to={from ?? paths.home} replace />;

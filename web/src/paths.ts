@@ -35,3 +35,9 @@ export function returnPath(p: unknown): string | null {
 /** Top-level path segments that belong to the dashboard (the server answers index.html for `/`, `/<prefix>` and `/<prefix>/*`). */
 export const APP_PREFIXES = ['endpoints', 'search', 'account', 'teams', 'signin', 'signup', 'forgot-password', 'reset-password', 'verify-email'] as const;
 
+/** Whether the server answers `path` with the app (`/`, `/<prefix>`, `/<prefix>/…`); any other is its 404 page. */
+export function isAppPath(path: string): boolean {
+  if (path === '/') return true;
+  const first = path.split('/')[1] ?? '';
+  return (APP_PREFIXES as readonly string[]).includes(first);
+}

@@ -156,5 +156,5 @@ export const RevokeRequestDoc = requestBody({
 
 export const SandboxQueryDoc: { name: string; in: 'query'; required: false; schema: { type: 'string' | 'integer'; minimum?: number }; description: string }[] = [
   { name: 'slug', in: 'query', required: false, schema: { type: 'string' }, description: "One of this key's sandbox endpoints: list its captured requests (newest first) instead of the endpoints" },
-  { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1 }, description: 'With slug: how many requests (LIST_DEFAULT_LIMIT, at most LIST_MAX_LIMIT)' },
+  { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1 }, description: 'With slug: how many requests, in plain decimal digits (LIST_DEFAULT_LIMIT, at most LIST_MAX_LIMIT are returned)' },
 ];

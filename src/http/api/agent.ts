@@ -39,7 +39,7 @@ import {
 } from './agent-models';
 import { codedErrors, documented } from './models';
 import { pathnameOf, shortPath } from '../request-path';
-import { isLimit, limitRefusal } from '../../services/search-params';
+import { parseLimit } from '../../services/search-params';
 
 /** Far above any real body here (assertions are capped at 16 KiB by the verifier). */
 const MAX_AGENT_BODY = 64 * 1024;
@@ -140,7 +140,7 @@ async function metered<T>(meter: RateMeter, set: { headers: Record<string, strin
     Object.assign(set.headers, meter.headers());
     return out;
   } catch (e) {
-    if (e instanceof AppError) throw new AppError(e.code, e.message, { ...meter.headers(), ...NO_STORE, ...e.headers });
+    if (e instanceof AppError) throw new AppError(e.code, e.message, { ...meter.headers(), ...NO_STORE, ...e.headers }, e.limit).withLogFields(e.logFields);
     throw e;
   }
 }
@@ -385,10 +385,9 @@ export const agentRoutes = (ctx: Ctx) => {
       async ({ principal, query }): Promise<Static<typeof SandboxListing>> => {
         const key = requireUnclaimedKey(principal);
         if (query.slug === undefined) return listSandboxEndpoints(ctx, key);
-        const limit = query.limit === undefined ? undefined : Number(query.limit);
         // Checked here, not by clampLimit: an agent route refuses in SPEC 7.2's shape.
-        if (limit !== undefined && !isLimit(limit)) throw new AppError('invalid_request', limitRefusal(ctx.config.listMaxLimit));
-        return sandboxRequests(ctx, key, query.slug, limit);
+        parseLimit(query.limit, ctx.config.listMaxLimit, 'invalid_request');
+        return sandboxRequests(ctx, key, query.slug, query.limit);
       },
       {
         credential: true,

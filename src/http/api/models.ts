@@ -1,7 +1,6 @@
 /** Response and body schemas shared by the API routes and the OpenAPI page. */
 import { t, type TSchema } from 'elysia';
 import { CaptureRecord } from '../../model/capture';
-import { limitWords } from '../../services/search-params';
 
 /**
  * Every refusal (src/http/errors.ts): SPEC 7.1 `{error, code}` (a message and its code), or on the
@@ -211,12 +210,11 @@ export const ApiKeyBody = t.Object({
 export const NewApiKeyBody = t.Composite([ApiKeyBody, t.Object({ key: t.String() })]);
 
 /**
- * A list's `limit`: any number passes the schema and the service refuses one below 1 or not whole
- * (src/services/requests.ts, clampLimit), naming the field. A bound here would be refused without
- * it: Elysia checks a query number's bounds after converting the text, where the field's name is
- * lost ("must be a number of at least 1"). Text that is no number gets the same words.
+ * A list's `limit`: text, read by the service (src/services/search-params.ts, parseLimit) as
+ * search reads its own, so both take plain decimal digits only and refuse the rest in the same
+ * words. A numeric schema would take `1e3`, ` 5` or `0x10`, which search refuses.
  */
-const listLimit = (max: number) => t.Optional(t.Numeric({ description: `At least 1; at most ${max} are returned`, error: limitWords(max) }));
+const listLimit = (max: number) => t.Optional(t.String({ description: `Plain decimal digits, at least 1; at most ${max} are returned` }));
 /** The plain list: a limit, and `pinned=true` for the pinned captures only (docs/retention.md). */
 export const listQuery = (max: number) =>
   t.Object({

@@ -7,7 +7,6 @@ import { verifyIdJag } from '../../auth/agent/assertion';
 import { generateClaimToken, generateOtp, hashOtp, hashUserCode, normalizeUserCode, userCodeForClaimToken } from '../../auth/agent/codes';
 import { assertFirstUse } from '../../auth/agent/replay';
 import { AppError } from '../../errors';
-import { log } from '../../log';
 import { countPendingAnonymous, deleteRegistration, inTransaction, insertCredential, insertRegistration, lockPendingAnonymous } from '../../stores/state/agent';
 import type { AgentDeps } from './deps';
 import { issueAccountKey, issueUnownedKey } from '../api-keys';
@@ -129,8 +128,13 @@ export async function registerVerifiedEmail(deps: AgentDeps, input: { clientName
   } catch (e) {
     // Without the mail the registration can never complete: remove it rather than leave it half-done.
     await deleteRegistration(ctx.db, registrationId);
-    log.warn('could not send the one-time code', { error: errorMessage(e), mailer: deps.mailer.kind });
-    throw new AppError('temporarily_unavailable', 'the one-time code could not be sent; retry later', { 'retry-after': '30' });
+    // Logged once, by the error handler's 503 line: these fields say why. The address's domain
+    // points at a mail host that refuses without putting the person's address in the log.
+    throw new AppError('temporarily_unavailable', 'the one-time code could not be sent; retry later', { 'retry-after': '30' }).withLogFields({
+      mailer: deps.mailer.kind,
+      mailError: errorMessage(e),
+      recipientDomain: input.email.slice(input.email.lastIndexOf('@') + 1),
+    });
   }
   return {
     registration_id: registrationId,

@@ -58,7 +58,7 @@ export async function listSandboxEndpoints(ctx: Ctx, key: ApiKeyRow) {
 }
 
 /** Captures of one of this key's live sandbox endpoints, newest first; 404 for any other slug. */
-export async function sandboxRequests(ctx: Ctx, key: ApiKeyRow, slug: string, limit?: number): Promise<Capture[]> {
+export async function sandboxRequests(ctx: Ctx, key: ApiKeyRow, slug: string, limit?: string): Promise<Capture[]> {
   const ep = await findLiveSandbox(ctx.db, key.id, slug, ctx.clock.now());
   if (!ep) {
     throw new AppError(

@@ -139,7 +139,7 @@ export class LiveList {
   }
 
   private fetchPage(cursor: string | undefined | null, limit: number) {
-    return unwrap(api.endpoints({ slug: this.slug }).requests.paginated.get({ query: { limit, ...(cursor ? { cursor } : {}) } }));
+    return unwrap(api.endpoints({ slug: this.slug }).requests.paginated.get({ query: { limit: String(limit), ...(cursor ? { cursor } : {}) } }));
   }
 
   private async loadFirst(): Promise<void> {
