@@ -6,7 +6,7 @@
  */
 import { base64url, compactVerify, errors } from 'jose';
 import { AppError } from '../../errors';
-import { isRecord } from '../../unknown';
+import { errorMessage, isRecord } from '../../unknown';
 import type { JwksCache, KeyResolver } from './jwks';
 import { findProvider, type IdJagAlg, type IdJagProvider } from './providers';
 
@@ -122,8 +122,9 @@ async function verifyCompactSignature(token: string, getKey: KeyResolver, algori
 function mapVerifyError(e: unknown, kind: TokenKind, iss: string): never {
   if (e instanceof AppError) throw e;
   if (e instanceof KeysUnavailable) {
-    // The issuer's key endpoint failed, not the caller: say so, and let them retry.
-    throw new AppError('temporarily_unavailable', `keys of issuer ${iss} could not be fetched; retry later`);
+    // The issuer's key endpoint failed, not the caller: say so, and let them retry. Why it failed
+    // is for the operator, on the 503's one log line (src/http/errors.ts).
+    throw new AppError('temporarily_unavailable', `keys of issuer ${iss} could not be fetched; retry later`).withLogFields({ issuer: iss, keysError: errorMessage(e.cause) });
   }
   if (e instanceof errors.JWKSNoMatchingKey) {
     throw new AppError('invalid_signature', `no key of issuer ${iss} matches the ${kind.name}`);

@@ -151,10 +151,10 @@ async function metered<T>(meter: RateMeter, set: { headers: Record<string, strin
  * so the provider retries.
  */
 function logoutFailure(e: unknown): Response {
-  if (!(e instanceof AppError)) return errorResponse(e);
-  const status = e.code === 'temporarily_unavailable' ? e.status : 400;
+  // The 503 goes through the one error path, which logs it for the operator (issuer keys down).
+  if (!(e instanceof AppError) || e.code === 'temporarily_unavailable') return errorResponse(e);
   return new Response(JSON.stringify(e.toJSON()), {
-    status,
+    status: 400,
     headers: { 'content-type': 'application/json', ...NO_STORE, ...e.headers },
   });
 }
