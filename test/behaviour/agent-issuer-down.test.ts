@@ -35,7 +35,7 @@ describeBackends(
         .map((l) => JSON.parse(l) as LogLine);
 
     const expectOneWarning = async (marker: string) => {
-      await eventually(() => linesAbout(marker).length > 0);
+      await eventually(async () => linesAbout(marker).length > 0);
       // Give a second line, if one were coming, time to arrive.
       await Bun.sleep(300);
       const lines = linesAbout(marker);
@@ -74,7 +74,7 @@ describeBackends(
       const r = await call(h.url, 'POST', '/api/agent/auth/revoke', { raw: await sign(claims, key, { typ: 'logout+jwt' }), headers: { 'content-type': 'application/logout+jwt' } });
       expectAgentError(r, 503, 'temporarily_unavailable');
       expect(r.headers.get('cache-control')).toBe('no-store');
-      await eventually(() => linesAbout('could not be fetched').length > before);
+      await eventually(async () => linesAbout('could not be fetched').length > before);
       await Bun.sleep(300);
       expect(linesAbout('could not be fetched')).toHaveLength(before + 1);
     });
