@@ -21,6 +21,7 @@ import { UsageMeter } from './engine/usage';
 import { createNotifier, notificationHooks, notificationKeyFromCache } from './engine/notifier';
 import { NotifyLog } from './engine/notify-log';
 import { adminRoutes } from './http/admin';
+import { buildInfo, metricsRoutes } from './http/metrics';
 import { apiRoutes } from './http/api/index';
 import { documented, HealthReport } from './http/api/models';
 import { errorHandler } from './http/errors';
@@ -176,6 +177,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const backup = { dataDir: config.dataDir, state, sqlitePath: storeSpec.kind === 'sqlite' ? storeSpec.path : null };
     api.use(adminRoutes({ ctx, health, backup, retention: () => (retention ? retention.sweepNow() : sweepRetention(ctx)) }, config.adminToken));
   }
+  // The Prometheus scrape (docs/operations.md), on every role, only when METRICS_TOKEN is set:
+  // rendered from the same report, so it cannot disagree with /healthz.
+  if (config.metricsToken) api.use(metricsRoutes(health, config.metricsToken, buildInfo()));
   if (config.roles.has('api')) api.use(apiRoutes(ctx));
   if (streamHub) api.use(streamRoutes(ctx, streamHub));
   // Agent claim pages and OAuth discovery live outside /api but belong to the API role.

@@ -187,6 +187,11 @@ export interface Config {
    * off. Compared in constant time, never returned or logged.
    */
   adminToken: string | null;
+  /**
+   * Bearer token of the Prometheus scrape endpoint `/metrics` (docs/operations.md); null = that
+   * route is off (404). Compared in constant time, never returned or logged.
+   */
+  metricsToken: string | null;
 }
 
 /** At most `limit` requests per `windowMs`. */
@@ -336,10 +341,24 @@ function bool(env: Env, name: string, def: boolean): boolean {
 
 /** A guessable operator token would open every account's plan and the whole data dir: 24 characters at least. */
 function adminToken(env: Env): string | null {
-  const raw = env.ADMIN_TOKEN;
+  return bearerSetting(env, 'ADMIN_TOKEN');
+}
+
+/**
+ * The scrape token sits in every Prometheus config that scrapes the node, so it must not also be
+ * the operator token, which changes plans and writes backups.
+ */
+function metricsToken(env: Env, admin: string | null): string | null {
+  const raw = bearerSetting(env, 'METRICS_TOKEN');
+  if (raw !== null && raw === admin) throw new ConfigError('METRICS_TOKEN must differ from ADMIN_TOKEN (a scraper needs no operator rights)');
+  return raw;
+}
+
+function bearerSetting(env: Env, name: string): string | null {
+  const raw = env[name];
   if (raw === undefined || raw === '') return null;
   // The value itself never goes into the message.
-  if (raw.length < 24 || /\s/.test(raw)) throw new ConfigError(`ADMIN_TOKEN must be at least 24 characters without spaces (e.g. openssl rand -hex 32)`);
+  if (raw.length < 24 || /\s/.test(raw)) throw new ConfigError(`${name} must be at least 24 characters without spaces (e.g. openssl rand -hex 32)`);
   return raw;
 }
 
@@ -529,6 +548,7 @@ export function loadConfig(env: Env = process.env): Config {
       toleranceSeconds: int(env, 'STRIPE_WEBHOOK_TOLERANCE_SECONDS', 300, 1),
     }),
     adminToken: adminToken(env),
+    metricsToken: metricsToken(env, env.ADMIN_TOKEN || null),
   });
 }
 

@@ -3,7 +3,6 @@
  * because an embedded node's PGlite cannot be opened by a second process. Mounted only when
  * ADMIN_TOKEN is set; every call carries it as a bearer token. Not in the public API docs.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { Elysia, t } from 'elysia';
 import type { Config } from '../config';
 import { AppError } from '../errors';
@@ -15,6 +14,7 @@ import { readLogBacklog } from '../services/log-backlog';
 import { getPlan, setPlan } from '../services/plans';
 import type { SweepResult } from '../services/retention';
 import { bearer } from './auth';
+import { tokenCheck } from './token-check';
 
 export interface AdminDeps {
   ctx: Pick<Ctx, 'db' | 'bus' | 'clock'> & { config: Config };
@@ -25,21 +25,10 @@ export interface AdminDeps {
   retention: () => Promise<SweepResult>;
 }
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
-/**
- * Compares digests, not the strings: equal lengths for timingSafeEqual, and the time taken says
- * nothing about the token's length or prefix.
- */
-export function adminTokenCheck(token: string): (given: string | null) => boolean {
-  const want = digest(token);
-  return (given) => given !== null && timingSafeEqual(digest(given), want);
-}
-
 const hidden = { hide: true } as const;
 
 export const adminRoutes = (deps: AdminDeps, token: string) => {
-  const matches = adminTokenCheck(token);
+  const matches = tokenCheck(token);
   const { ctx } = deps;
   const planCtx = { db: ctx.db, plans: ctx.config.plans };
   return (

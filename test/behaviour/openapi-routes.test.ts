@@ -3,7 +3,8 @@
  * route table, not a list kept here): every operation it names is a route the server has, with
  * that method; every /api route is in it, except the routes that only refuse, saying where to go
  * (405 "use POST" on the agent routes, 404 for a guessed route); the operator API (/admin/api) is not. The receiver's entry lists the
- * refusals it really answers, and /healthz documents its report. A route added hidden, with a
+ * refusals it really answers, /healthz documents its report and /metrics (METRICS_TOKEN set) its
+ * text format and refusal. A route added hidden, with a
  * wildcard path (which the swagger plugin drops) or under a new method shows up here.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
@@ -22,9 +23,11 @@ const same = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
 let s: InProcessServer;
 let doc: Doc;
-// ADMIN_TOKEN set, so the operator API is mounted and can be seen not to be documented.
+// ADMIN_TOKEN set, so the operator API is mounted and can be seen not to be documented;
+// METRICS_TOKEN set, so /metrics is mounted and can be seen to be.
+const METRICS_TOKEN = 'openapi-routes-metrics-token-0123456789';
 beforeAll(async () => {
-  s = await startInProcess({ env: { ADMIN_TOKEN: 'openapi-routes-admin-token-0123456789' } });
+  s = await startInProcess({ env: { ADMIN_TOKEN: 'openapi-routes-admin-token-0123456789', METRICS_TOKEN } });
   doc = (await (await fetch(`${s.url}/docs/json`)).json()) as Doc;
 }, SUITE_START_MS);
 afterAll(async () => {
@@ -155,4 +158,17 @@ test('/healthz documents its report: the same fields it answers', async () => {
   const report = (await (await fetch(`${s.url}/healthz`)).json()) as Record<string, unknown>;
   expect(Object.keys(schema?.properties ?? {}).sort()).toEqual(Object.keys(report).sort());
   expect(schema?.required).toEqual(expect.arrayContaining(['ok', 'status', 'roles', 'backends']));
+});
+
+test('/metrics (METRICS_TOKEN set) is documented as what it answers: the text format 0.0.4 behind the bearer token, or a JSON 401', async () => {
+  const op = doc.paths['/metrics']?.get as (Operation & { security?: unknown[] }) | undefined;
+  const type = 'text/plain; version=0.0.4; charset=utf-8';
+  expect(Object.keys(op?.responses ?? {}).sort()).toEqual(['200', '401']);
+  expect(Object.keys(op?.responses?.['200']?.content ?? {})).toEqual([type]);
+  expect(op?.responses?.['401']?.content?.['application/json']?.schema?.required).toEqual(['error']);
+  // Not marked public, as /healthz is: the document's bearer scheme applies.
+  expect(op?.security).toBeUndefined();
+  const ok = await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  expect([ok.status, ok.headers.get('content-type')]).toEqual([200, type]);
+  expect((await fetch(`${s.url}/metrics`)).status).toBe(401);
 });

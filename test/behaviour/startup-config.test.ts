@@ -51,6 +51,9 @@ const BAD_VALUES: [Record<string, string>, string | RegExp][] = [
   // The secret itself is never echoed.
   [{ SERVER_SECRET: 'hunter2-s3cret-pw' }, 'config: SERVER_SECRET must be at least 32 characters without spaces or line breaks (e.g. openssl rand -hex 32), got 17 characters'],
   [{ SERVER_SECRET: `${'s3cret-pw'.repeat(4)}\n` }, 'config: SERVER_SECRET must be at least 32 characters without spaces or line breaks (e.g. openssl rand -hex 32), got white space in it'],
+  [{ METRICS_TOKEN: 's3cret-pw' }, 'config: METRICS_TOKEN must be at least 24 characters without spaces (e.g. openssl rand -hex 32)'],
+  // A scraper's config would otherwise hold the operator's token.
+  [{ ADMIN_TOKEN: 's3cret-pw-0123456789abcdef', METRICS_TOKEN: 's3cret-pw-0123456789abcdef' }, 'config: METRICS_TOKEN must differ from ADMIN_TOKEN (a scraper needs no operator rights)'],
   // A default above its maximum was lowered to it without a word.
   [{ LIST_DEFAULT_LIMIT: '5000' }, 'config: LIST_DEFAULT_LIMIT must be at most LIST_MAX_LIMIT (1000), got 5000'],
   [{ SEARCH_MAX_LIMIT: '100', SEARCH_DEFAULT_LIMIT: '200' }, 'config: SEARCH_DEFAULT_LIMIT must be at most SEARCH_MAX_LIMIT (100), got 200'],

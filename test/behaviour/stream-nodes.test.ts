@@ -9,9 +9,12 @@ import { call, eventually, newAccount } from '../support/client';
 import { useNodes } from '../support/nodes';
 import { SseClient } from '../support/sse';
 import type { Health } from '../../src/health';
+import { parsePromText, sampleValue } from '../support/prometheus';
+
+const METRICS_TOKEN = 'stream-nodes-metrics-token-0123456789';
 
 describe.skipIf(!BACKENDS.includes('server'))('stream and receiver on separate nodes [server]', () => {
-  const node = useNodes(['api', 'receiver', 'stream']);
+  const node = useNodes(['api', 'receiver', 'stream'], { METRICS_TOKEN });
   const api = () => node(0);
   const receiver = () => node(1);
   const streamer = () => node(2);
@@ -39,6 +42,25 @@ describe.skipIf(!BACKENDS.includes('server'))('stream and receiver on separate n
     expect((await fetch(`${streamer().url}/w/${ep.slug}`, { method: 'POST', body: 'x' })).status).toBe(404);
     // api-only: no stream
     expect((await SseClient.open(`${api().url}/api/stream/${ep.slug}`, { token: a.key })).response.status).toBe(404);
+  });
+
+  test('every role serves /metrics, each with its own parts: the receiver the capture log, the stream node its clients, the API node neither', async () => {
+    const scrape = async (url: string) => {
+      const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      expect(res.status).toBe(200);
+      const parsed = parsePromText(await res.text());
+      expect(parsed.problems).toEqual([]);
+      return parsed;
+    };
+    const names = (p: ReturnType<typeof parsePromText>) => new Set(p.samples.map((s) => s.name));
+    for (const [n, role] of [[0, 'api'], [1, 'receiver'], [2, 'stream']] as const) {
+      const p = await scrape(node(n).url);
+      for (const r of ['api', 'receiver', 'stream']) expect(sampleValue(p, 'hookcap_node_role', { role: r }), `${role} node, role ${r}`).toBe(r === role ? 1 : 0);
+      expect(names(p).has('hookcap_captures_acknowledged_total'), role).toBe(role === 'receiver');
+      expect(names(p).has('hookcap_shipper_backlog'), role).toBe(role === 'receiver');
+      expect(names(p).has('hookcap_stream_clients'), role).toBe(role === 'stream');
+      expect(sampleValue(p, 'hookcap_bus_connected'), role).toBe(1);
+    }
   });
 
   test('a capture sent to the receiver node reaches an SSE client of the stream node', async () => {
