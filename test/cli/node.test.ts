@@ -91,7 +91,7 @@ describeBackends('hookcap under Node', (h) => {
 
     const json = JSON.stringify({ id: 'evt_1', type: 'invoice.paid', note: 'ünïcödé ✓ 支払い' });
     const binary = new Uint8Array([0x00, 0xff, 0xfe, 0x80, 0x0d, 0x0a, 0x25, 0x27, 0xc3, 0x28, 0x00]);
-    const sent = [
+    const sent: { method: string; path: string; body: Uint8Array; headers: Record<string, string> }[] = [
       { method: 'POST', path: '/stripe?x=1&tag=a&tag=b', body: new TextEncoder().encode(json), headers: { 'content-type': 'application/json', 'x-custom': 'Value, with comma' } },
       { method: 'PUT', path: '/bin/a%20b', body: binary, headers: { 'content-type': 'application/octet-stream' } },
     ];
