@@ -4,8 +4,8 @@
 FROM node:22-bookworm-slim
 WORKDIR /app
 # Dependencies in a layer of their own, rebuilt only when the lock file changes. Install scripts
-# wait for the sources: bun's own (it links the platform binary) runs now, package.json's
-# postinstall (the dashboard build) once web/ is here.
+# wait for the sources: bun's own (it links the platform binary) runs now, the
+# dashboard build once web/ is here.
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild bun
 COPY src ./src
@@ -14,7 +14,9 @@ COPY sql ./sql
 COPY clickhouse ./clickhouse
 # The operator command (docs/operations.md): docker compose exec app1 node_modules/.bin/bun scripts/admin.ts …
 COPY scripts/admin.ts ./scripts/admin.ts
-RUN npm run postinstall
+# The dashboard only: postinstall also builds hookcap/client and the CLI for Node, whose sources
+# (client/, cli/) the service image does not hold.
+RUN node_modules/.bin/bun web/build.ts
 # Private to the service (docs/security.md, "The data directory is private"); a new named volume
 # mounted here takes this mode from the image.
 RUN mkdir -m 700 /data

@@ -4,6 +4,7 @@
  * so a stream of captures reads down each column. On a terminal the line is fitted to its width,
  * over-long values cut with "…"; piped (`| grep`, `> file`), every value is printed whole.
  */
+import stringWidth from 'string-width';
 import { paint, type Paint, type Style } from './output';
 
 /** A fixed-width column. */
@@ -31,8 +32,12 @@ const GAP = '  ';
 const MIN_CUT = 12;
 const ELLIPSIS = '…';
 
-/** Columns a string takes on a terminal (a CJK character two, a combining mark none). */
-const widthOf = (text: string): number => Bun.stringWidth(text);
+/**
+ * Columns a string takes on a terminal (a CJK character two, a combining mark none). string-width
+ * rather than Bun.stringWidth: the CLI runs under Node too (cli/build.ts), and one measure on both
+ * runtimes lines a column up the same whichever one runs it.
+ */
+export const widthOf = (text: string): number => stringWidth(text);
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -51,7 +56,8 @@ export function cut(text: string, width: number): string {
   return kept + ELLIPSIS;
 }
 
-const pad = (text: string, width: number, right: boolean) => {
+/** `text` filled with spaces to `width` columns (on the left when `right`). */
+export const pad = (text: string, width: number, right = false): string => {
   const fill = ' '.repeat(Math.max(0, width - widthOf(text)));
   return right ? fill + text : text + fill;
 };

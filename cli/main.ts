@@ -1,10 +1,12 @@
-#!/usr/bin/env bun
 /**
  * hookcap: forward live captures to localhost, tail, replay, export, send. Exit codes: 0 ok,
  * 1 failure, 2 usage. Settings: flags > environment (HOOKCAP_API_URL, HOOKCAP_API_KEY) > the
  * config file `hookcap login` writes. docs/cli.md has every command.
  */
 import { Command, CommanderError, Option } from 'commander';
+// Imported rather than read at run time: the Node build (cli/build.ts) is one file in cli/dist,
+// where a path relative to it would miss package.json; the bundler inlines it.
+import pkg from '../package.json' with { type: 'json' };
 import { DEFAULT_API_URL } from '../client/index';
 import { clientFor, resolveSettings, type Settings } from './config';
 import { createEndpoint, deleteEndpoint, listEndpoints, login, newestCapture } from './commands/account';
@@ -26,7 +28,6 @@ interface GlobalFlags {
   color?: boolean;
 }
 
-const pkg = (await Bun.file(new URL('../package.json', import.meta.url)).json()) as { version: string };
 
 let settings: Settings | null = null;
 let exitCode = 0;

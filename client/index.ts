@@ -70,7 +70,8 @@ export class HookcapError extends Error {
 /**
  * Why no answer came, in a few words: Bun's fetch words a refused connection as "ECONNREFUSED:
  * Unable to connect. Is the computer able to access the url?", a question put to the user in
- * every "server down" line the CLI prints. The common codes are said plainly; others as given.
+ * every "server down" line the CLI prints, and Node's says only "fetch failed" (or "terminated"
+ * for a body cut off), the code in its `cause`. The common codes are said plainly; others as given.
  */
 const UNREACHABLE: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
@@ -80,16 +81,34 @@ const UNREACHABLE: Record<string, string> = {
   ETIMEDOUT: 'timed out',
   EHOSTUNREACH: 'host unreachable',
   ENETUNREACH: 'network unreachable',
+  // Node's fetch (undici): the server closed the connection mid-answer, or a connect timed out.
+  UND_ERR_SOCKET: 'connection closed',
+  UND_ERR_CONNECT_TIMEOUT: 'timed out',
 };
 
-/** A network failure's reason in those few words, or null when `err` is not one. */
+/**
+ * A network failure's reason in those few words, or null when `err` is not one. Node's fetch puts
+ * the system error in `cause` (an AggregateError of them for a host with several addresses).
+ */
 export function networkReason(err: unknown): string | null {
-  const code = err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : '';
-  return UNREACHABLE[code] ?? null;
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; depth++) {
+    const code = 'code' in e && typeof e.code === 'string' ? e.code : '';
+    const reason = UNREACHABLE[code];
+    if (reason) return reason;
+    e = e instanceof AggregateError && e.errors.length > 0 ? e.errors[0] : e.cause;
+  }
+  return null;
+}
+
+/** The innermost cause's message: Node's "fetch failed" says why only there ("bad port"). */
+function deepestMessage(err: unknown): string {
+  let e = err;
+  for (let depth = 0; e instanceof Error && e.cause instanceof Error && depth < 4; depth++) e = e.cause;
+  return e instanceof Error ? e.message : String(e);
 }
 
 function cannotReach(apiUrl: string, err: unknown): string {
-  return `cannot reach ${apiUrl}: ${networkReason(err) ?? (err instanceof Error ? err.message : String(err))}`;
+  return `cannot reach ${apiUrl}: ${networkReason(err) ?? deepestMessage(err)}`;
 }
 
 /** A time bound: ms since the epoch, a Date, or what the API takes (`15m`, `7d`, ISO 8601). */

@@ -2,6 +2,7 @@
 import { createClient, HookcapError, type Endpoint, type HookcapClient } from '../../client/index';
 import { saveConfig, type Settings } from '../config';
 import { CliError, EXIT_EMPTY, EXIT_FAILURE, EXIT_OK, notHookcap, UsageError } from '../errors';
+import { pad, widthOf } from '../columns';
 import { ask, canAsk, count } from '../prompt';
 import { err, out, paint, printable, type Style } from '../output';
 
@@ -22,9 +23,10 @@ export async function login(settings: Settings): Promise<number> {
   return EXIT_OK;
 }
 
+/** Columns as wide as their widest cell, in terminal columns: a name in CJK or with an emoji keeps EXPIRES in line. */
 function table(rows: string[][]): string[] {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '));
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => widthOf(r[i] ?? '')))) ?? [];
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : pad(cell, widths[i] ?? 0))).join('  '));
 }
 
 /** When an endpoint expires, in UTC to the second (ISO 8601), or `never`. */

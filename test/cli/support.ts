@@ -11,6 +11,15 @@ import type { Subprocess } from 'bun';
 
 const ROOT = resolve(import.meta.dir, '..', '..');
 export const CLI = join(ROOT, 'cli', 'main.ts');
+/** The Node build of the CLI (cli/build.ts), what package.json `bin` runs. */
+export const CLI_NODE_BUILD = join(ROOT, 'cli', 'dist', 'hookcap.js');
+
+/**
+ * How a test starts the CLI: its sources under this Bun by default; `['node', CLI_NODE_BUILD]`
+ * runs the Node build (test/cli/node.test.ts). TEST_CLI_RUNTIME=node runs every CLI test that
+ * way, to look for a difference between the runtimes (build it first: npm run build:cli).
+ */
+export const DEFAULT_CLI_COMMAND: readonly string[] = process.env.TEST_CLI_RUNTIME === 'node' ? ['node', CLI_NODE_BUILD] : [process.execPath, CLI];
 
 export interface CliEnv {
   /** XDG_CONFIG_HOME of this CLI user. */
@@ -36,8 +45,8 @@ export interface CliResult {
 }
 
 /** Runs the CLI to completion. */
-export async function runCli(args: string[], env: Record<string, string>, opts: { stdin?: Uint8Array; timeoutMs?: number } = {}): Promise<CliResult> {
-  const proc = Bun.spawn([process.execPath, CLI, ...args], { cwd: ROOT, env, stdin: opts.stdin ?? 'ignore', stdout: 'pipe', stderr: 'pipe' });
+export async function runCli(args: string[], env: Record<string, string>, opts: { stdin?: Uint8Array; timeoutMs?: number; command?: readonly string[] } = {}): Promise<CliResult> {
+  const proc = Bun.spawn([...(opts.command ?? DEFAULT_CLI_COMMAND), ...args], { cwd: ROOT, env, stdin: opts.stdin ?? 'ignore', stdout: 'pipe', stderr: 'pipe' });
   const timer = setTimeout(() => proc.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   clearTimeout(timer);
@@ -50,8 +59,8 @@ export class RunningCli {
   stderr = '';
   readonly proc: Subprocess<'ignore', 'pipe', 'pipe'>;
 
-  constructor(args: string[], env: Record<string, string>) {
-    this.proc = Bun.spawn([process.execPath, CLI, ...args], { cwd: ROOT, env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  constructor(args: string[], env: Record<string, string>, opts: { command?: readonly string[] } = {}) {
+    this.proc = Bun.spawn([...(opts.command ?? DEFAULT_CLI_COMMAND), ...args], { cwd: ROOT, env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
     void this.collect(this.proc.stdout, (t) => (this.stdout += t));
     void this.collect(this.proc.stderr, (t) => (this.stderr += t));
   }
@@ -93,10 +102,10 @@ export class TtyCli {
   readonly proc: Subprocess<'pipe', 'pipe', 'pipe'>;
 
   /** `columns`: the terminal's width (script(1)'s own terminal says 0 columns: unknown). */
-  constructor(args: string[], env: Record<string, string>, opts: { columns?: number } = {}) {
+  constructor(args: string[], env: Record<string, string>, opts: { columns?: number; command?: readonly string[] } = {}) {
     // exec: the CLI itself is the terminal's foreground process (a shell in between would die of Ctrl-C first).
     const size = opts.columns === undefined ? '' : `stty cols ${opts.columns} rows 50; `;
-    const command = `${size}exec ${[process.execPath, CLI, ...args].map(shellQuote).join(' ')}`;
+    const command = `${size}exec ${[...(opts.command ?? DEFAULT_CLI_COMMAND), ...args].map(shellQuote).join(' ')}`;
     const proc = Bun.spawn(['script', '-qefc', command, '/dev/null'], { cwd: ROOT, env: { NO_COLOR: '1', TERM: 'xterm', ...env }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' });
     this.proc = proc;
     void (async () => {
