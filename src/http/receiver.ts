@@ -140,10 +140,10 @@ export const receiverDocs = (handler: ReceiverHandler) => {
     security: [],
     responses: documented({
       200: { description: "Captured: the default answer (a mock response answers with its own status and body instead)", schema: ReceiverAck },
-      404: { description: 'Error: not_found (unknown, expired or malformed slug); nothing stored', schema: ErrorBody },
+      404: { description: 'Error: not_found (unknown, expired or malformed slug); nothing stored. Refusals are counted by reason in /healthz (refusals)', schema: ErrorBody },
       413: { description: 'Error: payload_too_large (body over MAX_BODY_BYTES); nothing stored', schema: ErrorBody },
       429: { description: "Error: quota_exceeded (the account's monthly quota; Retry-After: seconds to the month's end); nothing stored", schema: ErrorBody },
-      503: { description: 'Error: unavailable (capture store behind, Retry-After: 1; capture log write failed, Retry-After: 5); nothing stored', schema: ErrorBody },
+      503: { description: 'Error: unavailable (capture store behind, Retry-After: 1; capture log write failed, or the endpoint not cached and the state store unreachable, Retry-After: 5); nothing stored', schema: ErrorBody },
     }),
   };
   const run = ({ request, server }: { request: Request; server: PeerSource | null }) => handler(request, server);

@@ -75,7 +75,8 @@ describeInProcess(
 
     test('from start: every reason present at 0, in /healthz and in the scrape, the same numbers', async () => {
       const r = await read();
-      expect(r.health.refusals).toEqual(Object.fromEntries(Object.keys(STATUS).map((k) => [k, 0])));
+      const zeros: Record<string, number> = Object.fromEntries(Object.keys(STATUS).map((k) => [k, 0]));
+      expect(r.health.refusals as Record<string, number>).toEqual(zeros);
       expect(r.refused).toEqual(r.health.refusals);
     });
 
