@@ -17,6 +17,7 @@ import { loadEndpointSnapshots } from './engine/endpoint-snapshots';
 import { CaptureEngine, combineHooks, type CaptureHooks } from './engine/capture';
 import { CaptureLog } from './engine/capture-log';
 import { Shipper } from './engine/shipper';
+import { ReceiverRefusals } from './engine/refusals';
 import { UsageMeter } from './engine/usage';
 import { createNotifier, notificationHooks, notificationKeyFromCache } from './engine/notifier';
 import { NotifyLog } from './engine/notify-log';
@@ -141,15 +142,17 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const capturesProbe = probeRead ? new BackendProbe(probeRead) : null;
   capturesProbe?.start();
 
+  // What /w/ refused, by reason: every listener answers /w/, a node without the receiver with 404s.
+  const refusals = new ReceiverRefusals();
   // /healthz, and the operator API's health.
   const health = (): Health => {
     const shipping = shipper?.health() ?? null;
-    return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind, busConnected: bus.connected, stateReachable: stateProbe?.reachable ?? null, capturesReachable: capturesProbe?.reachable ?? null }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? endpointCache.missingStats() : null, endpointCache: isReceiver ? endpointCache.stats() : null, captureLog: opened ? { ...opened.log.stats, writeMs: opened.log.writeLatency() } : null };
+    return { ok: shipping?.worker !== 'failed', status: shipping && (shipping.degraded || shipping.worker === 'failed') ? 'degraded' : 'ok', roles: [...config.roles], backends: { state: state.kind, captures: captures.kind, bus: bus.kind, busConnected: bus.connected, stateReachable: stateProbe?.reachable ?? null, capturesReachable: capturesProbe?.reachable ?? null }, shipper: shipping, notifications: notifier?.stats() ?? null, stream: streamHub?.stats() ?? null, unknownSlugs: isReceiver ? endpointCache.missingStats() : null, endpointCache: isReceiver ? endpointCache.stats() : null, captureLog: opened ? { ...opened.log.stats, writeMs: opened.log.writeLatency() } : null, refusals: refusals.snapshot() };
   };
 
-  const receive = engine ? receiverHandler(engine, config) : null;
+  const receive = engine ? receiverHandler(engine, config, refusals) : null;
   // /w/ is answered by Bun's router ahead of Elysia's (src/http/receiver.ts), on every listener.
-  const api = new Elysia({ serve: { routes: receiverBunRoutes(config.receiverPort === null ? receive : null) } })
+  const api = new Elysia({ serve: { routes: receiverBunRoutes(config.receiverPort === null ? receive : null, refusals) } })
     .use(errorHandler)
     .use(defaultResponseHeaders)
     .use(requestGuards(config))
@@ -213,7 +216,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     api.all('*', routeMiss(() => api.routes, missPage));
     servers.push(listen(api, config.port));
     if (receive) {
-      const rapp = new Elysia({ serve: { routes: receiverBunRoutes(receive) } }).use(errorHandler).all('*', notFound);
+      const rapp = new Elysia({ serve: { routes: receiverBunRoutes(receive, refusals) } }).use(errorHandler).all('*', notFound);
       servers.push(listen(rapp, config.receiverPort));
     }
   }

@@ -3,6 +3,7 @@ import type { Role } from './config';
 import type { WriteLatency } from './engine/capture-log';
 import type { EndpointCacheStats } from './engine/endpoint-cache';
 import type { NotifierStats } from './engine/notifier';
+import type { RefusalCounts } from './engine/refusals';
 import type { ShipperHealth } from './engine/shipper';
 
 export interface Health {
@@ -37,4 +38,9 @@ export interface Health {
    * flush that acknowledgements wait for; null before the first).
    */
   captureLog: { groups: number; frames: number; recycled: number; writeMs: WriteLatency | null } | null;
+  /**
+   * Requests to /w/ refused since start, by reason (src/engine/refusals.ts), every reason present
+   * from 0. On every node: a listener without the receiver answers /w/ too (`no_receiver`).
+   */
+  refusals: RefusalCounts;
 }

@@ -4,7 +4,6 @@
  * captured request, so it does only what the acknowledgement needs.
  */
 import { systemClock, type Clock } from '../clock';
-import { AppError } from '../errors';
 import { captureId, isSlug } from '../ids';
 import type { Capture } from '../model/capture';
 import type { Bus } from '../bus/types';
@@ -12,6 +11,7 @@ import type { MockResponse } from '../stores/state/schema';
 import type { EndpointCache, EndpointSnapshot } from './endpoint-cache';
 import type { Appended, CaptureLog, LogPosition } from './capture-log';
 import { LivePublisher } from './live-publisher';
+import { ReceiverRefusal } from './refusals';
 import { detectProvider } from './providers';
 import { mockHeaderRefusal, RECEIVER_CORS_HEADERS, RECEIVER_PREFLIGHT_HEADERS, RECEIVER_SECURITY_HEADERS } from './receiver-headers';
 import type { Shipper } from './shipper';
@@ -39,8 +39,8 @@ export interface IncomingRequest {
  * they must be O(1) in-memory work: anything slower is queued by the hook itself.
  */
 export interface CaptureHooks {
-  /** Refuses a capture before anything is stored (e.g. over quota); null admits it. */
-  admit?(endpoint: EndpointSnapshot): AppError | null;
+  /** Refuses a capture before anything is stored (e.g. over quota), saying why; null admits it. */
+  admit?(endpoint: EndpointSnapshot): ReceiverRefusal | null;
   /**
    * Called once the capture is durable and acknowledged (usage counting, notifications), with the
    * position of its frame in the capture log.
@@ -146,9 +146,9 @@ export function parseQuery(query: string): Record<string, string | string[]> {
  * sender's settings page) is named in lower case, since paths are case-sensitive and slugs are
  * lower case; worked out only on this refusal, never on a capture.
  */
-function notASlug(slug: string): AppError {
+function notASlug(slug: string): ReceiverRefusal {
   const lower = slug.toLowerCase();
-  return new AppError('not_found', lower !== slug && isSlug(lower) ? `no endpoint with this slug; slugs are lower case: /w/${lower}` : 'no endpoint with this slug');
+  return new ReceiverRefusal('invalid_slug', lower !== slug && isSlug(lower) ? `no endpoint with this slug; slugs are lower case: /w/${lower}` : 'no endpoint with this slug');
 }
 
 export class CaptureEngine {
@@ -174,11 +174,12 @@ export class CaptureEngine {
     const found = endpointCache.get(req.slug);
     const endpoint = found instanceof Promise ? await found : found;
     if (!endpoint || (endpoint.expiresAt !== null && endpoint.expiresAt <= this.clock.now())) {
-      throw new AppError('not_found', `no endpoint with slug "${req.slug}"`);
+      // One answer for both (expiry is not the sender's business); the reason is the operator's.
+      throw new ReceiverRefusal(endpoint ? 'expired_endpoint' : 'unknown_endpoint', `no endpoint with slug "${req.slug}"`);
     }
     if (shipper.backlog >= this.deps.backlogLimit) {
       // The store is not keeping up (or is down): refuse rather than hold unbounded memory.
-      throw new AppError('unavailable', 'capture store is behind; retry shortly', { 'retry-after': '1' });
+      throw new ReceiverRefusal('capture_store_behind', 'capture store is behind; retry shortly', { 'retry-after': '1' });
     }
     const refused = this.deps.hooks?.admit?.(endpoint);
     if (refused) throw refused;
@@ -188,7 +189,7 @@ export class CaptureEngine {
       appended = await log.appendText(JSON.stringify(capture));
     } catch {
       // Not on disk, so not acknowledged (disk full, I/O error); the log reports the cause once.
-      throw new AppError('unavailable', 'the capture could not be stored (capture log write failed); nothing was stored, retry shortly', { 'retry-after': '5' });
+      throw new ReceiverRefusal('capture_log_failed', 'the capture could not be stored (capture log write failed); nothing was stored, retry shortly', { 'retry-after': '5' });
     }
     this.live.add(endpoint.id, capture.id, appended.frame);
     this.deps.hooks?.captured?.(capture, endpoint, appended.at);

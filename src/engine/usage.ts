@@ -20,13 +20,13 @@
  * kept in memory: N receiver nodes admit up to N times the quota, and a restart starts it again —
  * a bound on free anonymous storage, not a billing figure (docs/security.md).
  */
-import { AppError } from '../errors';
 import { systemClock, type Clock } from '../clock';
 import { log } from '../log';
 import type { Capture } from '../model/capture';
 import { resolvePlan, secondsUntil, usagePeriod, type UsagePeriod } from '../model/usage';
 import type { EndpointSnapshot } from './endpoint-cache';
 import type { CaptureHooks } from './capture';
+import { ReceiverRefusal } from './refusals';
 import { errorMessage } from '../unknown';
 
 /** Where counts are kept (Postgres): see stores/state/usage.ts. */
@@ -95,13 +95,13 @@ export class UsageMeter implements CaptureHooks {
     this.batchSize = opts.batchSize ?? 1_000;
   }
 
-  admit(endpoint: EndpointSnapshot): AppError | null {
+  admit(endpoint: EndpointSnapshot): ReceiverRefusal | null {
     if (endpoint.userId === null) return this.admitSandbox(endpoint);
     const now = this.clock.now();
     const a = this.account(endpoint.userId, now);
     if (a.stored + a.inFlight + a.unsent < a.limit) return null;
     const resets = this.period.end;
-    return new AppError(
+    return new ReceiverRefusal(
       'quota_exceeded',
       `the monthly quota of ${a.limit} requests on the ${a.plan} plan is used up; nothing was stored. It resets at ${new Date(resets).toISOString()}`,
       { 'retry-after': String(secondsUntil(resets, now)) },
@@ -116,14 +116,14 @@ export class UsageMeter implements CaptureHooks {
     this.account(endpoint.userId, capture.receivedAt).unsent += 1;
   }
 
-  private admitSandbox(endpoint: EndpointSnapshot): AppError | null {
+  private admitSandbox(endpoint: EndpointSnapshot): ReceiverRefusal | null {
     const limit = this.opts.sandboxLimit;
     if (limit === undefined) return null;
     const now = this.clock.now();
     if (this.sandboxCount(sandboxOwner(endpoint), now).count < limit) return null;
     const resets = this.period.end;
-    return new AppError(
-      'quota_exceeded',
+    return new ReceiverRefusal(
+      'sandbox_quota_exceeded',
       `this agent key's sandbox has used its ${limit} captures for the month; nothing was stored. Claim the key to use an account's plan, or wait until ${new Date(resets).toISOString()}`,
       { 'retry-after': String(secondsUntil(resets, now)) },
     );

@@ -18,6 +18,7 @@ import { Elysia, t } from 'elysia';
 import { AppError } from '../errors';
 import type { Health } from '../health';
 import type { Role } from '../config';
+import { REFUSAL_REASONS, refusalStatus } from '../engine/refusals';
 import { documented, ErrorBody } from './api/models';
 import { bearer } from './auth';
 import { tokenCheck } from './token-check';
@@ -84,7 +85,8 @@ export function renderMetrics(health: Health, build: BuildInfo): string {
   const families: Family[] = [];
   const gauge = (name: string, help: string, samples: Sample[] | number) =>
     families.push({ name, help, type: 'gauge', samples: typeof samples === 'number' ? [{ value: samples }] : samples });
-  const counter = (name: string, help: string, value: number) => families.push({ name, help, type: 'counter', samples: [{ value }] });
+  const counter = (name: string, help: string, samples: Sample[] | number) =>
+    families.push({ name, help, type: 'counter', samples: typeof samples === 'number' ? [{ value: samples }] : samples });
 
   gauge('hookcap_build_info', 'hookcap version and the Bun runtime serving it; always 1', [{ labels: { version: build.version, bun: build.bun }, value: 1 }]);
   gauge('hookcap_node_role', 'Whether this node runs the role (ROLES): 1 or 0', ROLES.map((role) => ({ labels: { role }, value: bit(health.roles.includes(role)) })));
@@ -166,6 +168,14 @@ export function renderMetrics(health: Health, build: BuildInfo): string {
     counter('hookcap_endpoint_cache_slugs_loaded_total', 'Slugs those load queries asked for since start', c.slugsLoaded);
     counter('hookcap_endpoint_cache_evictions_total', 'Endpoint snapshots dropped to stay within the cache bounds since start', c.evictions);
   }
+
+  // Every reason from start, at 0 until one happens, so rate() has a first point; the labels come from
+  // the closed set of reasons, never from a request.
+  counter(
+    'hookcap_receiver_refusals_total',
+    'Requests to /w/ refused since start, by reason and the status answered (/healthz refusals; reasons in docs/operations.md)',
+    REFUSAL_REASONS.map((reason) => ({ labels: { reason, status: String(refusalStatus(reason)) }, value: health.refusals[reason] })),
+  );
 
   const lines: string[] = [];
   for (const f of families) {

@@ -11,18 +11,18 @@ import { Elysia } from 'elysia';
 import type { Config } from '../config';
 import type { CaptureEngine } from '../engine/capture';
 import { RECEIVER_CORS_HEADERS, RECEIVER_SECURITY_HEADERS } from '../engine/receiver-headers';
-import { AppError } from '../errors';
+import { ReceiverRefusal, type ReceiverRefusals, type RefusalReason } from '../engine/refusals';
 import { readBounded, readyRefusal } from './body-limit';
 import { clientAddress, type PeerSource } from './client-ip';
 import { documented, ErrorBody, ReceiverAck } from './api/models';
-import { errorResponse } from './errors';
+import { errorResponse, isStoreUnreachable } from './errors';
 
 export type ReceiverHandler = (request: Request, server: PeerSource | null) => Promise<Response>;
 
 const EMPTY = new Uint8Array(0);
 
 const tooLarge = (max: number, close: boolean) =>
-  new AppError('payload_too_large', `request body exceeds the ${max}-byte limit; nothing was stored`, close ? { connection: 'close' } : {});
+  new ReceiverRefusal('payload_too_large', `request body exceeds the ${max}-byte limit; nothing was stored`, close ? { connection: 'close' } : {});
 
 /** The body, bounded: a sender still gets its 413 whole (src/http/body-limit.ts). */
 async function readBody(request: Request, max: number): Promise<Uint8Array> {
@@ -73,14 +73,24 @@ export function receiverTarget(url: string): ReceiverTarget {
  * An error as the receiver answers it: the usual `{error, code}` JSON plus the security headers, and
  * the CORS headers so a sending page can read why (a 429's Retry-After included).
  */
-function receiverError(err: unknown): Response {
+function receiverError(err: unknown, refusals: ReceiverRefusals): Response {
+  refusals.count(refusalReason(err));
   const res = errorResponse(err);
   for (const [name, value] of Object.entries(RECEIVER_SECURITY_HEADERS)) res.headers.set(name, value);
   for (const [name, value] of Object.entries(RECEIVER_CORS_HEADERS)) res.headers.set(name, value);
   return res;
 }
 
-export function receiverHandler(engine: CaptureEngine, config: Config): ReceiverHandler {
+/**
+ * Why, for the counts: the receiver's own refusals say so; a thrown store error is the endpoint
+ * lookup failing (errorResponse answers it 503), anything else our 500.
+ */
+function refusalReason(err: unknown): RefusalReason {
+  if (err instanceof ReceiverRefusal) return err.reason;
+  return isStoreUnreachable(err) ? 'state_store_unreachable' : 'internal';
+}
+
+export function receiverHandler(engine: CaptureEngine, config: Config, refusals: ReceiverRefusals): ReceiverHandler {
   return async (request, server) => {
     try {
       const { slug, path, query } = receiverTarget(request.url);
@@ -97,17 +107,19 @@ export function receiverHandler(engine: CaptureEngine, config: Config): Receiver
       });
       return new Response(out.body, { status: out.status, headers: out.headers });
     } catch (err) {
-      return receiverError(err);
+      return receiverError(err, refusals);
     }
   };
 }
 
-/** A listener that does not run the receiver still owns /w/: it answers 404 there, never an API route. */
-const noReceiver: ReceiverHandler = async () =>
-  receiverError(new AppError('not_found', 'this address does not receive webhooks; use the receiver URL (RECEIVER_URL)'));
-
-/** Bun routes for a listener (`serve.routes`): its receiver, or a 404 where there is none. */
-export function receiverBunRoutes(handler: ReceiverHandler | null): Record<'/w' | '/w/*', ReceiverHandler> {
+/**
+ * Bun routes for a listener (`serve.routes`): its receiver, or a 404 where there is none. A listener
+ * that does not run the receiver still owns /w/: it answers 404 there, never an API route, and
+ * counts it (a sender given the API's address instead of RECEIVER_URL).
+ */
+export function receiverBunRoutes(handler: ReceiverHandler | null, refusals: ReceiverRefusals): Record<'/w' | '/w/*', ReceiverHandler> {
+  const noReceiver: ReceiverHandler = async () =>
+    receiverError(new ReceiverRefusal('no_receiver', 'this address does not receive webhooks; use the receiver URL (RECEIVER_URL)'), refusals);
   const h = handler ?? noReceiver;
   return { '/w': h, '/w/*': h };
 }
@@ -128,10 +140,10 @@ export const receiverDocs = (handler: ReceiverHandler) => {
     security: [],
     responses: documented({
       200: { description: "Captured: the default answer (a mock response answers with its own status and body instead)", schema: ReceiverAck },
-      404: { description: 'Error: not_found (unknown, expired or malformed slug); nothing stored', schema: ErrorBody },
+      404: { description: 'Error: not_found (unknown, expired or malformed slug); nothing stored. Refusals are counted by reason in /healthz (refusals)', schema: ErrorBody },
       413: { description: 'Error: payload_too_large (body over MAX_BODY_BYTES); nothing stored', schema: ErrorBody },
       429: { description: "Error: quota_exceeded (the account's monthly quota; Retry-After: seconds to the month's end); nothing stored", schema: ErrorBody },
-      503: { description: 'Error: unavailable (capture store behind, Retry-After: 1; capture log write failed, Retry-After: 5); nothing stored', schema: ErrorBody },
+      503: { description: 'Error: unavailable (capture store behind, Retry-After: 1; capture log write failed, or the endpoint not cached and the state store unreachable, Retry-After: 5); nothing stored', schema: ErrorBody },
     }),
   };
   const run = ({ request, server }: { request: Request; server: PeerSource | null }) => handler(request, server);

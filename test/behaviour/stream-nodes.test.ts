@@ -44,7 +44,7 @@ describe.skipIf(!BACKENDS.includes('server'))('stream and receiver on separate n
     expect((await SseClient.open(`${api().url}/api/stream/${ep.slug}`, { token: a.key })).response.status).toBe(404);
   });
 
-  test('every role serves /metrics, each with its own parts: the receiver the capture log, the stream node its clients, the API node neither', async () => {
+  test('every role serves /metrics, each with its own parts: the receiver the capture log, the stream node its clients, the API node neither; /w/ refusals on every node', async () => {
     const scrape = async (url: string) => {
       const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
       expect(res.status).toBe(200);
@@ -60,6 +60,13 @@ describe.skipIf(!BACKENDS.includes('server'))('stream and receiver on separate n
       expect(names(p).has('hookcap_shipper_backlog'), role).toBe(role === 'receiver');
       expect(names(p).has('hookcap_stream_clients'), role).toBe(role === 'stream');
       expect(sampleValue(p, 'hookcap_bus_connected'), role).toBe(1);
+      // Every node answers /w/, so every node counts its refusals: one sent to a node without the
+      // receiver is no_receiver there, a real slug or not.
+      const refused = (q: typeof p) => sampleValue(q, 'hookcap_receiver_refusals_total', { reason: 'no_receiver', status: '404' });
+      const before = refused(p);
+      const sent = await fetch(`${node(n).url}/w/aaaaaaaaaaaa`, { method: 'POST', body: 'x' });
+      expect(sent.status).toBe(404);
+      expect(refused(await scrape(node(n).url)) - before, role).toBe(role === 'receiver' ? 0 : 1);
     }
   });
 

@@ -67,6 +67,7 @@ describe.skipIf(!BACKENDS.includes('server'))('fault: ClickHouse down', () => {
     await Bun.sleep(2_000);
     const report = await load.stop();
     await eventually(async () => ((await health(server)).shipper?.backlog === 0 ? true : null), 20_000);
+    const refusals = (await health(server)).refusals;
 
     const listed = await listAllIds(server.url, a.key, ep.slug);
     const counted = countCheck(report.acked, listed);
@@ -82,6 +83,8 @@ describe.skipIf(!BACKENDS.includes('server'))('fault: ClickHouse down', () => {
     expect(report.unavailableWithoutRetryAfter).toBe(0);
     expect(Object.keys(report.statuses).sort()).toEqual(['200', '503']);
     expect(report.failed).toBe(0);
+    // Every 503 the load got is counted under its reason, and nothing else was refused.
+    expect(Object.entries(refusals).filter(([, n]) => n !== 0)).toEqual([['capture_store_behind', report.statuses[503] ?? 0]]);
     expect(listDuringOutage).toBe(503);
     expect(counted.missing).toEqual([]);
     expect(counted.duplicated).toEqual([]);

@@ -97,8 +97,10 @@ for (const backend of BACKENDS) {
       const ackedWhileFull = load.report.acked.length - ackedAtFull;
       unlinkSync(filler);
       // Recovers by itself: the next write succeeds (that probe is acknowledged; its id is kept too).
+      let refusedWhileRecovering = 0;
       await eventually(async () => {
         const r = await fetch(`${server.url}/w/${ep.slug}/probe`, { method: 'POST', body: 'after' });
+        if (r.status === 503) refusedWhileRecovering += 1;
         if (r.status !== 200) return null;
         load.report.acked.push(((await r.json()) as { id: string }).id);
         return true;
@@ -107,6 +109,7 @@ for (const backend of BACKENDS) {
       const report = await load.stop();
       await eventually(async () => ((await call<{ shipper: { backlog: number } }>(server.url, 'GET', '/healthz')).body.shipper.backlog === 0 ? true : null), 20_000);
       const listedBefore = await listAllIds(server.url, a.key, ep.slug);
+      const refusals = (await call<Health>(server.url, 'GET', '/healthz')).body.refusals;
       // The log is readable after the episode: a crash and restart replays it without loss or doubling.
       server.proc.kill('SIGKILL');
       await server.proc.exited;
@@ -131,6 +134,12 @@ for (const backend of BACKENDS) {
       }
       expect(Object.keys(report.statuses).filter((s) => s !== '200' && s !== '503')).toEqual([]);
       expect(report.statuses[503] ?? 0).toBeGreaterThan(0);
+      // Every 503 a sender got (the load's, the probes', the recovery's) is counted under its reason, and nothing else was refused.
+      const refused503 = (report.statuses[503] ?? 0) + probes.filter((p) => p.status === 503).length + refusedWhileRecovering;
+      // (A send that failed on the client's side may still have been answered, and counted, by the server.)
+      expect(Object.keys(refusals).filter((r) => refusals[r as keyof typeof refusals] !== 0)).toEqual(['capture_log_failed']);
+      expect(refusals.capture_log_failed).toBeGreaterThanOrEqual(refused503);
+      expect(refusals.capture_log_failed).toBeLessThanOrEqual(refused503 + report.failed);
       expect(counted.missing).toEqual([]);
       expect(counted.duplicated).toEqual([]);
       // Nothing refused was stored: every listed capture was acknowledged.

@@ -2,7 +2,8 @@
  * Postgres goes away under load (a private cluster made with initdb, stopped with
  * `pg_ctl -m immediate` and started again by the test): captures to endpoints whose snapshot is
  * cached continue, API calls answer 503 JSON with Retry-After (never 500), and the usage counted
- * meanwhile reaches Postgres once it is back.
+ * meanwhile reaches Postgres once it is back. The one capture refused meanwhile (an endpoint not
+ * yet cached) is counted in /healthz `refusals` as state_store_unreachable.
  */
 import { describe, expect, test } from 'bun:test';
 import { BACKENDS, provision } from '../support/backends';
@@ -58,6 +59,7 @@ describe.skipIf(!BACKENDS.includes('server'))('fault: Postgres down', () => {
       return r.status === 200 && r.body.used >= report.acked.length ? r.body.used : null;
     }, 20_000).catch(() => -1);
     await eventually(async () => ((await fetch(`${server.url}/healthz`).then((r) => r.json())) as { shipper: { backlog: number } }).shipper.backlog === 0, 10_000);
+    const refusals = ((await fetch(`${server.url}/healthz`).then((r) => r.json())) as { refusals: Record<string, number> }).refusals;
     const listed = await listAllIds(server.url, a.key, ep.slug);
     const counted = countCheck(report.acked, listed);
 
@@ -79,6 +81,8 @@ describe.skipIf(!BACKENDS.includes('server'))('fault: Postgres down', () => {
     }
     expect(coldCapture.status).toBe(503);
     expect(coldCapture.headers.get('retry-after')).not.toBeNull();
+    // That one answer is the only refusal of the run, counted under its reason.
+    expect(Object.entries(refusals).filter(([, n]) => n !== 0)).toEqual([['state_store_unreachable', 1]]);
     expect(used).toBe(report.acked.length);
     expect(counted.missing).toEqual([]);
     expect(counted.duplicated).toEqual([]);

@@ -4,6 +4,7 @@
  * a node does not have left out rather than reported as zeros.
  */
 import { expect, test } from 'bun:test';
+import { ReceiverRefusals, type RefusalCounts } from '../../src/engine/refusals';
 import type { Health } from '../../src/health';
 import { escapeHelp, escapeLabelValue, renderMetrics } from '../../src/http/metrics';
 import { parsePromText, sampleValue } from '../support/prometheus';
@@ -22,8 +23,24 @@ function receiverHealth(): Health {
     unknownSlugs: { entries: 5, bytes: 640 },
     endpointCache: { entries: 9, bytes: 4000, max: 100_000, maxBytes: 1 << 26, queries: 3, slugsLoaded: 12, evictions: 0 },
     captureLog: { groups: 10, frames: 43, recycled: 0, writeMs: { writes: 10, p50: 0.25, p99: 1.5, max: 2 } },
+    refusals: { ...new ReceiverRefusals().snapshot(), unknown_endpoint: 7, payload_too_large: 2, capture_log_failed: 1 },
   };
 }
+
+/** Every reason and the status a sender gets for it, written out here rather than read from src. */
+const REASON_STATUS: Record<keyof RefusalCounts, string> = {
+  invalid_slug: '404',
+  unknown_endpoint: '404',
+  expired_endpoint: '404',
+  no_receiver: '404',
+  payload_too_large: '413',
+  quota_exceeded: '429',
+  sandbox_quota_exceeded: '429',
+  capture_store_behind: '503',
+  capture_log_failed: '503',
+  state_store_unreachable: '503',
+  internal: '500',
+};
 
 test('label values: backslash, double quote and line feed are escaped, and read back as given', () => {
   const hostile = 'a\\b"c\nd\\"\\n';
@@ -72,4 +89,28 @@ test('parts the node does not have are left out, not zeros', () => {
   expect(sampleValue(parsed, 'hookcap_stream_clients')).toBe(3);
   // No HELP or TYPE left behind for a metric without samples.
   expect([...parsed.type.keys()].filter((n) => !names.has(n))).toEqual([]);
+});
+
+test('refusals: one counter family, a sample per reason labelled with its status, zeros included, on every node', () => {
+  for (const h of [receiverHealth(), { ...receiverHealth(), roles: ['stream'], shipper: null, captureLog: null, refusals: new ReceiverRefusals().snapshot() } satisfies Health]) {
+    const parsed = parsePromText(renderMetrics(h, build));
+    expect(parsed.problems).toEqual([]);
+    expect(parsed.type.get('hookcap_receiver_refusals_total')).toBe('counter');
+    const samples = parsed.samples.filter((s) => s.name === 'hookcap_receiver_refusals_total');
+    expect(samples.map((s) => s.labels)).toEqual(Object.entries(REASON_STATUS).map(([reason, status]) => ({ reason, status })));
+    for (const s of samples) expect(s.value, s.line).toBe(h.refusals[s.labels.reason as keyof RefusalCounts]);
+  }
+  const parsed = parsePromText(renderMetrics(receiverHealth(), build));
+  expect(sampleValue(parsed, 'hookcap_receiver_refusals_total', { reason: 'unknown_endpoint', status: '404' })).toBe(7);
+  expect(sampleValue(parsed, 'hookcap_receiver_refusals_total', { reason: 'invalid_slug', status: '404' })).toBe(0);
+});
+
+test('refusal counts: every reason at 0 from start; counting one moves only it; a snapshot is a copy', () => {
+  const r = new ReceiverRefusals();
+  const start = r.snapshot();
+  expect(start).toEqual(Object.fromEntries(Object.keys(REASON_STATUS).map((k) => [k, 0])) as RefusalCounts);
+  r.count('expired_endpoint');
+  r.count('expired_endpoint');
+  start.internal = 99;
+  expect(r.snapshot()).toEqual({ ...Object.fromEntries(Object.keys(REASON_STATUS).map((k) => [k, 0])), expired_endpoint: 2 } as RefusalCounts);
 });

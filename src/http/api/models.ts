@@ -1,5 +1,6 @@
 /** Response and body schemas shared by the API routes and the OpenAPI page. */
 import { t, type TSchema } from 'elysia';
+import { REFUSAL_CODES, REFUSAL_REASONS, refusalStatus } from '../../engine/refusals';
 import { CaptureRecord } from '../../model/capture';
 
 /**
@@ -41,6 +42,10 @@ export const HealthReport = t.Object({
   unknownSlugs: rolePart('Receiver nodes: {entries, bytes} of unknown slugs remembered'),
   endpointCache: rolePart('Receiver nodes: endpoint snapshots cached'),
   captureLog: rolePart('Receiver nodes: {groups, frames, recycled, writeMs} of the capture log'),
+  refusals: t.Object(
+    Object.fromEntries(REFUSAL_REASONS.map((r) => [r, t.Integer({ minimum: 0, description: `Answered ${refusalStatus(r)} ${REFUSAL_CODES[r]}` })])),
+    { description: 'Requests to /w/ refused since start, by reason, every reason present (0 until one happens); docs/operations.md, "/healthz"' },
+  ),
 });
 
 /** A 204's (empty) body, so the OpenAPI document shows the route's real status. */

@@ -1,0 +1,137 @@
+/**
+ * What the receiver refused, by reason (docs/operations.md, "/healthz" `refusals` and
+ * "/metrics" `hookcap_receiver_refusals_total`): each refusal a sender can cause cheaply, sent a
+ * known number of times to a real server on a real port, moves its own reason by exactly that
+ * number in /healthz and in the scrape (read by the independent reader, test/support/prometheus.ts)
+ * and no other; acknowledged captures move none. The service runs in-process so the endpoint's
+ * expiry is a clock step, on both backends, with the receiver on a port of its own so the API's
+ * port answers /w/ as a listener without one (`no_receiver`).
+ *
+ * Not provoked here (each needs a broken dependency): capture_store_behind, capture_log_failed,
+ * state_store_unreachable, internal; nor sandbox_quota_exceeded (an agent registration).
+ */
+import { expect, test } from 'bun:test';
+import type { Health } from '../../src/health';
+import { call, newAccount } from '../support/client';
+import { describeInProcess } from '../support/in-process';
+import { parsePromText, type PromText } from '../support/prometheus';
+
+const TOKEN = 'mtr_test_refusals_5c2e8a1f7b3d9046e2a8c4f1';
+const MAX_BODY = 1024;
+const QUOTA = 4;
+
+/** Every reason and the status it is answered with (docs/operations.md), written out here. */
+const STATUS: Record<string, string> = {
+  invalid_slug: '404',
+  unknown_endpoint: '404',
+  expired_endpoint: '404',
+  no_receiver: '404',
+  payload_too_large: '413',
+  quota_exceeded: '429',
+  sandbox_quota_exceeded: '429',
+  capture_store_behind: '503',
+  capture_log_failed: '503',
+  state_store_unreachable: '503',
+  internal: '500',
+};
+
+interface Reading {
+  health: Health;
+  metrics: PromText;
+  /** The refusal counter's samples by reason. */
+  refused: Record<string, number>;
+  acknowledged: number;
+}
+
+describeInProcess(
+  'receiver refusals counted by reason',
+  (h) => {
+    const receiver = () => h.server.service.urls.receiver;
+
+    async function read(): Promise<Reading> {
+      const health = (await call<Health>(h.url, 'GET', '/healthz')).body;
+      const res = await fetch(`${h.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(res.status).toBe(200);
+      const metrics = parsePromText(await res.text());
+      expect(metrics.problems).toEqual([]);
+      const samples = metrics.samples.filter((s) => s.name === 'hookcap_receiver_refusals_total');
+      // Exactly one sample per reason, each with its status, whatever was sent so far.
+      expect(samples.map((s) => s.labels)).toEqual(Object.entries(STATUS).map(([reason, status]) => ({ reason, status })));
+      const refused = Object.fromEntries(samples.map((s) => [s.labels.reason, s.value]));
+      const acknowledged = metrics.samples.find((s) => s.name === 'hookcap_captures_acknowledged_total')?.value ?? -1;
+      return { health, metrics, refused, acknowledged };
+    }
+
+    /** What moved between two readings, reasons that did not move left out. */
+    const moved = (before: Record<string, number>, after: Record<string, number>) =>
+      Object.fromEntries(Object.keys(STATUS).flatMap((r) => ((after[r] ?? 0) - (before[r] ?? 0) === 0 ? [] : [[r, (after[r] ?? 0) - (before[r] ?? 0)]])));
+
+    async function send(base: string, path: string, init: RequestInit, status: number, code: string): Promise<void> {
+      const res = await fetch(`${base}${path}`, { method: 'POST', ...init });
+      expect({ path, status: res.status }).toEqual({ path, status });
+      if (status !== 200) expect(((await res.json()) as { code?: string }).code).toBe(code);
+      else await res.arrayBuffer();
+    }
+
+    test('from start: every reason present at 0, in /healthz and in the scrape, the same numbers', async () => {
+      const r = await read();
+      const zeros: Record<string, number> = Object.fromEntries(Object.keys(STATUS).map((k) => [k, 0]));
+      expect(r.health.refusals as Record<string, number>).toEqual(zeros);
+      expect(r.refused).toEqual(r.health.refusals);
+    });
+
+    test('each refusal moves its reason by exactly the number sent, and no other; acknowledged captures move none', async () => {
+      const a = await newAccount(h.url);
+      const b = await newAccount(h.url);
+      const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'refusals' } })).body;
+      const short = (await call(h.url, 'POST', '/api/endpoints', { token: b.key, body: { name: 'short-lived', expiresIn: 60 } })).body;
+
+      const start = await read();
+      // Within the quota: acknowledged, and not one refusal counted.
+      for (let i = 0; i < QUOTA - 1; i++) await send(receiver(), `/w/${ep.slug}/ok${i}`, { body: `{"n":${i}}` }, 200, '');
+      await send(receiver(), `/w/${short.slug}`, { body: 'before expiry' }, 200, '');
+      const acked = await read();
+      expect(acked.acknowledged - start.acknowledged).toBe(QUOTA);
+      expect(moved(start.refused, acked.refused)).toEqual({});
+      expect(moved(start.health.refusals, acked.health.refusals)).toEqual({});
+
+      // Slugs that cannot be one: empty, upper case, too short, a character outside the alphabet.
+      for (const path of ['/w/', '/w', `/w/${ep.slug.toUpperCase()}`, '/w/abc', '/w/abcdefghijk1']) await send(receiver(), path, { body: 'x' }, 404, 'not_found');
+      // Slugs of the right shape that no endpoint has, each a new one (the label set stays as it is).
+      for (const slug of ['aaaaaaaaaaaa', 'bbbbbbbbbbbb', 'cccccccccccc']) await send(receiver(), `/w/${slug}/path?q=1`, { body: 'x' }, 404, 'not_found');
+      // Over MAX_BODY_BYTES, declared and chunked.
+      await send(receiver(), `/w/${ep.slug}`, { body: 'x'.repeat(MAX_BODY + 1) }, 413, 'payload_too_large');
+      await send(
+        receiver(),
+        `/w/${ep.slug}`,
+        {
+          body: new ReadableStream({
+            start(c) {
+              for (let i = 0; i < 4; i++) c.enqueue(new TextEncoder().encode('y'.repeat(MAX_BODY / 2)));
+              c.close();
+            },
+          }),
+        },
+        413,
+        'payload_too_large',
+      );
+      // The last capture of the quota goes through; the next ones are refused.
+      await send(receiver(), `/w/${ep.slug}/last`, { body: 'last' }, 200, '');
+      for (let i = 0; i < 2; i++) await send(receiver(), `/w/${ep.slug}/over${i}`, { body: 'over' }, 429, 'quota_exceeded');
+      // The API's port, not the receiver's: a real endpoint's slug all the same.
+      for (let i = 0; i < 2; i++) await send(h.url, `/w/${ep.slug}`, { body: 'wrong port' }, 404, 'not_found');
+      // Past the endpoint's expiresAt (it is still in the endpoint cache and the state store).
+      h.clock.advance(61_000);
+      for (let i = 0; i < 3; i++) await send(receiver(), `/w/${short.slug}`, { body: 'after expiry' }, 404, 'not_found');
+
+      const end = await read();
+      const want = { invalid_slug: 5, unknown_endpoint: 3, payload_too_large: 2, quota_exceeded: 2, no_receiver: 2, expired_endpoint: 3 };
+      expect(moved(acked.refused, end.refused)).toEqual(want);
+      expect(moved(acked.health.refusals, end.health.refusals)).toEqual(want);
+      expect(end.acknowledged - acked.acknowledged).toBe(1);
+      // Both answer from the one count.
+      expect(end.refused).toEqual(end.health.refusals);
+    });
+  },
+  { METRICS_TOKEN: TOKEN, RECEIVER_PORT: '0', MAX_BODY_BYTES: String(MAX_BODY), PLANS: JSON.stringify({ free: { limit: QUOTA } }) },
+);
