@@ -60,6 +60,51 @@ describeBackends(
         await context.close();
       }
     });
+
+    test('a right-to-left override or a zero-width space is shown escaped in the JSON tree and the Query and Form tables', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'hidden');
+      // `‮fdp.exe` is drawn "exe.pdf"; `a​b` looks like "ab".
+      const json = JSON.stringify({ invoice: '\u202Efdp.exe', ['ke\u202Ey']: 'v', zw: 'a\u200Bb', lines: 'one\ntwo' });
+      await fetch(`${ep.url}/tree`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: json });
+      await fetch(`${ep.url}/form?file=%E2%80%AEfdp.exe`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'file=%E2%80%AEfdp.exe&zw=a%E2%80%8Bb&note=plain+text' });
+      const { page, context, errors } = await openPage(chromium(), h.url, account, { permissions: ['clipboard-read', 'clipboard-write'] });
+      try {
+        await openEndpoint(page, h.url, ep);
+        const list = page.getByRole('list', { name: 'Requests' });
+        await list.getByRole('link', { name: /^POST \/tree / }).click();
+        const tree = page.getByRole('tree');
+        await tree.waitFor();
+        const text = (await tree.textContent()) ?? '';
+        expect(text).toContain('"\\u202Efdp.exe"');
+        expect(text).toContain('ke\\u202Ey');
+        expect(text).toContain('"a\\u200Bb"');
+        expect(text).not.toMatch(/[\u202E\u200B]/);
+        // A line break hides nothing: it stays a line break.
+        expect(text).toContain('one\ntwo');
+        // Only the drawing: the picked field's path and value are the body's own.
+        await tree.getByRole('treeitem', { name: /invoice/ }).click();
+        await page.getByRole('button', { name: 'Copy value' }).click();
+        expect(await page.evaluate('navigator.clipboard.readText()')).toBe('\u202Efdp.exe');
+        await tree.getByRole('treeitem', { name: /^ke/ }).click();
+        expect(await page.getByRole('group', { name: 'Picked field' }).textContent()).toContain('["ke\\u202Ey"]');
+        await page.getByRole('button', { name: 'Copy path' }).click();
+        expect(await page.evaluate('navigator.clipboard.readText()')).toBe('["ke\u202Ey"]');
+
+        await list.getByRole('link', { name: /^POST \/form/ }).click();
+        const query = page.getByRole('table', { name: 'Query parameters' });
+        await query.waitFor();
+        expect(await query.getByRole('row', { name: 'file %E2%80%AEfdp.exe' }).count()).toBe(1);
+        const form = page.getByRole('table', { name: 'Form fields' });
+        expect(await form.getByRole('row', { name: 'file %E2%80%AEfdp.exe' }).count()).toBe(1);
+        expect(await form.getByRole('row', { name: 'zw a%E2%80%8Bb' }).count()).toBe(1);
+        expect(await form.getByRole('row', { name: 'note plain text' }).count()).toBe(1);
+        expect(await form.textContent()).not.toMatch(/[\u202E\u200B]/);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
   },
   {},
   CHROMIUM_SKIP,

@@ -11,7 +11,7 @@ import { curlCommand } from '../lib/curl';
 import { headerText } from '../lib/decode';
 import { exactTime, formatSize, utcTimeIfLocalDiffers } from '../lib/format';
 import { harOf } from '../lib/har';
-import { queryRows, readableUrl } from '../lib/url';
+import { queryRows, readableRows, readableUrl } from '../lib/url';
 import { CopyButton } from '../ui/copy-button';
 import { DecodedBody } from '../ui/decoded-body';
 import { KeyValueTable } from '../ui/key-value-table';
@@ -60,7 +60,7 @@ export function RequestDetail({ capture, endpointUrl, endpointName, actions, com
       );
     },
   });
-  const query = queryRows(capture.queryParams);
+  const query = readableRows(queryRows(capture.queryParams));
   const utc = utcTimeIfLocalDiffers(capture.receivedAt);
   const binary = capture.bodyEncoding === 'base64';
   return (
