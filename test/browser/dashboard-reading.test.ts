@@ -2,7 +2,8 @@
  * Reading a request in full, from the fourth walkthrough, in real Chromium on both backends, by
  * role and accessible name: a request taller than the window scrolls in its own pane, the list's
  * toolbar and filter staying in sight; characters that hide or reorder text (U+202E, a zero-width
- * space) are shown escaped in the JSON tree and the Query and Form fields tables, as in the URL.
+ * space) are shown escaped in the JSON tree and the Query and Form fields tables, as in the URL;
+ * Copy body is off for a request without one.
  */
 import { expect, test } from 'bun:test';
 import type { Locator, Page } from 'playwright-core';
@@ -100,6 +101,33 @@ describeBackends(
         expect(await form.getByRole('row', { name: 'zw a%E2%80%8Bb' }).count()).toBe(1);
         expect(await form.getByRole('row', { name: 'note plain text' }).count()).toBe(1);
         expect(await form.textContent()).not.toMatch(/[\u202E\u200B]/);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('a request without a body cannot be copied as one: Copy body is off, as Download body is', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'bodiless');
+      await fetch(`${ep.url}/things/1`, { method: 'DELETE' });
+      await fetch(`${ep.url}/with-body`, { method: 'POST', body: 'x' });
+      const { page, context, errors } = await openPage(chromium(), h.url, account, { permissions: ['clipboard-read', 'clipboard-write'] });
+      try {
+        await openEndpoint(page, h.url, ep);
+        const list = page.getByRole('list', { name: 'Requests' });
+        await list.getByRole('link', { name: /^DELETE \/things\/1 / }).click();
+        await page.getByText('No body.').waitFor();
+        await page.evaluate('navigator.clipboard.writeText("what the user had copied")');
+        // It used to copy nothing over the clipboard and say "Copied the body".
+        expect(await page.getByRole('button', { name: 'Copy body' }).isDisabled()).toBe(true);
+        expect(await page.getByRole('button', { name: 'Download body' }).isDisabled()).toBe(true);
+        expect(await page.evaluate('navigator.clipboard.readText()')).toBe('what the user had copied');
+        await list.getByRole('link', { name: /^POST \/with-body / }).click();
+        await page.getByRole('heading', { name: /\/with-body$/ }).waitFor();
+        await page.getByRole('button', { name: 'Copy body' }).click();
+        await page.getByRole('status').filter({ hasText: 'Copied the body' }).first().waitFor();
+        expect(await page.evaluate('navigator.clipboard.readText()')).toBe('x');
         expect(errors).toEqual([]);
       } finally {
         await context.close();
