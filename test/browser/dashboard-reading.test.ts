@@ -107,6 +107,27 @@ describeBackends(
       }
     });
 
+    test('comparing two requests shows a right-to-left override in the body differences escaped, as the tree does', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'compared');
+      await fetch(`${ep.url}/first`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ invoice: '\u202Efdp.exe', n: 1 }) });
+      await fetch(`${ep.url}/second`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ invoice: 'plain.pdf', n: 1 }) });
+      const { page, context, errors } = await openPage(chromium(), h.url, account);
+      try {
+        await openEndpoint(page, h.url, ep);
+        await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /^POST \/second / }).click();
+        await page.getByRole('link', { name: 'Compare with previous' }).click();
+        const body = page.getByRole('table', { name: 'Body differences' });
+        await body.waitFor();
+        const row = body.getByRole('row', { name: /^invoice / });
+        expect(await row.textContent()).toContain('"\\u202Efdp.exe"');
+        expect(await body.textContent()).not.toContain('\u202E');
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
     test('a request without a body cannot be copied as one: Copy body is off, as Download body is', async () => {
       const account = await signUpAccount(h.url);
       const ep = await createEndpoint(h.url, account, 'bodiless');
