@@ -35,7 +35,7 @@ function inView(row: Locator) {
 }
 
 describeBackends('dashboard: a day of use', (h) => {
-  test('a request open at the top stays in view, focused, while 40 arrive; "N newer requests" goes to the newest', async () => {
+  test('a request open at the top stays in view, focused, while 40 arrive; "N newer requests" goes to the newest, and j/k go on from there', async () => {
     const account = await signUpAccount(h.url);
     const ep = await createEndpoint(h.url, account, 'reading');
     // Taller than the list's box, so it can scroll to hold the open row.
@@ -64,6 +64,15 @@ describeBackends('dashboard: a day of use', (h) => {
       const newest = list.getByRole('link', { name: /\/burst\/39\b/ });
       await eventually(() => isFocused(newest));
       expect(await inView(newest)).toBe(true);
+      // The keys go on from the focused row at the top, not from /seed/28 still open far below
+      // (j opened /seed/27 there, and the list scrolled back down to it).
+      await page.keyboard.press('j');
+      await page.getByRole('heading', { name: /\/burst\/38$/ }).waitFor();
+      await page.keyboard.press('j');
+      await page.getByRole('heading', { name: /\/burst\/37$/ }).waitFor();
+      await page.keyboard.press('k');
+      await page.getByRole('heading', { name: /\/burst\/38$/ }).waitFor();
+      expect(await inView(list.getByRole('link', { name: /\/burst\/38\b/ }))).toBe(true);
       expect(errors).toEqual([]);
     } finally {
       await context.close();

@@ -1,11 +1,12 @@
 /**
  * The dashboard's display helpers, as plain functions: the URL as people read it (decoded, with
  * what would mislead kept escaped) and the name "Download body" gives the file. The browser side
- * is in test/browser/dashboard-audit.test.ts.
+ * is in test/browser/dashboard-audit.test.ts and dashboard-reading.test.ts.
  */
 import { describe, expect, test } from 'bun:test';
 import { bodyExtension, droppedBodyNotice } from '../../web/src/lib/body';
-import { captureUrl, readableCaptureQuery, readablePath, readableQuery, readableUrl } from '../../web/src/lib/url';
+import { shownJson, shownText } from '../../web/src/lib/json-shown';
+import { captureUrl, readableCaptureQuery, readablePath, readableQuery, readableRows, readableUrl, readableValue } from '../../web/src/lib/url';
 
 describe('readablePath', () => {
   test('decodes UTF-8 escapes, keeps malformed ones and the ones that split a URL as sent', () => {
@@ -96,5 +97,38 @@ describe('droppedBodyNotice', () => {
     expect(get({ 'content-length': 'x' })).toBeNull();
     expect(get({ 'content-length': '11' }, 'POST')).toBeNull();
     expect(get({ 'content-length': '11' }, 'GET', 'hello world')).toBeNull();
+  });
+});
+
+describe('readableValue and readableRows', () => {
+  test('percent-escape what hides or reorders a decoded value, and nothing else', () => {
+    expect(readableValue('\u202Efdp.exe')).toBe('%E2%80%AEfdp.exe');
+    expect(readableValue('a\u200Bb\u00A0c')).toBe('a%E2%80%8Bb%C2%A0c');
+    expect(readableValue('café ✓ שלום 😀 %41 a+b')).toBe('café ✓ שלום 😀 %41 a+b');
+    expect(readableValue('line\r\nnext\tcol')).toBe('line\r\nnext\tcol');
+    expect(readableValue('\u0000\u001b[31m')).toBe('%00%1B[31m');
+    expect(readableRows([['k\u202E', 'v\u2066']])).toEqual([['k%E2%80%AE', 'v%E2%81%A6']]);
+  });
+});
+
+describe('shownJson', () => {
+  test('writes hidden characters of keys and strings as JSON escapes, in the same order', () => {
+    const shown = shownJson({ b: '\u202Eevil', ['k\u200By']: [1, 'x\uFEFF', { n: null }], lines: 'one\ntwo', 2: 'two' });
+    expect(shown as unknown).toEqual({ 2: 'two', b: '\\u202Eevil', ['k\\u200By']: [1, 'x\\uFEFF', { n: null }], lines: 'one\ntwo' });
+    expect(Object.keys(shown)).toEqual(['2', 'b', 'k\\u200By', 'lines']);
+    expect(shownText('\u{E0001}tag')).toBe('\\uDB40\\uDC01tag');
+  });
+
+  test('the same object when nothing needs escaping, and unchanged where escaping would merge two keys', () => {
+    const plain = { a: [1, { b: 'c' }], d: 'é ✓' };
+    expect(shownJson(plain)).toBe(plain);
+    const clash = { 'a\u202E': 1, 'a\\u202E': 2 };
+    expect(shownJson(clash)).toBe(clash);
+  });
+
+  test('a body nested deeper than the stack allows is drawn as parsed', () => {
+    let deep: unknown = '\u202E';
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    expect(shownJson(deep)).toBe(deep);
   });
 });

@@ -27,6 +27,11 @@ export function captureUrl(endpointUrl: string, c: Pick<Capture, 'path' | 'query
   return `${endpointUrl}${c.path === '/' ? '' : c.path}${captureQuery(c)}`;
 }
 
+/** Name/value rows (query parameters, form fields) for reading: each side through readableValue. */
+export function readableRows(rows: [string, string][]): [string, string][] {
+  return rows.map(([k, v]) => [readableValue(k), readableValue(v)]);
+}
+
 /** Query parameters as rows, repeated keys as several rows. */
 export function queryRows(params: Capture['queryParams']): [string, string][] {
   return Object.entries(params).flatMap(([k, v]) => (Array.isArray(v) ? v.map((one): [string, string] => [k, one]) : [[k, v] as [string, string]]));
@@ -42,7 +47,7 @@ export function queryRows(params: Capture['queryParams']): [string, string][] {
  *   a query name; `%` before two hex digits, so a decoded `%41` is not read as an escape);
  * - a malformed escape (`%zz`, bytes that are not UTF-8) is shown as it was sent.
  */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Zs}\p{Co}\p{Cn}]/u;
+export const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Zs}\p{Co}\p{Cn}]/u;
 
 function escapeChar(ch: string): string {
   if (ch === ' ') return ch;
@@ -54,6 +59,24 @@ function escapeChar(ch: string): string {
 }
 
 const shown = (ch: string, reserved: string) => (HIDDEN.test(ch) && ch !== ' ') || reserved.includes(ch);
+
+/**
+ * Whether a character of a decoded value (a query or form field, a JSON string) is shown as its
+ * escape: the hidden ones above, except the white space a value may well hold (tab, line breaks),
+ * which hides or reorders nothing.
+ */
+export const hiddenInValue = (ch: string): boolean => ch !== '\t' && ch !== '\n' && ch !== '\r' && shown(ch, '');
+
+/**
+ * A decoded query or form value for reading: what would hide or reorder it (U+202E, a zero-width
+ * space) percent-escaped, as the URL above it shows the same value. Everything else as decoded.
+ */
+export function readableValue(text: string): string {
+  if (!HIDDEN.test(text)) return text;
+  let out = '';
+  for (const ch of text) out += hiddenInValue(ch) ? escapeChar(ch) : ch;
+  return out;
+}
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const HEX2 = /^%[0-9A-Fa-f]{2}/;

@@ -3,14 +3,15 @@ import { copyText } from '../lib/browser';
 import { errorText } from '../api/client';
 import { announce } from './toast';
 
-/** A button that copies `text` (or what `text()` returns) and says so. */
-export function CopyButton({ text, label, ariaLabel, done, className, ref }: { text: string | (() => string); label: string; ariaLabel?: string; done?: string; className?: string; ref?: Ref<HTMLButtonElement> }) {
+/** A button that copies `text` (or what `text()` returns) and says so; off with `disabled`. */
+export function CopyButton({ text, label, ariaLabel, done, className, ref, disabled }: { text: string | (() => string); label: string; ariaLabel?: string; done?: string; className?: string; ref?: Ref<HTMLButtonElement>; disabled?: boolean }) {
   return (
     <button
       ref={ref}
       type="button"
       className={className}
       aria-label={ariaLabel}
+      disabled={disabled}
       onClick={() => {
         copyText(typeof text === 'function' ? text() : text).then(
           () => announce(done ?? 'Copied to the clipboard'),

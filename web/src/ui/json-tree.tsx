@@ -1,8 +1,9 @@
 /** A JSON value as a tree that opens level by level, with a field picked to copy its path or value. */
-import { useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import { collapseAllNested, defaultStyles } from 'react-json-view-lite';
 import { JsonTreeView } from './json-tree-view';
 import { pathStep } from '../lib/diff';
+import { shownJson, shownText } from '../lib/json-shown';
 import { CopyButton } from './copy-button';
 import { announce } from './toast';
 
@@ -78,6 +79,7 @@ function focusPoint(item: Element): HTMLElement | null {
  */
 export function JsonTree({ value, big }: { value: object; big: boolean }) {
   const [picked, setPicked] = useState<Picked | null>(null);
+  const shown = useMemo(() => shownJson(value), [value]);
   const marked = useRef<Element | null>(null);
   const pick = (item: Element, tree: Element, say: boolean) => {
     const found = pickedAt(item, tree, value);
@@ -125,7 +127,7 @@ export function JsonTree({ value, big }: { value: object; big: boolean }) {
       <div className="json-picked" role="group" aria-label="Picked field">
         {picked ? (
           <>
-            <code className="json-path">{picked.path}</code>
+            <code className="json-path">{shownText(picked.path)}</code>
             <CopyButton className="small" text={picked.path} label="Copy path" done="Copied the path" />
             <CopyButton className="small" text={() => (typeof picked.value === 'string' ? picked.value : JSON.stringify(picked.value, null, 2))} label="Copy value" done="Copied the value" />
           </>
@@ -133,7 +135,7 @@ export function JsonTree({ value, big }: { value: object; big: boolean }) {
           <span className="muted">Click a field to copy its path or value. Keyboard: ↑/↓ to a field, then Enter.</span>
         )}
       </div>
-      <JsonTreeView data={value} style={JSON_STYLE} shouldExpandNode={big ? collapseAllNested : openNearTop} />
+      <JsonTreeView data={shown} style={JSON_STYLE} shouldExpandNode={big ? collapseAllNested : openNearTop} />
     </div>
   );
 }

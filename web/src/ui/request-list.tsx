@@ -148,8 +148,18 @@ export function RequestList(props: RequestListProps) {
 
   useListKeys({
     move: (delta) => {
-      const next = items[selectedIndex < 0 ? 0 : Math.min(items.length - 1, Math.max(0, selectedIndex + delta))];
-      if (next) props.onSelect(next.id);
+      // From the row with the keyboard focus, when one has it (after "N newer requests", or Tab
+      // through the rows), else from the open one: moving from the open request while the focus
+      // stood on another row opened one far from it, the list scrolling away from where the user was.
+      const a = document.activeElement;
+      const focusedAt = a instanceof HTMLElement && a.dataset.id && scroller.current?.contains(a) ? items.findIndex((c) => c.id === a.dataset.id) : -1;
+      const from = focusedAt >= 0 ? focusedAt : selectedIndex;
+      const next = items[from < 0 ? 0 : Math.min(items.length - 1, Math.max(0, from + delta))];
+      if (!next) return;
+      props.onSelect(next.id);
+      // The focus goes along, so the next key goes on from the request it opened.
+      const root = scroller.current;
+      if (focusedAt >= 0 && root) focusRowWhenDrawn(root, next.id, () => root.contains(document.activeElement));
     },
   });
 

@@ -6,6 +6,7 @@ import { formatSize } from '../lib/format';
 import { HexView } from '../ui/hex-view';
 import { JsonTree } from '../ui/json-tree';
 import { KeyValueTable } from '../ui/key-value-table';
+import { readableRows } from '../lib/url';
 
 /** multipart/form-data, parsed by the browser itself. */
 function MultipartTable({ bytes, contentType }: { bytes: Uint8Array; contentType: string }) {
@@ -26,7 +27,7 @@ function MultipartTable({ bytes, contentType }: { bytes: Uint8Array; contentType
     };
   }, [bytes, contentType]);
   if (error) return <p className="muted">{error}</p>;
-  return rows ? <KeyValueTable label="Form fields" rows={rows} /> : <p className="muted">Reading form…</p>;
+  return rows ? <KeyValueTable label="Form fields" rows={readableRows(rows)} /> : <p className="muted">Reading form…</p>;
 }
 
 type Tab = 'pretty' | 'raw' | 'hex' | 'base64';
@@ -48,7 +49,7 @@ function tabsFor(kind: BodyKind): Tab[] {
 }
 
 function Pretty({ capture, kind, bytes }: { capture: Capture; kind: BodyKind; bytes: Uint8Array }) {
-  if (kind === 'form') return <KeyValueTable label="Form fields" rows={formRows(capture.body)} />;
+  if (kind === 'form') return <KeyValueTable label="Form fields" rows={readableRows(formRows(capture.body))} />;
   if (kind === 'multipart') return <MultipartTable bytes={bytes} contentType={capture.contentType} />;
   const value = parseJson(capture.body);
   if (value === null || typeof value !== 'object') return <pre className="body-raw">{JSON.stringify(value, null, 2)}</pre>;

@@ -6,6 +6,7 @@
 import { Link } from 'wouter';
 import type { Capture } from '../api/client';
 import { bodyDiff, factsDiff, headersDiff, type Diff } from '../lib/diff';
+import { shownText } from '../lib/json-shown';
 import { exactTime, plural } from '../lib/format';
 import { readableCaptureQuery, readablePath } from '../lib/url';
 import { ErrorMessage } from '../ui/error';
@@ -23,9 +24,10 @@ function DiffTable({ label, first, diff }: { label: string; first: string; diff:
       <tbody>
         {diff.rows.map((r) => (
           <tr key={r.name}>
-            <th scope="row">{r.name}</th>
-            <td className={r.a === null ? 'absent' : 'changed'}>{r.a ?? 'absent'}</td>
-            <td className={r.b === null ? 'absent' : 'changed'}>{r.b ?? 'absent'}</td>
+            {/* A sender's U+202E or zero-width space as its escape, as in the JSON tree. */}
+            <th scope="row">{shownText(r.name)}</th>
+            <td className={r.a === null ? 'absent' : 'changed'}>{r.a === null ? 'absent' : shownText(r.a)}</td>
+            <td className={r.b === null ? 'absent' : 'changed'}>{r.b === null ? 'absent' : shownText(r.b)}</td>
           </tr>
         ))}
       </tbody>

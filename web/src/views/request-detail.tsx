@@ -11,7 +11,7 @@ import { curlCommand } from '../lib/curl';
 import { headerText } from '../lib/decode';
 import { exactTime, formatSize, utcTimeIfLocalDiffers } from '../lib/format';
 import { harOf } from '../lib/har';
-import { queryRows, readableUrl } from '../lib/url';
+import { queryRows, readableRows, readableUrl } from '../lib/url';
 import { CopyButton } from '../ui/copy-button';
 import { DecodedBody } from '../ui/decoded-body';
 import { KeyValueTable } from '../ui/key-value-table';
@@ -60,7 +60,7 @@ export function RequestDetail({ capture, endpointUrl, endpointName, actions, com
       );
     },
   });
-  const query = queryRows(capture.queryParams);
+  const query = readableRows(queryRows(capture.queryParams));
   const utc = utcTimeIfLocalDiffers(capture.receivedAt);
   const binary = capture.bodyEncoding === 'base64';
   return (
@@ -69,7 +69,8 @@ export function RequestDetail({ capture, endpointUrl, endpointName, actions, com
         <DetailTitle key={capture.id} method={capture.method} url={url} />
         <div className="detail-actions">
           <CopyButton text={curl} label="Copy as cURL" done="Copied as cURL" />
-          <CopyButton text={capture.body} label={binary ? 'Copy body (base64)' : 'Copy body'} done="Copied the body" />
+          {/* Off with no body, as Download body is: it wiped the clipboard and said "Copied the body". */}
+          <CopyButton text={capture.body} label={binary ? 'Copy body (base64)' : 'Copy body'} done="Copied the body" disabled={capture.body === ''} />
           {/* Short visible labels under a group name, so every action fits on one row beside the
               compare ones; each accessible name still says it in full (and holds the visible text). */}
           <span className="action-group" role="group" aria-label="Download">
