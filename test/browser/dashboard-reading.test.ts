@@ -3,10 +3,12 @@
  * role and accessible name: a request taller than the window scrolls in its own pane, the list's
  * toolbar and filter staying in sight; characters that hide or reorder text (U+202E, a zero-width
  * space) are shown escaped in the JSON tree and the Query and Form fields tables, as in the URL;
- * Copy body is off for a request without one.
+ * Copy body is off for a request without one. Then the two gaps it left: bidi controls flagged and
+ * marked in the Raw view, and C1 controls and a UTF-8 U+202E escaped in the Headers table.
  */
 import { expect, test } from 'bun:test';
 import type { Locator, Page } from 'playwright-core';
+import { call, eventually } from '../support/client';
 import { openPage, signUpAccount, useChromium, CHROMIUM_SKIP, createEndpoint, type TestEndpoint } from '../support/browser';
 import { describeBackends } from '../support/suite';
 
@@ -101,6 +103,84 @@ describeBackends(
         expect(await form.getByRole('row', { name: 'zw a%E2%80%8Bb' }).count()).toBe(1);
         expect(await form.getByRole('row', { name: 'note plain text' }).count()).toBe(1);
         expect(await form.textContent()).not.toMatch(/[\u202E\u200B]/);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('a body with bidi controls is flagged above Raw, each drawn as a marker; Copy body still gives the bytes', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'bidi');
+      // Drawn as received, `‮fdp.exe` reads "exe.pdf" and the isolate reorders the words after it.
+      const body = 'invoice \u202Efdp.exe for \u2067isolated\u2069 and RLM\u200F here\nsecond line';
+      await fetch(`${ep.url}/plain`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
+      await fetch(`${ep.url}/json`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ file: '\u202Efdp.exe' }) });
+      await fetch(`${ep.url}/clean`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'nothing hidden here' });
+      const { page, context, errors } = await openPage(chromium(), h.url, account, { permissions: ['clipboard-read', 'clipboard-write'] });
+      try {
+        await openEndpoint(page, h.url, ep);
+        const list = page.getByRole('list', { name: 'Requests' });
+        await list.getByRole('link', { name: /^POST \/plain / }).click();
+        const note = page.getByRole('note', { name: 'Hidden bidirectional characters' });
+        await note.waitFor();
+        expect(await note.textContent()).toContain('can make its text read differently from its bytes');
+        const raw = page.getByRole('tabpanel', { name: 'Raw' });
+        // The warning, then the text.
+        expect(await raw.textContent()).toEndWith('invoice ⟨U+202E⟩fdp.exe for ⟨U+2067⟩isolated⟨U+2069⟩ and RLM⟨U+200F⟩ here\nsecond line');
+        expect(await raw.textContent()).not.toMatch(/[\u202E\u2067\u2069\u200F]/);
+        // Only the drawing: Copy body gives the bytes as received.
+        await page.getByRole('button', { name: 'Copy body' }).click();
+        await page.getByRole('status').filter({ hasText: 'Copied the body' }).first().waitFor();
+        expect(await page.evaluate('navigator.clipboard.readText()')).toBe(body);
+
+        // A JSON body's Raw tab too.
+        await list.getByRole('link', { name: /^POST \/json / }).click();
+        await page.getByRole('tree').waitFor();
+        await page.getByRole('tab', { name: 'Raw' }).click();
+        expect(await page.getByRole('tabpanel', { name: 'Raw' }).textContent()).toEndWith('{"file":"⟨U+202E⟩fdp.exe"}');
+        expect(await note.count()).toBe(1);
+
+        // A body without them is drawn as it is, with no warning.
+        await list.getByRole('link', { name: /^POST \/clean / }).click();
+        await page.getByRole('tabpanel', { name: 'Raw' }).filter({ hasText: 'nothing hidden here' }).waitFor();
+        expect(await note.count()).toBe(0);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('header values with C1 controls or a UTF-8 right-to-left override are shown escaped as their bytes; Copy as cURL sends them as received', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'header-hidden');
+      // Header values go out one byte per character: the UTF-8 bytes of U+202E, and a lone 0x85
+      // (NEL, a C1 control in the Latin-1 reading; not UTF-8).
+      const sent = { 'x-file': '\u00E2\u0080\u00AEfdp.exe', 'x-c1': 'a\u0085b\u0096c', 'x-plain': 'caf\u00C3\u00A9' };
+      const answer = await fetch(`${ep.url}/hdr`, { method: 'POST', headers: sent, body: 'x' });
+      const { id } = (await answer.json()) as { id: string };
+      const stored = await eventually(async () => {
+        const r = await call(h.url, 'GET', `/api/requests/${id}`, { token: account.session });
+        return r.status === 200 ? (r.body as unknown as { headers: Record<string, string> }) : undefined;
+      }, 10_000);
+      expect(stored.headers['x-file']).toBe(sent['x-file']);
+      expect(stored.headers['x-c1']).toBe(sent['x-c1']);
+      const { page, context, errors } = await openPage(chromium(), h.url, account, { permissions: ['clipboard-read', 'clipboard-write'] });
+      try {
+        await openEndpoint(page, h.url, ep);
+        await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /^POST \/hdr / }).click();
+        const table = page.getByRole('table', { name: 'Headers' });
+        await table.waitFor();
+        expect(await table.getByRole('row', { name: 'x-file %E2%80%AEfdp.exe' }).count()).toBe(1);
+        expect(await table.getByRole('row', { name: 'x-c1 a%85b%96c' }).count()).toBe(1);
+        expect(await table.getByRole('row', { name: 'x-plain café' }).count()).toBe(1);
+        expect(await table.textContent()).not.toMatch(/[\u0080-\u009F\u202E]/);
+        // Only the drawing: the replay carries the bytes that arrived.
+        await page.getByRole('button', { name: 'Copy as cURL' }).click();
+        await page.getByRole('status').filter({ hasText: 'Copied as cURL' }).first().waitFor();
+        const curl = String(await page.evaluate('navigator.clipboard.readText()'));
+        expect(curl).toContain('x-file: \\342\\200\\256fdp.exe');
+        expect(curl).toContain('x-c1: a\\205b\\226c');
         expect(errors).toEqual([]);
       } finally {
         await context.close();

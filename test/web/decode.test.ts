@@ -8,7 +8,7 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:
 import type { Capture } from '../../src/model/capture';
 import { bodyKind } from '../../web/src/lib/body';
 import { headersDiff } from '../../web/src/lib/diff';
-import { contentCodings, decodeBody, decodedCapture, headerText, utf8Reading } from '../../web/src/lib/decode';
+import { contentCodings, decodeBody, decodedCapture, headerText, readableHeaderValue, utf8Reading } from '../../web/src/lib/decode';
 
 const json = JSON.stringify({ type: 'invoice.paid', data: { amount: 4200, note: 'café ✓' } });
 const plain = new TextEncoder().encode(json);
@@ -90,6 +90,16 @@ describe('header values', () => {
     expect(utf8Reading(utf8('a\u200bb'))).toBeNull(); // zero-width space
     expect(utf8Reading(utf8('a\u00a0b'))).toBeNull(); // no-break space
     expect(utf8Reading(utf8('tab\there é'))).toBe('tab\there é');
+  });
+
+  test('in the Headers table, what would hide or reorder a value is percent-escaped as the bytes that arrived', () => {
+    expect(readableHeaderValue(utf8('\u202Efdp.exe'))).toBe('%E2%80%AEfdp.exe'); // UTF-8: read, the override escaped
+    expect(readableHeaderValue(utf8('a\u200bb é'))).toBe('a%E2%80%8Bb é');
+    expect(readableHeaderValue(latin1([0x61, 0x85, 0x62, 0xe9]))).toBe('a%85bé'); // not UTF-8: a C1 control as its byte
+    expect(readableHeaderValue(latin1([0x61, 0xa0, 0xad, 0x7f]))).toBe('a%A0%AD%7F'); // no-break space, soft hyphen, DEL
+    expect(readableHeaderValue(utf8('café'))).toBe('café');
+    expect(readableHeaderValue('tab\there')).toBe('tab\there');
+    expect(readableHeaderValue('a\u202Eb')).toBe('a%E2%80%AEb'); // above U+00FF: not from the receiver, taken as text
   });
 
   test('header differences are found on the stored values and shown as read', () => {

@@ -4,6 +4,7 @@
  * is in test/browser/dashboard-audit.test.ts and dashboard-reading.test.ts.
  */
 import { describe, expect, test } from 'bun:test';
+import { MARKED_LIMIT, hasBidiControls, rawParts } from '../../web/src/lib/bidi';
 import { bodyExtension, droppedBodyNotice } from '../../web/src/lib/body';
 import { shownJson, shownText } from '../../web/src/lib/json-shown';
 import { captureUrl, readableCaptureQuery, readablePath, readableQuery, readableRows, readableUrl, readableValue } from '../../web/src/lib/url';
@@ -130,5 +131,28 @@ describe('shownJson', () => {
     let deep: unknown = '\u202E';
     for (let i = 0; i < 200_000; i++) deep = [deep];
     expect(shownJson(deep)).toBe(deep);
+  });
+});
+
+describe('rawParts (the Raw view)', () => {
+  test('each bidi control becomes a marker; the text around it is kept as it is', () => {
+    expect(hasBidiControls('plain \u200B text')).toBe(false); // zero-width, but reorders nothing
+    expect(rawParts('a\u202Efdp.exe \u2066x\u2069\u200E\u200F\u061C\u202A')).toEqual([
+      'a',
+      { marker: '⟨U+202E⟩' },
+      'fdp.exe ',
+      { marker: '⟨U+2066⟩' },
+      'x',
+      { marker: '⟨U+2069⟩' },
+      { marker: '⟨U+200E⟩' },
+      { marker: '⟨U+200F⟩' },
+      { marker: '⟨U+061C⟩' },
+      { marker: '⟨U+202A⟩' },
+    ]);
+  });
+  test('past MARKED_LIMIT the rest are plain-text markers, so a body of overrides stays one string', () => {
+    const parts = rawParts('\u202E'.repeat(MARKED_LIMIT + 3) + 'end');
+    expect(parts).toHaveLength(MARKED_LIMIT + 1);
+    expect(parts.at(-1)).toBe('⟨U+202E⟩'.repeat(3) + 'end');
   });
 });

@@ -6,7 +6,8 @@
  * it too.
  */
 import type { Capture } from '../../../src/model/capture';
-import { utf8Reading } from '../../../src/model/header-bytes';
+import { isByteString, strictUtf8Reading, utf8Reading } from '../../../src/model/header-bytes';
+import { HIDDEN, hiddenInValue, readableValue } from './url';
 import { encodeBody } from '../../../src/model/render';
 
 /** Shared with the cURL exports (src/model/header-bytes.ts). */
@@ -113,4 +114,20 @@ export function decodedCapture(c: Capture, bytes: Uint8Array): Capture {
 /** The value to show: its UTF-8 reading when it has one, else as stored. */
 export function headerText(value: string): string {
   return utf8Reading(value) ?? value;
+}
+
+/**
+ * A header value for the Headers table: read as UTF-8 when its bytes are UTF-8, else as stored
+ * (one character per byte), with what would hide or reorder it percent-escaped as the bytes that
+ * arrived, as the Query table escapes its values: a UTF-8 U+202E as `%E2%80%AE` (headerText shows
+ * such a value as stored, `â` then a C1 control then `®`), a lone 0x85 (a C1 control, NEL, in
+ * the Latin-1 reading) as `%85`. Only the drawing: Copy as cURL and HAR send the stored bytes.
+ */
+export function readableHeaderValue(value: string): string {
+  const text = strictUtf8Reading(value);
+  if (text !== null || !isByteString(value)) return readableValue(text ?? value);
+  if (!HIDDEN.test(value)) return value;
+  let out = '';
+  for (const ch of value) out += hiddenInValue(ch) ? `%${ch.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}` : ch;
+  return out;
 }

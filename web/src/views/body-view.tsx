@@ -1,6 +1,7 @@
 /** A captured body in tabs: Pretty (JSON tree, form fields), Raw, Hex, Base64, as its kind allows. */
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { errorText, type Capture } from '../api/client';
+import { hasBidiControls, rawParts } from '../lib/bidi';
 import { bodyBytes, bodyKind, droppedBodyNotice, formRows, parseJson, type BodyKind } from '../lib/body';
 import { formatSize } from '../lib/format';
 import { HexView } from '../ui/hex-view';
@@ -57,6 +58,30 @@ function Pretty({ capture, kind, bytes }: { capture: Capture; kind: BodyKind; by
   return <JsonTree key={capture.id} value={value} big={capture.size > 64 * 1024} />;
 }
 
+/** The body as text; its bidi controls, which would reorder it, flagged above and drawn as markers (lib/bidi.ts). */
+function RawText({ text }: { text: string }) {
+  const parts = useMemo(() => (hasBidiControls(text) ? rawParts(text) : null), [text]);
+  if (!parts) return <pre className="body-raw">{text}</pre>;
+  return (
+    <>
+      <p className="notice" role="note" aria-label="Hidden bidirectional characters">
+        This body contains hidden bidirectional Unicode characters, which can make its text read differently from its bytes. Raw shows each one as a marker (⟨U+202E⟩), Hex shows them as they are, and Copy body and Download body give the bytes as received.
+      </p>
+      <pre className="body-raw">
+        {parts.map((p, i) =>
+          typeof p === 'string' ? (
+            p
+          ) : (
+            <mark key={i} className="bidi-char">
+              {p.marker}
+            </mark>
+          ),
+        )}
+      </pre>
+    </>
+  );
+}
+
 export function BodyView({ capture }: { capture: Capture }) {
   const kind = bodyKind(capture);
   const tabs = tabsFor(kind);
@@ -90,7 +115,8 @@ export function BodyView({ capture }: { capture: Capture }) {
       </div>
       <div role="tabpanel" id="body-panel" aria-labelledby={`body-tab-${tab}`} className="body-panel">
         {tab === 'pretty' ? <Pretty capture={capture} kind={kind} bytes={bytes} /> : null}
-        {tab === 'raw' || tab === 'base64' ? <pre className="body-raw">{capture.body}</pre> : null}
+        {tab === 'raw' ? <RawText text={capture.body} /> : null}
+        {tab === 'base64' ? <pre className="body-raw">{capture.body}</pre> : null}
         {tab === 'hex' ? <HexView bytes={bytes} /> : null}
       </div>
     </div>

@@ -8,7 +8,7 @@ import { errorText, type Capture } from '../api/client';
 import { bodyBytes, bodyFilename } from '../lib/body';
 import { copyText, download } from '../lib/browser';
 import { curlCommand } from '../lib/curl';
-import { headerText } from '../lib/decode';
+import { readableHeaderValue } from '../lib/decode';
 import { exactTime, formatSize, utcTimeIfLocalDiffers } from '../lib/format';
 import { harOf } from '../lib/har';
 import { queryRows, readableRows, readableUrl } from '../lib/url';
@@ -151,7 +151,7 @@ export function RequestDetail({ capture, endpointUrl, endpointName, actions, com
       </section>
       <section aria-labelledby="headers-title">
         <h3 id="headers-title">Headers</h3>
-        <KeyValueTable label="Headers" rows={Object.entries(capture.headers).map(([k, v]) => [k, headerText(v)])} />
+        <KeyValueTable label="Headers" rows={Object.entries(capture.headers).map(([k, v]) => [k, readableHeaderValue(v)])} />
       </section>
     </article>
   );
