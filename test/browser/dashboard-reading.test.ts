@@ -71,6 +71,8 @@ describeBackends(
       const json = JSON.stringify({ invoice: '\u202Efdp.exe', ['ke\u202Ey']: 'v', zw: 'a\u200Bb', lines: 'one\ntwo' });
       await fetch(`${ep.url}/tree`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: json });
       await fetch(`${ep.url}/form?file=%E2%80%AEfdp.exe`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'file=%E2%80%AEfdp.exe&zw=a%E2%80%8Bb&note=plain+text' });
+      // A JSON body that is one string: Pretty draws it without the tree.
+      await fetch(`${ep.url}/scalar`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify('\u202Efdp.exe') });
       const { page, context, errors } = await openPage(chromium(), h.url, account, { permissions: ['clipboard-read', 'clipboard-write'] });
       try {
         await openEndpoint(page, h.url, ep);
@@ -103,6 +105,11 @@ describeBackends(
         expect(await form.getByRole('row', { name: 'zw a%E2%80%8Bb' }).count()).toBe(1);
         expect(await form.getByRole('row', { name: 'note plain text' }).count()).toBe(1);
         expect(await form.textContent()).not.toMatch(/[\u202E\u200B]/);
+
+        await list.getByRole('link', { name: /^POST \/scalar/ }).click();
+        const pretty = page.getByRole('tabpanel', { name: 'Pretty' });
+        await pretty.getByText('fdp.exe').waitFor();
+        expect(await pretty.textContent()).toBe('"\\u202Efdp.exe"');
         expect(errors).toEqual([]);
       } finally {
         await context.close();

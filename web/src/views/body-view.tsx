@@ -2,6 +2,7 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { errorText, type Capture } from '../api/client';
 import { hasBidiControls, rawParts } from '../lib/bidi';
+import { shownText } from '../lib/json-shown';
 import { bodyBytes, bodyKind, droppedBodyNotice, formRows, parseJson, type BodyKind } from '../lib/body';
 import { formatSize } from '../lib/format';
 import { HexView } from '../ui/hex-view';
@@ -53,7 +54,8 @@ function Pretty({ capture, kind, bytes }: { capture: Capture; kind: BodyKind; by
   if (kind === 'form') return <KeyValueTable label="Form fields" rows={readableRows(formRows(capture.body))} />;
   if (kind === 'multipart') return <MultipartTable bytes={bytes} contentType={capture.contentType} />;
   const value = parseJson(capture.body);
-  if (value === null || typeof value !== 'object') return <pre className="body-raw">{JSON.stringify(value, null, 2)}</pre>;
+  // A body that is one JSON string: its hidden characters escaped, as the tree shows them.
+  if (value === null || typeof value !== 'object') return <pre className="body-raw">{shownText(JSON.stringify(value, null, 2))}</pre>;
   // Big documents open collapsed below the top level, so the tree stays quick to draw.
   return <JsonTree key={capture.id} value={value} big={capture.size > 64 * 1024} />;
 }
