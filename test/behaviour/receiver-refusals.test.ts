@@ -14,26 +14,11 @@ import { expect, test } from 'bun:test';
 import type { Health } from '../../src/health';
 import { call, newAccount } from '../support/client';
 import { describeInProcess } from '../support/in-process';
-import { parsePromText, type PromText } from '../support/prometheus';
+import { parsePromText, REFUSAL_STATUS, type PromText } from '../support/prometheus';
 
 const TOKEN = 'mtr_test_refusals_5c2e8a1f7b3d9046e2a8c4f1';
 const MAX_BODY = 1024;
 const QUOTA = 4;
-
-/** Every reason and the status it is answered with (docs/operations.md), written out here. */
-const STATUS: Record<string, string> = {
-  invalid_slug: '404',
-  unknown_endpoint: '404',
-  expired_endpoint: '404',
-  no_receiver: '404',
-  payload_too_large: '413',
-  quota_exceeded: '429',
-  sandbox_quota_exceeded: '429',
-  capture_store_behind: '503',
-  capture_log_failed: '503',
-  state_store_unreachable: '503',
-  internal: '500',
-};
 
 interface Reading {
   health: Health;
@@ -56,7 +41,7 @@ describeInProcess(
       expect(metrics.problems).toEqual([]);
       const samples = metrics.samples.filter((s) => s.name === 'hookcap_receiver_refusals_total');
       // Exactly one sample per reason, each with its status, whatever was sent so far.
-      expect(samples.map((s) => s.labels)).toEqual(Object.entries(STATUS).map(([reason, status]) => ({ reason, status })));
+      expect(samples.map((s) => s.labels)).toEqual(Object.entries(REFUSAL_STATUS).map(([reason, status]) => ({ reason, status })));
       const refused = Object.fromEntries(samples.map((s) => [s.labels.reason, s.value]));
       const acknowledged = metrics.samples.find((s) => s.name === 'hookcap_captures_acknowledged_total')?.value ?? -1;
       return { health, metrics, refused, acknowledged };
@@ -64,7 +49,7 @@ describeInProcess(
 
     /** What moved between two readings, reasons that did not move left out. */
     const moved = (before: Record<string, number>, after: Record<string, number>) =>
-      Object.fromEntries(Object.keys(STATUS).flatMap((r) => ((after[r] ?? 0) - (before[r] ?? 0) === 0 ? [] : [[r, (after[r] ?? 0) - (before[r] ?? 0)]])));
+      Object.fromEntries(Object.keys(REFUSAL_STATUS).flatMap((r) => ((after[r] ?? 0) - (before[r] ?? 0) === 0 ? [] : [[r, (after[r] ?? 0) - (before[r] ?? 0)]])));
 
     async function send(base: string, path: string, init: RequestInit, status: number, code: string): Promise<void> {
       const res = await fetch(`${base}${path}`, { method: 'POST', ...init });
@@ -75,7 +60,7 @@ describeInProcess(
 
     test('from start: every reason present at 0, in /healthz and in the scrape, the same numbers', async () => {
       const r = await read();
-      const zeros: Record<string, number> = Object.fromEntries(Object.keys(STATUS).map((k) => [k, 0]));
+      const zeros: Record<string, number> = Object.fromEntries(Object.keys(REFUSAL_STATUS).map((k) => [k, 0]));
       expect(r.health.refusals as Record<string, number>).toEqual(zeros);
       expect(r.refused).toEqual(r.health.refusals);
     });

@@ -116,3 +116,22 @@ export function sampleValue(text: PromText, name: string, labels: Record<string,
   if (found.length !== 1) throw new Error(`${found.length} samples of ${name}${JSON.stringify(labels)}`);
   return (found[0] as PromSample).value;
 }
+
+/**
+ * Every receiver refusal reason and the status a sender gets for it (docs/operations.md,
+ * "/healthz"), written out here rather than read from src, so a reason added, dropped or answered
+ * otherwise in src/engine/refusals.ts fails the tests that compare against it.
+ */
+export const REFUSAL_STATUS: Record<string, string> = {
+  invalid_slug: '404',
+  unknown_endpoint: '404',
+  expired_endpoint: '404',
+  no_receiver: '404',
+  payload_too_large: '413',
+  quota_exceeded: '429',
+  sandbox_quota_exceeded: '429',
+  capture_store_behind: '503',
+  capture_log_failed: '503',
+  state_store_unreachable: '503',
+  internal: '500',
+};

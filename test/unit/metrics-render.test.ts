@@ -7,7 +7,7 @@ import { expect, test } from 'bun:test';
 import { ReceiverRefusals, type RefusalCounts } from '../../src/engine/refusals';
 import type { Health } from '../../src/health';
 import { escapeHelp, escapeLabelValue, renderMetrics } from '../../src/http/metrics';
-import { parsePromText, sampleValue } from '../support/prometheus';
+import { parsePromText, REFUSAL_STATUS, sampleValue } from '../support/prometheus';
 
 const build = { version: '0.1.0', bun: '1.2.3' };
 
@@ -27,20 +27,6 @@ function receiverHealth(): Health {
   };
 }
 
-/** Every reason and the status a sender gets for it, written out here rather than read from src. */
-const REASON_STATUS: Record<keyof RefusalCounts, string> = {
-  invalid_slug: '404',
-  unknown_endpoint: '404',
-  expired_endpoint: '404',
-  no_receiver: '404',
-  payload_too_large: '413',
-  quota_exceeded: '429',
-  sandbox_quota_exceeded: '429',
-  capture_store_behind: '503',
-  capture_log_failed: '503',
-  state_store_unreachable: '503',
-  internal: '500',
-};
 
 test('label values: backslash, double quote and line feed are escaped, and read back as given', () => {
   const hostile = 'a\\b"c\nd\\"\\n';
@@ -97,7 +83,7 @@ test('refusals: one counter family, a sample per reason labelled with its status
     expect(parsed.problems).toEqual([]);
     expect(parsed.type.get('hookcap_receiver_refusals_total')).toBe('counter');
     const samples = parsed.samples.filter((s) => s.name === 'hookcap_receiver_refusals_total');
-    expect(samples.map((s) => s.labels)).toEqual(Object.entries(REASON_STATUS).map(([reason, status]) => ({ reason, status })));
+    expect(samples.map((s) => s.labels)).toEqual(Object.entries(REFUSAL_STATUS).map(([reason, status]) => ({ reason, status })));
     for (const s of samples) expect(s.value, s.line).toBe(h.refusals[s.labels.reason as keyof RefusalCounts]);
   }
   const parsed = parsePromText(renderMetrics(receiverHealth(), build));
@@ -108,9 +94,9 @@ test('refusals: one counter family, a sample per reason labelled with its status
 test('refusal counts: every reason at 0 from start; counting one moves only it; a snapshot is a copy', () => {
   const r = new ReceiverRefusals();
   const start = r.snapshot();
-  expect(start).toEqual(Object.fromEntries(Object.keys(REASON_STATUS).map((k) => [k, 0])) as RefusalCounts);
+  expect(start).toEqual(Object.fromEntries(Object.keys(REFUSAL_STATUS).map((k) => [k, 0])) as RefusalCounts);
   r.count('expired_endpoint');
   r.count('expired_endpoint');
   start.internal = 99;
-  expect(r.snapshot()).toEqual({ ...Object.fromEntries(Object.keys(REASON_STATUS).map((k) => [k, 0])), expired_endpoint: 2 } as RefusalCounts);
+  expect(r.snapshot()).toEqual({ ...Object.fromEntries(Object.keys(REFUSAL_STATUS).map((k) => [k, 0])), expired_endpoint: 2 } as RefusalCounts);
 });
