@@ -3,7 +3,7 @@
  * on Postgres and PGlite alike); this file only types the queries. test/stores/state-schema.test.ts
  * compares the two on both backends: a change to one needs the same change to the other.
  */
-import { bigint, boolean, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, boolean, json, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 
 const ms = (name: string) => bigint(name, { mode: 'number' });
 
@@ -55,7 +55,8 @@ export const endpoints = pgTable('endpoints', {
   name: text('name').notNull(),
   userId: text('user_id'),
   ownerKeyId: text('owner_key_id'),
-  mockResponse: jsonb('mock_response').$type<MockResponse | null>(),
+  // json, not jsonb: jsonb sorts keys, and the headers are answered and sent in the order saved (sql/016).
+  mockResponse: json('mock_response').$type<MockResponse | null>(),
   notificationUrl: text('notification_url'),
   signing: jsonb('signing').$type<Record<string, unknown> | null>(),
   /** sql/014_notification_secret.sql: the secret outgoing notifications are signed with. */
