@@ -636,6 +636,26 @@ describeBackends('hookcap commands', (h) => {
     expect(cramped.length).toBe(5);
     for (const l of cramped) expect(Bun.stringWidth(l), l).toBeLessThanOrEqual(80);
     expect(cramped[0]).toMatch(/ {2}\/st\S*… {2}st\S*…$/);
+
+    // 70 and 60 columns: the size, then the time, give way so the path keeps 12 columns; the id
+    // stays whole (it is there to copy), the columns still line up, and no line wraps.
+    for (const [columns, lead] of [
+      [70, /^\d\d:\d\d:\d\d {2}(POST|DELETE|GET|OPTIONS|PATCH) +200 {2}req_/],
+      [60, /^(POST|DELETE|GET|OPTIONS|PATCH) +200 {2}req_/],
+    ] as const) {
+      const tight = new TtyCli(['tail', ep.slug, '--since', '1h', '--count', '5', '--timeout', '30'], e.env, { columns });
+      cleanups.push(() => tight.kill());
+      expect(await tight.exited()).toBe(0);
+      const rows = tight.output.split(/\r?\n/).filter((l) => l.includes('req_'));
+      expect(rows.length).toBe(5);
+      for (const [i, l] of rows.entries()) {
+        expect(Bun.stringWidth(l), l).toBeLessThanOrEqual(columns);
+        expect(l).toMatch(lead);
+        expect(l).toContain(`${sent[i]?.id}  `);
+      }
+      expect(new Set(rows.map((l) => l.indexOf('req_'))).size).toBe(1);
+      expect(rows[0]).toMatch(/ {2}\/st\S* {2}st\S*$/);
+    }
   });
 
   test("a sender's control characters (an event type with ESC and BEL) never reach the terminal raw: the stored event has U+FFFD in their place", async () => {
