@@ -290,6 +290,11 @@ describeBackends('hookcap commands', (h) => {
     const bad = await runCli(['login', '--key', 'svc_wrong', '--api-url', h.url], e.env);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('the API key was refused');
+    // The key was given to login: the way out is a right key, not "pass it with --key" again.
+    expect(bad.stderr).toEndWith('; nothing was saved; check that it is the whole key, as shown once when it was made, or create a new one in the dashboard (Account, API keys), then hookcap login --key svc_… again\n');
+    const badFromEnv = await runCli(['login', '--api-url', h.url], { ...e.env, HOOKCAP_API_KEY: 'svc_wrong' });
+    expect(badFromEnv.code).toBe(1);
+    expect(badFromEnv.stderr).toContain('; nothing was saved; check that it is the whole key');
 
     const ok = await runCli(['login', '--key', a.key, '--api-url', h.url], e.env);
     expect(ok.code).toBe(0);
