@@ -844,6 +844,17 @@ describeBackends('hookcap commands', (h) => {
     await validateHar(doc);
     expect(doc.log.entries.length).toBe(25);
 
+    // On a terminal narrower than the progress line, each redraw is cut to fit (a line that wrapped
+    // would leave a stale row behind at every redraw, as "\r" and erase-line reach back one row).
+    const narrow = new TtyCli(['export', ep.slug, '--format', 'ndjson', '-o', join(e.configHome, 'narrow.ndjson')], e.env, { columns: 40 });
+    cleanups.push(() => narrow.kill());
+    expect(await narrow.exited()).toBe(0);
+    const draws = narrow.output.split('\r\u001b[2K').filter((d) => d.startsWith('exporting '));
+    expect(draws.length, narrow.output).toBeGreaterThan(0);
+    for (const d of draws) expect(Bun.stringWidth(d), d).toBeLessThan(40);
+    expect(draws[0]).toBe(`exporting ${ep.slug}: 0 / 25 capture…`);
+    expect(narrow.output).toContain(`exported 25 captures of ${ep.slug}`);
+
     const five = await runCli(['export', ep.slug, '--format', 'ndjson', '--q', 'FIVE', '--quiet'], e.env);
     expect(five.stdout.trim().split('\n').map((l) => (JSON.parse(l) as Capture).id)).toEqual([0, 5, 10, 15, 20].map((i) => ids[i] ?? ''));
     expect(five.stderr).toBe('');
