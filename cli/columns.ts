@@ -14,6 +14,11 @@ export interface Cell {
   /** Numbers (a size, a latency) line up on their last digit. */
   right?: boolean;
   color?: Paint;
+  /**
+   * A column a narrow terminal may go without (1 first, then 2 …), so that the free text keeps
+   * MIN_CUT columns rather than the line wrapping: what it shows is not what the line is for.
+   */
+  drop?: number;
 }
 
 /** A piece of the free text at the end of the line. */
@@ -99,6 +104,18 @@ function fitParts(parts: Part[], room: number): string[] {
   return texts;
 }
 
+/** The cells without the droppable ones, fewest first, that keep them from fitting in `room` columns. */
+function fitCells(cells: Cell[], room: number): Cell[] {
+  let kept = cells;
+  const width = () => kept.reduce((n, c) => n + c.width + GAP.length, 0);
+  const order = [...new Set(cells.map((c) => c.drop).filter((d) => d !== undefined))].sort((a, b) => a - b);
+  for (const drop of order) {
+    if (width() <= room) break;
+    kept = kept.filter((c) => c.drop !== drop);
+  }
+  return kept;
+}
+
 /**
  * The cells, two spaces apart, then the parts. `columns` is the terminal's width (`terminalColumns`),
  * or null to print every value whole.
@@ -107,10 +124,11 @@ function fitParts(parts: Part[], room: number): string[] {
  */
 export function alignedLine(style: Style, columns: number | null, cells: Cell[], parts: Part[]): string {
   const shown = parts.filter((p) => p.text !== '');
-  const head = cells.map((c, i) => {
+  const kept = columns === null ? cells : fitCells(cells, columns - MIN_CUT);
+  const head = kept.map((c, i) => {
     const text = columns === null ? c.text : cut(c.text, c.width);
     // Nothing after the last cell: no padding to leave at the end of the line.
-    const last = i === cells.length - 1 && shown.length === 0 && c.right !== true;
+    const last = i === kept.length - 1 && shown.length === 0 && c.right !== true;
     return { text: last ? text : pad(text, c.width, c.right === true), color: c.color };
   });
   const used = head.reduce((n, c) => n + widthOf(c.text) + GAP.length, 0);

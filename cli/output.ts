@@ -109,8 +109,18 @@ export class Progress {
     const now = Date.now();
     if (!force && now - this.lastDraw < (this.tty ? 200 : 10_000)) return;
     this.lastDraw = now;
-    if (this.tty) process.stderr.write(`\r\u001b[2K${text}`);
+    if (this.tty) process.stderr.write(`\r\u001b[2K${this.fit(text)}`);
     else process.stderr.write(`${text}\n`);
+  }
+
+  /**
+   * The line cut to the terminal's width: "\r" and erase-line reach back over one row only, so a
+   * line that wrapped would leave its first row behind at every redraw, a stack of stale lines.
+   * The text is ASCII (a slug, counts, a size), one column a character.
+   */
+  private fit(text: string): string {
+    const columns = process.stderr.columns ?? 0;
+    return columns > 1 && text.length >= columns ? `${text.slice(0, columns - 2)}…` : text;
   }
 
   done(text: string): void {

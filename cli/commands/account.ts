@@ -16,6 +16,14 @@ export async function login(settings: Settings): Promise<number> {
     .catch((e: unknown) => {
       // Something answered, but not hookcap: a wrong port (the local app), a path, another site.
       if ((e instanceof HookcapError && e.status === 404) || e instanceof SyntaxError) throw notHookcap(settings.apiUrl);
+      // Every other command's hint says where a valid key goes (--key, HOOKCAP_API_KEY, login);
+      // here the key was just given to login, so it can only say the key itself is wrong.
+      if (e instanceof HookcapError && e.code === 'unauthorized') {
+        throw new CliError(
+          `the API key was refused (${e.message}); nothing was saved`,
+          'check that it is the whole key, as shown once when it was made, or create a new one in the dashboard (Account, API keys), then hookcap login --key svc_… again',
+        );
+      }
       throw e;
     });
   const path = saveConfig(settings.apiUrl, settings.key);

@@ -16,14 +16,21 @@ const REFUSED_POLL_MS = 2_000;
 /** Retry delays: 0.5 s, 1 s, 2 s … capped at 10 s. */
 export const retryDelayMs = (attempt: number) => Math.min(10_000, 500 * 2 ** (attempt - 1));
 
+/**
+ * Waits `ms`, or less when `signal` aborts. The listener goes when the wait ends: `signal` lives as
+ * long as listen, which waits once per retry and per poll of an app that is down, and listeners
+ * left on it pile up (Node warns past 10: MaxListenersExceededWarning on the user's terminal).
+ */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
+    const timer = setTimeout(done, ms);
+    function done() {
       clearTimeout(timer);
+      signal.removeEventListener('abort', done);
       resolve();
-    });
+    }
+    signal.addEventListener('abort', done, { once: true });
   });
 }
 

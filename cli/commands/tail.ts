@@ -70,10 +70,10 @@ export function tailLine(c: Capture, style: Style): string {
     style,
     terminalColumns(),
     [
-      { text: clock(c.receivedAt), width: 8, color: 'gray' },
+      { text: clock(c.receivedAt), width: 8, color: 'gray', drop: 2 },
       { text: c.method, width: 7, color: 'bold' },
       { text: status, width: 3, color: statusColor(c.responseStatus ?? 0) },
-      { text: bytes(c.size), width: 9, right: true, color: 'gray' },
+      { text: bytes(c.size), width: 9, right: true, color: 'gray', drop: 1 },
       { text: c.id, width: 30, color: 'dim' },
     ],
     [

@@ -290,6 +290,11 @@ describeBackends('hookcap commands', (h) => {
     const bad = await runCli(['login', '--key', 'svc_wrong', '--api-url', h.url], e.env);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('the API key was refused');
+    // The key was given to login: the way out is a right key, not "pass it with --key" again.
+    expect(bad.stderr).toEndWith('; nothing was saved; check that it is the whole key, as shown once when it was made, or create a new one in the dashboard (Account, API keys), then hookcap login --key svc_… again\n');
+    const badFromEnv = await runCli(['login', '--api-url', h.url], { ...e.env, HOOKCAP_API_KEY: 'svc_wrong' });
+    expect(badFromEnv.code).toBe(1);
+    expect(badFromEnv.stderr).toContain('; nothing was saved; check that it is the whole key');
 
     const ok = await runCli(['login', '--key', a.key, '--api-url', h.url], e.env);
     expect(ok.code).toBe(0);
@@ -636,6 +641,26 @@ describeBackends('hookcap commands', (h) => {
     expect(cramped.length).toBe(5);
     for (const l of cramped) expect(Bun.stringWidth(l), l).toBeLessThanOrEqual(80);
     expect(cramped[0]).toMatch(/ {2}\/st\S*… {2}st\S*…$/);
+
+    // 70 and 60 columns: the size, then the time, give way so the path keeps 12 columns; the id
+    // stays whole (it is there to copy), the columns still line up, and no line wraps.
+    for (const [columns, lead] of [
+      [70, /^\d\d:\d\d:\d\d {2}(POST|DELETE|GET|OPTIONS|PATCH) +200 {2}req_/],
+      [60, /^(POST|DELETE|GET|OPTIONS|PATCH) +200 {2}req_/],
+    ] as const) {
+      const tight = new TtyCli(['tail', ep.slug, '--since', '1h', '--count', '5', '--timeout', '30'], e.env, { columns });
+      cleanups.push(() => tight.kill());
+      expect(await tight.exited()).toBe(0);
+      const rows = tight.output.split(/\r?\n/).filter((l) => l.includes('req_'));
+      expect(rows.length).toBe(5);
+      for (const [i, l] of rows.entries()) {
+        expect(Bun.stringWidth(l), l).toBeLessThanOrEqual(columns);
+        expect(l).toMatch(lead);
+        expect(l).toContain(`${sent[i]?.id}  `);
+      }
+      expect(new Set(rows.map((l) => l.indexOf('req_'))).size).toBe(1);
+      expect(rows[0]).toMatch(/ {2}\/st\S* {2}st\S*$/);
+    }
   });
 
   test("a sender's control characters (an event type with ESC and BEL) never reach the terminal raw: the stored event has U+FFFD in their place", async () => {
@@ -818,6 +843,17 @@ describeBackends('hookcap commands', (h) => {
     const doc = JSON.parse(readFileSync(harFile, 'utf8'));
     await validateHar(doc);
     expect(doc.log.entries.length).toBe(25);
+
+    // On a terminal narrower than the progress line, each redraw is cut to fit (a line that wrapped
+    // would leave a stale row behind at every redraw, as "\r" and erase-line reach back one row).
+    const narrow = new TtyCli(['export', ep.slug, '--format', 'ndjson', '-o', join(e.configHome, 'narrow.ndjson')], e.env, { columns: 40 });
+    cleanups.push(() => narrow.kill());
+    expect(await narrow.exited()).toBe(0);
+    const draws = narrow.output.split('\r\u001b[2K').filter((d) => d.startsWith('exporting '));
+    expect(draws.length, narrow.output).toBeGreaterThan(0);
+    for (const d of draws) expect(Bun.stringWidth(d), d).toBeLessThan(40);
+    expect(draws[0]).toBe(`exporting ${ep.slug}: 0 / 25 capture…`);
+    expect(narrow.output).toContain(`exported 25 captures of ${ep.slug}`);
 
     const five = await runCli(['export', ep.slug, '--format', 'ndjson', '--q', 'FIVE', '--quiet'], e.env);
     expect(five.stdout.trim().split('\n').map((l) => (JSON.parse(l) as Capture).id)).toEqual([0, 5, 10, 15, 20].map((i) => ids[i] ?? ''));

@@ -112,6 +112,27 @@ describeBackends('hookcap under Node', (h) => {
     expect(cli.stderr).not.toContain('    at ');
   });
 
+  test('listen retrying an app that answers 500: no warning from Node among its lines, however many retries', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'node retries' } })).body;
+    const app = startLocalApp();
+    app.answer = () => new Response('boom', { status: 500 });
+    cleanups.push(() => app.stop());
+    const env = nodeEnv({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    // Four at once with three retries each: twelve waits on listen's one stop signal, past the 10
+    // listeners Node warns at if the waits leave theirs behind.
+    const cli = new RunningCli(['listen', ep.slug, '--forward', `${app.url}/hook`, '--concurrency', '4', '--retries', '3'], env, { command: [bin] });
+    cleanups.push(() => void cli.stop('SIGKILL'));
+    await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
+    for (let i = 0; i < 4; i++) await fetch(`${h.url}/w/${ep.slug}/fail/${i}`, { method: 'POST', body: `n=${i}` });
+    await cli.until(() => cli.lines.length === 4, 30_000);
+    expect(app.arrived.length).toBe(16);
+    for (const line of cli.lines) expect(line).toContain('answered 500 (4 attempts)');
+    expect(await cli.stop('SIGINT')).toBe(0);
+    expect(cli.stderr).not.toContain('MaxListenersExceededWarning');
+    expect(cli.stderr).not.toMatch(/^\(node:\d+\)/m);
+  }, 60_000);
+
   test('tail and endpoints list with CJK and emoji: the columns line up in terminal columns, as under Bun, piped and on a terminal', async () => {
     const a = await newAccount(h.url);
     const names = ['支払いテスト 🧾', 'plain'];
