@@ -148,6 +148,17 @@ describeBackends('dashboard: first run', (h) => {
         return new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size;
       })()`)) as number;
       expect(lines).toBe(1);
+      // Every line of the wrapped command starts at one left edge (code's inline padding had put
+      // the first 4 px right of the others).
+      const lefts = (await page.evaluate(`(() => {
+        const r = document.createRange();
+        r.selectNodeContents(document.querySelector('.curl-line code'));
+        const byTop = new Map();
+        for (const b of r.getClientRects()) if (b.width > 0) byTop.set(Math.round(b.top), Math.min(byTop.get(Math.round(b.top)) ?? Infinity, b.left));
+        return [...byTop.values()].map((l) => Math.round(l));
+      })()`)) as number[];
+      expect(lefts.length).toBeGreaterThan(1);
+      expect(new Set(lefts).size).toBe(1);
       expect(errors).toEqual([]);
     } finally {
       await context.close();

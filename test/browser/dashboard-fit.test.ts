@@ -1,7 +1,8 @@
 /**
  * What must stay readable however narrow the screen or long the text, in real Chromium on both
  * backends: the endpoint's slug in its header at 360 px (the host is cut instead), and a 100-character
- * API key name that neither squeezes the keys table's other columns nor pushes it past the screen.
+ * API key name that neither squeezes the keys table's other columns nor pushes it past the screen,
+ * and a phone's search page, whose filters leave the results most of the screen.
  */
 import { expect, test } from 'bun:test';
 import type { Locator } from 'playwright-core';
@@ -128,6 +129,35 @@ describeBackends(
         } finally {
           await context.close();
         }
+      }
+    });
+
+    test('on a 390 × 844 phone the search page\'s four filters sit two by two: the first result begins in the top third of the screen', async () => {
+      const account = await signUpAccount(h.url);
+      const ep = await createEndpoint(h.url, account, 'Stripe production');
+      for (let i = 0; i < 3; i++) await fetch(`${ep.url}/hook${i}`, { method: 'POST', body: '{"a":1}' });
+      const { page, context, errors } = await openPage(chromium(), h.url, account, { viewport: { width: 390, height: 844 } });
+      try {
+        await page.goto(`${h.url}/search?q=hook`);
+        const results = page.getByRole('list', { name: 'Search results' });
+        await results.getByRole('link', { name: /^POST \/hook0 / }).waitFor();
+        await fitsNarrowScreen(page, ['Log out'], 390);
+        const box = async (l: Locator) => (await l.boundingBox()) ?? { x: -1, y: -1, width: 0, height: 0 };
+        const method = await box(page.getByLabel('Method'));
+        const range = await box(page.getByLabel('Time range'));
+        const endpoint = await box(page.getByLabel('Endpoint', { exact: true }));
+        const header = await box(page.getByLabel('Header', { exact: true }));
+        // Two by two: Method beside Time range, Endpoint beside Header, the second pair below.
+        expect(Math.abs(method.y - range.y)).toBeLessThan(2);
+        expect(Math.abs(endpoint.y - header.y)).toBeLessThan(2);
+        expect(range.x).toBeGreaterThan(method.x + method.width);
+        expect(endpoint.y).toBeGreaterThan(method.y + method.height);
+        // One under another they took ~290 px and the first result began at ~370 px.
+        const first = await box(results.getByRole('listitem').first());
+        expect(first.y).toBeLessThan(844 / 3);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
       }
     });
   },
