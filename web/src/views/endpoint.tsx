@@ -18,6 +18,7 @@ import { EndpointHeader } from './endpoint-header';
 import { FirstArrival, FirstRequestHint, WaitingDetail } from './endpoint-waiting';
 import { ListFilter } from './list-filter';
 import { Toolbar } from './live-toolbar';
+import { ExportMenu } from '../ui/export-menu';
 import { olderThan, OpenRequest } from './open-request';
 import { PausedEndpoint, SharedEndpointHeader } from './teams/shared-endpoints';
 
@@ -98,7 +99,9 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
   const waiting = !state.loading && state.items.length === 0 && state.held === 0;
   const listArea = (
     <section className="live" aria-label="Captured requests">
-      <Toolbar state={state} shown={shown.length} onPause={() => store?.pause()} onResume={() => store?.resume()} />
+      <Toolbar state={state} shown={shown.length} onPause={() => store?.pause()} onResume={() => store?.resume()}>
+        {waiting ? null : <ExportMenu slug={endpoint.slug} what="Every capture of this endpoint" id="export-endpoint" />}
+      </Toolbar>
       {waiting ? null : (
         <ListFilter
           value={filter}

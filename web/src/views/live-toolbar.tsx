@@ -1,5 +1,5 @@
-/** The bar above the live list: the stream's status, how many requests are listed, and Pause/Resume. */
-import { useRef } from 'react';
+/** The bar above the live list: the stream's status, how many requests are listed, Export and Pause/Resume. */
+import { useRef, type ReactNode } from 'react';
 import { plural } from '../lib/format';
 import type { LiveState } from '../live/store';
 import { useFocusWhenGone } from '../ui/focus';
@@ -12,7 +12,7 @@ const STATUS_TEXT: Record<LiveState['status'], string> = {
 };
 
 
-export function Toolbar({ state, shown, onPause, onResume }: { state: LiveState; shown: number; onPause: () => void; onResume: () => void }) {
+export function Toolbar({ state, shown, onPause, onResume, children }: { state: LiveState; shown: number; onPause: () => void; onResume: () => void; children?: ReactNode }) {
   const toggle = useRef<HTMLButtonElement>(null);
   // "N new requests" merged them and went away: the focus goes to Pause (which Resume became).
   useFocusWhenGone(state.paused && state.held > 0, () => toggle.current);
@@ -28,6 +28,7 @@ export function Toolbar({ state, shown, onPause, onResume }: { state: LiveState;
         {state.hasMore ? ' loaded' : ''}
       </span>
       <span className="toolbar-end">
+        {children}
         {state.paused && state.held > 0 ? (
           <button type="button" className="small primary" onClick={onResume}>
             {plural(state.held, 'new request')}

@@ -12,6 +12,7 @@ import { useSharedEndpoints } from '../api/teams';
 import { plural } from '../lib/format';
 import { paths } from '../paths';
 import { ErrorMessage } from '../ui/error';
+import { ExportMenu } from '../ui/export-menu';
 import { RequestList } from '../ui/request-list';
 import { leaveOnEscape } from '../ui/search-field';
 import { SplitPane } from '../ui/split-pane';
@@ -153,9 +154,20 @@ export function SearchView({ requestId }: { requestId: string | null }) {
             />
           </div>
         </form>
-        <p className="result-count" role="status">
-          {count.data ? `${plural(count.data.count, 'matching request')}${filters.q ? ` for “${filters.q}”` : ''}` : count.error ? '' : 'Counting…'}
-        </p>
+        <div className="result-row">
+          <p className="result-count" role="status">
+            {count.data ? `${plural(count.data.count, 'matching request')}${filters.q ? ` for “${filters.q}”` : ''}` : count.error ? '' : 'Counting…'}
+          </p>
+          {/* The export is per endpoint (the API's route): offered once one is chosen. */}
+          {filters.slug && count.data && count.data.count > 0 ? (
+            <ExportMenu
+              slug={filters.slug}
+              filters={{ q: filters.q, method: filters.method, from: filters.from, header: filters.header }}
+              what={count.data.count === 1 ? 'This matching request' : `These ${count.data.count.toLocaleString('en')} matching requests`}
+              id="export-results"
+            />
+          ) : null}
+        </div>
         {count.error ? <ErrorMessage error={count.error} /> : null}
       </header>
       <SplitPane
