@@ -1,7 +1,8 @@
 /**
  * The live list across a server restart and an endpoint's deletion, in real Chromium on both
  * backends: a visible "Reconnecting…" while the server is away, then the capture that arrived in
- * between (resumed with Last-Event-ID); and a stream that ends with `event: end` says why and stops.
+ * between (resumed with Last-Event-ID); a stream that ends with `event: end` says why and stops; and
+ * a hidden tab's title counts what arrived meanwhile.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
@@ -60,6 +61,45 @@ for (const backend of BACKENDS) {
         await context.close();
       }
     }, RESTART_TEST_MS);
+
+    test('captures that arrive while the tab is hidden are counted in its title, "(2) stream · hookcap", until it is shown again', async () => {
+      if (!server) throw new Error('not started');
+      const base = server.url;
+      const account = await signUpAccount(base);
+      const ep = await newEndpoint(base, account);
+      await fetch(`${ep.url}/before`, { method: 'POST', body: '{}' });
+      const { page, context, errors } = await openPage(browser(), base, account);
+      // Headless Chromium keeps every tab visible: the test sets what a hidden tab reports and
+      // fires the event the browser would.
+      const setHidden = (hidden: boolean) =>
+        page.evaluate(`(() => {
+          Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => '${hidden ? 'hidden' : 'visible'}' });
+          Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${hidden} });
+          document.dispatchEvent(new Event('visibilitychange'));
+        })()`);
+      try {
+        await page.goto(`${base}/endpoints/${ep.slug}`);
+        await status(page, 'Live').waitFor();
+        const list = page.getByRole('list', { name: 'Requests' });
+        await list.getByRole('link', { name: /^POST \/before / }).waitFor();
+        expect(await page.title()).toBe('stream · hookcap');
+        await setHidden(true);
+        await fetch(`${ep.url}/one`, { method: 'POST', body: '{}' });
+        await fetch(`${ep.url}/two`, { method: 'POST', body: '{}' });
+        await list.getByRole('link', { name: /^POST \/two / }).waitFor();
+        await eventually(async () => ((await page.title()) === '(2) stream · hookcap' ? true : undefined), 5_000);
+        // Back to the tab: the count goes.
+        await setHidden(false);
+        await eventually(async () => ((await page.title()) === 'stream · hookcap' ? true : undefined), 5_000);
+        // Hidden again: counted from there, not from the first time.
+        await setHidden(true);
+        await fetch(`${ep.url}/three`, { method: 'POST', body: '{}' });
+        await eventually(async () => ((await page.title()) === '(1) stream · hookcap' ? true : undefined), 5_000);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
 
     test('deleting the endpoint elsewhere ends the stream, says so, and stops', async () => {
       if (!server) throw new Error('not started');

@@ -14,6 +14,7 @@ import { ErrorMessage } from '../ui/error';
 import { RequestList } from '../ui/request-list';
 import { SplitPane } from '../ui/split-pane';
 import { requestTitle, useTitle } from '../ui/title';
+import { useUnseenWhileHidden, withUnseen } from '../ui/unseen';
 import { EndpointHeader } from './endpoint-header';
 import { FirstArrival, FirstRequestHint, WaitingDetail } from './endpoint-waiting';
 import { ListFilter } from './list-filter';
@@ -64,7 +65,8 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
   const listed = requestId ? state.items.find((c) => c.id === requestId) : undefined;
   const fetched = useRequest(requestId && !listed ? requestId : null);
   const open = listed ?? (fetched.data?.id === requestId ? fetched.data : undefined);
-  useTitle(!endpoint ? null : rest === 'settings' ? `Settings: ${endpoint.name}` : open ? `${requestTitle(open)} · ${endpoint.name}` : endpoint.name);
+  const unseen = useUnseenWhileHidden(state.items.length + state.held, !state.loading);
+  useTitle(!endpoint ? null : rest === 'settings' ? `Settings: ${endpoint.name}` : withUnseen(open ? `${requestTitle(open)} · ${endpoint.name}` : endpoint.name, unseen));
 
   // An error first: the shared list waits for mine, so it stays pending when mine failed.
   const listError = endpoints.error ?? (own ? null : shared.error);
