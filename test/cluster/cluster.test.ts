@@ -4,7 +4,8 @@
  * deploy/haproxy.cfg. Under steady load through the load balancer one receiver node is SIGKILLed
  * and restarted on its own data directory: no acknowledged capture is lost or stored twice, and a
  * live SSE client (the stream node ends streams every few seconds, so it reconnects with
- * Last-Event-ID several times meanwhile) sees every capture.
+ * Last-Event-ID several times meanwhile) sees every capture. A node's /healthz, /metrics and
+ * operator API are not answered through the balancer's public door.
  *
  * Needs HAProxy (Debian's package; scripts/services.sh installs it) and the server backends.
  */
@@ -84,7 +85,7 @@ describe.skipIf(skipWhy !== null)('a cluster behind HAProxy: receiver SIGKILLed 
     })();
     await eventually(async () => {
       if (proc.exitCode !== null) throw new Error(`haproxy exited with ${proc.exitCode}: ${lbOut}`);
-      return (await fetch(`${lbUrl}/healthz`)).ok;
+      return (await fetch(`${lbUrl}/llms.txt`)).ok;
     }, 15_000);
   });
 
@@ -101,6 +102,18 @@ describe.skipIf(skipWhy !== null)('a cluster behind HAProxy: receiver SIGKILLed 
 
   /** Captures this node has shipped since it started (its own port, not through the balancer). */
   const shippedBy = async (name: string) => (await call<Health>(node(name).url, 'GET', '/healthz')).body.shipper?.shipped ?? 0;
+
+  test("a node's /healthz, /metrics and operator API are not answered through the balancer's public door, while its checks keep the nodes in service", async () => {
+    for (const path of ['/healthz', '/metrics', '/admin/api/health', '/admin/api/plans']) {
+      const r = await fetch(`${lbUrl}${path}`, { headers: { authorization: 'Bearer anything' } });
+      expect([path, r.status, r.headers.get('content-type')]).toEqual([path, 404, 'application/json']);
+      expect(((await r.json()) as { code: string }).code).toBe('not_found');
+    }
+    // The balancer still checks each node's /healthz itself: both app nodes take API requests.
+    for (const name of ['app1', 'app2']) expect((await fetch(`${node(name).url}/healthz`)).status).toBe(200);
+    const a = await newAccount(lbUrl);
+    for (let i = 0; i < 4; i++) expect((await call(lbUrl, 'POST', '/api/endpoints', { token: a.key, body: { name: `lb ${i}` } })).status).toBe(201);
+  });
 
   test('no acknowledged capture lost or duplicated; the SSE client resumes and sees every capture', async () => {
     const a = await newAccount(lbUrl);
