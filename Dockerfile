@@ -12,11 +12,15 @@ COPY src ./src
 COPY web ./web
 COPY sql ./sql
 COPY clickhouse ./clickhouse
+# hookcap/client and the CLI: package.json's `exports` (client/dist) and `bin` (cli/dist/hookcap.js)
+# point at their Node builds, so an image that holds the package holds them built.
+COPY client ./client
+COPY cli ./cli
 # The operator command (docs/operations.md): docker compose exec app1 node_modules/.bin/bun scripts/admin.ts …
 COPY scripts/admin.ts ./scripts/admin.ts
-# The dashboard only: postinstall also builds hookcap/client and the CLI for Node, whose sources
-# (client/, cli/) the service image does not hold.
-RUN node_modules/.bin/bun web/build.ts
+# The install scripts skipped above: package.json's postinstall, the dashboard, the client and the
+# CLI, in that order (one list, kept there).
+RUN npm run postinstall
 # Private to the service (docs/security.md, "The data directory is private"); a new named volume
 # mounted here takes this mode from the image.
 RUN mkdir -m 700 /data

@@ -27,6 +27,8 @@ export class DeliveryError extends Error {
     readonly refused = false,
     /** The host name does not resolve (a typo such as `locahost`): retrying will not help. */
     readonly unknownHost = false,
+    /** The app took the connection but did not answer in full within the timeout: it is there, only slow. */
+    readonly timedOut = false,
   ) {
     super(message);
     this.name = 'DeliveryError';
@@ -35,6 +37,9 @@ export class DeliveryError extends Error {
 
 /** What a refused certificate is told to do. */
 export const INSECURE_HINT = 'add --insecure to accept a local self-signed certificate';
+
+/** What an app that did not answer within --timeout is told (replay, listen): it is running, only slow. */
+export const TIMEOUT_HINT = 'raise --timeout if it needs longer';
 
 /** What a --forward host that does not resolve is told, at start or on a capture. */
 export const UNKNOWN_HOST_HINT = 'check the host in --forward (http://localhost:PORT or http://127.0.0.1:PORT for an app on this machine)';
@@ -74,7 +79,8 @@ function send(req: RebuiltRequest, url: URL, address: string | null, opts: Deliv
   const started = performance.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const exchange = new Promise<Delivered>((resolve, reject) => {
-    const fail = (message: string, certificate = false, refused = false, unknownHost = false) => reject(new DeliveryError(message, certificate, refused, unknownHost));
+    const fail = (message: string, certificate = false, refused = false, unknownHost = false, timedOut = false) =>
+      reject(new DeliveryError(message, certificate, refused, unknownHost, timedOut));
     const tls = url.protocol === 'https:' && opts.insecure ? { rejectUnauthorized: false } : {};
     // The Host header and the certificate's name stay the URL's when the address is given.
     const target =
@@ -102,7 +108,7 @@ function send(req: RebuiltRequest, url: URL, address: string | null, opts: Deliv
     // answer a byte at a time would otherwise hold listen, and a Ctrl-C waiting on it, forever.
     timer = setTimeout(() => {
       request.destroy();
-      fail(`no answer within ${opts.timeoutMs / 1000} s`);
+      fail(`the app did not answer within ${opts.timeoutMs / 1000} s`, false, false, false, true);
     }, opts.timeoutMs);
     request.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'ECONNREFUSED') fail(`connection refused by ${url.host}`, false, true);

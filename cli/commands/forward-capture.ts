@@ -4,7 +4,7 @@
  */
 import type { Capture } from '../../client/index';
 import { captureQuery, rebuildRequest, shellQuote, targetUrl } from '../../src/model/render';
-import { deliver, DeliveryError, UNKNOWN_HOST_HINT } from '../deliver';
+import { deliver, DeliveryError, TIMEOUT_HINT, UNKNOWN_HOST_HINT } from '../deliver';
 import { CliError } from '../errors';
 import { alignedLine, terminalColumns, type Part } from '../columns';
 import { clock, err, out, paint, pathWithQuery, printable, statusColor, type Style } from '../output';
@@ -54,7 +54,8 @@ export function captureForwarder(
   /** Attempts sent and not yet answered: what a stop waits for (a wait for the app or a retry ends at once). */
   let sending = 0;
 
-  const report = (c: Capture, url: string, line: { status: number | null; latencyMs: number | null; attempts: number; error?: string }) => {
+  /** `hint`: what to do about `error`, in words only (`--json` keeps the error as it is). */
+  const report = (c: Capture, url: string, line: { status: number | null; latencyMs: number | null; attempts: number; error?: string }, hint?: string) => {
     const path = pathWithQuery(c.path, captureQuery(c));
     if (opts.json) {
       const latencyMs = line.latencyMs === null ? null : Math.round(line.latencyMs * 10) / 10;
@@ -67,7 +68,7 @@ export function captureForwarder(
     if (ok) parts.push({ text: tries, color: 'gray', whole: true });
     else {
       const what = line.status !== null ? `answered ${line.status}` : (line.error ?? 'failed');
-      parts.push({ text: `${what}${tries ? ` ${tries}` : ''}`, color: 'red', whole: true });
+      parts.push({ text: `${what}${tries ? ` ${tries}` : ''}${hint ? `; ${hint}` : ''}`, color: 'red', whole: true });
       // Never cut: it is there to be copied. Quoted for the shell it is pasted into: a sender picks
       // the path, and `'` `;` `$(…)` are all legal in one.
       parts.push({ text: `resend with: hookcap replay ${c.id} --to ${printable(shellQuote(url))}${opts.insecure ? ' --insecure' : ''}`, whole: true });
@@ -95,6 +96,8 @@ export function captureForwarder(
     let waitingSaid = false;
     for (let attempt = 1; ; attempt++) {
       let failure: string;
+      // The app took the connection and was slow: more time, not a running app, is what it needs.
+      let timedOut = false;
       let status: number | null = null;
       let latencyMs: number | null = null;
       try {
@@ -110,6 +113,7 @@ export function captureForwarder(
       } catch (e) {
         if (!(e instanceof DeliveryError)) throw e;
         failure = e.message;
+        timedOut = e.timedOut;
         // Every attempt, and every capture, would be refused the same way: a configuration error.
         // Stop with the way out and leave the capture unhandled, so the rerun with -k sends it.
         if (e.certificate) {
@@ -144,7 +148,7 @@ export function captureForwarder(
       }
       retries++;
       if (retries > opts.retries) {
-        report(c, url, { status, latencyMs, attempts: attempt, error: status === null ? failure : undefined });
+        report(c, url, { status, latencyMs, attempts: attempt, error: status === null ? failure : undefined }, timedOut ? TIMEOUT_HINT : undefined);
         return { handled: true };
       }
       if (stop.signal.aborted) return { handled: false };

@@ -6,7 +6,7 @@
 import type { HookcapClient } from '../../client/index';
 import { hasControlCharacter, typedHeaderValue } from '../../src/model/header-bytes';
 import { encodeBody, NOT_FORWARDED, rebuildRequest } from '../../src/model/render';
-import { deliver, DeliveryError, INSECURE_HINT } from '../deliver';
+import { deliver, DeliveryError, INSECURE_HINT, TIMEOUT_HINT } from '../deliver';
 import { CliError, EXIT_OK, UsageError } from '../errors';
 import { out, paint, printableLines, statusColor, type Style } from '../output';
 
@@ -39,7 +39,11 @@ export async function replay(client: HookcapClient, id: string, opts: ReplayOpti
   try {
     answer = await deliver(request, { timeoutMs: opts.timeout * 1000, keepBytes: KEEP_BYTES, insecure: opts.insecure === true });
   } catch (e) {
-    if (e instanceof DeliveryError) throw new CliError(`${request.method} ${opts.to}: ${e.message}`, e.certificate ? INSECURE_HINT : e.unknownHost ? 'check the host name in --to' : 'is the app running and listening there?');
+    if (e instanceof DeliveryError) {
+      // A slow app is running: "is the app running?" sent its user looking in the wrong place.
+      const hint = e.certificate ? INSECURE_HINT : e.unknownHost ? 'check the host name in --to' : e.timedOut ? TIMEOUT_HINT : 'is the app running and listening there?';
+      throw new CliError(`${request.method} ${opts.to}: ${e.message}`, hint);
+    }
     throw e;
   }
   if (opts.json) {

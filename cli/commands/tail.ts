@@ -43,7 +43,7 @@ export interface TailOptions {
 
 /**
  * Header filters as a matcher's headers: a name alone asks for the header, a value for a
- * case-insensitive substring (a RegExp, so the timeout message shows it). The same name twice
+ * case-insensitive substring (a RegExp; `describeFilters` says it in words). The same name twice
  * must hold both values.
  */
 export function headerMatchers(filters: readonly HeaderFilter[]): RequestMatcher['headers'] {
@@ -58,6 +58,21 @@ export function headerMatchers(filters: readonly HeaderFilter[]): RequestMatcher
     else out[name] = new RegExp(wanted.map((v) => `(?=[\\s\\S]*${headerValuePattern(v)})`).join(''), 'iu');
   }
   return out;
+}
+
+/**
+ * The filters in words, for the opening line and the timeout's error: `POST /stripe, header
+ * x-github-event containing "push" in any case`. Header filters are said as they match (a
+ * case-insensitive substring), not as the RegExp `headerMatchers` builds; a value as typed.
+ */
+export function describeFilters(matcher: Omit<RequestMatcher, 'headers'>, filters: readonly HeaderFilter[]): string {
+  const parts = Object.values(matcher).some((v) => v !== undefined) ? [describeMatcher(matcher)] : [];
+  const values = new Map<string, string[]>();
+  for (const f of filters) values.set(f.name, [...(values.get(f.name) ?? []), ...(f.value === '' ? [] : [f.value])]);
+  for (const [name, wanted] of values) {
+    parts.push(wanted.length === 0 ? `header ${name}` : `header ${name} containing ${wanted.map((v) => JSON.stringify(v)).join(' and ')} in any case`);
+  }
+  return parts.length === 0 ? 'any request' : parts.join(', ');
 }
 
 /**
@@ -95,7 +110,8 @@ export async function tail(client: HookcapClient, slug: string, opts: TailOption
   };
   const filtered = Object.values(matcher).some((v) => v !== undefined);
   const wanted = filtered ? matches(matcher) : () => true;
-  const only = filtered ? ` (only ${describeMatcher(matcher)})` : '';
+  const said = describeFilters({ method: opts.method, path: opts.path, event: opts.event }, opts.headers ?? []);
+  const only = filtered ? ` (only ${said})` : '';
   const banner = opts.json ? null : `Watching ${slug}${only}${opts.since ? `, ${sinceSaid(opts.since)}` : ''}. Ctrl-C to stop.`;
   let seen = 0;
   let skipped = 0;
@@ -146,7 +162,7 @@ export async function tail(client: HookcapClient, slug: string, opts: TailOption
     stop.release();
   }
   if (timedOut && opts.count !== undefined && seen < opts.count) {
-    const got = `${seen === 0 ? 'no capture' : `${seen} of ${opts.count} captures`}${filtered ? ` matching ${describeMatcher(matcher)}` : ''}`;
+    const got = `${seen === 0 ? 'no capture' : `${seen} of ${opts.count} captures`}${filtered ? ` matching ${said}` : ''}`;
     if (!opened && failure !== '') {
       throw new CliError(
         `${got} on ${slug} within ${opts.timeout} s: the stream never connected (${failure})`,

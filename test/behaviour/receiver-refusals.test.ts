@@ -7,11 +7,19 @@
  * expiry is a clock step, on both backends, with the receiver on a port of its own so the API's
  * port answers /w/ as a listener without one (`no_receiver`).
  *
- * Not provoked here (each needs a broken dependency): capture_store_behind, capture_log_failed,
- * state_store_unreachable, internal; nor sandbox_quota_exceeded (an agent registration).
+ * Here too: sandbox_quota_exceeded (an unclaimed agent key's sandbox endpoint past
+ * SANDBOX_MAX_CAPTURES), and internal, by a real failure of the state store that is not an outage:
+ * the endpoints table renamed under the running service, so the lookup of an uncached slug is
+ * refused by Postgres/PGlite itself (42P01), which no retry mends (a 500, not a 503).
+ *
+ * Elsewhere, each with its broken dependency: capture_log_failed (test/faults/disk-full.test.ts),
+ * state_store_unreachable (test/faults/postgres-down.test.ts), capture_store_behind
+ * (test/faults/clickhouse-down.test.ts).
  */
 import { expect, test } from 'bun:test';
+import { sql } from 'drizzle-orm';
 import type { Health } from '../../src/health';
+import { registerAnonymous } from './agent-support';
 import { call, newAccount } from '../support/client';
 import { describeInProcess } from '../support/in-process';
 import { parsePromText, REFUSAL_STATUS, type PromText } from '../support/prometheus';
@@ -19,6 +27,7 @@ import { parsePromText, REFUSAL_STATUS, type PromText } from '../support/prometh
 const TOKEN = 'mtr_test_refusals_5c2e8a1f7b3d9046e2a8c4f1';
 const MAX_BODY = 1024;
 const QUOTA = 4;
+const SANDBOX_QUOTA = 2;
 
 interface Reading {
   health: Health;
@@ -117,6 +126,50 @@ describeInProcess(
       // Both answer from the one count.
       expect(end.refused).toEqual(end.health.refusals);
     });
+
+    test("an unclaimed agent key's sandbox past SANDBOX_MAX_CAPTURES moves sandbox_quota_exceeded, not the accounts' quota_exceeded", async () => {
+      const reg = await registerAnonymous(h.url, 'refusals bot');
+      const created = await call<{ slug: string }>(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential });
+      expect(created.status).toBe(201);
+      const start = await read();
+      for (let i = 0; i < SANDBOX_QUOTA; i++) await send(receiver(), `/w/${created.body.slug}/ok${i}`, { body: 'within' }, 200, '');
+      for (let i = 0; i < 3; i++) await send(receiver(), `/w/${created.body.slug}/over${i}`, { body: 'over' }, 429, 'quota_exceeded');
+      const end = await read();
+      expect(moved(start.refused, end.refused)).toEqual({ sandbox_quota_exceeded: 3 });
+      expect(moved(start.health.refusals, end.health.refusals)).toEqual({ sandbox_quota_exceeded: 3 });
+      expect(end.acknowledged - start.acknowledged).toBe(SANDBOX_QUOTA);
+      expect(end.refused).toEqual(end.health.refusals);
+    });
+
+    test('the state store refusing the endpoint lookup (its table renamed under the service) is internal: 500, not counted as unreachable', async () => {
+      const a = await newAccount(h.url);
+      const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'cached' } })).body;
+      // Looked up once: its snapshot is cached, and it keeps capturing through the fault.
+      await send(receiver(), `/w/${ep.slug}`, { body: 'warm' }, 200, '');
+      const db = h.server.service.ctx.db;
+      const start = await read();
+      await db.execute(sql.raw('ALTER TABLE endpoints RENAME TO endpoints_moved_away'));
+      try {
+        // Never looked up: the lookup reaches the store, which answers that there is no such table.
+        for (const slug of ['dddddddddddd', 'eeeeeeeeeeee']) await send(receiver(), `/w/${slug}`, { body: 'x' }, 500, 'internal');
+        await send(receiver(), `/w/${ep.slug}/cached`, { body: 'still' }, 200, '');
+      } finally {
+        await db.execute(sql.raw('ALTER TABLE endpoints_moved_away RENAME TO endpoints'));
+      }
+      // Mended: the same slug is looked up again (a failed lookup is not remembered as missing).
+      await send(receiver(), '/w/dddddddddddd', { body: 'x' }, 404, 'not_found');
+      const end = await read();
+      expect(moved(start.refused, end.refused)).toEqual({ internal: 2, unknown_endpoint: 1 });
+      expect(moved(start.health.refusals, end.health.refusals)).toEqual({ internal: 2, unknown_endpoint: 1 });
+      expect(end.acknowledged - start.acknowledged).toBe(1);
+      expect(end.refused).toEqual(end.health.refusals);
+    });
   },
-  { METRICS_TOKEN: TOKEN, RECEIVER_PORT: '0', MAX_BODY_BYTES: String(MAX_BODY), PLANS: JSON.stringify({ free: { limit: QUOTA } }) },
+  {
+    METRICS_TOKEN: TOKEN,
+    RECEIVER_PORT: '0',
+    MAX_BODY_BYTES: String(MAX_BODY),
+    PLANS: JSON.stringify({ free: { limit: QUOTA } }),
+    SANDBOX_MAX_CAPTURES: String(SANDBOX_QUOTA),
+  },
 );

@@ -809,7 +809,17 @@ describeBackends('hookcap commands', (h) => {
 
     const down = await runCli(['replay', id, '--to', 'http://127.0.0.1:9/'], e.env);
     expect(down.code).toBe(1);
-    expect(down.stderr).toContain('connection refused');
+    expect(down.stderr).toBe('error: PUT http://127.0.0.1:9/: connection refused by 127.0.0.1:9; is the app running and listening there?\n');
+    // An app that takes the connection and answers after --timeout is running, only slow: the
+    // hint is more time, not "is the app running?".
+    app.answer = async () => {
+      await Bun.sleep(3_000);
+      return new Response('late');
+    };
+    const slow = await runCli(['replay', id, '--to', `${app.url}/slow`, '--timeout', '1'], e.env);
+    expect(slow.code).toBe(1);
+    expect(app.arrived.at(-1)?.target).toBe('/slow');
+    expect(slow.stderr).toBe(`error: PUT ${app.url}/slow: the app did not answer within 1 s; raise --timeout if it needs longer\n`);
     const missing = await runCli(['replay', 'req_00000000000000000000000000', '--to', app.url], e.env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('not found');

@@ -310,6 +310,23 @@ describeBackends(
       await words.stop();
     });
 
+    test('an app that answers after --timeout: retried, then reported as not answering in time, with --timeout to raise (not "is the app running?")', async () => {
+      const s = await setup(h.url);
+      s.app.answer = async () => {
+        await Bun.sleep(3_000);
+        return new Response('late');
+      };
+      const cli = await listen(s, ['--timeout', '1', '--retries', '1']);
+      const id = await send(h.url, s.slug, '/slow', { body: 'slow' });
+      await cli.until(() => cli.lines.length === 1);
+      expect(cli.stderr).toContain('  POST /slow: the app did not answer within 1 s; retry 1/1 in 0.5 s\n');
+      expect(cli.lines[0]).toMatch(
+        new RegExp(` ✗ +/slow {2}the app did not answer within 1 s \\(2 attempts\\); raise --timeout if it needs longer {2}resend with: hookcap replay ${id} --to '${s.app.url}/hooks/slow'$`),
+      );
+      expect(cli.stderr).not.toContain('is the app running');
+      await cli.stop();
+    });
+
     test('one line per capture in aligned columns, whatever the method and path, forwarded or failed', async () => {
       const s = await setup(h.url);
       s.app.answer = (req) => new Response('', { status: req.target.includes('gone') ? 410 : req.target.includes('bad') ? 500 : 200 });

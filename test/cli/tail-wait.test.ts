@@ -87,7 +87,15 @@ describeBackends('tail --header and export --header', (h) => {
     );
     expect(both.code).toBe(1);
     expect(paths(both.stdout)).toEqual(['/push']);
-    expect(both.stderr).toContain('(2 others arrived)');
+    // Said as it matches (a substring in any case), not as a regular expression (`/push/iu`).
+    expect(both.stderr).toBe(
+      `error: 1 of 2 captures matching header x-github-event containing "push" and "pu" in any case, header user-agent containing "hookshot" in any case on ${ep.slug} within 2 s (2 others arrived)\n`,
+    );
+    const said = await runCli(['tail', ep.slug, '--since', '1h', '--method', 'POST', '--header', 'x-github-event:Merge', '--header', 'stripe-signature', '--count', '1', '--timeout', '2'], e.env);
+    expect(said.code).toBe(1);
+    expect(said.stdout).toBe('');
+    expect(said.stderr).toStartWith(`Watching ${ep.slug} (only POST, header x-github-event containing "Merge" in any case, header stripe-signature), starting at `);
+    expect(said.stderr).toEndWith(`error: no capture matching POST, header x-github-event containing "Merge" in any case, header stripe-signature on ${ep.slug} within 2 s (3 others arrived)\n`);
 
     const exported = await runCli(['export', ep.slug, '--format', 'ndjson', '--quiet', '--header', 'x-github-event'], e.env);
     expect(exported.code, exported.stderr).toBe(0);
