@@ -22,6 +22,8 @@ export const REFUSAL_CODES = {
   no_receiver: 'not_found',
   /** The body is over MAX_BODY_BYTES. */
   payload_too_large: 'payload_too_large',
+  /** The sender's connection ended before its body did (it hung up, or it reset): nothing to store. */
+  body_incomplete: 'validation',
   /** The owning account's monthly quota (its plan in PLANS) is used up. */
   quota_exceeded: 'quota_exceeded',
   /** An unclaimed agent key's sandbox used its SANDBOX_MAX_CAPTURES for the month. */

@@ -24,21 +24,31 @@ const EMPTY = new Uint8Array(0);
 const tooLarge = (max: number, close: boolean) =>
   new ReceiverRefusal('payload_too_large', `request body exceeds the ${max}-byte limit; nothing was stored`, close ? { connection: 'close' } : {});
 
-/** The body, bounded: a sender still gets its 413 whole (src/http/body-limit.ts). */
+/**
+ * The body, bounded: a sender still gets its 413 whole (src/http/body-limit.ts). A read that fails
+ * is the sender's connection ending before its body did: its refusal, not our 500 (nor, for an
+ * ECONNRESET, a store "unreachable"), and nothing logged, since any sender can cause it at will.
+ * One function with its try around the reads (no second async frame per capture).
+ */
 async function readBody(request: Request, max: number): Promise<Uint8Array> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null) {
-    // Refused unread. Within the drain limit the server discards the rest itself and keeps the
-    // connection; past it, `connection: close` stops it reading a huge upload.
-    const length = Number(declared);
-    if (length > max) throw tooLarge(max, await readyRefusal(request, length, max));
-    return new Uint8Array(await request.arrayBuffer());
+  try {
+    const declared = request.headers.get('content-length');
+    if (declared !== null) {
+      // Refused unread. Within the drain limit the server discards the rest itself and keeps the
+      // connection; past it, `connection: close` stops it reading a huge upload.
+      const length = Number(declared);
+      if (length > max) throw tooLarge(max, await readyRefusal(request, length, max));
+      return new Uint8Array(await request.arrayBuffer());
+    }
+    if (!request.body) return EMPTY;
+    // Chunked upload: count as we go; past the limit keep nothing, and stop reading at the drain limit.
+    const read = await readBounded(request.body, max);
+    if (read.total > max) throw tooLarge(max, !read.whole);
+    return Buffer.concat(read.bytes);
+  } catch (err) {
+    if (err instanceof ReceiverRefusal) throw err;
+    throw new ReceiverRefusal('body_incomplete', 'the connection ended before the request body did; nothing was stored');
   }
-  if (!request.body) return EMPTY;
-  // Chunked upload: count as we go; past the limit keep nothing, and stop reading at the drain limit.
-  const read = await readBounded(request.body, max);
-  if (read.total > max) throw tooLarge(max, !read.whole);
-  return Buffer.concat(read.bytes);
 }
 
 export interface ReceiverTarget {

@@ -7,7 +7,8 @@
  * expiry is a clock step, on both backends, with the receiver on a port of its own so the API's
  * port answers /w/ as a listener without one (`no_receiver`).
  *
- * Here too: sandbox_quota_exceeded (an unclaimed agent key's sandbox endpoint past
+ * Here too: body_incomplete (a raw socket that hangs up mid-body, declared and chunked; it was
+ * counted and logged as internal), sandbox_quota_exceeded (an unclaimed agent key's sandbox endpoint past
  * SANDBOX_MAX_CAPTURES), and internal, by a real failure of the state store that is not an outage:
  * the endpoints table renamed under the running service, so the lookup of an uncached slug is
  * refused by Postgres/PGlite itself (42P01), which no retry mends (a 500, not a 503).
@@ -17,10 +18,11 @@
  * (test/faults/clickhouse-down.test.ts).
  */
 import { expect, test } from 'bun:test';
+import { connect } from 'node:net';
 import { sql } from 'drizzle-orm';
 import type { Health } from '../../src/health';
 import { registerAnonymous } from './agent-support';
-import { call, newAccount } from '../support/client';
+import { call, eventually, newAccount } from '../support/client';
 import { describeInProcess } from '../support/in-process';
 import { parsePromText, REFUSAL_STATUS, type PromText } from '../support/prometheus';
 
@@ -125,6 +127,45 @@ describeInProcess(
       expect(end.acknowledged - acked.acknowledged).toBe(1);
       // Both answer from the one count.
       expect(end.refused).toEqual(end.health.refusals);
+    });
+
+    test('a sender that hangs up before its body ends (declared length, or chunked) moves body_incomplete, not internal, and logs nothing', async () => {
+      const a = await newAccount(h.url);
+      const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'cut' } })).body;
+      const url = new URL(receiver());
+      const heads = [
+        `POST /w/${ep.slug}/declared HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"only":"part`,
+        `POST /w/${ep.slug}/chunked HTTP/1.1\r\nHost: ${url.host}\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n`,
+      ];
+      // What the process logs meanwhile (this server runs in the test's process): a sender's
+      // hang-up was logged at error level as "unhandled error", which any sender could flood.
+      const logged: string[] = [];
+      const write = process.stderr.write.bind(process.stderr);
+      process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+        logged.push(String(chunk));
+        return write(chunk, ...rest);
+      }) as typeof process.stderr.write;
+      const start = await read();
+      try {
+        for (const head of heads) {
+          await new Promise<void>((resolve, reject) => {
+            const socket = connect(Number(url.port), url.hostname, () => socket.write(head, () => setTimeout(() => socket.destroy(), 100)));
+            socket.on('close', () => resolve());
+            socket.on('error', reject);
+          });
+        }
+        // The server sees each hang-up after the socket is gone: wait for both to be counted.
+        await eventually(async () => ((await read()).refused.body_incomplete ?? 0) - (start.refused.body_incomplete ?? 0) >= 2 || undefined, 10_000);
+      } finally {
+        process.stderr.write = write;
+      }
+      const end = await read();
+      expect(moved(start.refused, end.refused)).toEqual({ body_incomplete: 2 });
+      expect(moved(start.health.refusals, end.health.refusals)).toEqual({ body_incomplete: 2 });
+      expect(end.acknowledged - start.acknowledged).toBe(0);
+      expect(logged.filter((l) => l.includes('"level":"error"') || l.includes('"level":"warn"'))).toEqual([]);
+      // A whole body on a fresh connection is still captured.
+      await send(receiver(), `/w/${ep.slug}/whole`, { body: '{"whole":true}' }, 200, '');
     });
 
     test("an unclaimed agent key's sandbox past SANDBOX_MAX_CAPTURES moves sandbox_quota_exceeded, not the accounts' quota_exceeded", async () => {

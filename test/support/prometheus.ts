@@ -128,6 +128,7 @@ export const REFUSAL_STATUS: Record<string, string> = {
   expired_endpoint: '404',
   no_receiver: '404',
   payload_too_large: '413',
+  body_incomplete: '400',
   quota_exceeded: '429',
   sandbox_quota_exceeded: '429',
   capture_store_behind: '503',
