@@ -13,6 +13,7 @@ import { createEndpoint, deleteEndpoint, listEndpoints, login, newestCapture } f
 import { EXPIRES_IN_MAX_S, EXPIRES_IN_MIN_S } from '../src/model/endpoint-expiry';
 import { checkRange, exportCaptures } from './commands/export';
 import { BACKLOG_CHOICES, MAX_NEWEST, type Backlog } from './backlog';
+import type { CaptureFilterOptions } from './capture-filter';
 import { listen, type ListenOptions } from './commands/listen';
 import { END_SESSION_TIMEOUT_MS, logout } from './commands/logout';
 import { tail } from './commands/tail';
@@ -129,12 +130,34 @@ endpoints
     deleteEndpoint(clientFor(setup(cmd).settings), slug, { json: opts.json === true, yes: opts.yes === true }),
   ));
 
-/** What commander hands the listen action: ListenOptions with --json optional. */
-type ListenFlags = Omit<ListenOptions, 'json'> & { json?: boolean };
+/** What commander hands the listen action: ListenOptions with --json optional, and the filters as flags. */
+type ListenFlags = Omit<ListenOptions, 'json' | keyof CaptureFilterOptions> & FilterFlags & { json?: boolean };
+
+/**
+ * `--method`, `--path`, `--event`, `--header`: the capture filters tail and listen share
+ * (cli/capture-filter.ts); `left` says what becomes of the captures they leave out.
+ */
+function filterOptions(cmd: Command, left: string): Command {
+  return cmd
+    .option('--method <method>', `only captures with this HTTP method (${left})`)
+    .option('--path <path>', 'only captures at this path after the slug (/stripe for /w/<slug>/stripe)')
+    .option('--event <event>', 'only captures whose detected event is this (invoice.paid)')
+    .option('--header <name:value>', "only captures with this header whose value contains value, any case ('x-github-event:push'; 'name' alone: present); repeatable, all must hold", collectHeaderFilter);
+}
+
+/** The filter options as commander hands them over (`--header` is repeatable). */
+interface FilterFlags {
+  method?: string;
+  path?: string;
+  event?: string;
+  header?: HeaderFilter[];
+}
+
+const filtersOf = (flags: FilterFlags): CaptureFilterOptions => ({ method: flags.method, path: flags.path, event: flags.event, headers: flags.header ?? [] });
 
 /** The options listen and forward share. */
 function forwardingOptions(cmd: Command): Command {
-  return cmd
+  return filterOptions(cmd, 'others are not forwarded; resuming goes past them')
     .option('--concurrency <n>', 'captures forwarded at once (they start in order)', integer('--concurrency', 1), 1)
     .option('--retries <n>', 'retries when the app answers 5xx, resets or times out (backoff 0.5 s, 1 s, 2 s … 10 s); a refused connection is waited out', integer('--retries', 0), 3)
     .option('--timeout <seconds>', 'per attempt', integer('--timeout', 1), 30)
@@ -169,7 +192,8 @@ const runListen = async (slug: string, flags: ListenFlags, cmd: Command) => {
   checkNewest(flags, 'forwards');
   checkForwardTarget(slug, flags.forward);
   const { settings: s, style } = setup(cmd);
-  return listen(clientFor(s), s, slug, { ...flags, json: flags.json === true }, style);
+  const { method, path, event, header, ...rest } = flags;
+  return listen(clientFor(s), s, slug, { ...rest, ...filtersOf({ method, path, event, header }), json: flags.json === true }, style);
 };
 
 forwardingOptions(
@@ -188,18 +212,17 @@ forwardingOptions(
     .argument('<url>', 'where to send captures', httpUrl('URL')),
 ).action(act(async (slug: string, url: string, flags: Omit<ListenFlags, 'forward'>, cmd: Command) => runListen(slug, { ...flags, forward: url }, cmd)));
 
-program
-  .command('tail')
-  .description('print captures as they arrive, without forwarding')
-  .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
-  .option('--since <time|id>', 'first print what arrived since then (15m, 2h, ISO 8601) or after that capture id', since)
-  .option('--json', 'each capture as its full request record, one per line')
-  .option('--count <n>', 'stop after n captures', integer('--count', 1))
-  .option('--timeout <seconds>', 'stop after this long; exit 1 if --count captures have not all come', integer('--timeout', 1))
-  .option('--method <method>', 'only captures with this HTTP method (others are neither printed nor counted)')
-  .option('--path <path>', 'only captures at this path after the slug (/stripe for /w/<slug>/stripe)')
-  .option('--event <event>', 'only captures whose detected event is this (invoice.paid)')
-  .option('--header <name:value>', "only captures with this header whose value contains value, any case ('x-github-event:push'; 'name' alone: present); repeatable, all must hold", collectHeaderFilter)
+filterOptions(
+  program
+    .command('tail')
+    .description('print captures as they arrive, without forwarding')
+    .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
+    .option('--since <time|id>', 'first print what arrived since then (15m, 2h, ISO 8601) or after that capture id', since)
+    .option('--json', 'each capture as its full request record, one per line')
+    .option('--count <n>', 'stop after n captures', integer('--count', 1))
+    .option('--timeout <seconds>', 'stop after this long; exit 1 if --count captures have not all come', integer('--timeout', 1)),
+  'others are neither printed nor counted',
+)
   .option('--max-backlog <n>', 'reconnecting with more captures than this waiting (a laptop back from sleep) asks first (see --backlog)', integer('--max-backlog', 0), 100)
   .addOption(
     new Option('--backlog <what>', 'over --max-backlog on a reconnect: ask, all, newest (the newest --max-backlog) or skip (go on live); default: ask on a terminal, all elsewhere')
@@ -214,15 +237,11 @@ program
   )
   .action(act(async (
     slug: string,
-    opts: {
+    opts: FilterFlags & {
       since?: string;
       json?: boolean;
       count?: number;
       timeout?: number;
-      method?: string;
-      path?: string;
-      event?: string;
-      header?: HeaderFilter[];
       backlog?: Backlog;
       maxBacklog: number;
     },
@@ -230,9 +249,8 @@ program
   ) => {
     checkNewest(opts, 'prints');
     const { settings: s, style } = setup(cmd);
-    const { since: from, json, count, timeout, method, path, event, header, backlog, maxBacklog } = opts;
-    const at = path === undefined || path.startsWith('/') ? path : `/${path}`;
-    return tail(clientFor(s), slug, { since: from, json: json === true, count, timeout, method, path: at, event, headers: header ?? [], backlog, maxBacklog }, style);
+    const { since: from, json, count, timeout, backlog, maxBacklog } = opts;
+    return tail(clientFor(s), slug, { since: from, json: json === true, count, timeout, ...filtersOf(opts), backlog, maxBacklog }, style);
   }));
 
 program

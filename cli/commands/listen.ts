@@ -9,6 +9,7 @@ import type { CaptureStream, HookcapClient } from '../../client/index';
 import { idTime } from '../../src/ids';
 import { chooseBacklog, onResume, type Backlog, type BacklogWords, type Start } from '../backlog';
 import { loadResume, saveResume, type ResumeState, type Settings } from '../config';
+import { captureFilter, type CaptureFilterOptions } from '../capture-filter';
 import { CliError, EXIT_OK } from '../errors';
 import type { Style } from '../output';
 import { stopOnSignals } from '../stop-signals';
@@ -16,7 +17,8 @@ import { sinceSaid, stderrStyle, streamHooks, when } from '../stream-status';
 import { UNKNOWN_HOST_HINT } from '../deliver';
 import { captureForwarder } from './forward-capture';
 
-export interface ListenOptions {
+/** The filters (`--method`, `--path`, `--event`, `--header`): a capture they leave out is not forwarded, and counts as handled. */
+export interface ListenOptions extends CaptureFilterOptions {
   forward: string;
   concurrency: number;
   retries: number;
@@ -95,6 +97,7 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
     return n === 0 ? null : `waiting up to ${opts.timeout} s (--timeout) for the app to answer the ${n === 1 ? 'forward' : `${n} forwards`} in flight`;
   });
   const forwarder = captureForwarder(opts, style, errStyle, stop);
+  const { wanted, said } = captureFilter(opts);
 
   // Captures start in stream order, at most `concurrency` at a time; the resume point moves only
   // past a run of handled ones, so a restart never skips a capture still in flight.
@@ -115,7 +118,7 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
   const after = start.after ?? (await client.newestId(slug));
   let stream: CaptureStream | null = null;
   try {
-    const banner = `Forwarding ${slug} → ${opts.forward}, ${start.said}. Ctrl-C to stop.`;
+    const banner = `Forwarding ${slug}${said !== null ? ` (only ${said})` : ''} → ${opts.forward}, ${start.said}. Ctrl-C to stop.`;
     stream = client.stream(slug, { after, signal: stop.signal, onResume: onResume(client, slug, opts, listenWords(opts), errStyle), ...streamHooks(style, banner) });
     for await (const capture of stream) {
       // Stopped: not started, so not recorded as handled; the next run forwards it.
@@ -129,6 +132,12 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
         if (kept) saveResume(slug, { ...kept, apiUrl: settings.apiUrl });
         else save(after, false);
         saved = true;
+      }
+      // Left out by the filters: handled as it stands (the resume point goes past it), not sent.
+      if (!wanted(capture)) {
+        order.push({ id: capture.id, handled: true });
+        advance();
+        continue;
       }
       const slot: { id: string; handled: boolean | null } = { id: capture.id, handled: null };
       order.push(slot);

@@ -1,10 +1,9 @@
 /** `hookcap tail SLUG`: prints each capture as it arrives, filtered; --count and --timeout for scripts. */
-import { describeMatcher, matches, type Capture, type HookcapClient, type RequestMatcher } from '../../client/index';
+import type { Capture, HookcapClient } from '../../client/index';
 import { captureQuery } from '../../src/model/render';
-import type { HeaderFilter } from '../../src/stores/captures/types';
 import { onResume, type Backlog, type BacklogRule, type BacklogWords } from '../backlog';
 import { CliError, EXIT_OK } from '../errors';
-import { headerValuePattern } from '../header-match';
+import { captureFilter, type CaptureFilterOptions } from '../capture-filter';
 import { alignedLine, terminalColumns } from '../columns';
 import { bytes, clock, out, pathWithQuery, printable, statusColor, type Style } from '../output';
 import { canAsk } from '../prompt';
@@ -20,59 +19,19 @@ const tailWords = (slug: string): BacklogWords => ({
   instead: (lastId) => `hookcap tail ${slug} --since ${lastId}`,
 });
 
-export interface TailOptions {
+export interface TailOptions extends CaptureFilterOptions {
   since?: string;
   json: boolean;
   /** Stop after this many captures (a script waiting for a webhook). */
   count?: number;
   /** Stop after this many seconds; with `count` not reached, that is a failure (exit 1). */
   timeout?: number;
-  /** Only captures with this method, path, detected event (the others are neither printed nor counted). */
-  method?: string;
-  path?: string;
-  event?: string;
-  /** Only captures whose headers pass every one of these, as search's `header` does. */
-  headers?: readonly HeaderFilter[];
   /**
    * The backlog rule on a reconnect (a laptop that slept with tail running), as listen's. Unset:
    * ask on a terminal, and everything (all) elsewhere, where a script reads each capture tail prints.
    */
   backlog?: Backlog;
   maxBacklog: number;
-}
-
-/**
- * Header filters as a matcher's headers: a name alone asks for the header, a value for a
- * case-insensitive substring (a RegExp; `describeFilters` says it in words). The same name twice
- * must hold both values.
- */
-export function headerMatchers(filters: readonly HeaderFilter[]): RequestMatcher['headers'] {
-  const values = new Map<string, string[]>();
-  for (const f of filters) values.set(f.name, [...(values.get(f.name) ?? []), ...(f.value === '' ? [] : [f.value])]);
-  // No prototype: a header may be named __proto__.
-  const out: NonNullable<RequestMatcher['headers']> = Object.create(null);
-  for (const [name, wanted] of values) {
-    const [only] = wanted;
-    if (only === undefined) out[name] = true;
-    else if (wanted.length === 1) out[name] = new RegExp(headerValuePattern(only), 'iu');
-    else out[name] = new RegExp(wanted.map((v) => `(?=[\\s\\S]*${headerValuePattern(v)})`).join(''), 'iu');
-  }
-  return out;
-}
-
-/**
- * The filters in words, for the opening line and the timeout's error: `POST /stripe, header
- * x-github-event containing "push" in any case`. Header filters are said as they match (a
- * case-insensitive substring), not as the RegExp `headerMatchers` builds; a value as typed.
- */
-export function describeFilters(matcher: Omit<RequestMatcher, 'headers'>, filters: readonly HeaderFilter[]): string {
-  const parts = Object.values(matcher).some((v) => v !== undefined) ? [describeMatcher(matcher)] : [];
-  const values = new Map<string, string[]>();
-  for (const f of filters) values.set(f.name, [...(values.get(f.name) ?? []), ...(f.value === '' ? [] : [f.value])]);
-  for (const [name, wanted] of values) {
-    parts.push(wanted.length === 0 ? `header ${name}` : `header ${name} containing ${wanted.map((v) => JSON.stringify(v)).join(' and ')} in any case`);
-  }
-  return parts.length === 0 ? 'any request' : parts.join(', ');
 }
 
 /**
@@ -102,16 +61,9 @@ export function tailLine(c: Capture, style: Style): string {
 export async function tail(client: HookcapClient, slug: string, opts: TailOptions, style: Style): Promise<number> {
   // Nothing to finish: a line is printed whole as it comes, so Ctrl-C stops at once, quietly.
   const stop = stopOnSignals(() => null);
-  const matcher: RequestMatcher = {
-    method: opts.method,
-    path: opts.path,
-    event: opts.event,
-    headers: opts.headers && opts.headers.length > 0 ? headerMatchers(opts.headers) : undefined,
-  };
-  const filtered = Object.values(matcher).some((v) => v !== undefined);
-  const wanted = filtered ? matches(matcher) : () => true;
-  const said = describeFilters({ method: opts.method, path: opts.path, event: opts.event }, opts.headers ?? []);
-  const only = filtered ? ` (only ${said})` : '';
+  // Captures the filters leave out are neither printed nor counted.
+  const { wanted, said } = captureFilter(opts);
+  const only = said !== null ? ` (only ${said})` : '';
   const banner = opts.json ? null : `Watching ${slug}${only}${opts.since ? `, ${sinceSaid(opts.since)}` : ''}. Ctrl-C to stop.`;
   let seen = 0;
   let skipped = 0;
@@ -162,7 +114,7 @@ export async function tail(client: HookcapClient, slug: string, opts: TailOption
     stop.release();
   }
   if (timedOut && opts.count !== undefined && seen < opts.count) {
-    const got = `${seen === 0 ? 'no capture' : `${seen} of ${opts.count} captures`}${filtered ? ` matching ${said}` : ''}`;
+    const got = `${seen === 0 ? 'no capture' : `${seen} of ${opts.count} captures`}${said !== null ? ` matching ${said}` : ''}`;
     if (!opened && failure !== '') {
       throw new CliError(
         `${got} on ${slug} within ${opts.timeout} s: the stream never connected (${failure})`,

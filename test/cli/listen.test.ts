@@ -180,6 +180,45 @@ describeBackends(
       await cli.stop();
     });
 
+    test('--event, --path, --method and --header forward only the captures they match, said in the opening line; resuming goes past the rest', async () => {
+      const s = await setup(h.url);
+      const stripe = (type: string) => JSON.stringify({ id: `evt_${type}`, object: 'event', type, data: { object: {} } });
+      const stripeHeaders = { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00', 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' };
+      let cli = await listen(s, ['--event', 'invoice.paid', '--path', 'stripe']);
+      expect(cli.stderr).toContain(`Forwarding ${s.slug} (only /stripe, event invoice.paid) → ${s.app.url}/hooks, from now on.`);
+      await send(h.url, s.slug, '/stripe', { body: stripe('charge.succeeded'), headers: stripeHeaders });
+      await send(h.url, s.slug, '/other', { body: stripe('invoice.paid'), headers: stripeHeaders });
+      await send(h.url, s.slug, '/stripe', { body: stripe('invoice.paid'), headers: stripeHeaders });
+      await cli.until(() => s.app.arrived.length === 1);
+      // Let anything else show itself: only the one capture matching both.
+      await Bun.sleep(1_000);
+      expect(s.app.arrived.map((a) => `${a.target} ${JSON.parse(text(a.body)).type}`)).toEqual(['/hooks/stripe invoice.paid']);
+      expect(cli.lines).toHaveLength(1);
+      expect(await cli.stop('SIGTERM')).toBe(0);
+
+      // The two left out were handled as they stood: a run without filters resumes after them.
+      await send(h.url, s.slug, '/after', { body: 'after' });
+      cli = await listen(s);
+      await cli.until(() => s.app.arrived.length >= 2);
+      await Bun.sleep(1_000);
+      expect(s.app.arrived.map((a) => a.target)).toEqual(['/hooks/stripe', '/hooks/after']);
+      await cli.stop();
+
+      // --method and --header (repeatable, all must hold), with --json: nothing is said of the rest.
+      cli = await listen(s, ['--method', 'PUT', '--header', 'x-github-event:PUSH', '--header', 'x-github-delivery', '--json']);
+      expect(cli.stderr).toContain('(only PUT, header x-github-event containing "PUSH" in any case, header x-github-delivery)');
+      const github = { 'x-github-event': 'push', 'x-github-delivery': 'd-1' };
+      await send(h.url, s.slug, '/gh', { method: 'POST', body: 'post', headers: github });
+      await send(h.url, s.slug, '/gh', { method: 'PUT', body: 'no-delivery', headers: { 'x-github-event': 'push' } });
+      await send(h.url, s.slug, '/gh', { method: 'PUT', body: 'ping', headers: { ...github, 'x-github-event': 'ping' } });
+      await send(h.url, s.slug, '/gh', { method: 'PUT', body: 'wanted', headers: github });
+      await cli.until(() => s.app.arrived.length >= 3);
+      await Bun.sleep(1_000);
+      expect(bodiesOf(s.app.arrived).slice(2)).toEqual(['wanted']);
+      expect(cli.lines.map((l) => (JSON.parse(l) as { status: number }).status)).toEqual([200]);
+      await cli.stop();
+    });
+
     test('a local app that is down (stopped, restarting): waited for, however long, then each capture delivered in order', async () => {
       const s = await setup(h.url);
       s.app.stop();
