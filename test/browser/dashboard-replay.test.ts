@@ -296,6 +296,7 @@ describeBackends(
         expect(target.hits(local).length).toBe(0);
 
         await fromHere.getByRole('button', { name: 'Copy command' }).click();
+        await fromHere.getByRole('status').filter({ hasText: 'Copied the command.' }).waitFor();
         const copied = await eventually(async () => ((await page.evaluate('navigator.clipboard.readText()')) as string) || null);
         expect(copied).toBe(command);
         const run = await cli.run(copied);

@@ -9,12 +9,12 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { ApiError, errorText, type Capture } from '../api/client';
 import { useReplay, type ReplayInput, type ReplayResult } from '../api/replay';
+import { copyText } from '../lib/browser';
 import { readableHeaderValue } from '../lib/decode';
 import { placeError } from '../lib/field-error';
 import { formatSize } from '../lib/format';
 import { blockedReason, parseHeaderChanges, rememberedUrl, rememberUrl, replayCommand, statusLine } from '../lib/replay';
 import { BusyButton } from '../ui/busy-button';
-import { CopyButton } from '../ui/copy-button';
 import { ErrorMessage } from '../ui/error';
 import { Field } from '../ui/field';
 import { KeyValueTable } from '../ui/key-value-table';
@@ -96,6 +96,8 @@ function ReplayDialog({ capture, onClose }: { capture: Capture; onClose: () => v
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setLocalError(null);
+    // A new attempt: the last one's answer or refusal goes, even when this one stops in the page.
+    replay.reset();
     const target = url.trim();
     if (target === '') {
       setLocalError({ field: 'url', message: 'Enter the URL to send the request to.' });
@@ -146,7 +148,7 @@ function ReplayDialog({ capture, onClose }: { capture: Capture; onClose: () => v
         </Field>
         <BodyChoice capture={capture} editable={editable} editing={editing} setEditing={setEditing} body={body} setBody={setBody} error={fieldError('body')} />
         {formError ? <ErrorMessage error={new Error(sentence(errorText(formError)))} /> : null}
-        {blocked && sent ? <FromYourMachine id={capture.id} sent={sent} /> : null}
+        {blocked && sent ? <FromYourMachine key={replay.submittedAt} id={capture.id} sent={sent} /> : null}
         <div className="dialog-actions">
           <button type="button" onClick={onClose}>
             Close
@@ -199,6 +201,7 @@ function BodyChoice(props: { capture: Capture; editable: boolean; editing: boole
 /** The outbound guard refused the address: the same replay from the user's machine, with the CLI. */
 function FromYourMachine({ id, sent }: { id: string; sent: Sent }) {
   const titleId = useId();
+  const [copied, setCopied] = useState('');
   const command = replayCommand({ id, url: sent.url, typed: sent.typed, body: sent.body, apiUrl: location.origin });
   return (
     <section className="replay-cli" aria-labelledby={titleId}>
@@ -209,7 +212,23 @@ function FromYourMachine({ id, sent }: { id: string; sent: Sent }) {
       <pre className="curl-line">
         <code>{command}</code>
       </pre>
-      <CopyButton text={command} label="Copy command" done="Copied the replay command" />
+      <div className="form-actions">
+        <button
+          type="button"
+          onClick={() => {
+            copyText(command).then(
+              () => setCopied('Copied the command.'),
+              (e: unknown) => setCopied(`Could not copy: ${errorText(e)}`),
+            );
+          }}
+        >
+          Copy command
+        </button>
+        {/* Here, not the page's toast: behind a modal dialog that region is inert, unseen and unheard. */}
+        <span className="muted" role="status">
+          {copied}
+        </span>
+      </div>
     </section>
   );
 }
