@@ -110,7 +110,7 @@ describeBackends(
         const answer = dialog.getByRole('heading', { name: 'Answer: 201 Created' });
         await answer.waitFor();
         expect(await isFocused(answer)).toBe(true);
-        expect(await dialog.getByRole('status').textContent()).toMatch(/^The target answered 201 Created in [\d.,]+ ms\.$/);
+        await dialog.getByRole('status').filter({ hasText: /^The target answered 201 Created in [\d.,]+ ms\.$/ }).waitFor();
         const hit = target.hits(hook)[0];
         expect(hit?.method).toBe('POST');
         expect(hit?.target).toBe(`${hook}?y=2`);
@@ -296,7 +296,7 @@ describeBackends(
         expect(target.hits(local).length).toBe(0);
 
         await fromHere.getByRole('button', { name: 'Copy command' }).click();
-        await fromHere.getByRole('status').filter({ hasText: 'Copied the command.' }).waitFor();
+        await dialog.getByRole('status').filter({ hasText: 'Copied the replay command' }).waitFor();
         const copied = await eventually(async () => ((await page.evaluate('navigator.clipboard.readText()')) as string) || null);
         expect(copied).toBe(command);
         const run = await cli.run(copied);

@@ -9,15 +9,16 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { ApiError, errorText, type Capture } from '../api/client';
 import { useReplay, type ReplayInput, type ReplayResult } from '../api/replay';
-import { copyText } from '../lib/browser';
 import { readableHeaderValue } from '../lib/decode';
 import { placeError } from '../lib/field-error';
 import { formatSize } from '../lib/format';
 import { blockedReason, parseHeaderChanges, rememberedUrl, rememberUrl, replayCommand, statusLine } from '../lib/replay';
 import { BusyButton } from '../ui/busy-button';
+import { CopyButton } from '../ui/copy-button';
 import { ErrorMessage } from '../ui/error';
 import { Field } from '../ui/field';
 import { KeyValueTable } from '../ui/key-value-table';
+import { Toasts } from '../ui/toast';
 import { BodyView } from './body-view';
 
 /** Bun's HTTP client sends no body with these (the API refuses one). */
@@ -162,6 +163,9 @@ function ReplayDialog({ capture, onClose }: { capture: Capture; onClose: () => v
         </p>
       </form>
       {result ? <ReplayAnswer key={replay.submittedAt} result={result} /> : null}
+      {/* The page's status region is inert behind a modal dialog (unseen, unheard): Copy command's
+          and the answer's JSON tree's confirmations are said by this copy of it while the dialog is open. */}
+      <Toasts />
     </dialog>
   );
 }
@@ -201,7 +205,6 @@ function BodyChoice(props: { capture: Capture; editable: boolean; editing: boole
 /** The outbound guard refused the address: the same replay from the user's machine, with the CLI. */
 function FromYourMachine({ id, sent }: { id: string; sent: Sent }) {
   const titleId = useId();
-  const [copied, setCopied] = useState('');
   const command = replayCommand({ id, url: sent.url, typed: sent.typed, body: sent.body, apiUrl: location.origin });
   return (
     <section className="replay-cli" aria-labelledby={titleId}>
@@ -212,23 +215,7 @@ function FromYourMachine({ id, sent }: { id: string; sent: Sent }) {
       <pre className="curl-line">
         <code>{command}</code>
       </pre>
-      <div className="form-actions">
-        <button
-          type="button"
-          onClick={() => {
-            copyText(command).then(
-              () => setCopied('Copied the command.'),
-              (e: unknown) => setCopied(`Could not copy: ${errorText(e)}`),
-            );
-          }}
-        >
-          Copy command
-        </button>
-        {/* Here, not the page's toast: behind a modal dialog that region is inert, unseen and unheard. */}
-        <span className="muted" role="status">
-          {copied}
-        </span>
-      </div>
+      <CopyButton text={command} label="Copy command" done="Copied the replay command" />
     </section>
   );
 }
