@@ -167,7 +167,7 @@ describeBackends(
       }
     });
 
-    test('a binary body is sent as captured; a dead target, a bad URL and a refused header are said in words', async () => {
+    test('a binary body is sent as captured; a long answer said cut; a dead target, a bad URL and a refused header are said in words', async () => {
       const account = await signUpAccount(h.url);
       const ep = await createEndpoint(h.url, account, 'Uploads');
       const bytes = new Uint8Array([0, 1, 2, 0xff, 0xfe, 0x80, 0x0d, 0x0a, 0x41]);
@@ -188,6 +188,15 @@ describeBackends(
         // The answer's bytes as hex, as a captured binary body is shown.
         expect(await dialog.getByRole('tab', { name: 'Hex' }).getAttribute('aria-selected')).toBe('true');
         expect(await dialog.getByRole('tabpanel').textContent()).toContain('ca fe 00 ba be');
+
+        // More than the 64 KiB the server keeps: said, and the start shown.
+        const big = fresh('big');
+        target.answer(big, () => new Response('y'.repeat(100_000)));
+        await url.fill(`${target.url}${big}`);
+        await dialog.getByRole('button', { name: 'Send' }).click();
+        await dialog.getByRole('heading', { name: 'Answer: 200 OK' }).waitFor();
+        await dialog.getByText('The target sent more than 64 KiB; only the first 64 KiB were kept and are shown.').waitFor();
+        expect(await dialog.getByRole('tabpanel').textContent()).toBe('y'.repeat(64 * 1024));
 
         // Nothing listens there: the target did not answer, with the cause.
         await url.fill(`http://127.0.0.1:${await freePort()}/`);
