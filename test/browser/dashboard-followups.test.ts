@@ -60,7 +60,7 @@ describeBackends(
       }
     });
 
-    test("at 1280 px the open request's actions, with the two compare ones, sit on one row", async () => {
+    test("at 1280 px the open request's seven actions (Replay and the two compare ones among them) sit on one row", async () => {
       const account = await signUpAccount(h.url);
       const ep = await createEndpoint(h.url, account, 'actions');
       await send(ep, '/first');
@@ -74,6 +74,7 @@ describeBackends(
         const actions = [
           detail.getByRole('button', { name: 'Copy as cURL' }),
           detail.getByRole('button', { name: 'Copy body' }),
+          detail.getByRole('button', { name: 'Replay' }),
           detail.getByRole('button', { name: 'Download HAR' }),
           detail.getByRole('button', { name: 'Download body' }),
           detail.getByRole('link', { name: 'Compare with previous' }),

@@ -84,7 +84,8 @@ function RawText({ text }: { text: string }) {
   );
 }
 
-export function BodyView({ capture }: { capture: Capture }) {
+/** `idPrefix` names the tabs' ids, so two bodies on one page (a replay's answer over the capture's) keep theirs apart. */
+export function BodyView({ capture, idPrefix = 'body' }: { capture: Capture; idPrefix?: string }) {
   const kind = bodyKind(capture);
   const tabs = tabsFor(kind);
   const bytes = useMemo(() => bodyBytes(capture), [capture]);
@@ -103,19 +104,19 @@ export function BodyView({ capture }: { capture: Capture }) {
     e.preventDefault();
     const next = tabs[(to + tabs.length) % tabs.length] ?? tab;
     setChosen(next);
-    tablist.current?.querySelector<HTMLElement>(`#body-tab-${next}`)?.focus();
+    tablist.current?.querySelector<HTMLElement>(`#${idPrefix}-tab-${next}`)?.focus();
   };
   return (
     <div className="body-view">
       <div role="tablist" aria-label="Body view" className="tabs" ref={tablist} onKeyDown={onKeyDown}>
         {tabs.map((t) => (
-          <button key={t} type="button" role="tab" id={`body-tab-${t}`} aria-selected={t === tab} aria-controls="body-panel" tabIndex={t === tab ? 0 : -1} onClick={() => setChosen(t)}>
+          <button key={t} type="button" role="tab" id={`${idPrefix}-tab-${t}`} aria-selected={t === tab} aria-controls={`${idPrefix}-panel`} tabIndex={t === tab ? 0 : -1} onClick={() => setChosen(t)}>
             {TAB_NAMES[t]}
           </button>
         ))}
         {kind === 'binary' ? <span className="muted">binary body (not UTF-8), kept byte for byte</span> : null}
       </div>
-      <div role="tabpanel" id="body-panel" aria-labelledby={`body-tab-${tab}`} className="body-panel">
+      <div role="tabpanel" id={`${idPrefix}-panel`} aria-labelledby={`${idPrefix}-tab-${tab}`} className="body-panel">
         {tab === 'pretty' ? <Pretty capture={capture} kind={kind} bytes={bytes} /> : null}
         {tab === 'raw' ? <RawText text={capture.body} /> : null}
         {tab === 'base64' ? <pre className="body-raw">{capture.body}</pre> : null}

@@ -1,7 +1,7 @@
 /**
  * One captured request: where it went, every header, the body as a person reads it (JSON tree,
  * form table, text) and exactly as it arrived (raw, hex), plus cURL, HAR and the body to take
- * away. Everything captured is shown as text: React escapes it; nothing is parsed as HTML.
+ * away, and Replay (views/replay.tsx). Everything captured is shown as text: React escapes it; nothing is parsed as HTML.
  */
 import { type ReactNode } from 'react';
 import { errorText, type Capture } from '../api/client';
@@ -22,6 +22,7 @@ import { RelativeTime } from '../ui/time';
 import { useFold } from '../ui/fold';
 import { announce } from '../ui/toast';
 import { BodyView } from './body-view';
+import { ReplayAction } from './replay';
 
 /**
  * Method and URL, the URL cut to three lines: a sender's URL of a few thousand characters (a long
@@ -71,6 +72,8 @@ export function RequestDetail({ capture, endpointUrl, endpointName, actions, com
           <CopyButton text={curl} label="Copy as cURL" done="Copied as cURL" />
           {/* Off with no body, as Download body is: it wiped the clipboard and said "Copied the body". */}
           <CopyButton text={capture.body} label={binary ? 'Copy body (base64)' : 'Copy body'} done="Copied the body" disabled={capture.body === ''} />
+          {/* Sends it again from the server (views/replay.tsx); keyed, so another request starts a fresh form. */}
+          <ReplayAction key={capture.id} capture={capture} />
           {/* Short visible labels under a group name, so every action fits on one row beside the
               compare ones; each accessible name still says it in full (and holds the visible text). */}
           <span className="action-group" role="group" aria-label="Download">
