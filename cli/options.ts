@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { AppError } from '../src/errors';
 import { captureIdFloor, isCaptureId, isSlug } from '../src/ids';
+import { parseHeaderLine } from '../src/model/header-line';
 import { parseHeaderFilter } from '../src/services/search-params';
 import type { HeaderFilter } from '../src/stores/captures/types';
 import { osReason, UsageError } from './errors';
@@ -41,13 +42,9 @@ export function oneOf<T extends string>(name: string, allowed: readonly T[]) {
  * colon, and nothing but white space after the semicolon, as curl reads it).
  */
 export function collectHeader(raw: string, previous: [string, string | null][] = []): [string, string | null][] {
-  const empty = raw.includes(':') ? null : /^([^;]*);\s*$/.exec(raw);
-  const colon = raw.indexOf(':');
-  const name = (empty ? (empty[1] ?? '') : colon < 0 ? '' : raw.slice(0, colon)).trim().toLowerCase();
-  if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) throw new UsageError(`-H takes 'name: value' (or 'name;' for an empty header), got ${JSON.stringify(raw)}`);
-  if (empty) return [...previous, [name, '']];
-  const value = raw.slice(colon + 1).trim();
-  return [...previous, [name, value === '' ? null : value]];
+  const header = parseHeaderLine(raw);
+  if (header === null) throw new UsageError(`-H takes 'name: value' (or 'name;' for an empty header), got ${JSON.stringify(raw)}`);
+  return [...previous, header];
 }
 
 /**

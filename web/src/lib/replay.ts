@@ -3,53 +3,32 @@
  * target URL remembered per endpoint (nothing secret), the CLI command that sends the same from
  * the user's machine, and a status's reason phrase. Free of React; the DOM only for localStorage.
  */
+import { hasControlCharacter, typedHeaderValue } from '../../../src/model/header-bytes';
+import { parseHeaderLine } from '../../../src/model/header-line';
 import { isShellSafeText, shellQuote } from '../../../src/model/render';
 
-/** A header name (RFC 9110 token), as the API checks it. */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
 /**
- * One line each, as `hookcap replay -H` and `curl -H` take them: `Name: value` sets (or replaces)
- * a header, `Name:` with nothing after it removes it, `Name;` sends it empty. Blank lines are
- * skipped. Values are typed text: `typed` keeps them as typed (for the CLI command),
- * `headers` is what the API takes (see `asStoredForm`).
+ * One line each, read as `hookcap replay -H` and `curl -H` read one (src/model/header-line.ts):
+ * `Name: value` sets (or replaces) a header, `Name:` with nothing after it removes it, `Name;`
+ * sends it empty. Blank lines are skipped. Values are typed text: `typed` keeps them as typed (for
+ * the CLI command), `headers` is what the API takes: the record's one-character-per-byte form
+ * (docs/exports.md "Header bytes"), so `café` goes out as its UTF-8 bytes, as the CLI, curl and
+ * Send test send typed text.
  */
 export type HeaderChanges = { typed: [string, string | null][]; headers: Record<string, string | null> } | { error: string };
 
 export function parseHeaderChanges(text: string): HeaderChanges {
   const typed: [string, string | null][] = [];
-  const lines = text.split(/\r?\n/);
-  for (const [i, raw] of lines.entries()) {
-    const line = raw.trim();
-    if (line === '') continue;
-    const semi = /^([^:;\s]+)\s*;$/.exec(line);
-    if (semi?.[1]) {
-      typed.push([semi[1], '']);
-      continue;
-    }
-    const colon = line.indexOf(':');
-    const name = colon > 0 ? line.slice(0, colon).trim() : '';
-    if (name === '') return { error: `Line ${i + 1} is not "Name: value", "Name:" or "Name;".` };
-    if (!TOKEN.test(name)) return { error: `Line ${i + 1}: "${name}" is not a header name.` };
-    const value = line.slice(colon + 1).trim();
-    // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) return { error: `Line ${i + 1}: a header value cannot hold control characters.` };
-    typed.push([name, value === '' ? null : value]);
+  for (const [i, raw] of text.split(/\r?\n/).entries()) {
+    if (raw.trim() === '') continue;
+    const header = parseHeaderLine(raw);
+    if (header === null) return { error: `Line ${i + 1} is not "Name: value", "Name:" or "Name;".` };
+    if (header[1] !== null && hasControlCharacter(header[1])) return { error: `Line ${i + 1}: a header value cannot hold control characters.` };
+    typed.push(header);
   }
   const headers: Record<string, string | null> = {};
-  for (const [name, value] of typed) headers[name] = value === null ? null : asStoredForm(value);
+  for (const [name, value] of typed) headers[name] = value === null ? null : typedHeaderValue(value);
   return { typed, headers };
-}
-
-/**
- * The API's replay takes header values in the record's form, one character per byte
- * (docs/exports.md "Header bytes"); a value typed here is text, sent as its UTF-8 bytes, as the
- * CLI, curl and Send test send typed text: `café` becomes `cafÃ©`, which goes out as C3 A9.
- */
-export function asStoredForm(text: string): string {
-  let out = '';
-  for (const b of new TextEncoder().encode(text)) out += String.fromCharCode(b);
-  return out;
 }
 
 const STORE_PREFIX = 'hookcap.replay-url.';
