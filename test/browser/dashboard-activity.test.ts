@@ -1,8 +1,9 @@
 /**
  * The home page's endpoint activity in real Chromium on both backends, by role and accessible
  * name: each endpoint row (own, and "Shared with you") says how many requests it holds and how
- * long ago the last came, or "No requests yet"; Clear captures brings a row back to that; the page
- * reads it again when shown again and when its tab comes back into view; the phone layout fits.
+ * long ago the last came, or "No requests yet", the rows not waiting for it; Clear captures
+ * brings a row back to that; the page reads it again when shown again and when its tab comes
+ * back into view; the phone layout fits.
  */
 import { expect, test } from 'bun:test';
 import type { Locator, Page } from 'playwright-core';
@@ -35,7 +36,8 @@ async function activityOf(r: Locator): Promise<string> {
   return ((await line.textContent()) ?? '').trim();
 }
 
-const FRESH = (n: number) => new RegExp(`^${n} requests? · last (just now|\\d+ seconds? ago)$`);
+/** n requests, the last under a minute ago (`relativeTime`, web/src/lib/format.ts: "just now", "12s ago"). */
+const FRESH = (n: number) => new RegExp(`^${n} requests? · last (just now|\\d+s ago)$`);
 
 describeBackends(
   'dashboard: endpoint activity on the home page',
@@ -49,8 +51,18 @@ describeBackends(
       await send(h.url, owner, beta, 1);
       const { page, context, errors } = await openPage(chromium(), h.url, owner);
       try {
+        // The activity held back: the rows show without it, and its lines fill in once it comes.
+        let release = () => {};
+        const held = new Promise<void>((resolve) => (release = resolve));
+        await page.route('**/api/endpoints/activity', async (route) => {
+          await held;
+          await route.continue();
+        });
         await page.goto(`${h.url}/`);
         const a = row(page, 'Your endpoints', 'Alpha hooks');
+        await a.getByRole('button', { name: 'Copy URL of Alpha hooks' }).waitFor();
+        expect(await page.getByText(/^(\d+ requests? · last |No requests yet$)/).count()).toBe(0);
+        release();
         expect(await activityOf(a)).toMatch(FRESH(3));
         expect(await activityOf(row(page, 'Your endpoints', 'Beta hooks'))).toMatch(FRESH(1));
         expect(await activityOf(row(page, 'Your endpoints', 'Quiet hooks'))).toBe('No requests yet');

@@ -75,7 +75,7 @@ export function EndpointCardLinks({ slug, name }: { slug: string; name: string }
 }
 
 /**
- * "42 requests · last 3 minutes ago" (the exact time on hover), or "No requests yet": read for every
+ * "42 requests · last 3m ago" (the exact time on hover), or "No requests yet": read for every
  * endpoint in one call beside the list (useEndpointActivity), so the row is there at once and this
  * line fills in. Not live. Nothing while it is read, if the read failed, or for an endpoint past
  * the call's bound (docs/api.md); the line keeps its height meanwhile, so rows do not move.
