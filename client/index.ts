@@ -13,7 +13,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { AnonymousRegistration as AnonymousRegistrationBody, RegistrationStatus as RegistrationStatusBody, SandboxEndpoint as SandboxEndpointBody } from '../src/http/api/agent-models';
-import type { EndpointBody, MockResponseBody, RequestPage, UserBody } from '../src/http/api/models';
+import type { EndpointActivity as EndpointActivityBody, EndpointBody, MockResponseBody, RequestPage, UserBody } from '../src/http/api/models';
 import type { SigningConfig } from '../src/engine/signing/types';
 import { captureIdFloor, idTime } from '../src/ids';
 import type { Capture } from '../src/model/capture';
@@ -30,6 +30,8 @@ export type { NewNotificationSecret };
 
 export type { Capture, ReplayInput, ReplayResult, SendTestResult, SigningConfig };
 export type Endpoint = Static<typeof EndpointBody>;
+/** `{slug, count, lastReceivedAt}`: how many captures an endpoint holds now, and when the newest came (null: none). */
+export type EndpointActivity = Static<typeof EndpointActivityBody>;
 export type MockResponse = Static<typeof MockResponseBody>;
 export type RequestPageResult = Static<typeof RequestPage>;
 export type User = Static<typeof UserBody>;
@@ -479,6 +481,11 @@ export class HookcapClient {
 
   readonly endpoints = {
     list: (): Promise<Endpoint[]> => this.json('GET', '/api/endpoints'),
+    /**
+     * For every endpoint you can read (own, then shared with you), how many captures it holds and
+     * the newest one's receivedAt (null: none), in one call; at most 1,000 endpoints (docs/api.md).
+     */
+    activity: (): Promise<EndpointActivity[]> => this.json('GET', '/api/endpoints/activity'),
     /**
      * A new endpoint. `expiresIn` (seconds, 60 to 2,592,000 = 30 days): it and its captures are
      * deleted then, so a crashed test run leaves nothing behind; `expiresAt` says when (ms).

@@ -1,5 +1,5 @@
 /** `hookcap login` and `hookcap endpoints list | create | delete | newest`. */
-import { createClient, HookcapError, type Endpoint, type HookcapClient } from '../../client/index';
+import { createClient, HookcapError, type Endpoint, type EndpointActivity, type HookcapClient } from '../../client/index';
 import { saveConfig, type Settings } from '../config';
 import { CliError, EXIT_EMPTY, EXIT_FAILURE, EXIT_OK, notHookcap, UsageError } from '../errors';
 import { pad, widthOf } from '../columns';
@@ -31,26 +31,70 @@ export async function login(settings: Settings): Promise<number> {
   return EXIT_OK;
 }
 
-/** Columns as wide as their widest cell, in terminal columns: a name in CJK or with an emoji keeps EXPIRES in line. */
-function table(rows: string[][]): string[] {
+/**
+ * Columns as wide as their widest cell, in terminal columns: a name in CJK or with an emoji keeps
+ * the next columns in line. Columns in `right` (numbers) line up on their last digit.
+ */
+function table(rows: string[][], right: ReadonlySet<number> = new Set()): string[] {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => widthOf(r[i] ?? '')))) ?? [];
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : pad(cell, widths[i] ?? 0))).join('  '));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : pad(cell, widths[i] ?? 0, right.has(i)))).join('  '));
 }
 
 /** When an endpoint expires, in UTC to the second (ISO 8601), or `never`. */
 const expiry = (e: Endpoint): string => (e.expiresAt === null ? 'never' : new Date(e.expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z'));
 
+/** How long ago, short for a table: `just now`, `42s ago`, `3m ago`, `5h ago`, `2d ago`. */
+export function ago(ms: number, now: number): string {
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 5) return 'just now';
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.round(s / 60)}m ago`;
+  if (s < 86_400) return `${Math.round(s / 3600)}h ago`;
+  return `${Math.round(s / 86_400)}d ago`;
+}
+
+/**
+ * Each endpoint's activity by slug, or null when the server has no such route (a server older than
+ * this CLI answers 404 `no route`): the list is still worth printing, without it.
+ */
+async function activityBySlug(client: HookcapClient): Promise<Map<string, EndpointActivity> | null> {
+  try {
+    return new Map((await client.endpoints.activity()).map((a) => [a.slug, a]));
+  } catch (e) {
+    if (e instanceof HookcapError && e.status === 404) return null;
+    throw e;
+  }
+}
+
+/**
+ * SLUG NAME COUNT LAST EXPIRES URL (the URL last, for a script that takes the last word); COUNT
+ * and LAST from `GET /api/endpoints/activity`, read together with the list. `-` in LAST: no
+ * capture; `?`: the server did not say (an endpoint past the route's bound, an older server).
+ * `--json` adds `count` and `lastReceivedAt` (null where `?`) to each endpoint.
+ */
 export async function listEndpoints(client: HookcapClient, json: boolean, style: Style): Promise<number> {
-  const endpoints = await client.endpoints.list();
+  const [endpoints, activity] = await Promise.all([client.endpoints.list(), activityBySlug(client)]);
+  const withActivity = endpoints.map((e) => {
+    const a = activity?.get(e.slug);
+    return { ...e, count: a?.count ?? null, lastReceivedAt: a?.lastReceivedAt ?? null };
+  });
   if (json) {
-    out(JSON.stringify(endpoints, null, 2));
+    out(JSON.stringify(withActivity, null, 2));
     return EXIT_OK;
   }
   if (endpoints.length === 0) {
     err('No endpoints yet: hookcap endpoints create NAME');
     return EXIT_OK;
   }
-  const [head, ...rest] = table([['SLUG', 'NAME', 'EXPIRES', 'URL'], ...endpoints.map((e) => [e.slug, printable(e.name), expiry(e), e.url])]);
+  const now = Date.now();
+  const last = (e: (typeof withActivity)[number]) => (e.count === null ? '?' : e.lastReceivedAt === null ? '-' : ago(e.lastReceivedAt, now));
+  const [head, ...rest] = table(
+    [
+      ['SLUG', 'NAME', 'COUNT', 'LAST', 'EXPIRES', 'URL'],
+      ...withActivity.map((e) => [e.slug, printable(e.name), e.count === null ? '?' : String(e.count), last(e), expiry(e), e.url]),
+    ],
+    new Set([2]),
+  );
   out(paint(style, 'bold', head ?? ''));
   for (const line of rest) out(line);
   return EXIT_OK;

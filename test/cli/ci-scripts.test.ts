@@ -70,10 +70,10 @@ describeBackends('hookcap in CI scripts', (h) => {
     const list = await runCli(['endpoints', 'list'], a.cli.env);
     expect(list.code).toBe(0);
     const lines = list.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^SLUG\s+NAME\s+EXPIRES\s+URL$/);
-    expect(lines[1]).toMatch(new RegExp(`^${ep.slug}\\s+ci-run-7\\s+${iso(ep.expiresAt)}\\s+${ep.url}$`));
-    expect(lines[2]).toMatch(new RegExp(`^${daySlug}\\s+nightly\\s+${iso(dayEp.expiresAt)}\\s+`));
-    expect(lines[3]).toMatch(/^[a-z0-9]{12}\s+kept\s+never\s+http/);
+    expect(lines[0]).toMatch(/^SLUG\s+NAME\s+COUNT\s+LAST\s+EXPIRES\s+URL$/);
+    expect(lines[1]).toMatch(new RegExp(`^${ep.slug}\\s+ci-run-7\\s+0\\s+-\\s+${iso(ep.expiresAt)}\\s+${ep.url}$`));
+    expect(lines[2]).toMatch(new RegExp(`^${daySlug}\\s+nightly\\s+0\\s+-\\s+${iso(dayEp.expiresAt)}\\s+`));
+    expect(lines[3]).toMatch(/^[a-z0-9]{12}\s+kept\s+0\s+-\s+never\s+http/);
     const json = JSON.parse((await runCli(['endpoints', 'list', '--json'], a.cli.env)).stdout) as { expiresAt: number | null }[];
     expect(json.map((e) => e.expiresAt)).toEqual([ep.expiresAt, dayEp.expiresAt, null]);
   });

@@ -494,9 +494,9 @@ describeBackends('hookcap commands', (h) => {
     expect(plain.stdout).toMatch(/^Created [a-z2-9]{12} \(github\): send webhooks to http/);
     const list = await runCli(['endpoints', 'list'], e.env);
     const lines = list.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^SLUG\s+NAME\s+EXPIRES\s+URL$/);
+    expect(lines[0]).toMatch(/^SLUG\s+NAME\s+COUNT\s+LAST\s+EXPIRES\s+URL$/);
     expect(lines.length).toBe(3);
-    expect(list.stdout).toContain(`${ep.slug}  stripe dev  never    ${ep.url}`);
+    expect(list.stdout).toContain(`${ep.slug}  stripe dev      0  -     never    ${ep.url}`);
     expect((await runCli(['endpoints', 'delete', ep.slug, '--yes'], e.env)).stdout).toContain(`Deleted ${ep.slug}`);
     const gone = await runCli(['endpoints', 'delete', ep.slug, '-y'], e.env);
     expect(gone.code).toBe(1);
@@ -552,6 +552,64 @@ describeBackends('hookcap commands', (h) => {
     expect(deleted.code).toBe(0);
     expect(deleted.output).toContain(`Deleted ${ep.slug} and its captures.`);
     expect(await exists()).toBe(false);
+  });
+
+  test('endpoints list: COUNT and LAST from the activity route; --json has count and lastReceivedAt; after a clear 0 and -', async () => {
+    const a = await newAccount(h.url);
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    const busy = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'busy' } })).body;
+    const quiet = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'quiet' } })).body;
+    for (let i = 0; i < 12; i++) expect((await fetch(`${h.url}/w/${busy.slug}/x`, { method: 'POST', body: String(i) })).status).toBe(200);
+    const stored = await eventually(async () => {
+      const r = await call<{ receivedAt: number }[]>(h.url, 'GET', `/api/endpoints/${busy.slug}/requests?limit=100`, { token: a.key });
+      return r.body.length === 12 ? r.body : null;
+    }, 15_000);
+    const newest = Math.max(...stored.map((c) => c.receivedAt));
+
+    const list = await runCli(['endpoints', 'list'], e.env);
+    expect(list.code, list.stderr).toBe(0);
+    const lines = list.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^SLUG\s+NAME\s+COUNT\s+LAST\s+EXPIRES\s+URL$/);
+    // COUNT lines up on its last digit; LAST is how long ago, short.
+    expect(lines[1]).toMatch(new RegExp(`^${busy.slug}  busy\\s+12  (just now|\\d+s ago)\\s+never\\s+${busy.url}$`));
+    expect(lines[2]).toMatch(new RegExp(`^${quiet.slug}  quiet\\s+0  -\\s+never\\s+${quiet.url}$`));
+    // COUNT lines up on its last digit, under the end of its heading; the columns after LAST start at one place.
+    const countEnd = (lines[0] ?? '').indexOf('COUNT') + 'COUNT'.length;
+    expect([lines[1]?.slice(countEnd - 2, countEnd), lines[2]?.slice(countEnd - 1, countEnd)]).toEqual(['12', '0']);
+    expect(new Set(lines.map((l) => l.search(/(EXPIRES|never)/))).size).toBe(1);
+
+    const json = JSON.parse((await runCli(['endpoints', 'list', '--json'], e.env)).stdout) as { slug: string; count: number; lastReceivedAt: number | null }[];
+    expect(json.map((x) => [x.slug, x.count, x.lastReceivedAt])).toEqual([
+      [busy.slug, 12, newest],
+      [quiet.slug, 0, null],
+    ]);
+
+    expect((await call(h.url, 'DELETE', `/api/endpoints/${busy.slug}/requests`, { token: a.key })).status).toBe(204);
+    const cleared = await runCli(['endpoints', 'list'], e.env);
+    expect(cleared.stdout.trimEnd().split('\n')[1]).toMatch(new RegExp(`^${busy.slug}  busy\\s+0  -\\s+never\\s+`));
+
+  });
+
+  test('endpoints list against a server without the activity route (404 no route): the list anyway, ? in COUNT and LAST, null in --json', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'older' } })).body;
+    // The real server behind a proxy that answers the activity route as a server without it does.
+    const older = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch(req) {
+        const u = new URL(req.url);
+        if (u.pathname === '/api/endpoints/activity') return Response.json({ error: `no route GET ${u.pathname}; the API is described at /docs`, code: 'not_found' }, { status: 404 });
+        return fetch(`${h.url}${u.pathname}${u.search}`, { method: req.method, headers: req.headers, body: req.body });
+      },
+    });
+    cleanups.push(() => older.stop(true));
+    const e = env({ HOOKCAP_API_URL: `http://127.0.0.1:${older.port}`, HOOKCAP_API_KEY: a.key });
+    const list = await runCli(['endpoints', 'list'], e.env);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout.trimEnd().split('\n')[1]).toMatch(new RegExp(`^${ep.slug}  older\\s+\\?  \\?\\s+never\\s+${ep.url}$`));
+    const json = JSON.parse((await runCli(['endpoints', 'list', '--json'], e.env)).stdout);
+    expect(json).toEqual([expect.objectContaining({ slug: ep.slug, count: null, lastReceivedAt: null })]);
   });
 
   test('colour on a terminal only, and never with NO_COLOR or --no-color', async () => {

@@ -41,6 +41,7 @@ describeBackends(
       const wait = await c.waitForRequest(ep.slug, (r) => r.id === id, { since: Date.now() - 60_000, timeout: 10_000 });
       expect(wait.body).toBe('hello client');
       expect((await c.requests.get(id)).path).toBe('/a');
+      expect(await c.endpoints.activity()).toEqual([{ slug: ep.slug, count: 1, lastReceivedAt: wait.receivedAt }]);
       expect(await c.count({ slug: ep.slug, q: 'HELLO' })).toBe(1);
       expect((await c.search({ slug: ep.slug, from: '1h' })).map((r) => r.id)).toEqual([id]);
       // header: one string or several (all must hold); fetch sends user-agent Bun/…, no content-type.

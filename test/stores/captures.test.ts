@@ -205,6 +205,41 @@ export function runCaptureStoreConformance(
       expect(ids(await store().listAfter(scope, cursorOf(first), 100))).toEqual(ids(oldestFirst(visible)));
     });
 
+    test('activity: per endpoint, the count list pages through and the newest receivedAt, each with its own since', async () => {
+      const busy = newEndpoint();
+      const cleared = newEndpoint();
+      const partly = newEndpoint();
+      const empty = newEndpoint();
+      const stranger = newEndpoint();
+      const busyRows = [0, 1, 2, 3, 4].map((i) => capture(busy, T0 + i * 1000));
+      // Two captures in the same millisecond: both count.
+      busyRows.push(capture(busy, T0 + 4000));
+      const clearedRows = [0, 1].map((i) => capture(cleared, T0 + i * 1000));
+      const partlyRows = [0, 1, 2, 3].map((i) => capture(partly, T0 + i * 1000));
+      await insert([...busyRows, ...clearedRows, ...partlyRows, capture(stranger, T0 + 9000)]);
+      const scopes = [all(busy), all(cleared, T0 + 1000), all(partly, T0 + 1000), all(empty)];
+      const got = (await store().activity(scopes)).sort((a, b) => a.endpointId.localeCompare(b.endpointId));
+      const want = [
+        { endpointId: busy, count: 6, lastReceivedAt: T0 + 4000 },
+        { endpointId: partly, count: 2, lastReceivedAt: T0 + 3000 },
+      ].sort((a, b) => a.endpointId.localeCompare(b.endpointId));
+      expect(got).toEqual(want);
+      // The same as count and list, endpoint by endpoint.
+      for (const scope of scopes) {
+        const n = got.find((a) => a.endpointId === scope.endpointId)?.count ?? 0;
+        expect(n).toBe(await store().count({ scopes: [scope] }));
+        expect(n).toBe((await listAll(scope, 100)).length);
+      }
+      expect(await store().activity([])).toEqual([]);
+    });
+
+    test('activity answers 1,000 endpoints in one call', async () => {
+      const ep = newEndpoint();
+      await insert([capture(ep, T0 + 500)]);
+      const many = [...Array.from({ length: 999 }, () => all(newEndpoint())), all(ep)];
+      expect(await store().activity(many)).toEqual([{ endpointId: ep, count: 1, lastReceivedAt: T0 + 500 }]);
+    });
+
     test('get returns a capture only inside the given scopes and after since', async () => {
       const ep = newEndpoint();
       const other = newEndpoint();

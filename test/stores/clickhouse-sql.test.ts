@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import {
+  activityQuery,
   CAPTURES_TABLE,
   countQuery,
   filterConditions,
@@ -71,6 +72,14 @@ describe('ClickHouse search SQL', () => {
     ]) {
       expect(sql).toContain(`FROM ${CAPTURES_TABLE} PREWHERE ((endpoint_id IN`);
     }
+  });
+
+  test('activity is one grouped read of the key columns, each endpoint with its own since, every id quoted', () => {
+    expect(activityQuery(scopes)).toBe(
+      `SELECT endpoint_id, count() AS n, max(received_at) AS last FROM ${CAPTURES_TABLE}` +
+        " PREWHERE ((endpoint_id IN ('ep_a', 'ep_b') AND received_at > 0) OR (endpoint_id IN ('ep_\\'c') AND received_at > 1000))" +
+        ' GROUP BY endpoint_id',
+    );
   });
 
   test('keys are sorted both ways, limited and offset', () => {

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { Elysia, t } from 'elysia';
 import type { Ctx } from '../../services/context';
+import { ACTIVITY_MAX_ENDPOINTS, endpointActivity } from '../../services/activity';
 import * as endpoints from '../../services/endpoints';
 import * as notificationSecret from '../../services/notification-secret';
 import { SigningConfigSchema } from '../../engine/signing';
 import { authMacro } from '../auth';
-import { AUTH_ERRORS, EndpointBody, errors, MockResponseInput, NoContent, NotificationSecretBody } from './models';
+import { AUTH_ERRORS, EndpointActivity, EndpointBody, errors, MockResponseInput, NoContent, NotificationSecretBody } from './models';
 
 /**
  * Seconds until the endpoint expires: the same bounds on create and PATCH (services/endpoints.ts).
@@ -42,6 +43,17 @@ export const endpointRoutes = (ctx: Ctx) =>
         (await endpoints.listEndpoints(ctx, user)).map((e) => endpoints.publicEndpoint(ctx, e)),
       { auth: 'account', response: { 200: t.Array(EndpointBody), ...errors(...AUTH_ERRORS) }, detail: { summary: 'List your endpoints' } },
     )
+    .get('/activity', ({ user }) => endpointActivity(ctx, user), {
+      auth: 'account',
+      response: { 200: t.Array(EndpointActivity), ...errors(...AUTH_ERRORS) },
+      detail: {
+        summary: 'How many requests each endpoint you can read holds, and when the last came',
+        description:
+          'One entry per endpoint you can read: your own, then those shared with you through an active team, each in the order its list gives (oldest first). ' +
+          `At most ${ACTIVITY_MAX_ENDPOINTS} endpoints per call; any past them are left out. count is what the endpoint's request list pages through ` +
+          '(captures cleared with Clear captures and expired ones are not counted); lastReceivedAt is null when it holds none.',
+      },
+    })
     .get(
       '/:slug',
       async ({ user, params }) =>

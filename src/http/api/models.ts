@@ -139,6 +139,12 @@ export const EndpointBody = t.Object({
   }),
 });
 
+export const EndpointActivity = t.Object({
+  slug: t.String(),
+  count: t.Integer({ description: 'Captures the endpoint holds now: what its request list pages through (after Clear captures and retention)' }),
+  lastReceivedAt: t.Union([t.Integer({ description: 'ms since epoch: receivedAt of its newest capture' }), t.Null()], { description: 'null: it holds none' }),
+});
+
 export const RequestRecord = CaptureRecord;
 
 /**

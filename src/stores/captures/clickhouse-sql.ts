@@ -155,6 +155,15 @@ export function countQuery(filter: SearchFilter): string {
   return `SELECT count() AS n FROM ${CAPTURES_TABLE} ${clauses(filterConditions(filter))}`;
 }
 
+/**
+ * Per endpoint in scope, its captures and the newest received_at: one read of the two key
+ * columns, grouped (the store's `activity`). Each endpoint's own since applies through
+ * scopeCondition. Callers handle empty scopes.
+ */
+export function activityQuery(scopes: readonly EndpointScope[]): string {
+  return `SELECT endpoint_id, count() AS n, max(received_at) AS last FROM ${CAPTURES_TABLE} PREWHERE ${scopeCondition(scopes)} GROUP BY endpoint_id`;
+}
+
 export function purgeQuery(endpointIds: readonly string[]): string {
   return `ALTER TABLE ${CAPTURES_TABLE} DELETE WHERE endpoint_id IN ${quoteStringList(endpointIds)}`;
 }

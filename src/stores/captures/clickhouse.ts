@@ -266,6 +266,12 @@ export function createClickHouseCaptureStore(opts: ClickHouseCaptureStoreOptions
       return Number(row?.n ?? 0);
     },
 
+    async activity(scopes: EndpointScope[]) {
+      if (scopes.length === 0) return [];
+      // UInt64 arrives as a quoted string in JSON output.
+      return (await select(sql.activityQuery(scopes))).map((r) => ({ endpointId: String(r.endpoint_id), count: Number(r.n), lastReceivedAt: Number(r.last) }));
+    },
+
     async expire(input) {
       const result = { partitionsDropped: 0, mutations: 0, rowsDeleted: 0, mutationsPending: false };
       const others = input.othersBefore;

@@ -275,6 +275,17 @@ export function createSqliteCaptureStore(opts: SqliteCaptureStoreOptions): Captu
       return row?.n ?? 0;
     },
 
+    async activity(scopes: EndpointScope[]) {
+      if (scopes.length === 0) return [];
+      // One pass over the (endpoint_id, received_at, id) index ranges of the scopes.
+      const where = scopeClause(scopes);
+      const text = `SELECT endpoint_id AS e, count(*) AS n, max(received_at) AS last FROM captures WHERE ${where.sql} GROUP BY endpoint_id`;
+      return db
+        .query<{ e: string; n: number; last: number }, Binding[]>(text)
+        .all(...where.params)
+        .map((r) => ({ endpointId: r.e, count: r.n, lastReceivedAt: r.last }));
+    },
+
     async expire(input) {
       // Walks the endpoints that have captures, by seeks on the (endpoint_id, received_at, id)
       // index, so the sweep never needs the list of every endpoint in the state database. Each

@@ -58,6 +58,14 @@ export interface ExpiryRule {
   endpointIds: string[];
 }
 
+/** How many captures one endpoint holds in its scope, and when the newest came (endpoint list). */
+export interface EndpointActivity {
+  endpointId: string;
+  count: number;
+  /** receivedAt (ms) of the newest capture in scope. */
+  lastReceivedAt: number;
+}
+
 /** A capture kept whatever its age (pinned). */
 export interface KeptCapture {
   id: string;
@@ -131,6 +139,13 @@ export interface CaptureStore {
   get(id: string, scopes: EndpointScope[]): Promise<Capture | null>;
   search(page: SearchPage): Promise<Capture[]>;
   count(filter: SearchFilter): Promise<number>;
+  /**
+   * For each scope, how many captures it holds (what `count({scopes: [scope]})` gives, so what
+   * `list` pages through) and the newest one's receivedAt, each endpoint with its own `since`:
+   * one grouped query for all of them. Endpoints without a capture in scope are left out; no
+   * scopes, no rows. Order unspecified.
+   */
+  activity(scopes: EndpointScope[]): Promise<EndpointActivity[]>;
   /** Removes expired captures, never kept ones (may complete asynchronously). */
   expire(input: ExpiryInput): Promise<ExpiryResult>;
   /** Physically removes every capture of these endpoints (may complete asynchronously). */

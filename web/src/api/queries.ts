@@ -40,7 +40,7 @@ export const queryClient: QueryClient = new QueryClient({
     queries: {
       // A 4xx will not change by asking again; network trouble might.
       retry: (count, e) => !(e instanceof ApiError && e.status >= 400 && e.status < 500) && count < 2,
-      refetchOnWindowFocus: false,
+      refetchOnWindowFocus: true,
       staleTime: 10_000,
     },
   },
@@ -50,6 +50,7 @@ export const keys = {
   me: ['me'] as const,
   signInNote: ['sign-in-note'] as const,
   endpoints: ['endpoints'] as const,
+  activity: ['endpoint-activity'] as const,
   request: (id: string) => ['request', id] as const,
   search: (params: Record<string, string>) => ['search', params] as const,
 };
@@ -75,6 +76,23 @@ export function useEndpoints() {
 }
 
 export type Endpoint = NonNullable<ReturnType<typeof useEndpoints>['data']>[number];
+
+/**
+ * How many requests each endpoint I can read holds and when the last came
+ * (`GET /api/endpoints/activity`, one call for all of them). Its own query beside the endpoint
+ * list, so the list shows at once and the activity fills in. Not live: read whenever the home page
+ * is shown (stale at once) and when its tab comes back into view (docs/dashboard.md).
+ */
+export function useEndpointActivity() {
+  return useQuery({
+    queryKey: keys.activity,
+    queryFn: async () => new Map((await unwrap(api.endpoints.activity.get())).map((a) => [a.slug, a])),
+    staleTime: 0,
+    refetchOnWindowFocus: true,
+  });
+}
+
+export type EndpointActivity = NonNullable<ReturnType<typeof useEndpointActivity>['data']> extends Map<string, infer A> ? A : never;
 
 /** Another account (or none): drop everything cached for the last one; the mounted `me` query stays observed. */
 export function switchAccount(qc: QueryClient, user: { id: string; email: string } | null): void {
@@ -123,7 +141,13 @@ export function useDeleteEndpoint() {
 }
 
 export function useClearCaptures() {
-  return useMutation({ mutationFn: (slug: string) => unwrap(api.endpoints({ slug }).requests.delete()) });
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (slug: string) => unwrap(api.endpoints({ slug }).requests.delete()),
+    // The home page's activity line of this endpoint says so at once, before it is read again.
+    onSuccess: (_out, slug) =>
+      qc.setQueryData<Map<string, EndpointActivity>>(keys.activity, (m) => m && new Map(m).set(slug, { slug, count: 0, lastReceivedAt: null })),
+  });
 }
 
 /** One captured request by id (a deep link, or a search result). */

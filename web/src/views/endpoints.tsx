@@ -1,9 +1,10 @@
 /** Home: the account's endpoints, each with its receiver URL; one click creates the first. */
 import { useState, type CSSProperties } from 'react';
 import { Link, useLocation } from 'wouter';
-import { useCreateEndpoint, useEndpoints, type Endpoint } from '../api/queries';
+import { useCreateEndpoint, useEndpointActivity, useEndpoints, type Endpoint } from '../api/queries';
 import { paths } from '../paths';
 import { endpointMatches } from '../lib/filter';
+import { plural } from '../lib/format';
 import { CopyButton } from '../ui/copy-button';
 import { ErrorMessage } from '../ui/error';
 import { leaveOnEscape } from '../ui/search-field';
@@ -73,6 +74,30 @@ export function EndpointCardLinks({ slug, name }: { slug: string; name: string }
   );
 }
 
+/**
+ * "42 requests · last 3m ago" (the exact time on hover), or "No requests yet": read for every
+ * endpoint in one call beside the list (useEndpointActivity), so the row is there at once and this
+ * line fills in. Not live. Nothing while it is read, if the read failed, or for an endpoint past
+ * the call's bound (docs/api.md); the line keeps its height meanwhile, so rows do not move.
+ */
+export function EndpointActivityLine({ slug }: { slug: string }) {
+  const activity = useEndpointActivity();
+  const a = activity.data?.get(slug);
+  return (
+    <p className="muted card-line endpoint-activity">
+      {!a ? (
+        '\u00a0'
+      ) : a.count === 0 || a.lastReceivedAt === null ? (
+        'No requests yet'
+      ) : (
+        <>
+          {plural(a.count, 'request')} · last <RelativeTime ms={a.lastReceivedAt} />
+        </>
+      )}
+    </p>
+  );
+}
+
 function EndpointCard({ endpoint }: { endpoint: Endpoint }) {
   return (
     <li className="endpoint-card">
@@ -84,6 +109,7 @@ function EndpointCard({ endpoint }: { endpoint: Endpoint }) {
           created <RelativeTime ms={endpoint.createdAt} />
         </span>
       </div>
+      <EndpointActivityLine slug={endpoint.slug} />
       <ReceiverUrl url={endpoint.url} of={endpoint.name} />
       <EndpointCardLinks slug={endpoint.slug} name={endpoint.name} />
     </li>
@@ -111,6 +137,8 @@ function EndpointFilter({ value, onChange }: { value: string; onChange: (value: 
 
 export function EndpointsHome() {
   const endpoints = useEndpoints();
+  // Asked for together with the list, not after it; the rows do not wait for it (EndpointActivityLine).
+  useEndpointActivity();
   const [filter, setFilter] = useState('');
   useTitle('Endpoints');
   if (endpoints.isPending) return <p className="page muted">Loading endpoints…</p>;

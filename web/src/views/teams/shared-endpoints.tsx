@@ -8,7 +8,7 @@ import { useSharedEndpoints, type SharedEndpoint } from '../../api/teams';
 import { paths } from '../../paths';
 import { ErrorMessage } from '../../ui/error';
 import { endpointMatches } from '../../lib/filter';
-import { EndpointCardLinks, ReceiverUrl } from '../endpoints';
+import { EndpointActivityLine, EndpointCardLinks, ReceiverUrl } from '../endpoints';
 
 function SharedBadges() {
   return (
@@ -52,6 +52,8 @@ export function SharedEndpointsSection({ filter = '' }: { filter?: string }) {
               <SharedBadges />
             </div>
             <p className="muted card-line">{via(e)}</p>
+            {/* A paused share is not readable: the activity call leaves it out, so its line stays empty. */}
+            {e.readable ? <EndpointActivityLine slug={e.slug} /> : null}
             <ReceiverUrl url={e.url} of={e.name} />
             {e.readable ? (
               <EndpointCardLinks slug={e.slug} name={e.name} />
