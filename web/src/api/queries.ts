@@ -40,7 +40,9 @@ export const queryClient: QueryClient = new QueryClient({
     queries: {
       // A 4xx will not change by asking again; network trouble might.
       retry: (count, e) => !(e instanceof ApiError && e.status >= 400 && e.status < 500) && count < 2,
-      refetchOnWindowFocus: true,
+      // Off by default (search results, a request, the lists stay as read); a query that should
+      // follow the tab's return says so itself (teams, endpoint activity).
+      refetchOnWindowFocus: false,
       staleTime: 10_000,
     },
   },
