@@ -31,13 +31,13 @@ const row = (page: Page, list: string, name: string): Locator =>
 
 /** The row's activity words, once they are in. */
 async function activityOf(r: Locator): Promise<string> {
-  const line = r.getByText(/^(\d+ requests? · last |No requests yet$)/);
+  const line = r.getByText(/^(\d+ requests? · latest |No requests yet$)/);
   await line.waitFor();
   return ((await line.textContent()) ?? '').trim();
 }
 
 /** n requests, the last under a minute ago (`relativeTime`, web/src/lib/format.ts: "just now", "12s ago"). */
-const FRESH = (n: number) => new RegExp(`^${n} requests? · last (just now|\\d+s ago)$`);
+const FRESH = (n: number) => new RegExp(`^${n} requests? · latest (just now|\\d+s ago)$`);
 
 describeBackends(
   'dashboard: endpoint activity on the home page',
@@ -61,13 +61,13 @@ describeBackends(
         await page.goto(`${h.url}/`);
         const a = row(page, 'Your endpoints', 'Alpha hooks');
         await a.getByRole('button', { name: 'Copy URL of Alpha hooks' }).waitFor();
-        expect(await page.getByText(/^(\d+ requests? · last |No requests yet$)/).count()).toBe(0);
+        expect(await page.getByText(/^(\d+ requests? · latest |No requests yet$)/).count()).toBe(0);
         release();
         expect(await activityOf(a)).toMatch(FRESH(3));
         expect(await activityOf(row(page, 'Your endpoints', 'Beta hooks'))).toMatch(FRESH(1));
         expect(await activityOf(row(page, 'Your endpoints', 'Quiet hooks'))).toBe('No requests yet');
         // The relative time carries the exact one (hover, assistive technology).
-        const when = a.getByText(/^3 requests · last /).locator('time');
+        const when = a.getByText(/^3 requests · latest /).locator('time');
         expect(await when.getAttribute('datetime')).toBe(new Date(alphaLast).toISOString());
         expect(await when.getAttribute('title')).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} UTC/);
 

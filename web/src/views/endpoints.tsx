@@ -75,7 +75,7 @@ export function EndpointCardLinks({ slug, name }: { slug: string; name: string }
 }
 
 /**
- * "42 requests · last 3m ago" (the exact time on hover), or "No requests yet": read for every
+ * "42 requests · latest 3m ago" (the exact time on hover), or "No requests yet": read for every
  * endpoint in one call beside the list (useEndpointActivity), so the row is there at once and this
  * line fills in. Not live. Nothing while it is read, if the read failed, or for an endpoint past
  * the call's bound (docs/api.md); the line keeps its height meanwhile, so rows do not move.
@@ -91,7 +91,7 @@ export function EndpointActivityLine({ slug }: { slug: string }) {
         'No requests yet'
       ) : (
         <>
-          {plural(a.count, 'request')} · last <RelativeTime ms={a.lastReceivedAt} />
+          {plural(a.count, 'request')} · latest <RelativeTime ms={a.lastReceivedAt} />
         </>
       )}
     </p>
