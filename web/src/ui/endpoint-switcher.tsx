@@ -9,57 +9,46 @@ import { useEndpoints } from '../api/queries';
 import { useSharedEndpoints } from '../api/teams';
 import { endpointMatches } from '../lib/filter';
 import { paths } from '../paths';
-import { useClickAway } from './click-away';
+import { useDisclosure } from './disclosure';
 
 export function EndpointSwitcher({ current }: { current: string }) {
-  const [open, setOpen] = useState(false);
-  const [find, setFind] = useState('');
-  const box = useRef<HTMLDivElement>(null);
+  const menu = useDisclosure('switcher-menu');
   const mine = useEndpoints();
-  const shared = useSharedEndpoints(open);
-  // A click elsewhere closes it, as a menu would.
-  useClickAway(box, open, () => setOpen(false));
+  const shared = useSharedEndpoints(menu.open);
   const all = [...(mine.data ?? []), ...(shared.data ?? []).filter((s) => !(mine.data ?? []).some((m) => m.slug === s.slug))];
-  const listed = all.filter((e) => e.slug !== current && endpointMatches(e, find));
-  const close = () => {
-    setOpen(false);
-    setFind('');
-  };
   return (
-    <div
-      className="switcher"
-      ref={box}
-      onKeyDown={(e) => {
-        if (e.key !== 'Escape' || !open) return;
-        e.preventDefault();
-        close();
-        box.current?.querySelector('button')?.focus();
-      }}
-    >
-      <button type="button" className="link-button" aria-expanded={open} aria-controls="switcher-menu" onClick={() => (open ? close() : setOpen(true))}>
+    <div className="switcher" {...menu.boxProps}>
+      <button type="button" className="link-button" {...menu.toggleProps}>
         Switch endpoint
       </button>
-      {open ? (
-        <div className="switcher-menu" id="switcher-menu">
-          <input type="search" aria-label="Find an endpoint" placeholder="Find an endpoint" value={find} autoFocus onChange={(e) => setFind(e.target.value)} onKeyDown={(e) => {
-            const first = listed[0];
-            if (e.key === 'Enter' && first) {
-              e.preventDefault();
-              box.current?.querySelector<HTMLAnchorElement>('.switcher-menu a')?.click();
-            }
-          }} />
-          <ul aria-label="Other endpoints">
-            {listed.map((e) => (
-              <li key={e.slug}>
-                <Link href={paths.endpoint(e.slug)} onClick={close}>
-                  {e.name}
-                </Link>
-              </li>
-            ))}
-          </ul>
-          {listed.length === 0 ? <p className="muted">{all.length <= 1 ? 'No other endpoint yet.' : 'No endpoint matches.'}</p> : null}
-        </div>
-      ) : null}
+      {menu.open ? <SwitcherMenu all={all} current={current} onGo={menu.close} /> : null}
+    </div>
+  );
+}
+
+/** The open menu. Its own component so that the field's text goes with it: it opens empty, however it was closed. */
+function SwitcherMenu({ all, current, onGo }: { all: { slug: string; name: string }[]; current: string; onGo: () => void }) {
+  const [find, setFind] = useState('');
+  const list = useRef<HTMLUListElement>(null);
+  const listed = all.filter((e) => e.slug !== current && endpointMatches(e, find));
+  return (
+    <div className="switcher-menu" id="switcher-menu">
+      <input type="search" aria-label="Find an endpoint" placeholder="Find an endpoint" value={find} autoFocus onChange={(e) => setFind(e.target.value)} onKeyDown={(e) => {
+        if (e.key === 'Enter' && listed.length > 0) {
+          e.preventDefault();
+          list.current?.querySelector('a')?.click();
+        }
+      }} />
+      <ul aria-label="Other endpoints" ref={list}>
+        {listed.map((e) => (
+          <li key={e.slug}>
+            <Link href={paths.endpoint(e.slug)} onClick={onGo}>
+              {e.name}
+            </Link>
+          </li>
+        ))}
+      </ul>
+      {listed.length === 0 ? <p className="muted">{all.length <= 1 ? 'No other endpoint yet.' : 'No endpoint matches.'}</p> : null}
     </div>
   );
 }

@@ -5,8 +5,7 @@
  * session cookie, however many captures there are, where a fetch would hold it all in memory.
  * Escape or a click elsewhere closes it, the focus back on **Export**.
  */
-import { useRef, useState } from 'react';
-import { useClickAway } from './click-away';
+import { useDisclosure } from './disclosure';
 
 export type ExportFilters = Partial<Record<'q' | 'header' | 'method' | 'from' | 'to', string>>;
 
@@ -18,31 +17,19 @@ export function exportUrl(slug: string, format: 'har' | 'ndjson', filters: Expor
 }
 
 export function ExportMenu({ slug, filters, what, id }: { slug: string; filters?: ExportFilters; what: string; id: string }) {
-  const [open, setOpen] = useState(false);
-  const box = useRef<HTMLDivElement>(null);
-  const toggle = useRef<HTMLButtonElement>(null);
-  useClickAway(box, open, () => setOpen(false));
+  const menu = useDisclosure(id);
   return (
-    <div
-      className="export-menu"
-      ref={box}
-      onKeyDown={(e) => {
-        if (e.key !== 'Escape' || !open) return;
-        e.preventDefault();
-        setOpen(false);
-        toggle.current?.focus();
-      }}
-    >
-      <button type="button" className="small" ref={toggle} aria-expanded={open} aria-controls={id} onClick={() => setOpen(!open)}>
+    <div className="export-menu" {...menu.boxProps}>
+      <button type="button" className="small" {...menu.toggleProps}>
         Export <span aria-hidden="true">▾</span>
       </button>
-      {open ? (
+      {menu.open ? (
         <div className="export-links" id={id} role="group" aria-label={`Export ${what}`}>
-          <a href={exportUrl(slug, 'har', filters)} download onClick={() => setOpen(false)}>
+          <a href={exportUrl(slug, 'har', filters)} download onClick={menu.close}>
             <span>Download HAR</span>
             <small>{what}, for browser dev tools, Postman or Insomnia</small>
           </a>
-          <a href={exportUrl(slug, 'ndjson', filters)} download onClick={() => setOpen(false)}>
+          <a href={exportUrl(slug, 'ndjson', filters)} download onClick={menu.close}>
             <span>Download NDJSON</span>
             <small>{what}, one request record per line</small>
           </a>

@@ -4,8 +4,8 @@ import { Link, useLocation } from 'wouter';
 import { useClearCaptures, useDeleteEndpoint, useRenameEndpoint, type Endpoint } from '../api/queries';
 import { paths } from '../paths';
 import { BusyButton } from '../ui/busy-button';
-import { useClickAway } from '../ui/click-away';
 import { ConfirmDialog } from '../ui/confirm';
+import { useDisclosure } from '../ui/disclosure';
 import { EndpointSwitcher } from '../ui/endpoint-switcher';
 import { ErrorMessage } from '../ui/error';
 import { focusNextPageHeading, useFocusWhenGone } from '../ui/focus';
@@ -54,24 +54,13 @@ const drawn = (el: HTMLElement | null): el is HTMLElement => el !== null && el.g
  * to them); Escape or a click elsewhere closes it.
  */
 function MoreActions({ toggle, children }: { toggle: RefObject<HTMLButtonElement | null>; children: ReactNode }) {
-  const [open, setOpen] = useState(false);
-  const box = useRef<HTMLDivElement>(null);
-  useClickAway(box, open, () => setOpen(false));
+  const menu = useDisclosure('endpoint-more', toggle);
   return (
-    <div
-      className="more"
-      ref={box}
-      onKeyDown={(e) => {
-        if (e.key !== 'Escape' || !open) return;
-        e.preventDefault();
-        setOpen(false);
-        if (drawn(toggle.current)) toggle.current.focus();
-      }}
-    >
-      <button type="button" className="more-toggle" ref={toggle} aria-label="More actions" aria-expanded={open} aria-controls="endpoint-more" onClick={() => setOpen(!open)}>
+    <div className="more" {...menu.boxProps}>
+      <button type="button" className="more-toggle" aria-label="More actions" {...menu.toggleProps}>
         More <span aria-hidden="true">▾</span>
       </button>
-      <div className="more-actions" id="endpoint-more" data-open={open}>
+      <div className="more-actions" id="endpoint-more" data-open={menu.open}>
         {children}
       </div>
     </div>
