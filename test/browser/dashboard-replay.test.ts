@@ -211,6 +211,8 @@ describeBackends(
         await dialog.getByRole('button', { name: 'Send' }).click();
         await eventually(async () => (await url.getAttribute('aria-invalid')) === 'true');
         expect(await dialog.getByRole('alert').textContent()).toBe('Only http and https URLs are allowed, not ftp:');
+        // Refused, but not for its address: no CLI command is offered (the CLI would refuse it too).
+        expect(await dialog.getByRole('region', { name: 'Send it from your machine' }).count()).toBe(0);
         await url.fill(`${target.url}${bin}`);
         const headers = dialog.getByRole('textbox', { name: 'Header changes' });
         await headers.fill('host: evil.example');

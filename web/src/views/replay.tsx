@@ -12,7 +12,7 @@ import { useReplay, type ReplayInput, type ReplayResult } from '../api/replay';
 import { readableHeaderValue } from '../lib/decode';
 import { placeError } from '../lib/field-error';
 import { formatSize } from '../lib/format';
-import { blockedReason, parseHeaderChanges, rememberedUrl, rememberUrl, replayCommand, statusLine } from '../lib/replay';
+import { NOT_PUBLIC, notPublicReason, parseHeaderChanges, rememberedUrl, rememberUrl, replayCommand, statusLine } from '../lib/replay';
 import { BusyButton } from '../ui/busy-button';
 import { CopyButton } from '../ui/copy-button';
 import { ErrorMessage } from '../ui/error';
@@ -82,7 +82,7 @@ function ReplayDialog({ capture, onClose }: { capture: Capture; onClose: () => v
   }, []);
 
   const error = replay.error;
-  const blocked = error instanceof ApiError && error.status === 400 ? blockedReason(error.message) : null;
+  const blocked = error instanceof ApiError && error.code === NOT_PUBLIC ? notPublicReason(error.message) : null;
   const placed = error && !blocked ? placeError(error, ['url', 'headers', 'bodyEncoding', 'body']) : null;
   const fieldError = (field: 'url' | 'headers' | 'body'): string | null => {
     if (localError?.field === field) return localError.message;
