@@ -34,6 +34,13 @@ export const ERROR_STATUS = {
   too_many_streams: 429,
   payment_required: 402,
   unavailable: 503,
+  /**
+   * A replay to an address the outbound guard keeps the server from (loopback, private, link-local,
+   * metadata) and OUTBOUND_ALLOW does not list. Not `validation`: the URL is well formed, only the
+   * server may not send there while the caller's own machine may (`hookcap replay`), so a client
+   * tells it apart by the code (the dashboard offers that command) instead of by the message's words.
+   */
+  address_not_public: 400,
   /** An outbound request the caller asked for (replay) got no answer from its target. */
   bad_gateway: 502,
   internal: 500,

@@ -86,7 +86,7 @@ export async function replayRequest(ctx: Ctx, user: UserRow, id: string, input: 
     if (!(err instanceof OutboundError)) throw err;
     if (err.kind === 'invalid_url') throw new AppError('validation', `url: ${err.message}`);
     if (err.kind === 'blocked') {
-      throw new AppError('validation', `url: ${err.message} (to reach your own machine, replay with the CLI: hookcap replay ${id} --to URL)`);
+      throw new AppError('address_not_public', `url: ${err.message} (to reach your own machine, replay with the CLI: hookcap replay ${id} --to URL)`);
     }
     throw new AppError('bad_gateway', `the target did not answer: ${err.message}`);
   }

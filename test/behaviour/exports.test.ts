@@ -241,7 +241,7 @@ describeBackends(
       expect(binary.body.status).toBe(200);
     });
 
-    test('replay: the outbound guard refuses private addresses (400); a target that does not answer is 502; bad input 400', async () => {
+    test('replay: the outbound guard refuses private addresses (400 address_not_public); a target that does not answer is 502; bad input 400 validation', async () => {
       const a = await newAccount(h.url);
       const ep = await endpoint(a.key);
       const id = await send(ep.slug, '/');
@@ -249,10 +249,20 @@ describeBackends(
       const replay = (body: unknown) => call(h.url, 'POST', `/api/requests/${id}/replay`, { token: a.key, body });
       const blocked = await replay({ url: 'http://169.254.169.254/latest/meta-data' });
       expect(blocked.status).toBe(400);
-      expect(blocked.body.error).toContain('hookcap replay');
-      expect((await replay({ url: 'http://10.1.2.3/' })).status).toBe(400);
-      expect((await replay({ url: 'ftp://example.com/' })).status).toBe(400);
-      expect((await replay({ url: 'not a url' })).status).toBe(400);
+      expect(blocked.body.code).toBe('address_not_public');
+      expect(blocked.body.error).toContain(`hookcap replay ${id} --to URL`);
+      // Loopback (only 127.0.0.1 is allowed here) and private: the same code, so a client offers
+      // `hookcap replay` without reading the words.
+      for (const url of ['http://127.0.0.2:8080/hook', 'http://[::1]/', 'http://10.1.2.3/']) {
+        const r = await replay({ url });
+        expect([url, r.status, r.body.code]).toEqual([url, 400, 'address_not_public']);
+      }
+      expect((await replay({ url: 'http://127.0.0.2:8080/hook' })).body.error).toStartWith('url: 127.0.0.2 is a loopback address;');
+      // A URL the server cannot read at all stays `validation`: no command would help.
+      for (const url of ['ftp://example.com/', 'not a url']) {
+        const r = await replay({ url });
+        expect([url, r.status, r.body.code]).toEqual([url, 400, 'validation']);
+      }
       expect((await replay({ url: `${target.url}/x`, headers: { host: 'evil' } })).status).toBe(400);
       expect((await replay({ url: `${target.url}/x`, headers: { 'x-a': 'a\r\nb: c' } })).status).toBe(400);
       expect((await replay({ url: `${target.url}/x`, body: '***', bodyEncoding: 'base64' })).status).toBe(400);
@@ -261,6 +271,9 @@ describeBackends(
       const down = await replay({ url: `http://127.0.0.1:${closed}/` });
       expect(down.status).toBe(502);
       expect(down.body.code).toBe('bad_gateway');
+      // A name that does not resolve (RFC 6761 .invalid) is no refusal of the guard either.
+      const unknown = await replay({ url: 'http://no-such-host.invalid/' });
+      expect([unknown.status, unknown.body.code]).toEqual([502, 'bad_gateway']);
     });
   },
   // 127.0.0.1 is the test receiver; everything else private stays refused.

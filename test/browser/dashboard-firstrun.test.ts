@@ -1,14 +1,16 @@
 /**
  * A new developer's first minutes, in real Chromium on both backends, by role and accessible name:
  * from `/` to an account, the first endpoint, the curl command the page offers run in bash, the
- * request arriving live and opened, all from the keyboard; the same at 375 px; and a GET sent with
+ * request arriving live and opened, all from the keyboard (and, arriving while a confirmation is
+ * open, said inside the dialog, where it is heard); the same at 375 px; and a GET sent with
  * a body, which this runtime cannot capture, explained instead of "No body."
  */
 import { expect, test } from 'bun:test';
 import type { Locator, Page } from 'playwright-core';
+import { statusesHeard } from '../support/a11y';
 import { fitsNarrowScreen } from '../support/layout';
 import { focusedName, isFocused, openPage, signUpAccount, useChromium, createEndpoint } from '../support/browser';
-import { eventually } from '../support/client';
+import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
 const chromium = useChromium();
@@ -87,6 +89,40 @@ describeBackends('dashboard: first run', (h) => {
       await page.keyboard.press('Enter');
       const detail = page.getByRole('article', { name: /\/w\/[a-z2-9]{12}$/ });
       await detail.getByRole('tree', { name: 'JSON view' }).getByText('"world"').waitFor();
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('the first request arriving while a confirmation is open is said inside the dialog (the page behind it is inert)', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'mid-delete');
+    const { page, context, errors } = await openPage(chromium(), h.url, account, { permissions: ['clipboard-read', 'clipboard-write'] });
+    try {
+      await page.goto(`${h.url}/endpoints/${ep.slug}`);
+      await page.getByRole('heading', { name: 'Waiting for the first request' }).waitFor();
+      // With no dialog open, the page's own status region is the one heard.
+      await page.getByRole('button', { name: 'Copy command' }).click();
+      expect(await eventually(async () => (await statusesHeard(page)).includes('Copied the curl command'), 3_000).catch(() => false)).toBe(true);
+      await page.getByRole('button', { name: 'Delete endpoint' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Delete mid-delete?' });
+      await dialog.waitFor();
+      expect(await statusesHeard(page)).not.toContain('First request received: POST /late');
+
+      // Someone about to delete the endpoint should know a request just came. It is listed behind
+      // the dialog; the page's own status region says it too, but inert, so unheard: what counts is
+      // what Chromium tells a screen reader, and a status region in the dialog, seen.
+      expect((await fetch(`${ep.url}/late`, { method: 'POST' })).status).toBe(200);
+      await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /^POST \/late / }).waitFor();
+      const heard = await eventually(async () => (await statusesHeard(page)).includes('First request received: POST /late'), 3_000).catch(() => false);
+      expect(heard, `status regions heard: ${JSON.stringify(await statusesHeard(page))}`).toBe(true);
+      await dialog.getByRole('status').filter({ hasText: 'First request received: POST /late' }).waitFor({ timeout: 2_000 });
+
+      // Cancelled: the endpoint and its request are still there.
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'hidden' });
+      expect((await call(h.url, 'GET', `/api/endpoints/${ep.slug}`, { token: account.session })).status).toBe(200);
       expect(errors).toEqual([]);
     } finally {
       await context.close();

@@ -14,7 +14,7 @@ import type { Page } from 'playwright-core';
 import { createTeam, nowSeconds, setStripeSubscription, TEAMS_ENV } from '../behaviour/teams-support';
 import { CLI, cliEnv } from '../cli/support';
 import { CHROMIUM_SKIP, createEndpoint, focusedName, isFocused, openPage, signUpAccount, useChromium, type Account, type TestEndpoint } from '../support/browser';
-import { unnamedControls } from '../support/a11y';
+import { statusesHeard, unnamedControls } from '../support/a11y';
 import { call, eventually } from '../support/client';
 import { freePort } from '../support/server';
 import { describeBackends } from '../support/suite';
@@ -211,6 +211,8 @@ describeBackends(
         await dialog.getByRole('button', { name: 'Send' }).click();
         await eventually(async () => (await url.getAttribute('aria-invalid')) === 'true');
         expect(await dialog.getByRole('alert').textContent()).toBe('Only http and https URLs are allowed, not ftp:');
+        // Refused, but not for its address: no CLI command is offered (the CLI would refuse it too).
+        expect(await dialog.getByRole('region', { name: 'Send it from your machine' }).count()).toBe(0);
         await url.fill(`${target.url}${bin}`);
         const headers = dialog.getByRole('textbox', { name: 'Header changes' });
         await headers.fill('host: evil.example');
@@ -306,6 +308,8 @@ describeBackends(
 
         await fromHere.getByRole('button', { name: 'Copy command' }).click();
         await dialog.getByRole('status').filter({ hasText: 'Copied the replay command' }).waitFor();
+        // Heard, not only in the DOM: the page's own status region is inert behind the dialog.
+        expect(await statusesHeard(page)).toContain('Copied the replay command');
         const copied = await eventually(async () => ((await page.evaluate('navigator.clipboard.readText()')) as string) || null);
         expect(copied).toBe(command);
         const run = await cli.run(copied);

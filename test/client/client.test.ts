@@ -337,6 +337,10 @@ describeBackends(
       expect(got?.body).toBe('{"hello":"replay"}');
       expect(got?.headers['x-test']).toBe('1');
       expect(got?.headers['x-more']).toBe('yes');
+      // An address the server does not send to: the API's own code, for the caller to offer `hookcap replay`.
+      const refused = await c.replay(id, { url: 'http://10.1.2.3/hook' }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(HookcapError);
+      expect(refused).toMatchObject({ status: 400, code: 'address_not_public' });
     });
   },
   { OUTBOUND_ALLOW: '127.0.0.1' },

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { parseHeaderLine } from '../../src/model/header-line';
-import { parseHeaderChanges, replayCommand, urlToRemember } from '../../web/src/lib/replay';
+import { notPublicReason, parseHeaderChanges, replayCommand, urlToRemember } from '../../web/src/lib/replay';
 
 describe('header lines', () => {
   test("curl's three forms, the name lower-cased, the value trimmed", () => {
@@ -62,4 +62,14 @@ describe('the hookcap replay command', () => {
       expect(new TextDecoder().decode(await bodyPiped(command))).toBe(body);
     }
   });
+});
+
+test("an address_not_public refusal's reason: the guard's words, else the message less its field and hint, never empty", () => {
+  const hint = ' (to reach your own machine, replay with the CLI: hookcap replay req_1 --to URL)';
+  expect(notPublicReason(`url: localhost (127.0.0.1) is a loopback address; outbound requests may only reach public addresses${hint}`)).toBe('localhost (127.0.0.1) is a loopback address');
+  expect(notPublicReason(`url: 169.254.169.254 is a link-local address; outbound requests may only reach public addresses${hint}`)).toBe('169.254.169.254 is a link-local address');
+  // Worded otherwise (another server version): what it says, without the field, the hint or a final stop.
+  expect(notPublicReason(`url: 10.0.0.1 is private.${hint}`)).toBe('10.0.0.1 is private');
+  expect(notPublicReason('10.0.0.1 is private')).toBe('10.0.0.1 is private');
+  for (const bare of ['', 'url: ', `url:${hint}`]) expect(notPublicReason(bare)).toBe('it is not a public address');
 });

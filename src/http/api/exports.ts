@@ -92,9 +92,10 @@ export const exportRoutes = (ctx: Ctx) => {
           summary: 'Send a captured request again, from the server, to a URL; returns what the target answered',
           description:
             'Same method, the captured headers (less host, content-length and hop-by-hop ones) with your changes, the exact body ' +
-            "bytes (or yours). Goes through the outbound guard: private, loopback and metadata addresses are refused (400) unless " +
+            "bytes (or yours). Goes through the outbound guard: private, loopback and metadata addresses are refused (400 " +
+            '`address_not_public`; a URL that is not http(s) is 400 `validation`) unless ' +
             `OUTBOUND_ALLOW lists them; redirects are returned, not followed; ${ctx.config.replayTimeoutMs} ms for the whole exchange. ` +
-            'A target that does not answer → 502. To reach localhost, use the CLI (`hookcap replay`), which sends from your machine.',
+            'A target that does not answer → 502 `bad_gateway`. To reach localhost, use the CLI (`hookcap replay`), which sends from your machine.',
         },
       },
     );

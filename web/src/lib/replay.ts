@@ -3,6 +3,7 @@
  * target URL remembered per endpoint (nothing secret), the CLI command that sends the same from
  * the user's machine, and a status's reason phrase. Free of React; the DOM only for localStorage.
  */
+import type { ErrorCode } from '../../../src/errors';
 import { hasControlCharacter, typedHeaderValue } from '../../../src/model/header-bytes';
 import { parseHeaderLine } from '../../../src/model/header-line';
 import { isShellSafeText, shellQuote } from '../../../src/model/render';
@@ -104,11 +105,25 @@ export function statusLine(status: number): string {
 }
 
 /**
- * The outbound guard's refusal (a 400 whose message ends by pointing at the CLI): the reason
- * ("localhost (127.0.0.1) is a loopback address"), or null for any other error.
+ * The API's code for a target the server does not send to (loopback, private, …): docs/exports.md.
+ * Checked against the server's table, so a renamed code fails the typecheck, not the dialog.
  */
-export function blockedReason(message: string): string | null {
-  if (!message.includes('replay with the CLI')) return null;
-  const m = /^url: (.*?); outbound requests may only reach public addresses/.exec(message);
-  return m?.[1] ?? message.replace(/^url:\s*/, '').replace(/\s*\(to reach your own machine.*$/, '');
+export const NOT_PUBLIC = 'address_not_public' satisfies ErrorCode;
+
+/**
+ * Why the server would not send to the target, said after "The server does not send to this
+ * address:": the outbound guard's reason ("localhost (127.0.0.1) is a loopback address") read from
+ * the message of an `address_not_public` refusal (the code decides that it is one; this only words
+ * it). A message worded otherwise gives what it says without the `url:` and the CLI hint, and one
+ * with nothing left a plain sentence, so the dialog never says an empty reason.
+ */
+export function notPublicReason(message: string): string {
+  const m = /^url: (.+?); outbound requests may only reach public addresses/.exec(message);
+  if (m?.[1]) return m[1];
+  const rest = message
+    .replace(/^url:\s*/, '')
+    .replace(/\s*\(to reach your own machine.*$/s, '')
+    .replace(/[.\s]+$/, '')
+    .trim();
+  return rest === '' ? 'it is not a public address' : rest;
 }

@@ -1,18 +1,12 @@
-/** A modal confirmation on the native <dialog> (focus kept inside, Escape cancels). */
-import { useEffect, useId, useRef, type ReactNode } from 'react';
+/** A modal confirmation (ModalDialog: focus kept inside, Escape cancels, announcements said inside). */
+import { useId, type ReactNode } from 'react';
 import { BusyButton } from './busy-button';
+import { ModalDialog } from './modal';
 
 export function ConfirmDialog(props: { open: boolean; title: string; children: ReactNode; confirm: string; danger?: boolean; busy?: boolean; onConfirm: () => void; onCancel: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (props.open && !d.open) d.showModal();
-    if (!props.open && d.open) d.close();
-  }, [props.open]);
   return (
-    <dialog ref={ref} className="dialog" aria-labelledby={titleId} onCancel={props.onCancel} onClose={() => props.open && props.onCancel()}>
+    <ModalDialog open={props.open} labelledBy={titleId} onCancel={props.onCancel}>
       <h2 id={titleId}>{props.title}</h2>
       <div className="dialog-body">{props.children}</div>
       <div className="dialog-actions">
@@ -23,6 +17,6 @@ export function ConfirmDialog(props: { open: boolean; title: string; children: R
           {props.confirm}
         </BusyButton>
       </div>
-    </dialog>
+    </ModalDialog>
   );
 }

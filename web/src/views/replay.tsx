@@ -12,13 +12,13 @@ import { useReplay, type ReplayInput, type ReplayResult } from '../api/replay';
 import { readableHeaderValue } from '../lib/decode';
 import { placeError } from '../lib/field-error';
 import { formatSize } from '../lib/format';
-import { blockedReason, parseHeaderChanges, rememberedUrl, rememberUrl, replayCommand, statusLine } from '../lib/replay';
+import { NOT_PUBLIC, notPublicReason, parseHeaderChanges, rememberedUrl, rememberUrl, replayCommand, statusLine } from '../lib/replay';
 import { BusyButton } from '../ui/busy-button';
 import { CopyButton } from '../ui/copy-button';
 import { ErrorMessage } from '../ui/error';
 import { Field } from '../ui/field';
 import { KeyValueTable } from '../ui/key-value-table';
-import { Toasts } from '../ui/toast';
+import { ModalDialog } from '../ui/modal';
 import { BodyView } from './body-view';
 
 /** Bun's HTTP client sends no body with these (the API refuses one). */
@@ -60,7 +60,6 @@ interface Sent {
 }
 
 function ReplayDialog({ capture, onClose }: { capture: Capture; onClose: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const urlInput = useRef<HTMLInputElement>(null);
   const titleId = useId();
   const [url, setUrl] = useState(() => rememberedUrl(capture.endpointId));
@@ -71,18 +70,13 @@ function ReplayDialog({ capture, onClose }: { capture: Capture; onClose: () => v
   const [sent, setSent] = useState<Sent | null>(null);
   const replay = useReplay(capture.id);
 
+  // The focus to the first field: ModalDialog, a child, has opened the dialog by now (its effects run first).
   useEffect(() => {
-    const d = dialog.current;
-    if (!d) return;
-    if (!d.open) d.showModal();
     urlInput.current?.focus();
-    return () => {
-      if (d.open) d.close();
-    };
   }, []);
 
   const error = replay.error;
-  const blocked = error instanceof ApiError && error.status === 400 ? blockedReason(error.message) : null;
+  const blocked = error instanceof ApiError && error.code === NOT_PUBLIC ? notPublicReason(error.message) : null;
   const placed = error && !blocked ? placeError(error, ['url', 'headers', 'bodyEncoding', 'body']) : null;
   const fieldError = (field: 'url' | 'headers' | 'body'): string | null => {
     if (localError?.field === field) return localError.message;
@@ -126,7 +120,7 @@ function ReplayDialog({ capture, onClose }: { capture: Capture; onClose: () => v
 
   const result = replay.isPending ? undefined : replay.data;
   return (
-    <dialog ref={dialog} className="dialog replay-dialog" aria-labelledby={titleId} onCancel={onClose} onClose={onClose}>
+    <ModalDialog open labelledBy={titleId} className="replay-dialog" onCancel={onClose}>
       <h2 id={titleId}>Replay request</h2>
       <p className="muted replay-intro">
         Sends this {method} again from the hookcap server, with its headers and its body byte for byte, to the URL you give (its path and query are not added).
@@ -163,10 +157,7 @@ function ReplayDialog({ capture, onClose }: { capture: Capture; onClose: () => v
         </p>
       </form>
       {result ? <ReplayAnswer key={replay.submittedAt} result={result} /> : null}
-      {/* The page's status region is inert behind a modal dialog (unseen, unheard): Copy command's
-          and the answer's JSON tree's confirmations are said by this copy of it while the dialog is open. */}
-      <Toasts />
-    </dialog>
+    </ModalDialog>
   );
 }
 
