@@ -125,6 +125,44 @@ describeBackends('dashboard: rows and detail', (h) => {
     }
   });
 
+  test('a form with a binary file part still reads as a table; text in a declared charset reads as text', async () => {
+    const account = await signUpAccount(h.url);
+    const ep = await createEndpoint(h.url, account, 'inbound');
+    const { page, context, errors } = await openPage(chromium(), h.url, account);
+    try {
+      await openEndpoint(page, h.url, ep);
+      // An inbound-mail post: a text field and an attachment whose bytes are not UTF-8, so the
+      // capture is stored as base64.
+      const mail = new FormData();
+      mail.append('subject', 'Hello from the mail gateway');
+      mail.append('attachment1', new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe, 0x00, 0x01])], { type: 'image/png' }), 'tiny.png');
+      await fetch(`${ep.url}/inbound`, { method: 'POST', body: mail });
+      const detail = page.getByRole('article');
+      await page.getByRole('link', { name: /\/inbound/ }).click();
+      await detail.getByRole('heading', { name: /\/inbound/ }).waitFor();
+      await detail.getByRole('tab', { name: 'Pretty', selected: true }).waitFor();
+      expect(await detail.getByRole('tab').allTextContents()).toEqual(['Pretty', 'Hex', 'Base64']);
+      const parts = detail.getByRole('tabpanel').getByRole('table', { name: 'Form fields' });
+      await parts.waitFor();
+      expect((await parts.locator('tbody tr').allTextContents()).map((r) => r.trim())).toEqual(['subjectHello from the mail gateway', 'attachment1file tiny.png (image/png, 8 B)']);
+
+      // 'café' and 'Ñ' in ISO-8859-1: one byte each, not UTF-8.
+      const xml = Buffer.from('<note>café Ñ</note>', 'latin1');
+      await fetch(`${ep.url}/latin`, { method: 'POST', headers: { 'content-type': 'text/xml; charset=ISO-8859-1' }, body: xml });
+      await page.getByRole('link', { name: /\/latin/ }).click();
+      await detail.getByRole('heading', { name: /\/latin/ }).waitFor();
+      expect(await detail.getByRole('tab').allTextContents()).toEqual(['Raw', 'Hex', 'Base64']);
+      await detail.getByRole('tab', { name: 'Raw' }).click();
+      expect(await detail.getByRole('tabpanel').textContent()).toBe('<note>café Ñ</note>');
+      expect(await detail.getByText('ISO-8859-1 text (as its Content-Type declares), kept byte for byte').count()).toBe(1);
+      await detail.getByRole('tab', { name: 'Hex' }).click();
+      expect(await detail.getByRole('tabpanel').textContent()).toContain('66 e9 20 d1');
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('no layout shift while captures stream in, with a request open', async () => {
     const account = await signUpAccount(h.url);
     const ep = await createEndpoint(h.url, account, 'steady');

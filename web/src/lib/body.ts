@@ -35,12 +35,34 @@ export type BodyKind = 'json' | 'form' | 'multipart' | 'text' | 'binary' | 'empt
 
 export function bodyKind(c: Pick<Capture, 'body' | 'bodyEncoding' | 'contentType'>): BodyKind {
   if (c.body === '') return 'empty';
-  if (c.bodyEncoding === 'base64') return 'binary';
   const type = c.contentType.toLowerCase();
+  // A form with a file part (an inbound mail's attachment, an upload) is rarely valid UTF-8 as a
+  // whole; its parts are still read from the bytes (the Pretty view), only Raw has no text to show.
+  if (c.bodyEncoding === 'base64') return type.includes('multipart/form-data') ? 'multipart' : 'binary';
   if (type.includes('application/x-www-form-urlencoded')) return 'form';
   if (type.includes('multipart/form-data')) return 'multipart';
   if (type.includes('json') || /^\s*[[{]/.test(c.body)) return parseJson(c.body) === undefined ? 'text' : 'json';
   return 'text';
+}
+
+/**
+ * The text of a body that is not UTF-8 but whose Content-Type declares the charset it is in
+ * (`text/xml; charset=ISO-8859-1`, `text/plain; charset=Shift_JIS`), decoded as a browser would
+ * decode it (WHATWG labels: ISO-8859-1 reads as windows-1252), with the label as declared; null when
+ * nothing is declared, the label is UTF-8 (the bytes are then not what they claim) or unknown.
+ */
+export function declaredText(c: Pick<Capture, 'contentType'>, bytes: Uint8Array): { charset: string; text: string } | null {
+  const label = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(c.contentType)?.[1];
+  if (!label) return null;
+  let decoder: TextDecoder;
+  try {
+    // Any label the platform knows; an unknown one throws (Bun's types list only its own few).
+    decoder = new TextDecoder(label as ConstructorParameters<typeof TextDecoder>[0]);
+  } catch {
+    return null;
+  }
+  if (decoder.encoding === 'utf-8') return null;
+  return { charset: label, text: decoder.decode(bytes) };
 }
 
 /** The parsed value, or undefined when the text is not JSON. */

@@ -3,7 +3,7 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { errorText, type Capture } from '../api/client';
 import { hasBidiControls, rawParts } from '../lib/bidi';
 import { shownText } from '../lib/json-shown';
-import { bodyBytes, bodyKind, droppedBodyNotice, formRows, parseJson, type BodyKind } from '../lib/body';
+import { bodyBytes, bodyKind, declaredText, droppedBodyNotice, formRows, parseJson, type BodyKind } from '../lib/body';
 import { formatSize } from '../lib/format';
 import { HexView } from '../ui/hex-view';
 import { JsonTree } from '../ui/json-tree';
@@ -35,16 +35,18 @@ function MultipartTable({ bytes, contentType }: { bytes: Uint8Array; contentType
 type Tab = 'pretty' | 'raw' | 'hex' | 'base64';
 const TAB_NAMES: Record<Tab, string> = { pretty: 'Pretty', raw: 'Raw', hex: 'Hex', base64: 'Base64' };
 
-function tabsFor(kind: BodyKind): Tab[] {
+/** `text`: whether the body has text to show as Raw (UTF-8, or decoded from a declared charset). */
+function tabsFor(kind: BodyKind, text: boolean): Tab[] {
   switch (kind) {
     case 'json':
     case 'form':
-    case 'multipart':
       return ['pretty', 'raw', 'hex'];
+    case 'multipart':
+      return text ? ['pretty', 'raw', 'hex'] : ['pretty', 'hex', 'base64'];
     case 'text':
       return ['raw', 'hex'];
     case 'binary':
-      return ['hex', 'base64'];
+      return text ? ['raw', 'hex', 'base64'] : ['hex', 'base64'];
     case 'empty':
       return [];
   }
@@ -87,8 +89,10 @@ function RawText({ text }: { text: string }) {
 /** `idPrefix` names the tabs' ids, so two bodies on one page (a replay's answer over the capture's) keep theirs apart. */
 export function BodyView({ capture, idPrefix = 'body' }: { capture: Capture; idPrefix?: string }) {
   const kind = bodyKind(capture);
-  const tabs = tabsFor(kind);
   const bytes = useMemo(() => bodyBytes(capture), [capture]);
+  const declared = useMemo(() => (kind === 'binary' ? declaredText(capture, bytes) : null), [kind, capture, bytes]);
+  const text = capture.bodyEncoding === 'utf8' ? capture.body : (declared?.text ?? null);
+  const tabs = tabsFor(kind, text !== null);
   const [chosen, setChosen] = useState<Tab | null>(null);
   const tablist = useRef<HTMLDivElement>(null);
   const tab = chosen && tabs.includes(chosen) ? chosen : tabs[0];
@@ -114,11 +118,13 @@ export function BodyView({ capture, idPrefix = 'body' }: { capture: Capture; idP
             {TAB_NAMES[t]}
           </button>
         ))}
-        {kind === 'binary' ? <span className="muted">binary body (not UTF-8), kept byte for byte</span> : null}
+        {capture.bodyEncoding === 'base64' ? (
+          <span className="muted">{declared ? `${declared.charset} text (as its Content-Type declares), kept byte for byte` : 'binary body (not UTF-8), kept byte for byte'}</span>
+        ) : null}
       </div>
       <div role="tabpanel" id={`${idPrefix}-panel`} aria-labelledby={`${idPrefix}-tab-${tab}`} className="body-panel">
         {tab === 'pretty' ? <Pretty capture={capture} kind={kind} bytes={bytes} /> : null}
-        {tab === 'raw' ? <RawText text={capture.body} /> : null}
+        {tab === 'raw' && text !== null ? <RawText text={text} /> : null}
         {tab === 'base64' ? <pre className="body-raw">{capture.body}</pre> : null}
         {tab === 'hex' ? <HexView bytes={bytes} /> : null}
       </div>
