@@ -44,8 +44,18 @@ export type SandboxEndpoint = Static<typeof SandboxEndpointBody>;
 
 export const DEFAULT_API_URL = 'http://localhost:3000';
 
+/**
+ * The server's base address from what was given. The server prints its API as
+ * `http://host:3000/api`, so that is what people paste; every route the client calls starts with
+ * /api, so a trailing /api (and trailing slashes) is dropped rather than doubled into /api/api/…
+ * and a 404. The same rule as the CLI's (cli/config.ts `baseUrl`).
+ */
+function baseUrl(raw: string): string {
+  return raw.replace(/\/+$/, '').replace(/\/api$/, '');
+}
+
 export interface ClientOptions {
-  /** Where the API is; default http://localhost:3000. */
+  /** Where the server is (`http://localhost:3000`, its default; `http://localhost:3000/api` too). */
   apiUrl?: string;
   /** An API key (`svc_…`) or session token. */
   key: string;
@@ -196,7 +206,7 @@ export interface CaptureStream extends AsyncIterable<Capture> {
 }
 
 export interface WaitOptions {
-  /** Give up after this long (ms); default 30 s. */
+  /** Give up after this long (ms, 0 to 2^31 - 1); default 30 s. */
   timeout?: number;
   /**
    * Consider captures from this time on (the server's clock: a test machine's clock ahead of the
@@ -220,12 +230,12 @@ export type TextMatch = string | RegExp;
 
 /**
  * A predicate written as data (every field given must hold): what most tests wait for, and it
- * names itself in a timeout's message.
+ * names itself in a timeout's message. Any other key is refused (HookcapError `validation`).
  */
 export interface RequestMatcher {
   /** The HTTP method, any case. */
   method?: string;
-  /** The path after the endpoint's slug (`/` when nothing followed it). */
+  /** The path after the endpoint's slug (`/` when nothing followed it); a string without its leading `/` gets one. */
   path?: TextMatch;
   /** Query parameters; a repeated name matches when any of its values does. */
   query?: Record<string, TextMatch>;
@@ -307,11 +317,82 @@ function jsonMatches(want: unknown, got: unknown): boolean {
   return Object.is(want, got);
 }
 
+const MATCHER_KEYS = ['method', 'path', 'query', 'headers', 'json', 'provider', 'event', 'signatureVerified'] as const;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof RegExp);
+const isText = (v: unknown): v is TextMatch => typeof v === 'string' || v instanceof RegExp;
+const invalid = (message: string) => new HookcapError(0, 'validation', message);
+/** A wrong value as written in code: strings quoted, NaN and undefined by name. */
+const given = (v: unknown): string =>
+  v instanceof RegExp ? String(v) : typeof v === 'function' ? 'a function' : typeof v === 'number' || v === undefined ? String(v) : typeof v === 'bigint' ? `${v}n` : JSON.stringify(v);
+
+/**
+ * Throws HookcapError `validation` for a key that is not one of `known`: plain-JS callers get no
+ * type check, and a misspelt key (`evnt`, `Method`) would otherwise be ignored, so that a matcher
+ * matches everything or an option does nothing, and a test passes that should not.
+ */
+function checkKeys(what: string, obj: object, known: readonly string[]): void {
+  for (const key of Object.keys(obj)) {
+    if (!known.includes(key)) throw invalid(`unknown ${what} key ${JSON.stringify(key)} (known: ${known.join(', ')})`);
+  }
+}
+
+/**
+ * A matcher checked before any waiting (HookcapError `validation`): known keys only, and each
+ * field of the type it takes, so a wrong one fails at the call, not as a match of everything (or
+ * of nothing) after the timeout.
+ */
+function checkMatcher(m: unknown): asserts m is RequestMatcher {
+  if (!isRecord(m)) throw invalid(`a matcher is an object such as {path: '/stripe'} (or pass a function), got ${m === null ? 'null' : Array.isArray(m) ? 'an array' : typeof m}`);
+  checkKeys('matcher', m, MATCHER_KEYS);
+  const field = (name: string, ok: boolean, takes: string) => {
+    if (!ok) throw invalid(`matcher ${name} takes ${takes}, got ${given(m[name])}`);
+  };
+  for (const name of ['method', 'provider', 'event'] as const) if (m[name] !== undefined) field(name, typeof m[name] === 'string', 'a string');
+  if (m.path !== undefined) field('path', isText(m.path), 'a string or a RegExp');
+  if (m.signatureVerified !== undefined) field('signatureVerified', typeof m.signatureVerified === 'boolean', 'true or false');
+  // An array too: jsonMatches compares one element by element (a body that is a JSON array).
+  if (m.json !== undefined) field('json', isRecord(m.json) || Array.isArray(m.json), 'an object of body fields');
+  if (m.query !== undefined) field('query', isRecord(m.query) && Object.values(m.query).every(isText), 'an object of names to a string or a RegExp');
+  if (m.headers !== undefined) field('headers', isRecord(m.headers) && Object.values(m.headers).every((v) => isText(v) || v === true), 'an object of names to a string, a RegExp or true');
+}
+
+/** The longest a timer can be: setTimeout fires at once for more than 2^31 - 1 ms. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * A duration option in ms: HookcapError `validation` unless a finite number from `min` to ~24.8
+ * days (a string such as '2s' would otherwise wait NaN ms, that is not at all).
+ */
+function checkMs(name: string, v: unknown, min = 0): void {
+  if (v === undefined) return;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > MAX_TIMER_MS) {
+    throw invalid(`${name} takes a number of milliseconds from ${min} to ${MAX_TIMER_MS} (e.g. 30000 for 30 s), got ${given(v)}`);
+  }
+}
+
+/** A path as a matcher reads it: a string without its leading `/` gets one (`stripe` is `/stripe`), as the CLI's --path. */
+const matcherPath = (path: TextMatch): TextMatch => (typeof path === 'string' && !path.startsWith('/') ? `/${path}` : path);
+
+const WAIT_KEYS = ['timeout', 'since', 'after', 'description', 'signal'] as const;
+const EXPECT_NONE_KEYS = ['within', 'since', 'after', 'description', 'signal'] as const;
+const STREAM_KEYS = ['after', 'since', 'signal', 'reconnect', 'idleTimeoutMs', 'onOpen', 'onReconnect', 'onResume'] as const;
+const CLAIM_KEYS = ['apiUrl', 'fetch', 'signal', 'claimToken', 'intervalMs', 'timeout'] as const;
+
+/** What every waiting call checks before it waits: the predicate, and the options' keys. */
+function checkWait(call: string, predicate: unknown, opts: unknown, known: readonly string[]): void {
+  if (typeof predicate !== 'function') checkMatcher(predicate);
+  if (!isRecord(opts)) throw invalid(`${call}'s options are an object such as {timeout: 30000}, got ${given(opts)}`);
+  checkKeys(`${call} option`, opts, known);
+}
+
 /** A matcher as a predicate: `hookcap.search(…).filter(matches({ method: 'POST' }))`. */
 export function matches(matcher: RequestMatcher): (capture: Capture) => boolean {
+  checkMatcher(matcher);
+  const path = matcher.path === undefined ? undefined : matcherPath(matcher.path);
   return (c) => {
     if (matcher.method !== undefined && c.method.toUpperCase() !== matcher.method.toUpperCase()) return false;
-    if (matcher.path !== undefined && !textMatches(matcher.path, c.path)) return false;
+    if (path !== undefined && !textMatches(path, c.path)) return false;
     if (matcher.provider !== undefined && c.detectedProvider !== matcher.provider) return false;
     if (matcher.event !== undefined && c.detectedEvent !== matcher.event) return false;
     if (matcher.signatureVerified !== undefined && c.signatureVerified !== matcher.signatureVerified) return false;
@@ -344,8 +425,9 @@ const shown = (v: unknown): string => (v instanceof RegExp ? String(v) : typeof 
 
 /** A matcher in words: `POST /orders, header x-app: shop, json {"type":"order.paid"}`. */
 export function describeMatcher(m: RequestMatcher): string {
+  checkMatcher(m);
   const parts: string[] = [];
-  if (m.method !== undefined || m.path !== undefined) parts.push([m.method?.toUpperCase(), m.path === undefined ? undefined : shown(m.path)].filter(Boolean).join(' '));
+  if (m.method !== undefined || m.path !== undefined) parts.push([m.method?.toUpperCase(), m.path === undefined ? undefined : shown(matcherPath(m.path))].filter(Boolean).join(' '));
   for (const [k, v] of Object.entries(m.query ?? {})) parts.push(`query ${k}=${shown(v)}`);
   for (const [k, v] of Object.entries(m.headers ?? {})) parts.push(v === true ? `header ${k}` : `header ${k}: ${shown(v)}`);
   if (m.json !== undefined) parts.push(`json ${shown(m.json)}`);
@@ -359,7 +441,10 @@ const summary = (c: Capture) => `${c.method} ${c.path}${c.query ? `?${c.query}` 
 const seconds = (ms: number) => `${Math.round(ms) / 1000} s`;
 
 function toMs(t: TimeBound): number {
-  if (typeof t === 'number') return t;
+  if (typeof t === 'number') {
+    if (!Number.isFinite(t)) throw invalid(`not a time: ${t} (use 15m, 7d, ms or ISO 8601)`);
+    return t;
+  }
   if (t instanceof Date) return t.getTime();
   const relative = /^(\d+)(s|m|h|d|w)$/.exec(t.trim());
   if (relative) {
@@ -444,7 +529,7 @@ export class HookcapClient {
   private readonly fetchFn: typeof fetch;
 
   constructor(opts: ClientOptions) {
-    this.apiUrl = (opts.apiUrl ?? DEFAULT_API_URL).replace(/\/+$/, '');
+    this.apiUrl = baseUrl(opts.apiUrl ?? DEFAULT_API_URL);
     this.key = opts.key;
     this.fetchFn = opts.fetch ?? fetch;
   }
@@ -586,7 +671,12 @@ export class HookcapClient {
     return this.json('POST', '/api/send-test', { ...input, slug });
   }
 
-  /** The id of the newest stored capture of `slug`, or the lowest possible id when it has none. */
+  /**
+   * The id of the newest stored capture of `slug`, or the lowest possible id
+   * (`req_00000000000000000000000000`) when it has none: a position for `after` and the stream
+   * (which the CLI's listen and backlog take it as), never null. Whether there is any capture:
+   * `requests.list(slug, {limit: 1})`.
+   */
   async newestId(slug: string): Promise<string> {
     const [newest] = await this.requests.list(slug, { limit: 1 });
     return newest?.id ?? captureIdFloor(0);
@@ -601,6 +691,10 @@ export class HookcapClient {
    * (`session_expired`), or an endpoint read through a team may no longer be read (`access_revoked`).
    */
   stream(slug: string, opts: StreamOptions = {}): CaptureStream {
+    if (!isRecord(opts as unknown)) throw invalid(`stream's options are an object such as {after: id}, got ${given(opts)}`);
+    checkKeys('stream option', opts, STREAM_KEYS);
+    // At least 1 ms: 0 would count every connection as dropped at once and reconnect forever.
+    checkMs('idleTimeoutMs', opts.idleTimeoutMs, 1);
     const client = this;
     let last: string | null = opts.after ?? (opts.since !== undefined ? captureIdFloor(toMs(opts.since)) : null);
     const generator = async function* (): AsyncGenerator<Capture> {
@@ -756,6 +850,7 @@ export class HookcapClient {
    * what it waited for and what arrived instead.
    */
   async waitForRequest(slug: string, predicate: RequestPredicate, opts: WaitOptions = {}): Promise<Capture> {
+    checkWait('waitForRequest', predicate, opts, WAIT_KEYS);
     const [first] = await this.waitForRequests(slug, predicate, { ...opts, count: 1 });
     if (!first) throw new HookcapError(0, 'bad_response', 'no capture');
     return first;
@@ -763,7 +858,9 @@ export class HookcapClient {
 
   /** The first `count` captures of `slug` for which `predicate` holds, oldest first; as waitForRequest. */
   async waitForRequests(slug: string, predicate: RequestPredicate, opts: WaitOptions & { count: number }): Promise<Capture[]> {
-    if (!Number.isInteger(opts.count) || opts.count < 1) throw new HookcapError(0, 'validation', `count must be a whole number of at least 1, got ${opts.count}`);
+    checkWait('waitForRequests', predicate, opts, [...WAIT_KEYS, 'count']);
+    if (!Number.isInteger(opts.count) || opts.count < 1) throw invalid(`count must be a whole number of at least 1, got ${given(opts.count)}`);
+    checkMs('timeout', opts.timeout);
     const timeout = opts.timeout ?? 30_000;
     const watch = await this.watch(slug, predicate, opts, timeout, opts.count);
     if (watch.matched.length >= opts.count) return watch.matched;
@@ -791,6 +888,8 @@ export class HookcapClient {
    * `unexpected_request` as soon as one does, naming it (the capture is the error's `capture`).
    */
   async expectNoRequest(slug: string, predicate: RequestPredicate = {}, opts: Omit<WaitOptions, 'timeout'> & { within?: number } = {}): Promise<void> {
+    checkWait('expectNoRequest', predicate, opts, EXPECT_NONE_KEYS);
+    checkMs('within', opts.within);
     const within = opts.within ?? 2_000;
     const watch = await this.watch(slug, predicate, opts, within, 1);
     const [hit] = watch.matched;
@@ -834,16 +933,37 @@ export class HookcapClient {
         }
       }
       return got;
+    } catch (err) {
+      throw await this.sandboxRefusal(err, slug);
     } finally {
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
     }
   }
+
+  /**
+   * An unclaimed agent key has no stream (docs/agents.md), so waiting is refused with 403; the
+   * server's words name its sandbox route, not this client's call. When the key reads the sandbox
+   * (one call, made only after a 403), the refusal says what to use instead; any other error as is.
+   */
+  private async sandboxRefusal(err: unknown, slug: string): Promise<unknown> {
+    if (!(err instanceof HookcapError) || err.status !== 403) return err;
+    const sandbox = await this.sandbox.list().then(
+      () => true,
+      () => false,
+    );
+    if (!sandbox) return err;
+    return new HookcapError(
+      403,
+      err.code,
+      `this agent key is not claimed yet, and an unclaimed key has no stream to wait on: poll sandbox.captures(${JSON.stringify(slug)}) (newest first) for what its sandbox endpoint captured, or wait until a person claims the key (waitForClaim) and wait then`,
+    );
+  }
 }
 
 /** Where an agent registration call goes; no key is needed (the registration issues it). */
 export interface AgentCallOptions {
-  /** Where the API is; default http://localhost:3000. */
+  /** Where the server is, as `createClient`'s `apiUrl`; default http://localhost:3000. */
   apiUrl?: string;
   /** A fetch to use instead of the global one. */
   fetch?: typeof fetch;
@@ -851,7 +971,7 @@ export interface AgentCallOptions {
 }
 
 async function agentPost<T>(opts: AgentCallOptions, path: string, body: unknown): Promise<T> {
-  const apiUrl = (opts.apiUrl ?? DEFAULT_API_URL).replace(/\/+$/, '');
+  const apiUrl = baseUrl(opts.apiUrl ?? DEFAULT_API_URL);
   let res: Response;
   try {
     res = await (opts.fetch ?? fetch)(`${apiUrl}${path}`, {
@@ -892,6 +1012,11 @@ export function pollRegistration(opts: AgentCallOptions & { claimToken: string }
 export async function waitForClaim(
   opts: AgentCallOptions & { claimToken: string; intervalMs?: number; timeout?: number },
 ): Promise<Extract<RegistrationStatus, { status: 'claimed' }>> {
+  if (!isRecord(opts as unknown)) throw invalid(`waitForClaim's options are an object such as {claimToken, apiUrl}, got ${given(opts)}`);
+  checkKeys('waitForClaim option', opts, CLAIM_KEYS);
+  // At least 1 ms: 0 would poll in a tight loop.
+  checkMs('intervalMs', opts.intervalMs, 1);
+  checkMs('timeout', opts.timeout);
   const deadline = opts.timeout === undefined ? Infinity : Date.now() + opts.timeout;
   for (;;) {
     const status = await pollRegistration(opts);
