@@ -76,6 +76,9 @@ export const endpointRoutes = (ctx: Ctx) =>
         response: { 200: EndpointBody, ...errors(400, ...AUTH_ERRORS, 404) },
         detail: {
           summary: 'Update name, mock response (null clears), notification URL (null stops), signature verification (null turns off) or expiry (expiresIn; null: never)',
+          description:
+            'Fields left out are left as they are. The endpoint as GET shows it may be sent back whole with fields changed: its read-only fields (id, slug, url, createdAt, expiresAt, …) are ignored; ' +
+            'to change the expiry send expiresIn. Any other field is 400 (`<field>: is not a field of this request`).',
         },
       },
     )
