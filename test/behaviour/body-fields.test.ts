@@ -69,6 +69,15 @@ describeBackends(
       expect(back.body).toEqual({ ...shown, name: 'after' });
 
       expect(seen(await patch({ ...shown, name: 'again', expires_in: 60 }))).toEqual(refusal('expires_in: is not a field of this request; did you mean expiresIn?'));
+      // expiresAt is read-only: the value shown goes back, an expiry written into it is refused,
+      // not answered 200 with the endpoint living on.
+      const readOnly = refusal('expiresAt: is read-only (when the endpoint expires); to change it send expiresIn, seconds from now (null: never)');
+      expect(seen(await patch({ ...shown, name: 'again', expiresAt: Date.now() + 3_600_000 }))).toEqual(readOnly);
+      expect(seen(await patch({ expiresAt: Date.now() + 3_600_000 }))).toEqual(readOnly);
+      const renewed = await patch({ ...shown, expiresIn: 3600 });
+      expect(renewed.status).toBe(200);
+      expect(renewed.body.expiresAt).toBeNumber();
+      expect((await patch({ ...renewed.body, expiresIn: null, name: 'after' })).body.expiresAt).toBeNull();
       // Inside a field's object too: `header` for `headers` was dropped, the mock answered without it.
       expect(seen(await patch({ mockResponse: { status: 202, header: { 'x-b': '2' } } }))).toEqual(refusal('mockResponse.header: is not a field of this request'));
       expect(seen(await patch({ mockResponse: { Status: 202 } }))).toEqual(refusal('mockResponse.Status: is not a field of this request; did you mean status?'));
