@@ -27,6 +27,7 @@ import { apiRoutes } from './http/api/index';
 import { documented, HealthReport } from './http/api/models';
 import { errorHandler } from './http/errors';
 import { requestGuards } from './http/guards';
+import { bodyFieldCheck, type RouteLike } from './http/body-fields';
 import { defaultResponseHeaders } from './http/response-headers';
 import { receiverBunRoutes, receiverDocs, receiverHandler } from './http/receiver';
 import { streamRoutes } from './http/stream';
@@ -156,6 +157,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     .use(errorHandler)
     .use(defaultResponseHeaders)
     .use(requestGuards(config))
+    // A body field no route takes is refused, not dropped: checked against the registered routes.
+    .use(bodyFieldCheck((): readonly RouteLike[] => api.routes))
     .use(
       swagger({
         path: '/docs',

@@ -44,6 +44,24 @@ export interface Failure {
   message: string;
 }
 
+/** A name compared loosely: case, `_` and `-` ignored (`expires_in`, `ExpiresIn` and `expiresIn` are one). */
+const loose = (name: string): string => name.toLowerCase().replace(/[_-]/g, '');
+
+/**
+ * What is wrong with a field the request does not take, and the one it looks like when a known
+ * field is the same name but for case, `_` or `-`: a client that wrote `expires_in` meant
+ * `expiresIn`, and must not believe it was set. Route bodies (src/http/body-fields.ts) and
+ * schemas that refuse extra properties themselves (admin bodies) both say it so.
+ *
+ * @example
+ * notAFieldWords('expires_in', ['name', 'expiresIn']) // 'is not a field of this request; did you mean expiresIn?'
+ */
+export function notAFieldWords(field: string, known: readonly string[]): string {
+  const want = loose(field);
+  const like = known.find((k) => k !== field && loose(k) === want);
+  return like === undefined ? 'is not a field of this request' : `is not a field of this request; did you mean ${like}?`;
+}
+
 /** One TypeBox error (a ValueError, or what Elysia keeps of one) as `field: what is wrong`. */
 export function failureWords(error: Partial<ValueError>): string {
   const { path, what } = explainSafely(failureOf(error));
@@ -147,7 +165,11 @@ function pickByDiscriminator(members: [Schema, ...Schema[]], f: Failure): Chosen
   return { said: { path: `${f.path}/${key}`, what: `must be one of: ${allowed.map(quote).join(', ')}` } };
 }
 
-function discriminator(members: Schema[]): string | null {
+/**
+ * The property that tells several object members apart: one every member requires, each with
+ * literal values of its own (`provider`: a named provider, or `hmac`). Null when there is none.
+ */
+export function discriminator(members: Schema[]): string | null {
   const first = members[0];
   if (!first?.properties) return null;
   for (const key of Object.keys(first.properties)) {
@@ -160,7 +182,7 @@ function discriminator(members: Schema[]): string | null {
 }
 
 /** The literal values a schema allows (a literal, or a union of literals), else none. */
-function literals(schema: Schema | undefined): unknown[] {
+export function literals(schema: Schema | undefined): unknown[] {
   if (!schema) return [];
   if ('const' in schema) return [schema.const];
   if (!schema.anyOf) return [];
@@ -201,7 +223,7 @@ function words(f: Failure): string {
     case ValueErrorType.ObjectRequiredProperty:
       return 'is required';
     case ValueErrorType.ObjectAdditionalProperties:
-      return 'is not allowed';
+      return notAFieldWords(f.path.slice(f.path.lastIndexOf('/') + 1), Object.keys(s.properties ?? {}));
     case ValueErrorType.StringMaxLength:
       return `must be at most ${s.maxLength} characters`;
     case ValueErrorType.StringMinLength:

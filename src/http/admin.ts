@@ -3,6 +3,7 @@
  * because an embedded node's PGlite cannot be opened by a second process. Mounted only when
  * ADMIN_TOKEN is set; every call carries it as a bearer token. Not in the public API docs.
  */
+import { Type } from '@sinclair/typebox';
 import { Elysia, t } from 'elysia';
 import type { Config } from '../config';
 import { AppError } from '../errors';
@@ -63,7 +64,8 @@ export const adminRoutes = (deps: AdminDeps, token: string) => {
         },
         {
           body: t.Object(
-            { seats: t.Integer({ minimum: 0, maximum: 100_000 }), status: t.Union(ADMIN_STATUSES.map((s) => t.Literal(s))) },
+            // TypeBox's Integer: Elysia's would also take the text "4e2" as 400 seats.
+            { seats: Type.Integer({ minimum: 0, maximum: 100_000 }), status: t.Union(ADMIN_STATUSES.map((s) => t.Literal(s))) },
             { additionalProperties: false },
           ),
         },

@@ -118,6 +118,11 @@ export interface EndpointPatch {
   signing?: SigningConfig | null;
   /** Seconds from now until the endpoint expires (a new expiry replaces the old); null: never expires. */
   expiresIn?: number | null;
+  /**
+   * Read-only, taken so an endpoint read with GET can be sent back whole: the value GET shows is
+   * ignored; another one, without `expiresIn`, is refused (see `updateEndpoint`).
+   */
+  expiresAt?: number | null;
 }
 
 /**
@@ -167,6 +172,12 @@ function validateMock(mock: MockResponseInput): MockResponse {
 
 export async function updateEndpoint(ctx: Ctx, user: UserRow, slug: string, patch: EndpointPatch): Promise<EndpointRow> {
   const current = await getOwnEndpoint(ctx, user, slug);
+  // Every other read-only field sent back is ignored (src/http/body-fields.ts). This one is
+  // refused when it differs: a client that wrote an expiry into it meant one, and must not be
+  // told 200 while the endpoint lives on (the CI clean-up `expiresIn` exists for).
+  if (patch.expiresAt !== undefined && patch.expiresIn === undefined && patch.expiresAt !== (current.expiresAt ?? null)) {
+    throw new AppError('validation', 'expiresAt: is read-only (when the endpoint expires); to change it send expiresIn, seconds from now (null: never)');
+  }
   const set: Parameters<typeof store.updateEndpoint>[2] = {};
   if (patch.name !== undefined) {
     const name = endpointName(patch.name);

@@ -95,6 +95,19 @@ export function parseLimit(raw: string | undefined, max: number, code: ErrorCode
   return n;
 }
 
+/**
+ * A query parameter that may be given once, or undefined when it is not given. Twice is refused,
+ * not guessed at (which one did the caller mean?), in the words of every route that reads it so:
+ * search, count and the endpoint's request lists.
+ *
+ * @example givenOnce(new URLSearchParams('limit=1&limit=2'), 'limit') // throws `limit: was given 2 times; give it once`
+ */
+export function givenOnce(params: URLSearchParams, name: string): string | undefined {
+  const values = params.getAll(name);
+  if (values.length > 1) throw invalid(`${name}: was given ${values.length} times; give it once`);
+  return values[0];
+}
+
 const PARAMETERS = ['slug', 'method', 'q', 'from', 'to', 'limit', 'offset', 'order', 'pinned'] as const;
 
 /**
@@ -105,9 +118,8 @@ const PARAMETERS = ['slug', 'method', 'q', 'from', 'to', 'limit', 'offset', 'ord
 export function readSearchQuery(params: URLSearchParams, names: readonly (typeof PARAMETERS)[number][] = PARAMETERS): RawSearchQuery {
   const raw: RawSearchQuery = {};
   for (const name of names) {
-    const values = params.getAll(name);
-    if (values.length > 1) throw invalid(`${name}: was given ${values.length} times; give it once`);
-    if (values[0] !== undefined) raw[name] = values[0];
+    const value = givenOnce(params, name);
+    if (value !== undefined) raw[name] = value;
   }
   const headers = params.getAll('header');
   if (headers.length > 0) raw.header = headers;

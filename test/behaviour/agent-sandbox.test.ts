@@ -83,6 +83,28 @@ describeInProcess(
       expect((await call(h.url, 'GET', `/api/agent/sandbox/endpoints?slug=${ep.slug}&limit=2`, { token: reg.credential })).status).toBe(200);
     });
 
+    test('any other field, or a body that is no JSON object, is refused before a slot is used', async () => {
+      const reg = await registerAnonymous(h.url);
+      const post = (opts: { body?: unknown; raw?: string; headers?: Record<string, string> }) =>
+        call(h.url, 'POST', '/api/agent/sandbox/endpoints', { token: reg.credential, ...opts });
+      const refused = (error_description: string) => ({ status: 400, body: { error: 'invalid_request', error_description } });
+      const seen = (r: { status: number; body: unknown }) => ({ status: r.status, body: r.body });
+      const notTaken = (field: string) =>
+        refused(`${field}: is not a field of this request: a sandbox endpoint takes no settings (its name and expiry are set for it; it ends at its expiresAt); send no body`);
+      // More tries than the key has slots: had any made an endpoint, the last good create would be a 409.
+      for (let round = 0; round < CAP; round++) {
+        expect(seen(await post({ body: { name: 'mine' } }))).toEqual(notTaken('name'));
+        // An expiry asked for lived the sandbox's whole lifetime instead.
+        expect(seen(await post({ body: { expiresIn: 60 } }))).toEqual(notTaken('expiresIn'));
+        expect(seen(await post({ body: [1] }))).toEqual(refused('body must be a JSON object'));
+        expect(seen(await post({ raw: '"x"', headers: { 'content-type': 'application/json' } }))).toEqual(refused('body must be a JSON object'));
+        expect(seen(await post({ raw: 'name=mine', headers: { 'content-type': 'text/plain' } }))).toEqual(refused('send a JSON body (Content-Type: application/json)'));
+      }
+      expect((await list(reg.credential)).body).toEqual([]);
+      for (const body of [{}, undefined]) expect((await post({ body })).status).toBe(201);
+      expect((await list(reg.credential)).body).toHaveLength(CAP);
+    });
+
     test('isolation: another agent, an account, or a stranger never sees a sandbox endpoint', async () => {
       const a = await registerAnonymous(h.url, 'agent a');
       const b = await registerAnonymous(h.url, 'agent b');

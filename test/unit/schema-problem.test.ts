@@ -34,6 +34,14 @@ describe('schemaProblem', () => {
     // A union's own words still win over looking inside it.
     expect(schemaProblem(t.Object({ v: t.Union([t.String(), t.Null()], { error: 'must be text' }) }), { v: 5 })).toBe('v: must be text');
   });
+
+  test('a field a closed object does not take is named, with the known one it differs from only by case, _ or -', () => {
+    const closed = t.Object({ expiresIn: t.Optional(t.Integer()), name: t.Optional(t.String()) }, { additionalProperties: false });
+    expect(schemaProblem(closed, { expires_in: 60 })).toBe('expires_in: is not a field of this request; did you mean expiresIn?');
+    expect(schemaProblem(closed, { 'Expires-In': 60 })).toBe('Expires-In: is not a field of this request; did you mean expiresIn?');
+    expect(schemaProblem(closed, { ttl: 60 })).toBe('ttl: is not a field of this request');
+    expect(schemaProblem(t.Object({ a: closed }), { a: { NAME: 'x' } })).toBe('a.NAME: is not a field of this request; did you mean name?');
+  });
 });
 
 describe('agent bodies', () => {

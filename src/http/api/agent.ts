@@ -19,7 +19,6 @@ import type { Ctx } from '../../services/context';
 import { authenticate, authMacro, bearerChallenge, presentedToken, type CookieJar } from '../auth';
 import { errorResponse } from '../errors';
 import { mediaTypeOf } from '../origin';
-import { isRecord } from '../../unknown';
 import { clientIp } from '../client-ip';
 import {
   AgentRegistration,
@@ -66,19 +65,21 @@ function jsonBody(request: Request, body: unknown): Record<string, unknown> {
 const SANDBOX_REFUSED = ['mockResponse', 'notificationUrl', 'signing'] as const;
 
 /**
- * The sandbox create takes no body. One that asks for a setting the sandbox lacks is refused
- * rather than ignored: an agent must not believe its mock response or signing is in place.
+ * The sandbox create takes no settings: an empty body or `{}`. Anything else is refused before a
+ * slot of the key is used, rather than ignored: an agent must not believe its mock response,
+ * name or expiry is in place (`{"expiresIn": 60}` would have lived the sandbox's whole lifetime).
  */
-function refuseSandboxSettings(body: unknown): void {
-  let json: unknown;
-  try {
-    json = JSON.parse(typeof body === 'string' && body.length <= MAX_AGENT_BODY ? body : '');
-  } catch {
-    return;
-  }
-  const asked = isRecord(json) ? SANDBOX_REFUSED.filter((k) => json[k] !== undefined && json[k] !== null) : [];
+function refuseSandboxBody(request: Request, body: unknown): void {
+  const text = bodyText(body);
+  if (text.trim() === '') return;
+  const json = jsonBody(request, text);
+  const asked = SANDBOX_REFUSED.filter((k) => json[k] !== undefined && json[k] !== null);
   if (asked.length > 0) {
     throw new AppError('invalid_request', `sandbox endpoints have no ${asked.join(', ')}: those need a claimed key (then POST /api/endpoints); create a sandbox endpoint with no body`);
+  }
+  const other = Object.keys(json).find((k) => !(SANDBOX_REFUSED as readonly string[]).includes(k));
+  if (other !== undefined) {
+    throw new AppError('invalid_request', `${other}: is not a field of this request: a sandbox endpoint takes no settings (its name and expiry are set for it; it ends at its expiresAt); send no body`);
   }
 }
 
@@ -357,9 +358,9 @@ export const agentRoutes = (ctx: Ctx) => {
     )
     .post(
       '/sandbox/endpoints',
-      async ({ principal, body, set }): Promise<Static<typeof SandboxEndpoint>> => {
+      async ({ principal, body, request, set }): Promise<Static<typeof SandboxEndpoint>> => {
         const key = requireUnclaimedKey(principal);
-        refuseSandboxSettings(body);
+        refuseSandboxBody(request, body);
         set.status = 201;
         return createSandboxEndpoint(ctx, key);
       },
@@ -367,13 +368,13 @@ export const agentRoutes = (ctx: Ctx) => {
         credential: true,
         parse: rawText,
         detail: {
-          summary: 'Unclaimed agent keys: create an ephemeral capture-only endpoint (no body: mockResponse, notificationUrl and signing are refused)',
+          summary: 'Unclaimed agent keys: create an ephemeral capture-only endpoint. Takes no body (empty or {}): any field is refused, mockResponse, notificationUrl and signing with a word on claiming',
           responses: documented({
             201: { description: 'The endpoint', schema: SandboxEndpoint },
             ...codedErrors({
               401: 'unauthorized (no or unknown key)',
               403: 'forbidden (not an unclaimed agent key: use /api/endpoints)',
-              400: 'invalid_request (a body asking for a mock response, notifications or signing)',
+              400: 'invalid_request (a body that is not empty or {}: any field, a non-object, not JSON)',
               409: `conflict (the key already has its live sandbox endpoints)`,
             }),
           }),

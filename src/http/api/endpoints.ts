@@ -72,10 +72,18 @@ export const endpointRoutes = (ctx: Ctx) =>
           notificationUrl: t.Optional(t.Union([t.String(), t.Null()])),
           signing: t.Optional(t.Union([SigningConfigSchema, t.Null()])),
           expiresIn: t.Optional(t.Union([ExpiresIn, t.Null()], { description: 'A new expiry, counted from now (replaces the old one), or null: never expires' })),
+          expiresAt: t.Optional(
+            t.Union([Type.Integer(), t.Null()], {
+              description: 'Read-only, taken so a GET can be sent back: the value GET shows is ignored; another one is 400 unless expiresIn is given (set the expiry with expiresIn)',
+            }),
+          ),
         }),
         response: { 200: EndpointBody, ...errors(400, ...AUTH_ERRORS, 404) },
         detail: {
           summary: 'Update name, mock response (null clears), notification URL (null stops), signature verification (null turns off) or expiry (expiresIn; null: never)',
+          description:
+            'Fields left out are left as they are. The endpoint as GET shows it may be sent back whole with fields changed: its read-only fields (id, slug, url, createdAt, …) are ignored, ' +
+            'and expiresAt too while it is the value GET shows (a different one is 400: the expiry is set with expiresIn). Any other field is 400 (`<field>: is not a field of this request`).',
         },
       },
     )

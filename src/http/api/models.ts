@@ -1,4 +1,5 @@
 /** Response and body schemas shared by the API routes and the OpenAPI page. */
+import { Type } from '@sinclair/typebox';
 import { t, type TSchema } from 'elysia';
 import { REFUSAL_CODES, REFUSAL_REASONS, refusalStatus } from '../../engine/refusals';
 import { CaptureRecord } from '../../model/capture';
@@ -110,7 +111,9 @@ export const MockResponseBody = t.Object({
  * whatever body arrives, and drops them inside an object-or-null union anyway.
  */
 export const MockResponseInput = t.Object({
-  status: t.Integer({ minimum: 200, maximum: 599 }),
+  // TypeBox's Integer, not Elysia's, which also takes text and reads "4e2" as 400 and " 404 " as
+  // 404: a number is asked for, as expiresIn asks (src/http/api/endpoints.ts).
+  status: Type.Integer({ minimum: 200, maximum: 599 }),
   body: t.Optional(t.String({ description: 'Left out: an empty body' })),
   headers: t.Optional(t.Record(t.String(), t.String(), { description: 'Left out: no headers of its own. Kept, answered and sent in the order given' })),
 });

@@ -100,7 +100,7 @@ export const teamRoutes = (ctx: Ctx) =>
         detail: {
           summary: 'Rename the team and/or set confirmedMembersOnly (owner only; at least one of the two, else 400)',
           description:
-            'Turning `confirmedMembersOnly` on is 409 `conflict` while a member has not confirmed their address (the message says how many, and who): remove them or have them confirm first. Nothing changes on a refusal.',
+            'Turning `confirmedMembersOnly` on is 409 `conflict` while a member has not confirmed their address (the message says how many, and who): remove them or have them confirm first. Nothing changes on a refusal. The team as GET shows it may be sent back whole with fields changed: its read-only fields (id, ownerId, role, subscription, …) are ignored; any other field is 400.',
         },
       },
     )
