@@ -56,6 +56,9 @@ export interface RouteLike {
 
 const UPDATE_METHODS = new Set(['PATCH', 'PUT']);
 
+/** The account routes (src/http/api/auth.ts), whose extra fields are ignored (below). */
+const EXTRAS_IGNORED = '/api/auth/';
+
 /**
  * The object schemas a value of `schema` may be: itself, or the object members of a union
  * (`mockResponse`: an object or null; `signing`: one of several objects). None when extra fields
@@ -129,6 +132,10 @@ export function bodyFieldsByRoute(routes: readonly RouteLike[]): Map<string, Fie
   const gets = new Map(routes.filter((r) => r.method === 'GET').map((r) => [r.path, successSchema(r.hooks)]));
   const out = new Map<string, Fields>();
   for (const r of routes) {
+    // Sign-up, sign-in and the password and address routes take no setting that a dropped field
+    // could lose (a mistyped required field is refused as missing), and they are what other tools'
+    // account set-ups call, some with extras such as a `name`: those are ignored, not refused.
+    if (r.path.startsWith(EXTRAS_IGNORED)) continue;
     const body = schemaOf(r.hooks, 'body');
     if (!isRecord(body)) continue;
     const resource = UPDATE_METHODS.has(r.method) ? [gets.get(r.path), successSchema(r.hooks)].flatMap((s) => objectShapes(s)) : [];

@@ -145,6 +145,18 @@ describeBackends(
       expect((await get(`${list}/paginated?limit=1`)).status).toBe(200);
     });
 
+    test('sign-up and sign-in ignore extra fields (other tools send a name there); routes with settings still refuse them', async () => {
+      const email = `extras${Date.now()}${Math.random().toString(36).slice(2, 6)}@example.com`;
+      const signup = await call<{ token: string }>(h.url, 'POST', '/api/auth/signup', { body: { email, password: 'correct horse battery', name: 'Ada' } });
+      expect(signup.status).toBe(201);
+      const login = await call<{ token: string }>(h.url, 'POST', '/api/auth/login', { body: { email, password: 'correct horse battery', remember: true } });
+      expect(login.status).toBe(200);
+      expect(typeof login.body.token).toBe('string');
+      // The same session on a route with settings: refused, as above.
+      const made = await call(h.url, 'POST', '/api/endpoints', { token: login.body.token, body: { name: 'x', expires_in: 60 } });
+      expect(made.status).toBe(400);
+    });
+
     test('the operator API takes seats as a number only', async () => {
       const a = await newAccount(h.url);
       const team = (await call<{ id: string }>(h.url, 'POST', '/api/teams', { token: a.key, body: { name: 'Ops' } })).body;
