@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Capture } from '../../src/model/capture';
 import { NOT_FORWARDED } from '../../src/model/render';
@@ -18,7 +18,7 @@ import { joinTeam, paidTeam, TEAMS_ENV } from '../behaviour/teams-support';
 import { call, eventually, newAccount } from '../support/client';
 import { freePort, startServer, stopServer, RESTART_TEST_MS } from '../support/server';
 import { describeBackends } from '../support/suite';
-import { cliEnv, runCli, RunningCli, startLocalApp, TtyCli, type Arrived, type CliEnv, type LocalApp } from './support';
+import { cliEnv, runCli, RunningCli, startLocalApp, stateFilesOf, TtyCli, type Arrived, type CliEnv, type LocalApp } from './support';
 
 const STRIPE_SECRET = 'whsec_cli_listen_test_secret';
 const cleanups = cleanupAfterAll();
@@ -159,8 +159,9 @@ describeBackends(
       await send(h.url, s.slug, '/2', { body: 'two' });
       await cli.until(() => s.app.arrived.length === 2);
       expect(await cli.stop('SIGTERM')).toBe(0);
-      const state = join(s.cli.configHome, 'hookcap', 'state', `${s.slug}.json`);
-      expect(existsSync(state)).toBe(true);
+      const [state, ...more] = stateFilesOf(s.cli.configHome, s.slug);
+      expect(state).toBeDefined();
+      expect(more).toEqual([]);
 
       for (const b of ['three', 'four', 'five']) await send(h.url, s.slug, `/${b}`, { body: b });
       cli = await listen(s);
@@ -176,8 +177,69 @@ describeBackends(
       // Let any duplicate show itself.
       await Bun.sleep(1_500);
       expect(bodiesOf(s.app.arrived)).toEqual(['one', 'two', 'three', 'four', 'five', 'six', 'seven']);
-      expect(JSON.parse(readFileSync(state, 'utf8')).lastId).toMatch(/^req_/);
+      expect(JSON.parse(readFileSync(state as string, 'utf8')).lastId).toMatch(/^req_/);
       await cli.stop();
+    });
+
+    test('two runs forwarding one endpoint to two URLs keep a position each: the one stopped gets, on restart, what the other forwarded meanwhile; a second run to the same URL is refused, naming the first', async () => {
+      const s = await setup(h.url);
+      const to = (path: string) => ['listen', s.slug, '--forward', `${s.app.url}${path}`];
+      const started = async (path: string) => {
+        const cli = new RunningCli(to(path), s.cli.env);
+        cleanups.push(() => void cli.stop('SIGKILL'));
+        await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
+        return cli;
+      };
+      const at = (path: string) => bodiesOf(s.app.arrived.filter((a) => a.target.startsWith(`${path}/`)));
+      const a = await started('/A');
+      let b = await started('/B');
+      await send(h.url, s.slug, '/0', { body: 'zero' });
+      await b.until(() => at('/A').length === 1 && at('/B').length === 1);
+      expect(await b.stop('SIGTERM')).toBe(0);
+
+      for (const body of ['one', 'two', 'three']) await send(h.url, s.slug, `/${body}`, { body });
+      await a.until(() => at('/A').length === 4);
+      expect(await a.stop('SIGTERM')).toBe(0);
+
+      b = await started('/B');
+      await b.until(() => at('/B').length === 4, 8_000);
+      expect(at('/B')).toEqual(['zero', 'one', 'two', 'three']);
+      expect(stateFilesOf(s.cli.configHome, s.slug)).toHaveLength(2);
+
+      // The same endpoint to the same URL again, while b runs: refused before anything is read or sent.
+      const twice = await runCli(to('/B'), s.cli.env);
+      expect(twice.code).toBe(1);
+      expect(twice.stderr).toBe(
+        `error: another hookcap listen (pid ${b.proc.pid}) is already forwarding ${s.slug} to ${s.app.url}/B; two runs would share one resume position; ` +
+          `stop it first (Ctrl-C where it runs, or kill ${b.proc.pid}); to forward to a second app, give another --forward URL. If no such run exists (pid ${b.proc.pid} is another program now), remove ${twice.stderr.match(/remove (\S+\.lock)\n$/)?.[1]}\n`,
+      );
+      expect(twice.stderr).toContain(join(s.cli.configHome, 'hookcap', 'state', `${s.slug}.`));
+      // Killed (no chance to remove its lock): the next run takes the lock over and resumes.
+      expect(await b.stop('SIGKILL')).not.toBe(0);
+      await send(h.url, s.slug, '/four', { body: 'four' });
+      b = await started('/B');
+      await b.until(() => at('/B').length === 5);
+      expect(await b.stop('SIGTERM')).toBe(0);
+      expect(at('/B')).toEqual(['zero', 'one', 'two', 'three', 'four']);
+    });
+
+    test("the one position per endpoint an older version saved (state/<slug>.json) is resumed from by a URL without its own, and said so", async () => {
+      const s = await setup(h.url);
+      const first = await send(h.url, s.slug, '/old', { body: 'old' });
+      await send(h.url, s.slug, '/new', { body: 'new' });
+      await stored(h.url, s, 2);
+      const dir = join(s.cli.configHome, 'hookcap', 'state');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${s.slug}.json`), JSON.stringify({ lastId: first, apiUrl: h.url, savedAt: Date.now(), handled: true }));
+      const cli = await listen(s);
+      await cli.until(() => s.app.arrived.length === 1);
+      expect(cli.stderr).toContain(`resuming after ${first} (handled at `);
+      expect(cli.stderr).toContain("the endpoint's position saved by an older hookcap for every --forward URL)");
+      expect(bodiesOf(s.app.arrived)).toEqual(['new']);
+      expect(await cli.stop()).toBe(0);
+      // Left for any other URL it was the position of; this URL has its own from now on.
+      expect(existsSync(join(dir, `${s.slug}.json`))).toBe(true);
+      expect(stateFilesOf(s.cli.configHome, s.slug)).toHaveLength(1);
     });
 
     test('--event, --path, --method and --header forward only the captures they match, said in the opening line; resuming goes past the rest', async () => {
@@ -558,7 +620,7 @@ describeBackends(
 
       // Skipped (the default off a terminal), then live ones go; --since as the line said gets the skipped ones.
       await away(['e1', 'e2', 'e3'], 12);
-      const before = JSON.parse(readFileSync(join(s.cli.configHome, 'hookcap', 'state', `${s.slug}.json`), 'utf8')).lastId as string;
+      const before = JSON.parse(readFileSync(stateFilesOf(s.cli.configHome, s.slug)[0] as string, 'utf8')).lastId as string;
       cli = await listen(s, ['--max-backlog', '2', '--backlog', 'skip']);
       expect(cli.stderr).toContain(`--since ${before}`);
       await send(h.url, s.slug, '/live', { body: 'live' });
@@ -740,7 +802,7 @@ describeBackends(
       expect(r.stderr).toBe(
         `error: --forward ${typo}: no such host no-such-app.invalid; nothing was forwarded; check the host in --forward (http://localhost:PORT or http://127.0.0.1:PORT for an app on this machine)\n`,
       );
-      expect(existsSync(join(s.cli.configHome, 'hookcap', 'state', `${s.slug}.json`))).toBe(false);
+      expect(stateFilesOf(s.cli.configHome, s.slug)).toEqual([]);
       // replay says the same in its words.
       const rp = await runCli(['replay', id, '--to', `${typo}/one`], s.cli.env);
       expect(rp.code).toBe(1);
