@@ -11,6 +11,7 @@ import { createClient, DEFAULT_API_URL, type HookcapClient } from '../client/ind
 import { isCaptureId } from '../src/ids';
 import { CliError, osReason } from './errors';
 import { httpUrl } from './options';
+import { checkedFetch } from './api-answers';
 
 export interface Settings {
   apiUrl: string;
@@ -82,7 +83,10 @@ export function resolveSettings(flags: { apiUrl?: string; key?: string }, env: N
   const pick = <T extends string>(flag: string | undefined, envValue: string | undefined, fileValue: string | undefined, none: T) =>
     flag ? { value: flag, source: 'flag' as const } : envValue ? { value: envValue, source: 'env' as const } : fileValue ? { value: fileValue, source: 'file' as const } : { value: null, source: none };
   const apiUrl = pick(flags.apiUrl, env.HOOKCAP_API_URL, file.apiUrl, 'default');
-  const key = pick(flags.key, env.HOOKCAP_API_KEY, file.key, 'none');
+  // A key has no white space: around one it was pasted along (a trailing newline, quoted spaces),
+  // and sent as it is it would be refused, or saved by login to be refused later.
+  const trimmed = (k: string | undefined) => k?.trim() || undefined;
+  const key = pick(trimmed(flags.key), trimmed(env.HOOKCAP_API_KEY), trimmed(file.key), 'none');
   // Checked as --api-url is (by its option parser): `hookcap.example.com` without http:// would
   // otherwise surface as fetch's "URL is invalid" at the first call.
   if (apiUrl.source === 'env') httpUrl('HOOKCAP_API_URL')(apiUrl.value);
@@ -176,8 +180,11 @@ export function clientFor(settings: Settings): HookcapClient {
   if (!settings.key) {
     throw new CliError('no API key', 'run hookcap login --key svc_… (or set HOOKCAP_API_KEY, or pass --key)');
   }
-  return createClient({ apiUrl: settings.apiUrl, key: settings.key });
+  return apiClient(settings.apiUrl, settings.key);
 }
+
+/** A client of the API at `apiUrl` whose answers are checked to be hookcap's (cli/api-answers.ts). */
+export const apiClient = (apiUrl: string, key: string): HookcapClient => createClient({ apiUrl, key, fetch: checkedFetch(apiUrl) });
 
 const SLUG = /^[A-Za-z0-9_-]{1,100}$/;
 
