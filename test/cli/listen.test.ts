@@ -6,6 +6,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
+import net from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Capture } from '../../src/model/capture';
@@ -301,7 +302,8 @@ describeBackends(
       cleanups.push(() => app.stop());
       await cli.until(() => cli.lines.length === 2);
       expect(bodiesOf(app.arrived)).toEqual(['while down', 'also while down']);
-      expect(cli.lines[0]).toMatch(/→ 200 +\d+ ms {2}\/late {2}\(\d+ attempts\)$/);
+      // One send reached the app: the refused ones reached nothing, and are not counted as attempts.
+      expect(cli.lines[0]).toMatch(/→ 200 +\d+ ms {2}\/late {2}\(after waiting [5-9] s for the app\)$/);
       expect(cli.lines[1]).toMatch(/→ 200 +\d+ ms {2}\/later$/);
       await cli.stop();
     });
@@ -387,6 +389,23 @@ describeBackends(
       await cli.stop();
       expect((await runCli(['replay', id, '--to', `http://localhost:${v6.port}/again`], s.cli.env)).code).toBe(0);
       expect(arrived).toEqual([`localhost:${v6.port} /hooks/six six`, `localhost:${v6.port} /again six`]);
+    });
+
+    test('an app that closes the connection without answering: said in those words (not "socket hang up"), retried, then reported', async () => {
+      const s = await setup(h.url);
+      const hangUp = net.createServer((socket) => socket.once('data', () => socket.destroy()));
+      await new Promise<void>((resolve) => hangUp.listen(0, '127.0.0.1', resolve));
+      cleanups.push(() => void hangUp.close());
+      const port = (hangUp.address() as net.AddressInfo).port;
+      const cli = new RunningCli(['forward', s.slug, `http://127.0.0.1:${port}/in`, '--retries', '1'], s.cli.env);
+      cleanups.push(() => void cli.stop('SIGKILL'));
+      await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
+      await send(h.url, s.slug, '/closed', { body: 'x' });
+      await cli.until(() => cli.lines.length === 1);
+      expect(cli.stderr).toContain('POST /closed: the app closed the connection without answering; retry 1/1 in 0.5 s');
+      expect(cli.lines[0]).toMatch(/✗ +\/closed {2}the app closed the connection without answering \(2 attempts\) {2}resend with: /);
+      expect(`${cli.stdout}${cli.stderr}`).not.toContain('socket hang up');
+      await cli.stop();
     });
 
     test('5xx is retried, then reported with how to resend it; the next capture still goes', async () => {
