@@ -22,7 +22,7 @@ import { describeError, EXIT_USAGE, UsageError } from './errors';
 import { err, styleFor, type Style } from './output';
 import { askSecret, firstLineOfStdin } from './prompt';
 import type { HeaderFilter } from '../src/stores/captures/types';
-import { bodySource, captureIdArg, checkForwardTarget, checkRequiredOptions, requiredOption, collectHeader, collectHeaderFilter, duration, endpointNameArg, headerFilterParam, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
+import { bodySource, captureIdArg, checkForwardTarget, checkListenArguments, checkRequiredOptions, requiredOption, collectHeader, collectHeaderFilter, duration, endpointNameArg, headerFilterParam, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
 
 interface GlobalFlags {
   apiUrl?: string;
@@ -78,7 +78,10 @@ const program = new Command('hookcap')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride()
   .configureOutput({ outputError: (text, write) => write(text) })
-  .hook('preAction', (_program, command) => checkRequiredOptions(command));
+  .hook('preAction', (_program, command) => {
+    checkListenArguments(command);
+    checkRequiredOptions(command);
+  });
 
 program
   .command('login')
@@ -221,6 +224,8 @@ forwardingOptions(
     .command('listen')
     .description('forward every capture of an endpoint to a local URL, live, resuming where it stopped')
     .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
+    // `listen SLUG URL` is refused by checkListenArguments, with the two ways to say it.
+    .allowExcessArguments()
     .addOption(requiredOption('--forward <url>', 'where to send captures, e.g. http://127.0.0.1:4000/hooks').argParser(httpUrl('--forward'))),
 ).action(act(async (slug: string, flags: ListenFlags, cmd: Command) => runListen(slug, flags, cmd)));
 

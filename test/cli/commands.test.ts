@@ -65,6 +65,12 @@ describe('usage', () => {
       [['frobnicate'], "unknown command 'frobnicate'"],
       [['listen', SLUG], "required option '--forward <url>'"],
       [['listen', SLUG, '--forward', 'ftp://x'], '--forward must be an http or https URL'],
+      // The URL as forward takes it: both ways to say it, not commander's bare "too many arguments".
+      [['listen', SLUG, 'http://127.0.0.1:4000/hooks'], `error: too many arguments: listen takes the endpoint alone, and where to forward with --forward (got "${SLUG}" "http://127.0.0.1:4000/hooks"); hookcap listen ${SLUG} --forward http://127.0.0.1:4000/hooks, or hookcap forward ${SLUG} http://127.0.0.1:4000/hooks\n`],
+      // A port, or a host and port, without http://: the URL suggested, not assumed.
+      [['listen', SLUG, '--forward', 'localhost:4711'], 'error: --forward must be an http or https URL, got "localhost:4711"; did you mean --forward http://localhost:4711?\n'],
+      [['listen', SLUG, '--forward', '4711'], 'error: --forward must be a URL such as http://127.0.0.1:4000/hooks, got "4711"; did you mean --forward http://localhost:4711?\n'],
+      [['forward', SLUG, '127.0.0.1:4000/hooks'], 'did you mean http://127.0.0.1:4000/hooks?'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--concurrency', '0'], '--concurrency must be a whole number ≥ 1'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--retries', 'many'], '--retries must be a whole number'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--since', 'yesterday'], '--since must be a duration'],
@@ -833,6 +839,17 @@ describeBackends('hookcap commands', (h) => {
     expect((JSON.parse(json.stdout) as Capture).detectedEvent).toBe(cleaned);
     // The body keeps the bytes as sent.
     expect(JSON.parse((JSON.parse(json.stdout) as Capture).body).type).toBe(evil);
+  });
+
+  test('tail --since 0 (the script\'s "${since:-0}" before any capture) says it starts from the oldest stored capture, not at 1970', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'since-0' } })).body;
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    await fetch(`${h.url}/w/${ep.slug}/first`, { method: 'POST', body: 'one' });
+    const r = await runCli(['tail', ep.slug, '--since', '0', '--count', '1', '--timeout', '30'], e.env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`Watching ${ep.slug}, from the oldest stored capture on. Ctrl-C to stop.\n`);
+    expect(r.stdout).toContain('/first');
   });
 
   test('tail --count/--timeout: a script waits for a webhook and gets exit 0 with it, or exit 1 after the timeout', async () => {
