@@ -224,6 +224,31 @@ describeBackends(
       expect(at('/B')).toEqual(['zero', 'one', 'two', 'three', 'four']);
     });
 
+    test('a run stopped while waiting for its app, beside one forwarding elsewhere: restarted, it still sends the capture it was waiting with', async () => {
+      const s = await setup(h.url);
+      const port = await freePort();
+      const a = await listen(s);
+      const b = new RunningCli(['listen', s.slug, '--forward', `http://127.0.0.1:${port}/b`], s.cli.env);
+      cleanups.push(() => void b.stop('SIGKILL'));
+      await b.until(() => b.stderr.includes('Ctrl-C to stop'));
+      await send(h.url, s.slug, '/x', { body: 'waited for' });
+      await b.until(() => b.stderr.includes('waiting for the app'));
+      await a.until(() => s.app.arrived.length === 1);
+      expect(await b.stop('SIGINT')).toBe(0);
+      await send(h.url, s.slug, '/y', { body: 'after' });
+      await a.until(() => s.app.arrived.length === 2);
+      expect(await a.stop()).toBe(0);
+
+      const appB = startLocalApp(port);
+      cleanups.push(() => appB.stop());
+      const again = new RunningCli(['listen', s.slug, '--forward', `http://127.0.0.1:${port}/b`], s.cli.env);
+      cleanups.push(() => void again.stop('SIGKILL'));
+      await again.until(() => appB.arrived.length === 2, 8_000);
+      expect(bodiesOf(appB.arrived)).toEqual(['waited for', 'after']);
+      expect(again.stderr).toContain('(where a run started at');
+      await again.stop();
+    });
+
     test("the one position per endpoint an older version saved (state/<slug>.json) is resumed from by a URL without its own, and said so", async () => {
       const s = await setup(h.url);
       const first = await send(h.url, s.slug, '/old', { body: 'old' });
