@@ -1,7 +1,8 @@
 /**
  * Where the CLI keeps what it remembers: `$XDG_CONFIG_HOME/hookcap/` (default `~/.config/hookcap/`),
  * `config.json` (API URL and key, mode 0600) and `state/<slug>.<hash>.json` (the last capture
- * `listen` handled forwarding that endpoint to one URL, for resuming; `.lock` beside it while one runs). Settings come from flags, then the environment, then the file.
+ * `listen` handled forwarding that endpoint to one URL, for resuming; `.lock` beside it while one
+ * runs). Settings come from flags, then the environment, then the file.
  */
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';

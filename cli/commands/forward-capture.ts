@@ -54,8 +54,8 @@ export function captureForwarder(
   /** Attempts sent and not yet answered: what a stop waits for (a wait for the app or a retry ends at once). */
   let sending = 0;
 
-  /** `hint`: what to do about `error`, in words only (`--json` keeps the error as it is). */
   /**
+   * `hint`: what to do about `error`, in words only (`--json` keeps the error as it is).
    * `attempts`: sends that got an answer or failed; a refused connection reached nothing and is not
    * one. `waitedMs`: how long the app was waited for while it refused connections (0: not at all).
    */
@@ -106,7 +106,6 @@ export function captureForwarder(
     let polls = 0;
     /** From the first refusal to the end of the last wait for the app. */
     let waited = 0;
-    const waitedMs = () => waited;
     for (;;) {
       let failure: string;
       // The app took the connection and was slow: more time, not a running app, is what it needs.
@@ -118,7 +117,7 @@ export function captureForwarder(
         const answer = await deliver(request, { timeoutMs: opts.timeout * 1000, insecure: opts.insecure === true }).finally(() => sending--);
         attempts++;
         if (answer.status < 500) {
-          report(c, url, { status: answer.status, latencyMs: answer.latencyMs, attempts }, waitedMs());
+          report(c, url, { status: answer.status, latencyMs: answer.latencyMs, attempts }, waited);
           return { handled: true };
         }
         status = answer.status;
@@ -165,7 +164,7 @@ export function captureForwarder(
       }
       retries++;
       if (retries > opts.retries) {
-        report(c, url, { status, latencyMs, attempts, error: status === null ? failure : undefined }, waitedMs(), timedOut ? TIMEOUT_HINT : undefined);
+        report(c, url, { status, latencyMs, attempts, error: status === null ? failure : undefined }, waited, timedOut ? TIMEOUT_HINT : undefined);
         return { handled: true };
       }
       if (stop.signal.aborted) return { handled: false };

@@ -1,8 +1,9 @@
 /**
  * `hookcap listen SLUG --forward URL` (and `forward SLUG URL`): follows the endpoint's live stream
  * and re-sends every capture to URL + its path, byte for byte, in order. Remembers the last capture
- * it handled per endpoint and --forward URL (one run at a time for each), so a restart (or a dropped connection) resumes with Last-Event-ID and every
- * capture reaches the local app once, oldest first. `hookcap tail SLUG` prints captures instead.
+ * it handled per endpoint and --forward URL (one run at a time for each), so a restart (or a
+ * dropped connection) resumes with Last-Event-ID and every capture reaches the local app once,
+ * oldest first. `hookcap tail SLUG` prints captures instead.
  */
 import { lookup } from 'node:dns/promises';
 import type { CaptureStream, HookcapClient } from '../../client/index';
