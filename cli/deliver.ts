@@ -115,6 +115,8 @@ function send(req: RebuiltRequest, url: URL, address: string | null, opts: Deliv
       else if (CERTIFICATE_CODES.test(e.code ?? '')) fail(`${url.host}'s certificate was refused: ${e.message}`, true);
       // ENOTFOUND is the resolver's "no such name"; a resolver that cannot be asked says EAI_AGAIN.
       else if (e.code === 'ENOTFOUND') fail(`no such host ${url.hostname}`, false, false, true);
+      // Node's words, "socket hang up" and "read ECONNRESET", said as what the app did.
+      else if (e.code === 'ECONNRESET') fail(/hang up/i.test(e.message) ? 'the app closed the connection without answering' : 'the app reset the connection');
       else fail(e.message);
     });
     request.end(req.body.length > 0 ? req.body : undefined);

@@ -118,6 +118,9 @@ export function describeError(err: unknown, apiUrl: string, keySource?: KeySourc
         return { message: err.message, hint: `the hookcap server at ${apiUrl} may be older than this CLI: upgrade it, or use a CLI of its version`, exitCode: EXIT_FAILURE };
       case 'http_404':
         return describeError(notHookcap(apiUrl), apiUrl);
+      case 'not_hookcap':
+        // cli/api-answers.ts: an answer hookcap never gives; the message says what came instead.
+        return { message: err.message, hint: notHookcap(apiUrl).hint, exitCode: EXIT_FAILURE };
       case 'validation':
         return { message: err.message, exitCode: EXIT_USAGE };
       default:
@@ -127,6 +130,11 @@ export function describeError(err: unknown, apiUrl: string, keySource?: KeySourc
   // A JSON parse error: whatever answered at the API address is not hookcap.
   if (err instanceof SyntaxError) return describeError(notHookcap(apiUrl), apiUrl);
   const message = err instanceof Error ? err.message : String(err);
+  // cli/api-answers.ts checks the answers the CLI reads; one it missed, read as if it were
+  // hookcap's, fails as a TypeError (`x.map is not a function`): said as what it likely is.
+  if (err instanceof TypeError && !process.env.HOOKCAP_DEBUG && /is not (a function|iterable|an object)|Cannot read properties of (undefined|null)/.test(message)) {
+    return { message: `${apiUrl} answered in a way this CLI cannot read (${message}): does it answer as a hookcap API?`, hint: `${notHookcap(apiUrl).hint}; set HOOKCAP_DEBUG=1 for details`, exitCode: EXIT_FAILURE };
+  }
   const debug = process.env.HOOKCAP_DEBUG && err instanceof Error && err.stack ? `\n${err.stack}` : '';
   return { message: `${message}${debug}`, hint: debug ? undefined : 'set HOOKCAP_DEBUG=1 for details', exitCode: EXIT_FAILURE };
 }

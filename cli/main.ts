@@ -20,8 +20,9 @@ import { tail } from './commands/tail';
 import { replay, send } from './commands/replay';
 import { describeError, EXIT_USAGE, UsageError } from './errors';
 import { err, styleFor, type Style } from './output';
+import { askSecret, firstLineOfStdin } from './prompt';
 import type { HeaderFilter } from '../src/stores/captures/types';
-import { bodySource, captureIdArg, checkForwardTarget, checkRequiredOptions, requiredOption, collectHeader, collectHeaderFilter, duration, endpointNameArg, headerFilterParam, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
+import { bodySource, captureIdArg, checkForwardTarget, checkListenArguments, checkRequiredOptions, requiredOption, collectHeader, collectHeaderFilter, duration, endpointNameArg, headerFilterParam, httpUrl, integer, oneOf, since, slugArg, timeBound } from './options';
 
 interface GlobalFlags {
   apiUrl?: string;
@@ -41,10 +42,20 @@ const act =
   };
 
 /** Settings and output style for a command, from its own and the program's flags. */
-function setup(cmd: Command, opts: { replacingFile?: boolean } = {}): { settings: Settings; style: Style } {
+function setup(cmd: Command, opts: { replacingFile?: boolean; key?: string } = {}): { settings: Settings; style: Style } {
   const flags = cmd.optsWithGlobals<GlobalFlags>();
-  settings = resolveSettings({ apiUrl: flags.apiUrl, key: flags.key }, process.env, opts);
+  if (flags.key === '-' && opts.key === undefined) {
+    throw new UsageError('--key - (the key read from stdin) is for hookcap login', 'log in once with it (… | hookcap login --key -), then run this command without --key');
+  }
+  settings = resolveSettings({ apiUrl: flags.apiUrl, key: opts.key ?? flags.key }, process.env, opts);
   return { settings, style: styleFor(process.stdout, flags.color) };
+}
+
+/** `login --key -`: the key from stdin's first line, or asked for unseen when stdin is a terminal. */
+async function keyFromStdin(): Promise<string> {
+  const key = process.stdin.isTTY === true ? await askSecret('API key (svc_…; not shown): ') : firstLineOfStdin();
+  if (key === '') throw new UsageError('--key -: no key on stdin (its first line is empty); nothing was saved', 'pipe the key in: pass show hookcap | hookcap login --key -');
+  return key;
 }
 
 const program = new Command('hookcap')
@@ -67,13 +78,25 @@ const program = new Command('hookcap')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride()
   .configureOutput({ outputError: (text, write) => write(text) })
-  .hook('preAction', (_program, command) => checkRequiredOptions(command));
+  .hook('preAction', (_program, command) => {
+    checkListenArguments(command);
+    checkRequiredOptions(command);
+  });
 
 program
   .command('login')
   .description('check an API key and save it, with the API URL, to $XDG_CONFIG_HOME/hookcap/config.json (mode 0600)')
-  .addHelpText('after', '\nExample:\n  hookcap login --key svc_… --api-url https://hookcap.example.com')
-  .action(act(async (_opts, cmd: Command) => login(setup(cmd, { replacingFile: true }).settings)));
+  .addHelpText(
+    'after',
+    '\nThe key is trimmed of white space. To keep it out of shell history, leave --key out on a terminal\n' +
+      '(it is asked for, not shown), or give --key - and the key on stdin:\n' +
+      '  hookcap login --key svc_… --api-url https://hookcap.example.com\n' +
+      '  pass show hookcap | hookcap login --key -',
+  )
+  .action(act(async (_opts, cmd: Command) => {
+    const key = cmd.optsWithGlobals<GlobalFlags>().key === '-' ? await keyFromStdin() : undefined;
+    return login(setup(cmd, { replacingFile: true, key }).settings);
+  }));
 
 program
   .command('logout')
@@ -201,6 +224,8 @@ forwardingOptions(
     .command('listen')
     .description('forward every capture of an endpoint to a local URL, live, resuming where it stopped')
     .argument('<slug>', 'the endpoint (or its capture URL)', slugArg)
+    // `listen SLUG URL` is refused by checkListenArguments, with the two ways to say it.
+    .allowExcessArguments()
     .addOption(requiredOption('--forward <url>', 'where to send captures, e.g. http://127.0.0.1:4000/hooks').argParser(httpUrl('--forward'))),
 ).action(act(async (slug: string, flags: ListenFlags, cmd: Command) => runListen(slug, flags, cmd)));
 

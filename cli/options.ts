@@ -15,17 +15,47 @@ export function integer(name: string, min: number) {
   };
 }
 
+/**
+ * What `raw` likely meant when it is a port (`4711`) or a host and port without the scheme
+ * (`localhost:4711`, `127.0.0.1:4000/hooks`): the http:// URL, suggested, never assumed (an
+ * https app, or another host, would then be reached wrongly without a word).
+ */
+function meantUrl(raw: string): string | null {
+  const t = raw.trim();
+  if (/^\d{1,5}$/.test(t)) return `http://localhost:${t}`;
+  if (/^:\d{1,5}(\/\S*)?$/.test(t)) return `http://localhost${t}`;
+  if (/^[a-z0-9.-]+:\d{1,5}(\/\S*)?$/i.test(t) || /^(localhost|\d{1,3}(\.\d{1,3}){3})(\/\S*)?$/i.test(t)) return `http://${t}`;
+  return null;
+}
+
 export function httpUrl(name: string) {
   return (raw: string): string => {
+    const meant = meantUrl(raw);
+    // `localhost:4711` parses, as a URL of the scheme `localhost:`: caught here, with the rest.
+    const hint = meant === null ? undefined : `did you mean ${name.startsWith('-') ? `${name} ` : ''}${meant}?`;
     let u: URL;
     try {
       u = new URL(raw);
     } catch {
-      throw new UsageError(`${name} must be a URL such as http://127.0.0.1:4000/hooks, got ${JSON.stringify(raw)}`);
+      throw new UsageError(`${name} must be a URL such as http://127.0.0.1:4000/hooks, got ${JSON.stringify(raw)}`, hint);
     }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`${name} must be an http or https URL, got ${JSON.stringify(raw)}`);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`${name} must be an http or https URL, got ${JSON.stringify(raw)}`, hint);
     return raw;
   };
+}
+
+/**
+ * `hookcap listen SLUG http://…`: the URL given as a second argument, as `forward` takes it. Said
+ * with the two ways to write it, where commander said only "too many arguments".
+ */
+export function checkListenArguments(cmd: Command): void {
+  if (cmd.name() !== 'listen' || cmd.args.length <= 1) return;
+  const [slug, url, ...more] = cmd.args;
+  const target = more.length === 0 && url !== undefined ? (meantUrl(url) ?? url) : 'URL';
+  throw new UsageError(
+    `too many arguments: listen takes the endpoint alone, and where to forward with --forward (got ${cmd.args.map((a) => JSON.stringify(a)).join(' ')})`,
+    `hookcap listen ${slug} --forward ${target}, or hookcap forward ${slug} ${target}`,
+  );
 }
 
 export function oneOf<T extends string>(name: string, allowed: readonly T[]) {

@@ -9,6 +9,8 @@ export const when = (ms: number) => (Date.now() - ms < 86_400_000 ? clock(ms) : 
 /** `--since` in words: a time (`--since 15m` is the floor id of that ms) or a capture id. */
 export function sinceSaid(since: string): string {
   const ms = idTime(since);
+  // `--since 0`, the script's `"${since:-0}"` with no capture yet: the start of time, not 1970.
+  if (since === captureIdFloor(0)) return 'from the oldest stored capture on';
   return since === captureIdFloor(ms) ? `starting at ${when(ms)}` : `starting after ${since}`;
 }
 

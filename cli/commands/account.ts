@@ -1,19 +1,30 @@
 /** `hookcap login` and `hookcap endpoints list | create | delete | newest`. */
-import { createClient, HookcapError, type Endpoint, type EndpointActivity, type HookcapClient } from '../../client/index';
-import { saveConfig, type Settings } from '../config';
+import { HookcapError, type Endpoint, type EndpointActivity, type HookcapClient } from '../../client/index';
+import { apiClient, saveConfig, type Settings } from '../config';
 import { CliError, EXIT_EMPTY, EXIT_FAILURE, EXIT_OK, notHookcap, UsageError } from '../errors';
 import { pad, widthOf } from '../columns';
-import { ask, canAsk, count } from '../prompt';
+import { ask, askSecret, canAsk, count } from '../prompt';
 import { err, out, paint, printable, type Style } from '../output';
 
 /** Checks the key against the API, then saves it and the API URL to the config file (mode 0600). */
-export async function login(settings: Settings): Promise<number> {
+export async function login(given: Settings): Promise<number> {
+  let settings = given;
   if (!settings.key || settings.sources.key === 'file') {
-    throw new CliError('login needs a key', 'hookcap login --key svc_… (create one in the dashboard or with POST /api/api-keys)', 2);
+    // Typed at a prompt, unseen, the key stays out of the shell's history; a script or CI job is
+    // never left waiting on one.
+    if (!canAsk() || process.env.CI) {
+      throw new UsageError('login needs a key', 'hookcap login --key svc_…, or the key on stdin: … | hookcap login --key - (create one in the dashboard or with POST /api/api-keys)');
+    }
+    const typed = await askSecret('API key (svc_…; not shown): ');
+    if (typed === '') throw new UsageError('no key was typed; nothing was saved', 'create one in the dashboard (Account, API keys), then hookcap login again');
+    settings = { ...settings, key: typed, sources: { ...settings.sources, key: 'flag' } };
   }
-  const me = await createClient({ apiUrl: settings.apiUrl, key: settings.key })
+  const key = settings.key as string;
+  // Its answer is checked (cli/api-answers.ts): an account with an email, or nothing is saved.
+  const me = await apiClient(settings.apiUrl, key)
     .me()
     .catch((e: unknown) => {
+      if (e instanceof HookcapError && e.code === 'not_hookcap') throw e;
       // Something answered, but not hookcap: a wrong port (the local app), a path, another site.
       if ((e instanceof HookcapError && e.status === 404) || e instanceof SyntaxError) throw notHookcap(settings.apiUrl);
       // Every other command's hint says where a valid key goes (--key, HOOKCAP_API_KEY, login);
@@ -26,7 +37,7 @@ export async function login(settings: Settings): Promise<number> {
       }
       throw e;
     });
-  const path = saveConfig(settings.apiUrl, settings.key);
+  const path = saveConfig(settings.apiUrl, key);
   out(`Logged in to ${settings.apiUrl} as ${me.email}. Saved to ${path}.`);
   return EXIT_OK;
 }

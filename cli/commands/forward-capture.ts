@@ -54,16 +54,22 @@ export function captureForwarder(
   /** Attempts sent and not yet answered: what a stop waits for (a wait for the app or a retry ends at once). */
   let sending = 0;
 
-  /** `hint`: what to do about `error`, in words only (`--json` keeps the error as it is). */
-  const report = (c: Capture, url: string, line: { status: number | null; latencyMs: number | null; attempts: number; error?: string }, hint?: string) => {
+  /**
+   * `hint`: what to do about `error`, in words only (`--json` keeps the error as it is).
+   * `attempts`: sends that got an answer or failed; a refused connection reached nothing and is not
+   * one. `waitedMs`: how long the app was waited for while it refused connections (0: not at all).
+   */
+  const report = (c: Capture, url: string, line: { status: number | null; latencyMs: number | null; attempts: number; error?: string }, waitedMs: number, hint?: string) => {
     const path = pathWithQuery(c.path, captureQuery(c));
     if (opts.json) {
       const latencyMs = line.latencyMs === null ? null : Math.round(line.latencyMs * 10) / 10;
-      out(JSON.stringify({ id: c.id, receivedAt: c.receivedAt, method: c.method, path, url, ...line, latencyMs, ok: line.status !== null && line.status < 500 && !line.error }));
+      out(JSON.stringify({ id: c.id, receivedAt: c.receivedAt, method: c.method, path, url, ...line, latencyMs, waitedMs: Math.round(waitedMs), ok: line.status !== null && line.status < 500 && !line.error }));
       return;
     }
     const ok = line.status !== null && line.status < 500 && !line.error;
-    const tries = line.attempts > 1 ? `(${line.attempts} attempts)` : '';
+    const waited = waitedMs > 0 ? `after waiting ${Math.max(1, Math.round(waitedMs / 1000))} s for the app` : '';
+    const said = [line.attempts > 1 ? `${line.attempts} attempts` : '', waited].filter((p) => p !== '').join(', ');
+    const tries = said === '' ? '' : `(${said})`;
     const parts: Part[] = [{ text: path }];
     if (ok) parts.push({ text: tries, color: 'gray', whole: true });
     else {
@@ -93,8 +99,14 @@ export function captureForwarder(
     const url = targetUrl(opts.forward, c);
     const request = rebuildRequest(c, url);
     let retries = 0;
-    let waitingSaid = false;
-    for (let attempt = 1; ; attempt++) {
+    /** Sends that got an answer or failed (not refused: those reached nothing). */
+    let attempts = 0;
+    /** When the app first refused this capture, and how many times it has been tried since. */
+    let refusedSince: number | null = null;
+    let polls = 0;
+    /** From the first refusal to the end of the last wait for the app. */
+    let waited = 0;
+    for (;;) {
       let failure: string;
       // The app took the connection and was slow: more time, not a running app, is what it needs.
       let timedOut = false;
@@ -103,8 +115,9 @@ export function captureForwarder(
       try {
         sending++;
         const answer = await deliver(request, { timeoutMs: opts.timeout * 1000, insecure: opts.insecure === true }).finally(() => sending--);
+        attempts++;
         if (answer.status < 500) {
-          report(c, url, { status: answer.status, latencyMs: answer.latencyMs, attempts: attempt });
+          report(c, url, { status: answer.status, latencyMs: answer.latencyMs, attempts }, waited);
           return { handled: true };
         }
         status = answer.status;
@@ -139,16 +152,19 @@ export function captureForwarder(
         // order, without spending a retry: giving up would drop the capture past the resume point.
         if (e.refused) {
           if (stop.signal.aborted) return { handled: false };
-          if (!waitingSaid) err(paint(errStyle, 'yellow', `  ${c.method} ${printable(c.path)}: ${failure}; waiting for the app (Ctrl-C to stop)`));
-          waitingSaid = true;
-          await sleep(Math.min(REFUSED_POLL_MS, retryDelayMs(attempt)), stop.signal);
+          if (refusedSince === null) err(paint(errStyle, 'yellow', `  ${c.method} ${printable(c.path)}: ${failure}; waiting for the app (Ctrl-C to stop)`));
+          refusedSince ??= performance.now();
+          polls++;
+          await sleep(Math.min(REFUSED_POLL_MS, retryDelayMs(polls)), stop.signal);
+          waited = performance.now() - refusedSince;
           if (stop.signal.aborted) return { handled: false };
           continue;
         }
+        attempts++;
       }
       retries++;
       if (retries > opts.retries) {
-        report(c, url, { status, latencyMs, attempts: attempt, error: status === null ? failure : undefined }, timedOut ? TIMEOUT_HINT : undefined);
+        report(c, url, { status, latencyMs, attempts, error: status === null ? failure : undefined }, waited, timedOut ? TIMEOUT_HINT : undefined);
         return { handled: true };
       }
       if (stop.signal.aborted) return { handled: false };

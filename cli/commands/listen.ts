@@ -1,14 +1,15 @@
 /**
  * `hookcap listen SLUG --forward URL` (and `forward SLUG URL`): follows the endpoint's live stream
  * and re-sends every capture to URL + its path, byte for byte, in order. Remembers the last capture
- * it handled per slug, so a restart (or a dropped connection) resumes with Last-Event-ID and every
- * capture reaches the local app once, oldest first. `hookcap tail SLUG` prints captures instead.
+ * it handled per endpoint and --forward URL (one run at a time for each), so a restart (or a
+ * dropped connection) resumes with Last-Event-ID and every capture reaches the local app once,
+ * oldest first. `hookcap tail SLUG` prints captures instead.
  */
 import { lookup } from 'node:dns/promises';
 import type { CaptureStream, HookcapClient } from '../../client/index';
 import { idTime } from '../../src/ids';
 import { chooseBacklog, onResume, type Backlog, type BacklogWords, type Start } from '../backlog';
-import { loadResume, saveResume, type ResumeState, type Settings } from '../config';
+import { loadResume, lockForward, saveResume, type ResumeState, type Settings } from '../config';
 import { captureFilter, type CaptureFilterOptions } from '../capture-filter';
 import { CliError, EXIT_OK } from '../errors';
 import type { Style } from '../output';
@@ -54,14 +55,16 @@ const listenWords = (opts: ListenOptions): BacklogWords => ({
  */
 async function startPoint(client: HookcapClient, slug: string, settings: Settings, opts: ListenOptions, errStyle: Style): Promise<Start & { saved?: ResumeState }> {
   if (opts.since) return { after: opts.since, said: sinceSaid(opts.since) };
-  const saved = opts.resume ? loadResume(slug) : null;
+  const saved = opts.resume ? loadResume(slug, opts.forward) : null;
   if (!saved || (saved.apiUrl !== '' && saved.apiUrl !== settings.apiUrl)) return { said: 'from now on' };
   return { ...(await savedStart(client, slug, saved, opts, errStyle)), saved };
 }
 
 async function savedStart(client: HookcapClient, slug: string, saved: ResumeState, opts: ListenOptions, errStyle: Style): Promise<Start> {
   const at = when(saved.savedAt);
-  const resumed: Start = { after: saved.lastId, said: `resuming after ${saved.lastId} (${saved.handled ? `handled at ${at}` : `where a run started at ${at}`})` };
+  // An older version's one position per endpoint: said, since it may be another URL's.
+  const legacy = saved.legacy ? `, the endpoint's position saved by an older hookcap for every --forward URL` : '';
+  const resumed: Start = { after: saved.lastId, said: `resuming after ${saved.lastId} (${saved.handled ? `handled at ${at}` : `where a run started at ${at}`}${legacy})` };
   if (opts.backlog === 'all') return resumed;
   // Captures received after the saved one's millisecond (a later one in that same millisecond is
   // not counted: the count only decides whether to ask).
@@ -88,6 +91,17 @@ async function checkForwardHost(forward: string): Promise<void> {
 
 export async function listen(client: HookcapClient, settings: Settings, slug: string, opts: ListenOptions, style: Style): Promise<number> {
   await checkForwardHost(opts.forward);
+  // Before the position is read: a second run forwarding the same endpoint to the same URL would
+  // share it, each resuming after captures the other handled.
+  const release = lockForward(slug, opts.forward);
+  try {
+    return await forwardAll(client, settings, slug, opts, style);
+  } finally {
+    release();
+  }
+}
+
+async function forwardAll(client: HookcapClient, settings: Settings, slug: string, opts: ListenOptions, style: Style): Promise<number> {
   const errStyle = stderrStyle(style);
   const start = await startPoint(client, slug, settings, opts, errStyle);
   // Each attempt ends within --timeout (cli/deliver.ts), and none starts once stopped: that is
@@ -105,7 +119,7 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
   const inFlight = new Set<Promise<void>>();
   let saved = false;
   const save = (lastId: string, handled: boolean) => {
-    saveResume(slug, { lastId, apiUrl: settings.apiUrl, savedAt: Date.now(), handled });
+    saveResume(slug, opts.forward, { lastId, apiUrl: settings.apiUrl, savedAt: Date.now(), handled, forward: opts.forward });
     saved = true;
   };
   const advance = () => {
@@ -129,7 +143,7 @@ export async function listen(client: HookcapClient, settings: Settings, slug: st
       // Resuming from a saved position, it is kept as it was (with its own time and kind).
       if (!saved) {
         const kept = start.saved !== undefined && start.after === start.saved.lastId ? start.saved : null;
-        if (kept) saveResume(slug, { ...kept, apiUrl: settings.apiUrl });
+        if (kept) saveResume(slug, opts.forward, { ...kept, apiUrl: settings.apiUrl });
         else save(after, false);
         saved = true;
       }

@@ -11,7 +11,7 @@ import { EXIT_OK } from '../errors';
 import { out, printable } from '../output';
 
 /** How the dashboard's key list shows a key: its first 12 characters (the stored `prefix`) and `…`. */
-const shownAs = (key: string): string => `${printable(key.slice(0, 12))}…`;
+const shownAs = (key: string): string => `${printable(key.trim().slice(0, 12))}…`;
 
 /** How long the server is given to end a session: logout must not hang on a server that is down. */
 export const END_SESSION_TIMEOUT_MS = 3_000;
@@ -57,13 +57,13 @@ export async function logout(env: NodeJS.ProcessEnv = process.env): Promise<numb
   } else if (gone.key === undefined) out(`Logged out: removed ${gone.path} (it held no key).`);
   else {
     const where = gone.apiUrl ?? 'the server';
-    const what = gone.key.startsWith('ses_') ? 'session token' : 'key';
+    const what = gone.key.trim().startsWith('ses_') ? 'session token' : 'key';
     out(`Logged out: removed the ${what} ${shownAs(gone.key)} saved for ${printable(where)} (${gone.path}).`);
     // Only a browser session may delete an API key: the CLI has none, so it can only say where.
-    if (gone.key.startsWith('svc_')) {
+    if (gone.key.trim().startsWith('svc_')) {
       const dashboard = gone.apiUrl ? `${printable(baseUrl(gone.apiUrl))}/account` : 'the dashboard at /account';
       out(`The key itself is not revoked and still works: to revoke it, open ${dashboard} and delete ${shownAs(gone.key)} under API keys.`);
-    } else if (gone.key.startsWith('ses_')) for (const line of await sessionLines(gone.apiUrl, gone.key)) out(line);
+    } else if (gone.key.trim().startsWith('ses_')) for (const line of await sessionLines(gone.apiUrl, gone.key.trim())) out(line);
     else out('The key itself is not revoked and still works until it expires or is revoked on the server.');
   }
   if (gone.leftovers.length > 0) {

@@ -3,7 +3,7 @@
  * tail, replay, export (small; export-100k.test.ts is the big one), send, usage errors and help.
  */
 import { describe, expect, test } from 'bun:test';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { har as validateHar } from 'har-validator';
@@ -65,6 +65,12 @@ describe('usage', () => {
       [['frobnicate'], "unknown command 'frobnicate'"],
       [['listen', SLUG], "required option '--forward <url>'"],
       [['listen', SLUG, '--forward', 'ftp://x'], '--forward must be an http or https URL'],
+      // The URL as forward takes it: both ways to say it, not commander's bare "too many arguments".
+      [['listen', SLUG, 'http://127.0.0.1:4000/hooks'], `error: too many arguments: listen takes the endpoint alone, and where to forward with --forward (got "${SLUG}" "http://127.0.0.1:4000/hooks"); hookcap listen ${SLUG} --forward http://127.0.0.1:4000/hooks, or hookcap forward ${SLUG} http://127.0.0.1:4000/hooks\n`],
+      // A port, or a host and port, without http://: the URL suggested, not assumed.
+      [['listen', SLUG, '--forward', 'localhost:4711'], 'error: --forward must be an http or https URL, got "localhost:4711"; did you mean --forward http://localhost:4711?\n'],
+      [['listen', SLUG, '--forward', '4711'], 'error: --forward must be a URL such as http://127.0.0.1:4000/hooks, got "4711"; did you mean --forward http://localhost:4711?\n'],
+      [['forward', SLUG, '127.0.0.1:4000/hooks'], 'did you mean http://127.0.0.1:4000/hooks?'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--concurrency', '0'], '--concurrency must be a whole number ≥ 1'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--retries', 'many'], '--retries must be a whole number'],
       [['listen', SLUG, '--forward', 'http://127.0.0.1:1', '--since', 'yesterday'], '--since must be a duration'],
@@ -158,6 +164,49 @@ describe('status lines', () => {
     expect(t.stderr).not.toContain('Is the computer able');
     const host = await runCli(['endpoints', 'list', '--api-url', 'http://hookcap.invalid'], e.env);
     expect(host.stderr).toStartWith('error: cannot reach http://hookcap.invalid: no such host; ');
+  });
+});
+
+describe('an API address where something else answers', () => {
+  /** A server that is not hookcap: `answer` for every request. */
+  function other(answer: () => Response): string {
+    const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: answer });
+    cleanups.push(() => void server.stop(true));
+    return `http://127.0.0.1:${server.port}`;
+  }
+
+  test('200 JSON of another shape (the developer\'s own app on the default port): every command says it is not a hookcap API; login saves nothing', async () => {
+    const url = other(() => Response.json({ ok: true, message: 'hello from my app' }));
+    const e = env({ HOOKCAP_API_URL: url, HOOKCAP_API_KEY: 'svc_x' });
+    const path = join(e.configHome, 'hookcap', 'config.json');
+    mkdirSync(join(e.configHome, 'hookcap'), { recursive: true });
+    const saved = JSON.stringify({ apiUrl: 'http://hookcap.example.com', key: 'svc_saved' });
+    writeFileSync(path, saved);
+    const login = await runCli(['login', '--key', 'svc_new', '--api-url', url], e.env);
+    expect(login.code).toBe(1);
+    expect(login.stdout).toBe('');
+    expect(login.stderr).toBe(`error: ${url} does not answer as a hookcap API (it answered GET /api/auth/me 200 with JSON that is not what hookcap sends); set the address the hookcap server prints at start-up (its API, e.g. http://localhost:3000/api) with --api-url or HOOKCAP_API_URL\n`);
+    expect(readFileSync(path, 'utf8')).toBe(saved);
+    for (const args of [['endpoints', 'list'], ['endpoints', 'list', '--json'], ['endpoints', 'create', 'x'], ['endpoints', 'newest', SLUG], ['tail', SLUG, '--timeout', '5'], ['replay', 'req_01M8J14ECK2WBM3Q50GN63DNY0', '--to', `${url}/x`], ['send', SLUG], ['export', SLUG, '--format', 'ndjson'], ['listen', SLUG, '--forward', 'http://127.0.0.1:9/x']]) {
+      const r = await runCli(args, e.env, { timeoutMs: 20_000 });
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr, args.join(' ')).toMatch(new RegExp(`^error: ${url.replace(/[.]/g, '\\.')} does not answer as a hookcap API \\(it answered [A-Z]+ /api/\\S+ 200 with JSON that is not what hookcap sends\\); set the address`));
+    }
+    // With --since the stream is asked first: a JSON answer there is no event stream.
+    const stream = await runCli(['tail', SLUG, '--since', 'req_01M8J14ECK2WBM3Q50GN63DNY0', '--timeout', '5'], e.env);
+    expect(stream.code).toBe(1);
+    expect(stream.stderr).toStartWith(`error: ${url} does not answer as a hookcap API (it answered GET /api/stream/${SLUG} 200 with application/json, not an event stream); set the address`);
+  });
+
+  test('an HTML error page (500): said with its status, not printed', async () => {
+    const url = other(() => new Response('<!DOCTYPE html><html><body><h1>Internal Server Error</h1></body></html>', { status: 500, headers: { 'content-type': 'text/html' } }));
+    const e = env({ HOOKCAP_API_URL: url, HOOKCAP_API_KEY: 'svc_x' });
+    for (const args of [['login', '--key', 'svc_x'], ['endpoints', 'list'], ['endpoints', 'create', 'x']]) {
+      const r = await runCli(args, e.env);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr, args.join(' ')).toStartWith(`error: ${url} does not answer as a hookcap API (it answered 500 with an HTML page); set the address`);
+    }
+    expect(existsSync(join(e.configHome, 'hookcap', 'config.json'))).toBe(false);
   });
 });
 
@@ -337,6 +386,51 @@ describeBackends('hookcap commands', (h) => {
     expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ apiUrl: h.url, key: a.key });
   });
 
+  test('login trims the key; --key - reads it from stdin; without --key it is asked for on a terminal, unseen, and refused elsewhere (exit 2)', async () => {
+    const a = await newAccount(h.url);
+    const e = env();
+    const path = join(e.configHome, 'hookcap', 'config.json');
+    const saved = () => JSON.parse(readFileSync(path, 'utf8')) as { apiUrl: string; key: string };
+
+    const spaced = await runCli(['login', '--key', `  ${a.key}\n`, '--api-url', h.url], e.env);
+    expect(spaced.code, spaced.stderr).toBe(0);
+    expect(saved().key).toBe(a.key);
+    const out = await runCli(['logout'], e.env);
+    expect(out.stdout).toContain(`removed the key ${a.key.slice(0, 12)}… saved for`);
+
+    const piped = await runCli(['login', '--key', '-', '--api-url', h.url], e.env, { stdin: new TextEncoder().encode(`${a.key}  \nsecond line\n`) });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(saved().key).toBe(a.key);
+    rmSync(path);
+    const empty = await runCli(['login', '--key', '-', '--api-url', h.url], e.env, { stdin: new TextEncoder().encode('\n') });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('--key -: no key on stdin');
+    // Only login reads a key from stdin.
+    const other = await runCli(['endpoints', 'list', '--key', '-', '--api-url', h.url], e.env);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('--key - (the key read from stdin) is for hookcap login');
+
+    // Off a terminal, and on one under CI: no question, a usage error.
+    const script = await runCli(['login', '--api-url', h.url], e.env);
+    expect(script.code).toBe(2);
+    expect(script.stderr).toContain('error: login needs a key; hookcap login --key svc_…, or the key on stdin: … | hookcap login --key -');
+    const ci = new TtyCli(['login', '--api-url', h.url], { ...e.env, CI: 'true' });
+    cleanups.push(() => ci.kill());
+    expect(await ci.exited()).toBe(2);
+    expect(ci.output).toContain('login needs a key');
+
+    // On a terminal: asked for, and what is typed is not shown.
+    const tty = new TtyCli(['login', '--api-url', h.url], e.env);
+    cleanups.push(() => tty.kill());
+    await tty.until(() => tty.output.includes('API key (svc_…; not shown): '));
+    tty.type(` ${a.key}x\u007f\r`);
+    expect(await tty.exited(), tty.output).toBe(0);
+    expect(tty.output).toContain(`Logged in to ${h.url} as ${a.email}`);
+    expect(tty.output).not.toContain(a.key);
+    expect(saved()).toEqual({ apiUrl: h.url, key: a.key });
+    expect(existsSync(path)).toBe(true);
+  });
+
   test('logout removes the saved key, says the key stays valid and where to delete it, and that HOOKCAP_API_KEY still applies; no server needed', async () => {
     const a = await newAccount(h.url);
     const e = env();
@@ -475,7 +569,7 @@ describeBackends('hookcap commands', (h) => {
     ] as [string[], Record<string, string>][]) {
       const r = await runCli(args, { ...e.env, ...vars });
       expect(r.code, args.join(' ')).toBe(1);
-      expect(r.stderr, args.join(' ')).toMatch(/^error: \S+ does not answer as a hookcap API; set the address/);
+      expect(r.stderr, args.join(' ')).toMatch(/^error: \S+ does not answer as a hookcap API( \(it answered [^)]*\))?; set the address/);
     }
     // The saved login is untouched by the failed ones.
     expect(JSON.parse(readFileSync(join(e.configHome, 'hookcap', 'config.json'), 'utf8')).apiUrl).toBe(h.url);
@@ -745,6 +839,17 @@ describeBackends('hookcap commands', (h) => {
     expect((JSON.parse(json.stdout) as Capture).detectedEvent).toBe(cleaned);
     // The body keeps the bytes as sent.
     expect(JSON.parse((JSON.parse(json.stdout) as Capture).body).type).toBe(evil);
+  });
+
+  test('tail --since 0 (the script\'s "${since:-0}" before any capture) says it starts from the oldest stored capture, not at 1970', async () => {
+    const a = await newAccount(h.url);
+    const ep = (await call(h.url, 'POST', '/api/endpoints', { token: a.key, body: { name: 'since-0' } })).body;
+    const e = env({ HOOKCAP_API_URL: h.url, HOOKCAP_API_KEY: a.key });
+    await fetch(`${h.url}/w/${ep.slug}/first`, { method: 'POST', body: 'one' });
+    const r = await runCli(['tail', ep.slug, '--since', '0', '--count', '1', '--timeout', '30'], e.env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`Watching ${ep.slug}, from the oldest stored capture on. Ctrl-C to stop.\n`);
+    expect(r.stdout).toContain('/first');
   });
 
   test('tail --count/--timeout: a script waits for a webhook and gets exit 0 with it, or exit 1 after the timeout', async () => {

@@ -6,7 +6,8 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Capture } from '../../src/model/capture';
 import { NOT_FORWARDED } from '../../src/model/render';
@@ -18,7 +19,7 @@ import { joinTeam, paidTeam, TEAMS_ENV } from '../behaviour/teams-support';
 import { call, eventually, newAccount } from '../support/client';
 import { freePort, startServer, stopServer, RESTART_TEST_MS } from '../support/server';
 import { describeBackends } from '../support/suite';
-import { cliEnv, runCli, RunningCli, startLocalApp, TtyCli, type Arrived, type CliEnv, type LocalApp } from './support';
+import { cliEnv, runCli, RunningCli, startLocalApp, stateFilesOf, TtyCli, type Arrived, type CliEnv, type LocalApp } from './support';
 
 const STRIPE_SECRET = 'whsec_cli_listen_test_secret';
 const cleanups = cleanupAfterAll();
@@ -159,8 +160,9 @@ describeBackends(
       await send(h.url, s.slug, '/2', { body: 'two' });
       await cli.until(() => s.app.arrived.length === 2);
       expect(await cli.stop('SIGTERM')).toBe(0);
-      const state = join(s.cli.configHome, 'hookcap', 'state', `${s.slug}.json`);
-      expect(existsSync(state)).toBe(true);
+      const [state, ...more] = stateFilesOf(s.cli.configHome, s.slug);
+      expect(state).toBeDefined();
+      expect(more).toEqual([]);
 
       for (const b of ['three', 'four', 'five']) await send(h.url, s.slug, `/${b}`, { body: b });
       cli = await listen(s);
@@ -176,8 +178,94 @@ describeBackends(
       // Let any duplicate show itself.
       await Bun.sleep(1_500);
       expect(bodiesOf(s.app.arrived)).toEqual(['one', 'two', 'three', 'four', 'five', 'six', 'seven']);
-      expect(JSON.parse(readFileSync(state, 'utf8')).lastId).toMatch(/^req_/);
+      expect(JSON.parse(readFileSync(state as string, 'utf8')).lastId).toMatch(/^req_/);
       await cli.stop();
+    });
+
+    test('two runs forwarding one endpoint to two URLs keep a position each: the one stopped gets, on restart, what the other forwarded meanwhile; a second run to the same URL is refused, naming the first', async () => {
+      const s = await setup(h.url);
+      const to = (path: string) => ['listen', s.slug, '--forward', `${s.app.url}${path}`];
+      const started = async (path: string) => {
+        const cli = new RunningCli(to(path), s.cli.env);
+        cleanups.push(() => void cli.stop('SIGKILL'));
+        await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
+        return cli;
+      };
+      const at = (path: string) => bodiesOf(s.app.arrived.filter((a) => a.target.startsWith(`${path}/`)));
+      const a = await started('/A');
+      let b = await started('/B');
+      await send(h.url, s.slug, '/0', { body: 'zero' });
+      await b.until(() => at('/A').length === 1 && at('/B').length === 1);
+      expect(await b.stop('SIGTERM')).toBe(0);
+
+      for (const body of ['one', 'two', 'three']) await send(h.url, s.slug, `/${body}`, { body });
+      await a.until(() => at('/A').length === 4);
+      expect(await a.stop('SIGTERM')).toBe(0);
+
+      b = await started('/B');
+      await b.until(() => at('/B').length === 4, 8_000);
+      expect(at('/B')).toEqual(['zero', 'one', 'two', 'three']);
+      expect(stateFilesOf(s.cli.configHome, s.slug)).toHaveLength(2);
+
+      // The same endpoint to the same URL again, while b runs: refused before anything is read or sent.
+      const twice = await runCli(to('/B'), s.cli.env);
+      expect(twice.code).toBe(1);
+      expect(twice.stderr).toBe(
+        `error: another hookcap listen (pid ${b.proc.pid}) is already forwarding ${s.slug} to ${s.app.url}/B; two runs would share one resume position; ` +
+          `stop it first (Ctrl-C where it runs, or kill ${b.proc.pid}); to forward to a second app, give another --forward URL. If no such run exists (pid ${b.proc.pid} is another program now), remove ${twice.stderr.match(/remove (\S+\.lock)\n$/)?.[1]}\n`,
+      );
+      expect(twice.stderr).toContain(join(s.cli.configHome, 'hookcap', 'state', `${s.slug}.`));
+      // Killed (no chance to remove its lock): the next run takes the lock over and resumes.
+      expect(await b.stop('SIGKILL')).not.toBe(0);
+      await send(h.url, s.slug, '/four', { body: 'four' });
+      b = await started('/B');
+      await b.until(() => at('/B').length === 5);
+      expect(await b.stop('SIGTERM')).toBe(0);
+      expect(at('/B')).toEqual(['zero', 'one', 'two', 'three', 'four']);
+    });
+
+    test('a run stopped while waiting for its app, beside one forwarding elsewhere: restarted, it still sends the capture it was waiting with', async () => {
+      const s = await setup(h.url);
+      const port = await freePort();
+      const a = await listen(s);
+      const b = new RunningCli(['listen', s.slug, '--forward', `http://127.0.0.1:${port}/b`], s.cli.env);
+      cleanups.push(() => void b.stop('SIGKILL'));
+      await b.until(() => b.stderr.includes('Ctrl-C to stop'));
+      await send(h.url, s.slug, '/x', { body: 'waited for' });
+      await b.until(() => b.stderr.includes('waiting for the app'));
+      await a.until(() => s.app.arrived.length === 1);
+      expect(await b.stop('SIGINT')).toBe(0);
+      await send(h.url, s.slug, '/y', { body: 'after' });
+      await a.until(() => s.app.arrived.length === 2);
+      expect(await a.stop()).toBe(0);
+
+      const appB = startLocalApp(port);
+      cleanups.push(() => appB.stop());
+      const again = new RunningCli(['listen', s.slug, '--forward', `http://127.0.0.1:${port}/b`], s.cli.env);
+      cleanups.push(() => void again.stop('SIGKILL'));
+      await again.until(() => appB.arrived.length === 2, 8_000);
+      expect(bodiesOf(appB.arrived)).toEqual(['waited for', 'after']);
+      expect(again.stderr).toContain('(where a run started at');
+      await again.stop();
+    });
+
+    test("the one position per endpoint an older version saved (state/<slug>.json) is resumed from by a URL without its own, and said so", async () => {
+      const s = await setup(h.url);
+      const first = await send(h.url, s.slug, '/old', { body: 'old' });
+      await send(h.url, s.slug, '/new', { body: 'new' });
+      await stored(h.url, s, 2);
+      const dir = join(s.cli.configHome, 'hookcap', 'state');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${s.slug}.json`), JSON.stringify({ lastId: first, apiUrl: h.url, savedAt: Date.now(), handled: true }));
+      const cli = await listen(s);
+      await cli.until(() => s.app.arrived.length === 1);
+      expect(cli.stderr).toContain(`resuming after ${first} (handled at `);
+      expect(cli.stderr).toContain("the endpoint's position saved by an older hookcap for every --forward URL)");
+      expect(bodiesOf(s.app.arrived)).toEqual(['new']);
+      expect(await cli.stop()).toBe(0);
+      // Left for any other URL it was the position of; this URL has its own from now on.
+      expect(existsSync(join(dir, `${s.slug}.json`))).toBe(true);
+      expect(stateFilesOf(s.cli.configHome, s.slug)).toHaveLength(1);
     });
 
     test('--event, --path, --method and --header forward only the captures they match, said in the opening line; resuming goes past the rest', async () => {
@@ -239,7 +327,8 @@ describeBackends(
       cleanups.push(() => app.stop());
       await cli.until(() => cli.lines.length === 2);
       expect(bodiesOf(app.arrived)).toEqual(['while down', 'also while down']);
-      expect(cli.lines[0]).toMatch(/→ 200 +\d+ ms {2}\/late {2}\(\d+ attempts\)$/);
+      // One send reached the app: the refused ones reached nothing, and are not counted as attempts.
+      expect(cli.lines[0]).toMatch(/→ 200 +\d+ ms {2}\/late {2}\(after waiting [5-9] s for the app\)$/);
       expect(cli.lines[1]).toMatch(/→ 200 +\d+ ms {2}\/later$/);
       await cli.stop();
     });
@@ -325,6 +414,23 @@ describeBackends(
       await cli.stop();
       expect((await runCli(['replay', id, '--to', `http://localhost:${v6.port}/again`], s.cli.env)).code).toBe(0);
       expect(arrived).toEqual([`localhost:${v6.port} /hooks/six six`, `localhost:${v6.port} /again six`]);
+    });
+
+    test('an app that closes the connection without answering: said in those words (not "socket hang up"), retried, then reported', async () => {
+      const s = await setup(h.url);
+      const hangUp = net.createServer((socket) => socket.once('data', () => socket.destroy()));
+      await new Promise<void>((resolve) => hangUp.listen(0, '127.0.0.1', resolve));
+      cleanups.push(() => void hangUp.close());
+      const port = (hangUp.address() as net.AddressInfo).port;
+      const cli = new RunningCli(['forward', s.slug, `http://127.0.0.1:${port}/in`, '--retries', '1'], s.cli.env);
+      cleanups.push(() => void cli.stop('SIGKILL'));
+      await cli.until(() => cli.stderr.includes('Ctrl-C to stop'));
+      await send(h.url, s.slug, '/closed', { body: 'x' });
+      await cli.until(() => cli.lines.length === 1);
+      expect(cli.stderr).toContain('POST /closed: the app closed the connection without answering; retry 1/1 in 0.5 s');
+      expect(cli.lines[0]).toMatch(/✗ +\/closed {2}the app closed the connection without answering \(2 attempts\) {2}resend with: /);
+      expect(`${cli.stdout}${cli.stderr}`).not.toContain('socket hang up');
+      await cli.stop();
     });
 
     test('5xx is retried, then reported with how to resend it; the next capture still goes', async () => {
@@ -558,7 +664,7 @@ describeBackends(
 
       // Skipped (the default off a terminal), then live ones go; --since as the line said gets the skipped ones.
       await away(['e1', 'e2', 'e3'], 12);
-      const before = JSON.parse(readFileSync(join(s.cli.configHome, 'hookcap', 'state', `${s.slug}.json`), 'utf8')).lastId as string;
+      const before = JSON.parse(readFileSync(stateFilesOf(s.cli.configHome, s.slug)[0] as string, 'utf8')).lastId as string;
       cli = await listen(s, ['--max-backlog', '2', '--backlog', 'skip']);
       expect(cli.stderr).toContain(`--since ${before}`);
       await send(h.url, s.slug, '/live', { body: 'live' });
@@ -740,7 +846,7 @@ describeBackends(
       expect(r.stderr).toBe(
         `error: --forward ${typo}: no such host no-such-app.invalid; nothing was forwarded; check the host in --forward (http://localhost:PORT or http://127.0.0.1:PORT for an app on this machine)\n`,
       );
-      expect(existsSync(join(s.cli.configHome, 'hookcap', 'state', `${s.slug}.json`))).toBe(false);
+      expect(stateFilesOf(s.cli.configHome, s.slug)).toEqual([]);
       // replay says the same in its words.
       const rp = await runCli(['replay', id, '--to', `${typo}/one`], s.cli.env);
       expect(rp.code).toBe(1);

@@ -3,7 +3,7 @@
  * with its own config folder, and a local app on 127.0.0.1 that records every request's exact
  * bytes.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -36,6 +36,21 @@ export function cliEnv(vars: Record<string, string> = {}): CliEnv {
     env: { PATH: process.env.PATH ?? '', HOME: configHome, XDG_CONFIG_HOME: configHome, ...vars },
     cleanup: () => rmSync(configHome, { recursive: true, force: true }),
   };
+}
+
+/**
+ * The position files `listen` saved for `slug` in that config folder (`state/<slug>.<hash>.json`,
+ * one per --forward URL), full paths; not the per-endpoint file of older versions.
+ */
+export function stateFilesOf(configHome: string, slug: string): string[] {
+  const dir = join(configHome, 'hookcap', 'state');
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    // No folder: nothing saved.
+  }
+  return names.filter((n) => new RegExp(`^${slug}\\.[0-9a-f]{12}\\.json$`).test(n)).map((n) => join(dir, n));
 }
 
 export interface CliResult {
