@@ -2,11 +2,12 @@
  * The live list where an auditor found it wanting, in real Chromium on both backends: opened while
  * the server was down it recovers once the server is back (the whole list, not only what arrives
  * after); a filter whose matches are all among older captures reads older pages by itself, within
- * a bound, then offers Look further back and the search page.
+ * a bound, then offers Look further back and the search page; Escape closes the open request; and
+ * every signed-in page starts with Skip to content.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
-import { CHROMIUM_SKIP, createEndpoint, openPage, signUpAccount, useChromium, type Account, type TestEndpoint } from '../support/browser';
+import { CHROMIUM_SKIP, createEndpoint, focusedName, isFocused, openPage, signUpAccount, useChromium, type Account, type TestEndpoint } from '../support/browser';
 import { BACKENDS, provision, type BackendEnv } from '../support/backends';
 import { sendCaptures } from '../support/bulk-capture';
 import { call, eventually } from '../support/client';
@@ -128,5 +129,99 @@ for (const backend of BACKENDS) {
         await context.close();
       }
     }, RESTART_TEST_MS);
+
+    test('Escape closes the open request, the filter and comparison kept, the focus on its row; not while a menu or a field has it', async () => {
+      if (!server) throw new Error('not started');
+      const base = server.url;
+      const account = await signUpAccount(base);
+      const ep = await createEndpoint(base, account, 'escape');
+      for (const p of ['one', 'two', 'three']) await fetch(`${ep.url}/${p}`, { method: 'POST', body: '{}' });
+      await stored(base, account, ep, 3);
+      const { page, context, errors } = await openPage(browser(), base, account);
+      try {
+        await page.goto(`${base}/endpoints/${ep.slug}?filter=POST`);
+        const list = page.getByRole('list', { name: 'Requests' });
+        await list.getByRole('link', { name: /^POST \/one / }).waitFor();
+        const oneId = await list.getByRole('link', { name: /^POST \/one / }).getAttribute('data-id');
+        await page.keyboard.press('j');
+        await page.getByRole('heading', { name: /\/three$/ }).waitFor();
+        const threeRow = list.getByRole('link', { name: /^POST \/three / });
+        const threeId = await threeRow.getAttribute('data-id');
+        expect(new URL(page.url()).pathname).toBe(`/endpoints/${ep.slug}/requests/${threeId}`);
+
+        // Escape in a menu closes the menu, not the request.
+        await page.getByRole('button', { name: 'Export' }).click();
+        await page.getByRole('link', { name: /Download HAR/ }).first().focus();
+        await page.keyboard.press('Escape');
+        await eventually(async () => (await page.getByRole('button', { name: 'Export' }).getAttribute('aria-expanded')) === 'false');
+        expect(new URL(page.url()).pathname).toBe(`/endpoints/${ep.slug}/requests/${threeId}`);
+        // In the filter box it leaves the box.
+        await page.getByRole('searchbox', { name: 'Filter requests' }).focus();
+        await page.keyboard.press('Escape');
+        expect(new URL(page.url()).pathname).toBe(`/endpoints/${ep.slug}/requests/${threeId}`);
+
+        // With a comparison pinned too, from the detail's own button.
+        await page.goto(`${base}/endpoints/${ep.slug}/requests/${threeId}?filter=POST&compare=${oneId}`);
+        await page.getByRole('heading', { name: /\/three$/ }).waitFor();
+        await page.getByRole('button', { name: 'Copy as cURL' }).focus();
+        await page.keyboard.press('Escape');
+        await eventually(async () => new URL(page.url()).pathname === `/endpoints/${ep.slug}`);
+        expect(new URL(page.url()).search).toBe(`?filter=POST&compare=${oneId}`);
+        await eventually(() => isFocused(threeRow), 3_000).catch(async () => {
+          throw new Error(`the focus is on ${await focusedName(page)}, not on the closed request's row`);
+        });
+        await page.getByText('Select a request to see it in full').waitFor();
+        expect(await page.getByRole('heading', { name: /\/three$/ }).count()).toBe(0);
+        // From the row, j goes on from there.
+        await page.keyboard.press('j');
+        await page.getByRole('heading', { name: /\/two$/ }).waitFor();
+
+        // On a phone the list and the request take turns: Escape brings the list back, the focus on the row.
+        await page.setViewportSize({ width: 390, height: 844 });
+        await page.goto(`${base}/endpoints/${ep.slug}`);
+        const twoRow = list.getByRole('link', { name: /^POST \/two / });
+        await twoRow.focus();
+        await page.keyboard.press('Enter');
+        await page.getByRole('heading', { name: /\/two$/ }).waitFor();
+        await page.keyboard.press('Escape');
+        await eventually(async () => new URL(page.url()).pathname === `/endpoints/${ep.slug}`);
+        await eventually(() => isFocused(twoRow), 3_000).catch(async () => {
+          throw new Error(`the focus is on ${await focusedName(page)}, not on the closed request's row`);
+        });
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('the first Tab reaches Skip to content, shown when focused; Enter takes the focus into the page', async () => {
+      if (!server) throw new Error('not started');
+      const base = server.url;
+      const account = await signUpAccount(base);
+      const ep = await createEndpoint(base, account, 'skipping');
+      await fetch(`${ep.url}/first`, { method: 'POST', body: '{}' });
+      const { page, context, errors } = await openPage(browser(), base, account);
+      try {
+        await page.goto(`${base}/endpoints/${ep.slug}`);
+        await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /^POST \/first / }).waitFor();
+        const skip = page.getByRole('link', { name: 'Skip to content' });
+        const box = await skip.boundingBox();
+        expect(box === null || box.y + box.height <= 0).toBe(true);
+        await page.keyboard.press('Tab');
+        expect(await isFocused(skip)).toBe(true);
+        const shown = await skip.boundingBox();
+        expect(shown !== null && shown.y >= 0).toBe(true);
+        await page.keyboard.press('Enter');
+        expect(await page.evaluate('document.activeElement.tagName')).toBe('MAIN');
+        expect(new URL(page.url()).hash).toBe('');
+        // The next Tab is in the page: the breadcrumb's first link, past the top bar.
+        await page.keyboard.press('Tab');
+        expect(await focusedName(page)).toBe('a Endpoints');
+        expect(await page.evaluate('document.querySelector("main").contains(document.activeElement)')).toBe(true);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
   });
 }

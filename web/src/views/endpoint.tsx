@@ -164,7 +164,7 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
               <WaitingDetail own={own !== undefined} />
             ) : (
               <p className="muted panel-pad select-hint">
-                Select a request to see it in full. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>c</kbd> copies it as cURL, <kbd>/</kbd> searches.
+                Select a request to see it in full. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>c</kbd> copies it as cURL, <kbd>Esc</kbd> closes it, <kbd>/</kbd> searches.
               </p>
             )
           }
