@@ -64,6 +64,23 @@ export function Layout({ email, children }: { email: string; children: ReactNode
   useFocusNextPageHeading(mainRef, location);
   return (
     <div className="app">
+      {/* The first Tab stop: past the top bar's ~8 stops (and an endpoint's header) to the page itself. */}
+      <a
+        href="#main"
+        className="skip-link"
+        onClick={(e) => {
+          // Focused by hand: following `#main` would add it to the URL (and to the history). Focusable
+          // only for this: always, a click on any blank part of the page would focus it too.
+          e.preventDefault();
+          const main = mainRef.current;
+          if (!main) return;
+          main.tabIndex = -1;
+          main.addEventListener('blur', () => main.removeAttribute('tabindex'), { once: true });
+          main.focus();
+        }}
+      >
+        Skip to content
+      </a>
       <header className="topbar">
         <Link href={paths.home} className="brand">
           hookcap
@@ -89,7 +106,7 @@ export function Layout({ email, children }: { email: string; children: ReactNode
         </button>
       </header>
       {signOut.error ? <ErrorMessage error={signOut.error} /> : null}
-      <main className="main" ref={mainRef}>
+      <main className="main" id="main" ref={mainRef}>
         {children}
       </main>
       <Toasts />

@@ -9,6 +9,10 @@
  * captures acknowledged but not yet shipped when the stream subscribed, a drop before the first
  * event (no id to resume from), and a stream the browser gave up on (an HTTP error), which is
  * reopened here with backoff.
+ *
+ * A first page that could not be read (the server down when the page opened) is read again, with
+ * the same backoff and at once when the stream (re)opens; until it arrives the list is not known
+ * (`loading`), so nothing says it is empty.
  */
 import { ApiError, api, errorText, unwrap, type Capture } from '../api/client';
 import { sessionExpired, signedOutOn } from '../api/queries';
@@ -24,6 +28,7 @@ export interface LiveState {
   status: LiveStatus;
   /** Why the stream ended: endpoint_deleted, endpoint_expired, access_revoked, credential_revoked, session_expired, not_found, signed_out. */
   endReason: string | null;
+  /** The first page has not arrived yet (it is being read, or read again after a failure): how many there are is not known. */
   loading: boolean;
   hasMore: boolean;
   loadingOlder: boolean;
@@ -49,7 +54,11 @@ export class LiveList {
   private held: Capture[] = [];
   private cursor: string | null = null;
   private source: EventSource | null = null;
+  /** The latest attempt at the first page; fillGap waits for it. */
   private firstPage: Promise<void> | null = null;
+  private firstReading = false;
+  private firstAttempt = 0;
+  private firstRetry: ReturnType<typeof setTimeout> | null = null;
   private frame = 0;
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
   private timers = new Set<ReturnType<typeof setTimeout>>();
@@ -103,7 +112,7 @@ export class LiveList {
     this.cursor = null;
     // Whatever was still loading is moot: the list is complete, and empty.
     this.loaded = true;
-    this.set({ items: [], held: 0, hasMore: false, loading: false });
+    this.set({ items: [], held: 0, hasMore: false, loading: false, error: null });
   }
 
   async loadOlder(): Promise<void> {
@@ -115,7 +124,7 @@ export class LiveList {
       if (this.stopped || generation !== this.generation) return;
       const older = this.unseen(page.items);
       this.cursor = page.cursor;
-      this.set({ items: [...this.state.items, ...older], hasMore: page.hasMore, loadingOlder: false });
+      this.set({ items: [...this.state.items, ...older], hasMore: page.hasMore, loadingOlder: false, error: null });
     } catch (e) {
       this.set({ loadingOlder: false, error: errorText(e) });
     }
@@ -130,29 +139,53 @@ export class LiveList {
     this.emit();
   }
 
-  private timer(fn: () => void, ms: number): void {
+  private timer(fn: () => void, ms: number): ReturnType<typeof setTimeout> {
     const t = setTimeout(() => {
       this.timers.delete(t);
       if (!this.stopped) fn();
     }, ms);
     this.timers.add(t);
+    return t;
   }
 
   private fetchPage(cursor: string | undefined | null, limit: number) {
     return unwrap(api.endpoints({ slug: this.slug }).requests.paginated.get({ query: { limit: String(limit), ...(cursor ? { cursor } : {}) } }));
   }
 
+  /** Reads the first page now, unless it is being read or is in; a read planned for later is done now instead. */
+  private retryFirst(): void {
+    if (this.loaded || this.firstReading || this.stopped) return;
+    if (this.firstRetry !== null) {
+      clearTimeout(this.firstRetry);
+      this.timers.delete(this.firstRetry);
+      this.firstRetry = null;
+    }
+    this.firstPage = this.loadFirst();
+  }
+
   private async loadFirst(): Promise<void> {
     const generation = this.generation;
+    const retried = this.firstAttempt > 0;
+    this.firstReading = true;
     try {
       const page = await this.fetchPage(undefined, PAGE_SIZE);
-      if (this.stopped || generation !== this.generation) return;
+      if (this.stopped || generation !== this.generation || this.loaded) return;
       this.loaded = true;
       this.cursor = page.cursor;
       this.set({ loading: false, hasMore: page.hasMore, items: this.merged(this.unseen(page.items)), error: null });
+      // A stream opened before this page was read: what it missed while the capture store lagged
+      // is closed as after any (re)connect (its own fillGap found no list to fill and gave up).
+      if (retried && this.state.status === 'live') this.timer(() => void this.fillGap(), RECONCILE_MS);
     } catch (e) {
-      if (this.failedFor(e)) return;
-      this.set({ loading: false, error: errorText(e) });
+      if (this.failedFor(e) || generation !== this.generation || this.loaded) return;
+      // Still `loading`: the list is not known, so it is neither shown as empty nor counted.
+      this.set({ error: errorText(e) });
+      this.firstRetry = this.timer(() => {
+        this.firstRetry = null;
+        this.retryFirst();
+      }, Math.min(15_000, 1000 * 2 ** this.firstAttempt++));
+    } finally {
+      this.firstReading = false;
     }
   }
 
@@ -164,7 +197,7 @@ export class LiveList {
   private failedFor(e: unknown): boolean {
     if (!(e instanceof ApiError) || (e.status !== 404 && e.status !== 401)) return false;
     this.end(e.status === 404 ? 'not_found' : 'signed_out');
-    this.set({ loading: false, error: e.message });
+    this.set({ error: e.message });
     signedOutOn(e);
     return true;
   }
@@ -176,6 +209,10 @@ export class LiveList {
     source.addEventListener('open', () => {
       this.attempt = 0;
       this.set({ status: 'live' });
+      // The server answers again: a first page that failed is read now, not at its next backoff,
+      // and an older page that failed meanwhile no longer says the server cannot be reached.
+      this.retryFirst();
+      if (this.loaded && this.state.error !== null) this.set({ error: null });
       this.timer(() => void this.fillGap(), RECONCILE_MS);
     });
     source.addEventListener('request', (ev) => {

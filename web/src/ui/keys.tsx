@@ -1,6 +1,7 @@
 /**
  * Keyboard shortcuts: `j`/`k` move through the list on screen, `/` focuses search, `c` copies the
- * open request as cURL. The list and detail views register what the keys do while they are shown.
+ * open request as cURL, Escape closes it. The list and detail views register what the keys do
+ * while they are shown.
  */
 import { useEffect, useRef, type RefObject } from 'react';
 
@@ -11,7 +12,7 @@ export interface DetailKeys {
   copyCurl(): void;
 }
 
-const current: { list: ListKeys | null; detail: DetailKeys | null } = { list: null, detail: null };
+const current: { list: ListKeys | null; detail: DetailKeys | null; close: (() => void) | null } = { list: null, detail: null, close: null };
 
 export function useListKeys(handlers: ListKeys) {
   const ref = useRef(handlers);
@@ -35,6 +36,24 @@ export function useDetailKeys(handlers: DetailKeys) {
       if (current.detail === mine) current.detail = null;
     };
   }, []);
+}
+
+/** Escape closes what `close` closes (the request open beside the live list) while it is shown. */
+export function useEscapeCloses(close: () => void) {
+  const ref = useRef(close);
+  ref.current = close;
+  useEffect(() => {
+    const mine = () => ref.current();
+    current.close = mine;
+    return () => {
+      if (current.close === mine) current.close = null;
+    };
+  }, []);
+}
+
+/** A form (Rename's Cancel and Save) or a menu has an Escape of its own, even on its buttons. */
+function ownEscape(target: EventTarget | null): boolean {
+  return target instanceof Element && target.closest('form, [role=menu], [role=listbox]') !== null;
 }
 
 function typingIn(target: EventTarget | null): boolean {
@@ -61,6 +80,9 @@ export function useShortcuts(search: RefObject<HTMLInputElement | null>) {
       } else if (e.key === 'c' && current.detail) {
         e.preventDefault();
         current.detail.copyCurl();
+      } else if (e.key === 'Escape' && current.close && !ownEscape(e.target)) {
+        e.preventDefault();
+        current.close();
       }
     };
     window.addEventListener('keydown', onKey);

@@ -17,7 +17,7 @@ import { requestTitle, useTitle } from '../ui/title';
 import { useUnseenWhileHidden, withUnseen } from '../ui/unseen';
 import { EndpointHeader } from './endpoint-header';
 import { FirstArrival, FirstRequestHint, WaitingDetail } from './endpoint-waiting';
-import { ListFilter } from './list-filter';
+import { FilterStatus, ListFilter, useFilterReach } from './list-filter';
 import { Toolbar } from './live-toolbar';
 import { ExportMenu } from '../ui/export-menu';
 import { olderThan, OpenRequest } from './open-request';
@@ -61,6 +61,7 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
   };
   const suffix = query({});
   const shown = useMemo(() => filterCaptures(state.items, filter), [state.items, filter]);
+  const reach = useFilterReach(filter, shown.length, state, store);
   // The open request names the tab too (OpenRequest asks for one not in the list: the same query).
   const listed = requestId ? state.items.find((c) => c.id === requestId) : undefined;
   const fetched = useRequest(requestId && !listed ? requestId : null);
@@ -99,28 +100,34 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
   }
 
   const waiting = !state.loading && state.items.length === 0 && state.held === 0;
+  // Not read yet (the server was down when the page opened: read again until it answers). Neither
+  // empty nor counted; what did arrive over the stream meanwhile is listed.
+  const unknown = state.loading && state.items.length === 0 && state.status !== 'ended';
   const listArea = (
     <section className="live" aria-label="Captured requests">
       <Toolbar state={state} shown={shown.length} onPause={() => store?.pause()} onResume={() => store?.resume()}>
         {waiting ? null : <ExportMenu slug={endpoint.slug} what="Every capture of this endpoint" id="export-endpoint" />}
       </Toolbar>
       {waiting ? null : (
-        <ListFilter
-          value={filter}
-          onChange={(value) => {
-            navigate(`${requestId ? paths.endpointRequest(slug, requestId) : paths.endpoint(slug)}${query({ filter: value })}`, { replace: true });
-          }}
-          firstId={shown[0]?.id}
-        />
+        <>
+          <ListFilter
+            value={filter}
+            onChange={(value) => {
+              navigate(`${requestId ? paths.endpointRequest(slug, requestId) : paths.endpoint(slug)}${query({ filter: value })}`, { replace: true });
+            }}
+            firstId={shown[0]?.id}
+          />
+          <FilterStatus filter={filter} matches={shown.length} loaded={state.items.length} state={state} reach={reach} slug={endpoint.slug} />
+        </>
       )}
       {state.status === 'ended' && state.endReason ? <p className="notice">{END_TEXT[state.endReason] ?? 'The live stream ended.'}</p> : null}
       {state.error && state.status !== 'ended' ? <ErrorMessage error={new Error(state.error)} /> : null}
       <FirstArrival waiting={waiting} first={state.items[0]} />
       {waiting ? (
         <FirstRequestHint url={endpoint.url} />
-      ) : shown.length === 0 && filter ? (
-        <p className="muted panel-pad">No request matches “{filter}”.</p>
-      ) : (
+      ) : unknown ? (
+        <p className="muted panel-pad">{state.error ? 'The requests are listed as soon as the server answers.' : 'Loading requests…'}</p>
+      ) : shown.length === 0 && filter ? null : (
         <RequestList
           label="Requests"
           items={shown}
@@ -128,7 +135,8 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
           hrefOf={(id) => `${paths.endpointRequest(slug, id)}${suffix}`}
           onSelect={(id) => navigate(`${paths.endpointRequest(slug, id)}${suffix}`)}
           onEndReached={() => void store?.loadOlder()}
-          footer={state.loadingOlder ? <p className="muted list-foot">Loading older requests…</p> : null}
+          // While a filter looks further back, the status under it says so.
+          footer={state.loadingOlder && !reach.looking ? <p className="muted list-foot">Loading older requests…</p> : null}
         />
       )}
     </section>
@@ -156,7 +164,7 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
               <WaitingDetail own={own !== undefined} />
             ) : (
               <p className="muted panel-pad select-hint">
-                Select a request to see it in full. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>c</kbd> copies it as cURL, <kbd>/</kbd> searches.
+                Select a request to see it in full. Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>c</kbd> copies it as cURL, <kbd>Esc</kbd> closes it, <kbd>/</kbd> searches.
               </p>
             )
           }

@@ -11,7 +11,6 @@ const STATUS_TEXT: Record<LiveState['status'], string> = {
   ended: 'Stream ended',
 };
 
-
 export function Toolbar({ state, shown, onPause, onResume, children }: { state: LiveState; shown: number; onPause: () => void; onResume: () => void; children?: ReactNode }) {
   const toggle = useRef<HTMLButtonElement>(null);
   // "N new requests" merged them and went away: the focus goes to Pause (which Resume became).
@@ -22,10 +21,9 @@ export function Toolbar({ state, shown, onPause, onResume, children }: { state: 
         <span className="dot" aria-hidden="true" />
         {STATUS_TEXT[state.status]}
       </span>
+      {/* No count before the first page is in (the server was down when the page opened): "0 requests" said the endpoint was empty. */}
       <span className="list-count" aria-live="off">
-        {shown === state.items.length ? '' : `${shown.toLocaleString('en')} of `}
-        {plural(state.items.length, 'request')}
-        {state.hasMore ? ' loaded' : ''}
+        {state.loading ? '' : `${shown === state.items.length ? '' : `${shown.toLocaleString('en')} of `}${plural(state.items.length, 'request')}${state.hasMore ? ' loaded' : ''}`}
       </span>
       <span className="toolbar-end">
         {children}

@@ -7,6 +7,8 @@ import { useRequest, type Endpoint } from '../api/queries';
 import type { LiveState } from '../live/store';
 import { paths } from '../paths';
 import { ErrorMessage } from '../ui/error';
+import { useEscapeCloses } from '../ui/keys';
+import { focusRowWhenDrawn } from '../ui/request-list';
 import { Compare } from './compare';
 import { RequestDetail } from './request-detail';
 
@@ -58,6 +60,18 @@ export function OpenRequest({ id, state, endpoint, backHref, compareId, previous
       refocus.current = null;
       target.focus();
     }
+  });
+  // Escape goes back to the list as "← All requests" does (the filter and comparison kept), with
+  // the focus on this request's row, where j/k and Enter carry on; on a narrow screen the list is
+  // drawn again first, its rows a frame or two later.
+  useEscapeCloses(() => {
+    navigate(backHref);
+    const dropped = () => {
+      const a = document.activeElement;
+      return a === null || a === document.body || !a.isConnected || a.classList.contains('request-scroller');
+    };
+    // After the list is drawn without the open request: a row hidden with the list pane takes no focus.
+    requestAnimationFrame(() => focusRowWhenDrawn(document, id, dropped));
   });
   const to = owner.endpoint ? paths.endpointRequest(owner.endpoint.slug, id) : null;
   useEffect(() => {
