@@ -2,7 +2,7 @@
  * A slim line under the top bar on every signed-in page while the account's address is not
  * confirmed: until it is, an AI agent that proves the mailbox takes the account over
  * (docs/agents.md), which the Account page's notice alone left unsaid everywhere else. It links to
- * Account, where **Resend verification email** is; there, where that notice says it in full, it is
+ * Account ("Confirm your address"), where **Resend verification email** is; there, where that notice says it in full, it is
  * not shown. **Dismiss** hides it for this tab's session (sessionStorage), not for good: the risk
  * lasts until the address is confirmed, so it comes back in the next session, yet it does not nag
  * on every page of the one where it was read.
@@ -30,13 +30,15 @@ export function UnconfirmedBanner() {
   return (
     <aside className="unconfirmed-banner" aria-label="Address not confirmed">
       <p>
-        Your email address is not confirmed: until it is, an AI agent that proves your mailbox can take this account over.{' '}
-        <Link href={paths.account}>Confirm it on Account</Link>
+        {/* A phone gets the short words: one line of its own, not three above the list. */}
+        <span className="banner-wide">Your email address is not confirmed: until it is, an AI agent that proves your mailbox can take this account over.</span>
+        <span className="banner-narrow">Email not confirmed.</span> <Link href={paths.account}>Confirm your address</Link>
       </p>
       <button
         type="button"
-        className="small"
-        title="Hide this notice until this tab's session ends"
+        className="small banner-dismiss"
+        aria-label="Dismiss"
+        title="Dismiss: hidden until this tab's session ends"
         onClick={() => {
           try {
             sessionStorage.setItem(DISMISSED, '1');
@@ -50,7 +52,7 @@ export function UnconfirmedBanner() {
           heading?.focus();
         }}
       >
-        Dismiss
+        ✕
       </button>
     </aside>
   );
