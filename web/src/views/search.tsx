@@ -268,9 +268,9 @@ function SyntaxHint({ filters }: { filters: SearchFilters }) {
   if (!hint) return null;
   return (
     <p className="notice search-hint">
-      Search looks for <code>{hint.words.join(' ')}</code> as plain text: it takes text, <code>method:post</code> and <code>header:name:value</code> (moved to Method and
-      Header when you press Enter); <code>event:</code>, <code>provider:</code>, <code>status:</code>, <code>type:</code> and the signature words are the live list's
-      filter.{' '}
+      Search looks for <code>{hint.words.join(' ')}</code> as plain text. It takes words, <code>method:post</code> and <code>header:name:value</code> (these two
+      become the Method and Header filters when you press Enter); <code>event:</code>, <code>provider:</code>, <code>status:</code>, <code>type:</code> and the
+      signature words belong to the live list's filter.{' '}
       {hint.eventText ? (
         <>
           An event's name is in its body or headers:{' '}
