@@ -64,6 +64,8 @@ describeBackends(
       const account = await signUpAccount(h.url);
       const ep = await createEndpoint(h.url, account, 'actions');
       await send(ep, '/first');
+      // Latin-1 café: not UTF-8, so stored and copied as base64.
+      expect((await fetch(`${ep.url}/latin1`, { method: 'POST', headers: { 'content-type': 'text/plain; charset=latin1' }, body: new Uint8Array([0x63, 0x61, 0x66, 0xe9]) })).status).toBeLessThan(300);
       await send(ep, '/second');
       const { page, context, errors } = await openPage(chromium(), h.url, account, { viewport: { width: 1280, height: 800 } });
       try {
@@ -82,6 +84,15 @@ describeBackends(
         ];
         const tops = await Promise.all(actions.map(top));
         for (const t of tops) expect(Math.abs(t - (tops[0] ?? 0))).toBeLessThan(4);
+
+        // A body that is not UTF-8 is copied as base64: said in the button's name and on hover, and
+        // still one row (its visible "Copy body (base64)" had pushed the compare links to a second).
+        await page.getByRole('list', { name: 'Requests' }).getByRole('link', { name: /\/latin1/ }).click();
+        await detail.getByRole('heading', { name: /\/latin1$/ }).waitFor();
+        actions[1] = detail.getByRole('button', { name: 'Copy body (base64)', exact: true });
+        expect(await actions[1].getAttribute('title')).toContain('base64');
+        const binaryTops = await Promise.all(actions.map(top));
+        for (const t of binaryTops) expect(Math.abs(t - (binaryTops[0] ?? 0))).toBeLessThan(4);
         expect(errors).toEqual([]);
       } finally {
         await context.close();

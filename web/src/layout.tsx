@@ -6,9 +6,10 @@ import { paths } from './paths';
 import { ErrorMessage } from './ui/error';
 import { focusNextPageHeading, useFocusNextPageHeading } from './ui/focus';
 import { useShortcuts } from './ui/keys';
-import { leaveOnEscape } from './ui/search-field';
+import { leaveOnEscape, searchPlaceholder } from './ui/search-field';
 import { Toasts } from './ui/toast';
-import { filtersQuery, readFilters } from './views/search';
+import { UnconfirmedBanner } from './ui/unconfirmed-banner';
+import { applySearchSyntax, filtersQuery, readFilters } from './views/search';
 
 function SearchBox({ inputRef }: { inputRef: React.RefObject<HTMLInputElement | null> }) {
   const [location, navigate] = useLocation();
@@ -21,8 +22,9 @@ function SearchBox({ inputRef }: { inputRef: React.RefObject<HTMLInputElement | 
   const value = onSearchPage ? filters.q : draft;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (onSearchPage) return;
-    navigate(`${paths.search}${filtersQuery({ q: draft, method: '', from: '', slug: endpoint?.slug ?? '' })}`);
+    // Enter moves the live filter's `method:`/`header:` words to search's own filters (applySearchSyntax).
+    if (onSearchPage) return void navigate(`${paths.search}${filtersQuery(applySearchSyntax(filters))}`, { replace: true });
+    navigate(`${paths.search}${filtersQuery(applySearchSyntax({ q: draft, method: '', from: '', slug: endpoint?.slug ?? '' }))}`);
     // From here the search page's URL holds the query; left behind, the draft would come back stale
     // (what was typed before refining it there) on the next page without a search.
     setDraft('');
@@ -33,7 +35,7 @@ function SearchBox({ inputRef }: { inputRef: React.RefObject<HTMLInputElement | 
         ref={inputRef}
         type="search"
         aria-label="Search"
-        placeholder="Search requests  ( / )"
+        placeholder={searchPlaceholder()}
         value={value}
         onKeyDown={leaveOnEscape}
         onChange={(e) => {
@@ -106,6 +108,7 @@ export function Layout({ email, children }: { email: string; children: ReactNode
         </button>
       </header>
       {signOut.error ? <ErrorMessage error={signOut.error} /> : null}
+      <UnconfirmedBanner />
       <main className="main" id="main" ref={mainRef}>
         {children}
       </main>

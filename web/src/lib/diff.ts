@@ -6,6 +6,8 @@
 import { headerText } from './decode';
 import type { Capture } from '../../../src/model/capture';
 import { bodyKind, formRows, parseJson } from './body';
+import { plural } from './format';
+import { missingSignatureHeader } from './signature';
 import { readableCaptureQuery, readablePath } from './url';
 
 /** One difference: `a` in the open request, `b` in the one it is compared with; null when absent. */
@@ -51,10 +53,10 @@ export function factsDiff(a: Capture, b: Capture): Diff {
       ['Method', c.method],
       ['Path and query', `${readablePath(c.path)}${readableCaptureQuery(c)}`],
       ['Content type', c.contentType || 'none'],
-      ['Size', `${c.size.toLocaleString('en')} bytes`],
+      ['Size', plural(c.size, 'byte')],
       ['Answered', c.responseStatus === undefined ? 'unknown' : String(c.responseStatus)],
       ['Sender', [c.detectedProvider, c.detectedEvent].filter(Boolean).join(' ') || 'not recognised'],
-      ['Signature', c.signatureVerified === undefined ? 'not checked' : c.signatureVerified ? 'verified' : `not verified: ${c.signatureError ?? 'unknown'}`],
+      ['Signature', c.signatureVerified === undefined ? 'not checked' : c.signatureVerified ? 'verified' : missingSignatureHeader(c.signatureError) ? `unsigned: ${c.signatureError}` : `not verified: ${c.signatureError ?? 'unknown'}`],
       ['From', c.ip],
     ]);
   return compareMaps(facts(a), facts(b));

@@ -3,9 +3,11 @@
  * in its method, path and query (as sent and as read), provider, event, signature result, answered
  * status, content type, ip or id; a word starting with `-` must not be there. Each field is also
  * there with its name (`method:post`, `provider:stripe`, `event:charge.failed`, `status:500`,
- * `type:application/json`, `signed`, `bad-signature`), so a word can be precise.
+ * `type:application/json`, `signed`, `no-signature` (an unsigned one), `bad-signature`), so a word can
+ * be precise.
  */
 import type { Capture } from '../api/client';
+import { missingSignatureHeader } from './signature';
 import { captureQuery, readableCaptureQuery, readablePath } from './url';
 
 const texts = new WeakMap<Capture, string>();
@@ -13,7 +15,9 @@ const texts = new WeakMap<Capture, string>();
 function textOf(c: Capture): string {
   let t = texts.get(c);
   if (t === undefined) {
-    const sig = c.signatureVerified === undefined ? '' : c.signatureVerified ? 'signed' : 'bad-signature';
+    // As the row's badge: `unsigned` (no header to check), told from a failed check. `signed` stays
+    // a word of its own ("unsigned" would contain it), so the unsigned ones say `no-signature`.
+    const sig = c.signatureVerified === undefined ? '' : c.signatureVerified ? 'signed' : missingSignatureHeader(c.signatureError) ? 'no-signature' : 'bad-signature';
     t = [
       `method:${c.method}`,
       `${c.path}${captureQuery(c)}`,

@@ -7,6 +7,7 @@ import { useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { useEndpoints } from '../api/queries';
 import { useSharedEndpoints } from '../api/teams';
+import { endpointSuffixes } from '../lib/endpoint-label';
 import { endpointMatches } from '../lib/filter';
 import { paths } from '../paths';
 import { useDisclosure } from './disclosure';
@@ -31,6 +32,7 @@ function SwitcherMenu({ all, current, onGo }: { all: { slug: string; name: strin
   const [find, setFind] = useState('');
   const list = useRef<HTMLUListElement>(null);
   const listed = all.filter((e) => e.slug !== current && endpointMatches(e, find));
+  const suffix = endpointSuffixes(all);
   return (
     <div className="switcher-menu" id="switcher-menu">
       <input type="search" aria-label="Find an endpoint" placeholder="Find an endpoint" value={find} autoFocus onChange={(e) => setFind(e.target.value)} onKeyDown={(e) => {
@@ -43,12 +45,22 @@ function SwitcherMenu({ all, current, onGo }: { all: { slug: string; name: strin
         {listed.map((e) => (
           <li key={e.slug}>
             <Link href={paths.endpoint(e.slug)} onClick={onGo}>
-              {e.name}
+              <EndpointLabel name={e.name} suffix={suffix(e)} />
             </Link>
           </li>
         ))}
       </ul>
       {listed.length === 0 ? <p className="muted">{all.length <= 1 ? 'No other endpoint yet.' : 'No endpoint matches.'}</p> : null}
     </div>
+  );
+}
+
+/** A listed endpoint's name, and after it, muted, its slug when another listed endpoint has the same name (lib/endpoint-label.ts). */
+export function EndpointLabel({ name, suffix }: { name: string; suffix: string }) {
+  return (
+    <>
+      {name}
+      {suffix ? <span className="muted endpoint-slug"> · {suffix}</span> : null}
+    </>
   );
 }

@@ -1,5 +1,6 @@
 import type { Capture } from '../api/client';
 import { formatSize } from '../lib/format';
+import { missingSignatureHeader } from '../lib/signature';
 import { readableCaptureQuery, readablePath } from '../lib/url';
 import { EventBadge, ProviderIcon } from './provider';
 import { RelativeTime } from './time';
@@ -8,12 +9,23 @@ export function MethodBadge({ method }: { method: string }) {
   return <span className={`method m-${method.toLowerCase()}`}>{method}</span>;
 }
 
-/** Verified, failed (with the reason on hover), or nothing when the endpoint does not check signatures. */
+/**
+ * Verified; unsigned (a header the signature needs was not sent: a hand-made test, not a forgery,
+ * so the warning colour rather than the error red); or a signature that failed (forged, mismatched,
+ * stale: the reason on hover). Nothing when the endpoint does not check signatures.
+ */
 export function SignatureBadge({ capture }: { capture: Pick<Capture, 'signatureVerified' | 'signatureError' | 'signingProvider'> }) {
   if (capture.signatureVerified === undefined) return null;
-  return capture.signatureVerified ? (
-    <span className="badge sig-ok" title={`Signature verified (${capture.signingProvider ?? ''})`}>
-      signed ✓
+  if (capture.signatureVerified)
+    return (
+      <span className="badge sig-ok" title={`Signature verified (${capture.signingProvider ?? ''})`}>
+        signed ✓
+      </span>
+    );
+  const missing = missingSignatureHeader(capture.signatureError);
+  return missing ? (
+    <span className="badge sig-none" title={`Unsigned: no ${missing} header was sent, so there was no signature to verify`}>
+      unsigned
     </span>
   ) : (
     <span className="badge sig-bad" title={`Signature not verified: ${capture.signatureError ?? 'unknown'}`}>

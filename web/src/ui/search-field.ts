@@ -14,3 +14,12 @@ export function leaveOnEscape(e: KeyboardEvent<HTMLInputElement>): void {
   e.preventDefault();
   e.currentTarget.blur();
 }
+
+/**
+ * The header's Search box's placeholder: with the `/` key that focuses it, except where the
+ * pointer is coarse (a phone or tablet), whose on-screen keyboard has no use for the hint.
+ */
+export function searchPlaceholder(): string {
+  const coarse = typeof matchMedia === 'function' && matchMedia('(pointer: coarse)').matches;
+  return coarse ? 'Search requests' : 'Search requests  ( / )';
+}

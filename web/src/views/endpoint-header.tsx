@@ -16,8 +16,16 @@ import { ReceiverUrl, takeJustCreated } from './endpoints';
 function RenameForm({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => void }) {
   const [name, setName] = useState(endpoint.name);
   const rename = useRenameEndpoint();
+  // An empty name is refused here, in the dashboard's words: the API's "name must not be empty" is
+  // its own lowercase phrase, written for code.
+  const [empty, setEmpty] = useState(false);
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    if (!name.trim()) {
+      rename.reset();
+      setEmpty(true);
+      return;
+    }
     rename.mutate({ slug: endpoint.slug, name }, { onSuccess: onDone });
   };
   return (
@@ -30,7 +38,15 @@ function RenameForm({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => vo
     >
       <label htmlFor="rename-input">Name</label>
       <div className="inline">
-        <input id="rename-input" value={name} maxLength={200} autoFocus onChange={(e) => setName(e.target.value)} />
+        <input
+          id="rename-input"
+          value={name}
+          maxLength={200}
+          autoFocus
+          aria-invalid={empty ? true : undefined}
+          aria-describedby={empty ? 'rename-empty' : undefined}
+          onChange={(e) => (setEmpty(false), setName(e.target.value))}
+        />
         <BusyButton type="submit" className="primary" busy={rename.isPending}>
           Save
         </BusyButton>
@@ -38,7 +54,13 @@ function RenameForm({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => vo
           Cancel
         </button>
       </div>
-      {rename.error ? <ErrorMessage error={rename.error} /> : null}
+      {empty ? (
+        <div className="error" role="alert" id="rename-empty">
+          Enter a name for the endpoint.
+        </div>
+      ) : rename.error ? (
+        <ErrorMessage error={rename.error} />
+      ) : null}
     </form>
   );
 }

@@ -18,6 +18,7 @@ import { KeyValueTable } from '../ui/key-value-table';
 import { useDetailKeys } from '../ui/keys';
 import { EventBadge, ProviderIcon } from '../ui/provider';
 import { MethodBadge, SignatureBadge } from '../ui/request-row';
+import { missingSignatureHeader } from '../lib/signature';
 import { RelativeTime } from '../ui/time';
 import { useFold } from '../ui/fold';
 import { announce } from '../ui/toast';
@@ -70,8 +71,17 @@ export function RequestDetail({ capture, endpointUrl, endpointName, actions, com
         <DetailTitle key={capture.id} method={capture.method} url={url} />
         <div className="detail-actions">
           <CopyButton text={curl} label="Copy as cURL" done="Copied as cURL" />
-          {/* Off with no body, as Download body is: it wiped the clipboard and said "Copied the body". */}
-          <CopyButton text={capture.body} label={binary ? 'Copy body (base64)' : 'Copy body'} done="Copied the body" disabled={capture.body === ''} />
+          {/* Off with no body, as Download body is: it wiped the clipboard and said "Copied the body".
+              A body that is not UTF-8 is copied as base64: said in its name and on hover, not in its
+              visible label, which had pushed the compare actions to a second row at 1280 px. */}
+          <CopyButton
+            text={capture.body}
+            label="Copy body"
+            ariaLabel={binary ? 'Copy body (base64)' : undefined}
+            title={binary ? 'Copies the body as base64 text: its bytes are not UTF-8' : undefined}
+            done="Copied the body"
+            disabled={capture.body === ''}
+          />
           {/* Sends it again from the server (views/replay.tsx); keyed, so another request starts a fresh form. */}
           <ReplayAction key={capture.id} capture={capture} />
           {/* Short visible labels under a group name, so every action fits on one row beside the
@@ -136,7 +146,12 @@ export function RequestDetail({ capture, endpointUrl, endpointName, actions, com
           <>
             <dt>Signature</dt>
             <dd>
-              <SignatureBadge capture={capture} /> {capture.signatureVerified ? 'verified' : `not verified: ${capture.signatureError ?? 'unknown'}`}
+              <SignatureBadge capture={capture} />{' '}
+              {capture.signatureVerified
+                ? 'verified'
+                : missingSignatureHeader(capture.signatureError)
+                  ? `no ${missingSignatureHeader(capture.signatureError)} header sent, nothing to verify (${capture.signatureError})`
+                  : `not verified: ${capture.signatureError ?? 'unknown'}`}
               {capture.signingProvider ? ` (${capture.signingProvider})` : ''}
             </dd>
           </>

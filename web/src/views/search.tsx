@@ -9,6 +9,7 @@ import { api, unwrap, type Capture } from '../api/client';
 import { keys, useEndpoints, useRequest } from '../api/queries';
 import { useCaptureEndpoint } from '../api/capture-endpoint';
 import { useSharedEndpoints } from '../api/teams';
+import { endpointLabels } from '../lib/endpoint-label';
 import { plural } from '../lib/format';
 import { paths } from '../paths';
 import { ErrorMessage } from '../ui/error';
@@ -51,6 +52,45 @@ export function filtersQuery(f: SearchFilters): string {
   return s ? `?${s}` : '';
 }
 
+/**
+ * The live filter's field words that map cleanly onto search's own filters, moved there when a
+ * search is submitted (Enter in the **Search** box): `method:post` → Method (one it offers),
+ * `header:name:value` → Header. The rest stays text as typed; with nothing to move, the filters
+ * come back as they were (the same object). The URL's parameters stay what the page shows.
+ */
+export function applySearchSyntax(f: SearchFilters): SearchFilters {
+  let method = f.method;
+  let header = f.header ?? '';
+  const rest: string[] = [];
+  for (const word of f.q.split(/\s+/).filter(Boolean)) {
+    const m = /^method:(.+)$/i.exec(word);
+    if (m && METHODS.includes(m[1]!.toUpperCase())) {
+      method = m[1]!.toUpperCase();
+      continue;
+    }
+    const h = /^header:(.+)$/i.exec(word);
+    if (h) {
+      header = h[1]!;
+      continue;
+    }
+    rest.push(word);
+  }
+  if (method === f.method && header === (f.header ?? '')) return f;
+  return { ...f, q: rest.join(' '), method, header };
+}
+
+/**
+ * What to say when the text holds a live filter's word that search does not take (search looks
+ * for the text as typed, docs/search.md): which syntax it does take, and, for `event:x`, the
+ * search for `x` as text (an event's name is in its body or headers). Null when there is none.
+ */
+export function searchSyntaxHint(q: string): { words: string[]; eventText: string | null } | null {
+  const words = q.split(/\s+/).filter((w) => /^(method|header|event|provider|status|type):/i.test(w) || /^-?(signed|no-signature|bad-signature)$/i.test(w));
+  if (words.length === 0) return null;
+  const event = words.map((w) => /^event:(.+)$/i.exec(w)?.[1]).find(Boolean);
+  return { words, eventText: event ? q.replace(/(^|\s)event:/i, '$1').trim() : null };
+}
+
 /** Only the filters that are set: the API refuses empty values. */
 function criteria(f: SearchFilters): Record<string, string> {
   return Object.fromEntries(Object.entries(f).filter(([, v]) => v !== ''));
@@ -66,6 +106,7 @@ export function SearchView({ requestId }: { requestId: string | null }) {
   const shared = useSharedEndpoints();
   const readable = useMemo(() => [...(endpoints.data ?? []), ...(shared.data ?? [])], [endpoints.data, shared.data]);
   const byId = useMemo(() => new Map(readable.map((e) => [e.id, e])), [readable]);
+  const labelOf = useMemo(() => endpointLabels(readable), [readable]);
 
   const count = useQuery({ queryKey: [...keys.search(params), 'count'], queryFn: () => unwrap(api.search.requests.count.get({ query: params })) });
   const results = useInfiniteQuery({
@@ -135,7 +176,7 @@ export function SearchView({ requestId }: { requestId: string | null }) {
               <option value="">All endpoints</option>
               {readable.map((e) => (
                 <option key={e.slug} value={e.slug}>
-                  {e.name}
+                  {labelOf(e)}
                 </option>
               ))}
             </select>
@@ -169,6 +210,7 @@ export function SearchView({ requestId }: { requestId: string | null }) {
           ) : null}
         </div>
         {count.error ? <ErrorMessage error={count.error} /> : null}
+        <SyntaxHint filters={filters} />
       </header>
       <SplitPane
         openId={requestId}
@@ -189,7 +231,10 @@ export function SearchView({ requestId }: { requestId: string | null }) {
               onEndReached={() => {
                 if (results.hasNextPage && !results.isFetchingNextPage) void results.fetchNextPage();
               }}
-              endpointNameOf={(c) => endpointOf(c)?.name}
+              endpointNameOf={(c) => {
+                const e = endpointOf(c);
+                return e ? labelOf(e) : undefined;
+              }}
               footer={results.isFetchingNextPage ? <p className="muted list-foot">Loading more…</p> : null}
             />
           )
@@ -214,5 +259,24 @@ export function SearchView({ requestId }: { requestId: string | null }) {
         }
       />
     </div>
+  );
+}
+
+/** Under the filters when the text holds a live filter's word search does not take (searchSyntaxHint). */
+function SyntaxHint({ filters }: { filters: SearchFilters }) {
+  const hint = searchSyntaxHint(filters.q);
+  if (!hint) return null;
+  return (
+    <p className="notice search-hint">
+      Search looks for <code>{hint.words.join(' ')}</code> as plain text. It takes words, <code>method:post</code> and <code>header:name:value</code> (these two
+      become the Method and Header filters when you press Enter); <code>event:</code>, <code>provider:</code>, <code>status:</code>, <code>type:</code> and the
+      signature words belong to the live list's filter.{' '}
+      {hint.eventText ? (
+        <>
+          An event's name is in its body or headers:{' '}
+          <Link href={`${paths.search}${filtersQuery({ ...filters, q: hint.eventText })}`}>search for “{hint.eventText}”</Link>.
+        </>
+      ) : null}
+    </p>
   );
 }

@@ -61,7 +61,8 @@ export function MockResponseForm({ endpoint }: { endpoint: Endpoint }) {
       }
     >
       <form onSubmit={save} noValidate>
-        <Field label="Status" hint="200 to 599." error={errorAt('mockResponse.status')}>
+        {/* The error says the range itself: the hint under it again would say it twice. */}
+        <Field label="Status" hint={errorAt('mockResponse.status') ? undefined : '200 to 599.'} error={errorAt('mockResponse.status')}>
           <input className="narrow" inputMode="numeric" value={status} onChange={(e) => setStatus(e.target.value)} />
         </Field>
         <Field

@@ -21,9 +21,11 @@ import {
   type TeamEndpoint,
 } from '../../api/teams';
 import { ApiError } from '../../api/client';
+import { endpointLabels, endpointSuffixes } from '../../lib/endpoint-label';
 import { plural } from '../../lib/format';
 import { paths } from '../../paths';
 import { ConfirmDialog } from '../../ui/confirm';
+import { EndpointLabel } from '../../ui/endpoint-switcher';
 import { ErrorMessage } from '../../ui/error';
 import { Field } from '../../ui/field';
 import { NameForm } from '../../ui/name-form';
@@ -95,7 +97,9 @@ function Subscription({ team, ownerEmail }: { team: TeamDetail; ownerEmail?: str
       <dl className="facts">
         <dt>Status</dt>
         <dd>
-          <span className={s.active ? 'badge sig-ok' : 'badge sig-bad'}>{s.active ? 'active' : 'not active'}</span> {s.status === 'none' ? 'no subscription yet' : s.status}
+          {/* The badge says active or not; Stripe's status beside it only when it says more ("trialing", "past_due"), not "active active". */}
+          <span className={s.active ? 'badge sig-ok' : 'badge sig-bad'}>{s.active ? 'active' : 'not active'}</span>
+          {s.status === 'none' ? ' no subscription yet' : s.status === (s.active ? 'active' : 'not active') ? null : ` ${s.status}`}
         </dd>
         <dt>Seats</dt>
         <dd>
@@ -133,6 +137,10 @@ function SharedEndpoints({ team, myId }: { team: TeamDetail; myId: string }) {
   const shareable = (mine.data ?? []).filter((e) => !sharedIds.has(e.id));
   const selected = shareable.some((e) => e.id === choice) ? choice : (shareable[0]?.id ?? '');
   const owner = team.role === 'owner';
+  // Both lists of the section tell apart endpoints of the same name by their slug.
+  const named = [...(shared.data ?? []), ...shareable];
+  const suffix = endpointSuffixes(named);
+  const labelOf = endpointLabels(named);
   const canUnshare = (e: TeamEndpoint) => owner || e.ownerId === myId;
   // An unshared endpoint's row goes: the focus goes to the next row (its Unshare, else its link),
   // or, with none left, to the Endpoint to share picker or the section's heading.
@@ -159,14 +167,14 @@ function SharedEndpoints({ team, myId }: { team: TeamDetail; myId: string }) {
             {shared.data.map((e) => (
               <li key={e.id} className="member-row" data-row-key={e.id}>
                 <Link href={paths.endpoint(e.slug)} className="member-email">
-                  {e.name}
+                  <EndpointLabel name={e.name} suffix={suffix(e)} />
                 </Link>
                 <span className="muted">{e.ownerId === myId ? 'yours' : `by ${e.ownerEmail}`}</span>
                 {canUnshare(e) ? (
                   <BusyButton
                     type="button"
                     className="small"
-                    aria-label={`Unshare ${e.name}`}
+                    aria-label={`Unshare ${labelOf(e)}`}
                     busy={unshare.isPending}
                     onClick={() => {
                       refocus.removing(e.id);
@@ -195,7 +203,7 @@ function SharedEndpoints({ team, myId }: { team: TeamDetail; myId: string }) {
               <select value={selected} onChange={(e) => setChoice(e.target.value)}>
                 {shareable.map((e) => (
                   <option key={e.id} value={e.id}>
-                    {e.name}
+                    {labelOf(e)}
                   </option>
                 ))}
               </select>
