@@ -43,8 +43,19 @@ function whatCame(status: number, type: string, text: string): string {
   return `it answered ${status} with ${kind}`;
 }
 
-/** The answer as hookcap's error, code `not_hookcap`; a failure keeps its status (a 5xx stream is reconnected), a success becomes 421 Misdirected Request. */
+/** A proxy's own answer when what is behind it does not answer (hookcap down or restarting, say). */
+const GATEWAY_STATUS = new Set([502, 503, 504]);
+
+/**
+ * The answer as hookcap's error, code `not_hookcap`; a failure keeps its status (a 5xx stream is
+ * reconnected), a success becomes 421 Misdirected Request. A gateway status (502, 503, 504) from a
+ * proxy is `proxy_error` instead: the proxy may stand in front of a hookcap that is restarting,
+ * and "does not answer as a hookcap API" would send its user to change a right address.
+ */
 function notHookcap(apiUrl: string, res: Response, detail: string): Response {
+  if (!res.ok && GATEWAY_STATUS.has(res.status)) {
+    return Response.json({ error: `${apiUrl} answered through a proxy, not from hookcap (${detail})`, code: 'proxy_error' }, { status: res.status });
+  }
   return Response.json({ error: `${apiUrl} does not answer as a hookcap API (${detail})`, code: 'not_hookcap' }, { status: res.ok ? 421 : res.status });
 }
 

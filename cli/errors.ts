@@ -118,6 +118,9 @@ export function describeError(err: unknown, apiUrl: string, keySource?: KeySourc
         return { message: err.message, hint: `the hookcap server at ${apiUrl} may be older than this CLI: upgrade it, or use a CLI of its version`, exitCode: EXIT_FAILURE };
       case 'http_404':
         return describeError(notHookcap(apiUrl), apiUrl);
+      case 'proxy_error':
+        // cli/api-answers.ts: a proxy's 502/503/504 page; hookcap behind it may be down or restarting.
+        return { message: err.message, hint: `if hookcap runs behind that proxy, it is down or restarting: try again in a moment; else ${notHookcap(apiUrl).hint}`, exitCode: EXIT_FAILURE };
       case 'not_hookcap':
         // cli/api-answers.ts: an answer hookcap never gives; the message says what came instead.
         return { message: err.message, hint: notHookcap(apiUrl).hint, exitCode: EXIT_FAILURE };

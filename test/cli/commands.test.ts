@@ -208,6 +208,19 @@ describe('an API address where something else answers', () => {
     }
     expect(existsSync(join(e.configHome, 'hookcap', 'config.json'))).toBe(false);
   });
+
+  test('a proxy\'s 502 page: said as the proxy\'s, with a hookcap behind it restarting as the first guess', async () => {
+    const url = other(() => new Response('<html><body><center><h1>502 Bad Gateway</h1></center></body></html>', { status: 502, headers: { 'content-type': 'text/html' } }));
+    const e = env({ HOOKCAP_API_URL: url, HOOKCAP_API_KEY: 'svc_x' });
+    for (const args of [['login', '--key', 'svc_x'], ['endpoints', 'list']]) {
+      const r = await runCli(args, e.env);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr, args.join(' ')).toBe(
+        `error: ${url} answered through a proxy, not from hookcap (it answered 502 with an HTML page); if hookcap runs behind that proxy, it is down or restarting: try again in a moment; else set the address the hookcap server prints at start-up (its API, e.g. http://localhost:3000/api) with --api-url or HOOKCAP_API_URL\n`,
+      );
+    }
+    expect(existsSync(join(e.configHome, 'hookcap', 'config.json'))).toBe(false);
+  });
 });
 
 describe('broken files', () => {
