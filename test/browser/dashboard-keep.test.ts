@@ -83,7 +83,8 @@ describeBackends(
         expect(searches.some((u) => new URL(u).searchParams.get('pinned') === 'true')).toBe(true);
         const results = page.getByRole('list', { name: 'Search results' });
         await results.getByRole('link', { name: /\/important/ }).waitFor();
-        expect(await results.getByRole('link').count()).toBe(1);
+        // The last results stay listed until the new ones arrive (docs/dashboard.md): the count may come first.
+        await eventually(async () => (await results.getByRole('link').count()) === 1);
         // The export has no kept-only filter: not offered, rather than download more than is listed.
         expect(await page.getByRole('button', { name: 'Export' }).count()).toBe(0);
 
@@ -108,7 +109,8 @@ describeBackends(
         await page.getByRole('checkbox', { name: 'Kept only' }).uncheck();
         await page.getByRole('status').filter({ hasText: '2 matching requests' }).waitFor();
         expect(new URL(page.url()).searchParams.has('pinned')).toBe(false);
-        expect(await page.getByRole('list', { name: 'Search results' }).getByRole('link', { name: /kept/ }).count()).toBe(0);
+        await eventually(async () => (await results.getByRole('link').count()) === 2);
+        expect(await results.getByRole('link', { name: /kept/ }).count()).toBe(0);
         expect(errors).toEqual([]);
       } finally {
         await context.close();
