@@ -54,7 +54,7 @@ export function keepRefusal(e: unknown): unknown {
  * captures: a shared endpoint's are kept for its owner's plan, which the dashboard cannot read.
  * Same cache as the usage meter, without its polling: a plan changes rarely.
  */
-export function useRetentionDays(): number | undefined {
+export function useRetentionDays(): { days: number | undefined; failed: boolean } {
   const usage = useQuery({ queryKey: accountKeys.usage, queryFn: () => unwrap(api.usage.get()), staleTime: 5 * 60_000 });
-  return usage.data?.retentionDays;
+  return { days: usage.data?.retentionDays, failed: usage.isError };
 }

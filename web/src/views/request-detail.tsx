@@ -84,11 +84,15 @@ function KeepButton({ keep, capture }: { keep: ReturnType<typeof useKeep>; captu
  * `GET /api/usage`); a shared endpoint's captures go by its owner's plan, which is not shown here.
  */
 function RetentionFact({ capture }: { capture: Capture }) {
-  const days = useRetentionDays();
-  const own = useEndpoints().data?.some((e) => e.id === capture.endpointId) ?? false;
+  const { days, failed } = useRetentionDays();
+  const endpoints = useEndpoints().data;
   if (capture.pinned) return <dd>Kept: retention will not delete it</dd>;
-  if (own && days !== undefined) return <dd>Deleted after {days === 1 ? '1 day' : `${days} days`} unless kept</dd>;
-  return <dd>Deleted after the owner's retention period unless kept</dd>;
+  // Until it is known whose endpoint it is and for how long, a blank line of the same height: no
+  // wrong period said for a moment, and nothing below moves when it comes.
+  if (!endpoints) return <dd>{'\u00a0'}</dd>;
+  if (!endpoints.some((e) => e.id === capture.endpointId)) return <dd>Deleted after the owner's retention period unless kept</dd>;
+  if (days !== undefined) return <dd>Deleted after {days === 1 ? '1 day' : `${days} days`} unless kept</dd>;
+  return <dd>{failed ? "Deleted after your plan's retention period unless kept" : '\u00a0'}</dd>;
 }
 
 export function RequestDetail({
