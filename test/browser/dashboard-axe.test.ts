@@ -2,7 +2,7 @@
  * Automated WCAG checks: axe-core (a devDependency, test-only; its script file is injected from
  * node_modules, nothing from a CDN) run on every dashboard view in real Chromium, in the light and
  * the dark colour scheme, at 1280 px and at 360 px (a phone), the Replay dialog with an answer and
- * with a refused target among them. Any violation fails the test, listed
+ * with a refused target among them, a kept request (its row's badge, Keep pressed) too. Any violation fails the test, listed
  * with the rule and the elements.
  * The page's CSP allows no inline script, and Playwright's addScriptTag injects the file's text
  * inline, so the test's browser context bypasses the CSP (the app itself is unchanged).
@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { createTeam, nowSeconds, setStripeSubscription, TEAMS_ENV } from '../behaviour/teams-support';
 import { CHROMIUM_SKIP, createEndpoint, openPage, signUpAccount, useChromium } from '../support/browser';
-import { call } from '../support/client';
+import { call, eventually } from '../support/client';
 import { describeBackends } from '../support/suite';
 
 const chromium = useChromium();
@@ -52,7 +52,10 @@ describeBackends(
         const signed = JSON.stringify({ id: 'evt_1', object: 'event', type: 'charge.succeeded', data: { object: { amount: 100, lines: [{ sku: 'a' }] } } });
         const waiting = await createEndpoint(h.url, account, 'Quiet one');
         await fetch(`${ep.url}/form`, { method: 'PUT', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1&b=2' });
-        await fetch(`${ep.url}/stripe?x=1`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' }, body: signed });
+        const stripe = (await (await fetch(`${ep.url}/stripe?x=1`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' }, body: signed })).json()) as { id: string };
+        // Kept: its row carries the kept badge and its detail (two requests compared) Keep pressed.
+        // A pin needs the capture in the capture store, which lags the receiver.
+        await eventually(async () => (await call(h.url, 'POST', `/api/requests/${stripe.id}/pin`, { token: account.session })).status === 200, 10_000);
         const team = await createTeam(h.url, account.session, 'Ops crew');
         await setStripeSubscription(h.url, { teamId: team.id, seats: 5, created: nowSeconds() - 60 });
         expect((await call(h.url, 'POST', `/api/teams/${team.id}/endpoints`, { token: account.session, body: { endpointId: ep.id } })).status).toBeLessThan(300);

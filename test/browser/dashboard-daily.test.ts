@@ -176,7 +176,7 @@ describeBackends('dashboard: a day of use', (h) => {
     }
   });
 
-  test('two requests compared: facts, headers and body (by JSON path, by line) that differ; the pinned one stays through j/k and a reload', async () => {
+  test('two requests compared: facts, headers and body (by JSON path, by line) that differ; the selected one stays through j/k and a reload', async () => {
     const account = await signUpAccount(h.url);
     const ep = await createEndpoint(h.url, account, 'compared');
     await send(ep, '/notes', { method: 'PUT', body: 'first line\nsame middle\nlast: one', headers: { 'content-type': 'text/plain' } });
@@ -202,7 +202,7 @@ describeBackends('dashboard: a day of use', (h) => {
 
       // The compared request is pinned: j opens it (nothing to show against itself), k comes back.
       await page.keyboard.press('j');
-      await detail.getByText('Pinned for comparison', { exact: false }).waitFor();
+      await detail.getByText('Selected for comparison', { exact: false }).waitFor();
       expect(new URL(page.url()).pathname).toEndWith(`/requests/${compared}`);
       await page.keyboard.press('k');
       await comparison.waitFor();
@@ -218,9 +218,9 @@ describeBackends('dashboard: a day of use', (h) => {
       await detail.getByRole('link', { name: 'Stop comparing' }).click();
       await comparison.waitFor({ state: 'detached' });
       expect(new URL(page.url()).searchParams.get('compare')).toBeNull();
-      // Pin this one, open another: that one is compared with it.
-      await detail.getByRole('link', { name: 'Pin for comparison' }).click();
-      await detail.getByText('Pinned for comparison', { exact: false }).waitFor();
+      // Select this one for comparison, open another: that one is compared with it.
+      await detail.getByRole('link', { name: 'Select for comparison' }).click();
+      await detail.getByText('Selected for comparison', { exact: false }).waitFor();
       await list.getByRole('link').first().click();
       await detail.getByRole('region', { name: 'Compared with PUT /notes' }).waitFor();
       expect(errors).toEqual([]);

@@ -315,7 +315,7 @@ describeBackends(
         await context.close();
       }
     });
-    test('Compare with previous, Pin and Stop comparing used from the keyboard keep the focus on the comparison', async () => {
+    test('Compare with previous, Select for comparison and Stop comparing used from the keyboard keep the focus on the comparison', async () => {
       const account = await signUpAccount(h.url);
       const ep = await createEndpoint(h.url, account, 'compare keys');
       await fetch(`${ep.url}/older`, { method: 'POST', body: '{"n":1}' });
@@ -341,10 +341,10 @@ describeBackends(
         await detail.getByRole('link', { name: 'Compare with previous' }).waitFor();
         expect(await isFocused(detail.getByRole('link', { name: 'Compare with previous' }))).toBe(true);
 
-        await detail.getByRole('link', { name: 'Pin for comparison' }).focus();
+        await detail.getByRole('link', { name: 'Select for comparison' }).focus();
         await page.keyboard.press('Enter');
-        await detail.getByText(/Pinned for comparison/).waitFor();
-        expect(await focusedText()).toContain('Pinned for comparison');
+        await detail.getByText(/Selected for comparison/).waitFor();
+        expect(await focusedText()).toContain('Selected for comparison');
         await page.keyboard.press('Tab');
         expect(await isFocused(detail.getByRole('link', { name: 'Stop comparing' }))).toBe(true);
         expect(errors).toEqual([]);

@@ -60,7 +60,7 @@ describeBackends(
       }
     });
 
-    test("at 1280 px the open request's seven actions (Replay and the two compare ones among them) sit on one row", async () => {
+    test("at 1280 px the open request's eight actions (Replay, Keep and the two compare ones among them) sit on one row", async () => {
       const account = await signUpAccount(h.url);
       const ep = await createEndpoint(h.url, account, 'actions');
       await send(ep, '/first');
@@ -77,10 +77,11 @@ describeBackends(
           detail.getByRole('button', { name: 'Copy as cURL' }),
           detail.getByRole('button', { name: 'Copy body' }),
           detail.getByRole('button', { name: 'Replay' }),
+          detail.getByRole('button', { name: 'Keep', exact: true }),
           detail.getByRole('button', { name: 'Download HAR' }),
           detail.getByRole('button', { name: 'Download body' }),
           detail.getByRole('link', { name: 'Compare with previous' }),
-          detail.getByRole('link', { name: 'Pin for comparison' }),
+          detail.getByRole('link', { name: 'Select for comparison' }),
         ];
         const tops = await Promise.all(actions.map(top));
         for (const t of tops) expect(Math.abs(t - (tops[0] ?? 0))).toBeLessThan(4);
@@ -93,6 +94,11 @@ describeBackends(
         expect(await actions[1].getAttribute('title')).toContain('base64');
         const binaryTops = await Promise.all(actions.map(top));
         for (const t of binaryTops) expect(Math.abs(t - (binaryTops[0] ?? 0))).toBeLessThan(4);
+        // Kept, Keep shows its tick: still one row.
+        await actions[3]!.click();
+        await eventually(async () => (await actions[3]!.getAttribute('aria-pressed')) === 'true');
+        const keptTops = await Promise.all(actions.map(top));
+        for (const t of keptTops) expect(Math.abs(t - (keptTops[0] ?? 0))).toBeLessThan(4);
         expect(errors).toEqual([]);
       } finally {
         await context.close();

@@ -103,6 +103,14 @@ export class LiveList {
     this.set({ paused: false, held: 0, items: this.merged(held) });
   }
 
+  /** A listed capture changed on the server (kept, no longer kept): the list shows the new record. */
+  replace = (changed: Capture): void => {
+    if (!this.ids.has(changed.id)) return;
+    const swap = (c: Capture) => (c.id === changed.id ? changed : c);
+    this.held = this.held.map(swap);
+    this.set({ items: this.state.items.map(swap) });
+  };
+
   /** After "clear captures": everything so far is hidden on the server too. */
   clear(): void {
     this.generation++;

@@ -49,6 +49,12 @@ export function RequestRowContent({ capture, endpointName }: { capture: Capture;
           <ProviderIcon provider={capture.detectedProvider} />
           <EventBadge event={capture.detectedEvent} />
           <SignatureBadge capture={capture} />
+          {/* Its text is part of the row's name ("… kept"), so a screen reader hears it too. */}
+          {capture.pinned ? (
+            <span className="badge kept" title="Kept: retention will not delete this request">
+              kept
+            </span>
+          ) : null}
         </span>
       </span>
       <span className="row-line row-meta">

@@ -1,7 +1,7 @@
 /**
  * The open request compared with another (`?compare=<id>` on its URL): what differs in the request
  * facts, the headers and the body, each as a table of name, this request's value and the other's.
- * The other stays pinned while requests are opened one after another (rows and j/k keep it).
+ * The other stays selected while requests are opened one after another (rows and j/k keep it).
  */
 import { Link } from 'wouter';
 import type { Capture } from '../api/client';
@@ -48,7 +48,7 @@ function Part({ title, label, first, diff, sameText }: { title: string; label: s
 
 export interface CompareProps {
   capture: Capture;
-  /** The pinned request, when loaded. */
+  /** The request selected for comparison, when loaded. */
   other: Capture | undefined;
   otherId: string;
   otherHref: string;
@@ -68,7 +68,7 @@ export function Compare({ capture, other, otherId, otherHref, error, stopHref, o
     return (
       <section className="compare" aria-label="Comparison">
         <p>
-          Pinned for comparison: open another request to see how it differs from this one. {stop}
+          Selected for comparison: open another request to see how it differs from this one. {stop}
         </p>
       </section>
     );

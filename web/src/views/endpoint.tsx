@@ -159,6 +159,7 @@ export function EndpointView({ slug, rest, children }: { slug: string; rest: str
                 compareId={compareId}
                 previousId={olderThan(shown, requestId)}
                 hrefWith={(id, compare) => `${paths.endpointRequest(slug, id)}${query({ compare })}`}
+                onChanged={store?.replace}
               />
             ) : waiting ? (
               <WaitingDetail own={own !== undefined} />

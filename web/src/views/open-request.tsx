@@ -1,4 +1,4 @@
-/** The request open beside an endpoint's live list, with Compare (with the previous one, or one pinned). */
+/** The request open beside an endpoint's live list, with Compare (with the previous one, or one selected). */
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { Capture } from '../api/client';
@@ -23,14 +23,16 @@ interface OpenRequestProps {
   state: LiveState;
   endpoint: Pick<Endpoint, 'id' | 'url'>;
   backHref: string;
-  /** The request pinned for comparison (`?compare=`). */
+  /** The request selected for comparison (`?compare=`). */
   compareId: string | null;
   /** The next older request in the list as shown, for "Compare with previous". */
   previousId: string | undefined;
   hrefWith: (id: string, compare: string | null) => string;
+  /** The open request changed on the server (kept or not): the live list shows it so. */
+  onChanged?: (c: Capture) => void;
 }
 
-export function OpenRequest({ id, state, endpoint, backHref, compareId, previousId, hrefWith }: OpenRequestProps) {
+export function OpenRequest({ id, state, endpoint, backHref, compareId, previousId, hrefWith, onChanged }: OpenRequestProps) {
   const inList = state.items.find((c) => c.id === id);
   const fetched = useRequest(inList ? null : id);
   const capture = inList ?? fetched.data;
@@ -43,7 +45,7 @@ export function OpenRequest({ id, state, endpoint, backHref, compareId, previous
   const [, navigate] = useLocation();
   const compareBox = useRef<HTMLDivElement>(null);
   const compareGroup = useRef<HTMLSpanElement>(null);
-  // Previous, Pin and Stop comparing each go away once used, and the browser dropped the focus
+  // Previous, Select and Stop comparing each go away once used, and the browser dropped the focus
   // to the page (a keyboard user then started over from the top). Noted on the click, so moving
   // through requests with j/k, which also shows and hides them, never takes the focus.
   const refocus = useRef<'comparison' | 'compare-actions' | null>(null);
@@ -86,6 +88,7 @@ export function OpenRequest({ id, state, endpoint, backHref, compareId, previous
         <RequestDetail
           capture={capture}
           endpointUrl={endpoint.url}
+          onChanged={onChanged}
           actions={
             (previousId && previousId !== compareId) || compareId !== id ? (
               <span className="action-group" role="group" aria-label="Compare" ref={compareGroup}>
@@ -98,8 +101,15 @@ export function OpenRequest({ id, state, endpoint, backHref, compareId, previous
                   </Link>
                 ) : null}
                 {compareId !== id ? (
-                  <Link href={hrefWith(id, id)} className="button" aria-label="Pin for comparison" onClick={() => (refocus.current = 'comparison')}>
-                    Pin
+                  // "Select", not "Pin": users took "Pin" for keeping the capture (that is Keep).
+                  <Link
+                    href={hrefWith(id, id)}
+                    className="button"
+                    aria-label="Select for comparison"
+                    title="Compare other requests with this one: select it, then open another"
+                    onClick={() => (refocus.current = 'comparison')}
+                  >
+                    Select
                   </Link>
                 ) : null}
               </span>

@@ -3,8 +3,10 @@
  * form table, text) and exactly as it arrived (raw, hex), plus cURL, HAR and the body to take
  * away, and Replay (views/replay.tsx). Everything captured is shown as text: React escapes it; nothing is parsed as HTML.
  */
-import { type ReactNode } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import { errorText, type Capture } from '../api/client';
+import { keepRefusal, useKeep, useRetentionDays } from '../api/pins';
+import { useEndpoints } from '../api/queries';
 import { bodyBytes, bodyFilename } from '../lib/body';
 import { copyText, download } from '../lib/browser';
 import { curlCommand } from '../lib/curl';
@@ -22,6 +24,8 @@ import { missingSignatureHeader } from '../lib/signature';
 import { RelativeTime } from '../ui/time';
 import { useFold } from '../ui/fold';
 import { announce } from '../ui/toast';
+import { BusyButton } from '../ui/busy-button';
+import { ErrorMessage } from '../ui/error';
 import { BodyView } from './body-view';
 import { ReplayAction } from './replay';
 
@@ -50,7 +54,67 @@ function DetailTitle({ method, url }: { method: string; url: string }) {
   );
 }
 
-export function RequestDetail({ capture, endpointUrl, endpointName, actions, compare }: { capture: Capture; endpointUrl: string; endpointName?: string; actions?: ReactNode; compare?: ReactNode }) {
+/**
+ * **Keep**: pins the capture so retention never deletes it (docs/retention.md), a toggle
+ * (`aria-pressed`); its label stays "Keep" either way, as a toggle's does, the state being
+ * pressed or not. The refusal at the cap is said with the cap and what to do.
+ */
+function KeepButton({ keep, capture }: { keep: ReturnType<typeof useKeep>; capture: Capture }) {
+  const kept = capture.pinned === true;
+  return (
+    <BusyButton
+      type="button"
+      className="keep-toggle"
+      aria-pressed={kept}
+      title={kept ? 'Kept: retention will not delete this request. Press to stop keeping it' : 'Keep this request: retention will not delete it'}
+      busy={keep.isPending}
+      onClick={() =>
+        keep.mutate(!kept, {
+          onSuccess: (c) => announce(c.pinned ? 'Kept: retention will not delete this request' : 'No longer kept'),
+        })
+      }
+    >
+      Keep
+    </BusyButton>
+  );
+}
+
+/**
+ * How long the capture stays: known for the account's own endpoints (its plan's retention,
+ * `GET /api/usage`); a shared endpoint's captures go by its owner's plan, which is not shown here.
+ */
+function RetentionFact({ capture }: { capture: Capture }) {
+  const { days, failed } = useRetentionDays();
+  const endpoints = useEndpoints().data;
+  if (capture.pinned) return <dd>Kept: retention will not delete it</dd>;
+  // Until it is known whose endpoint it is and for how long, a blank line of the same height: no
+  // wrong period said for a moment, and nothing below moves when it comes.
+  if (!endpoints) return <dd>{'\u00a0'}</dd>;
+  if (!endpoints.some((e) => e.id === capture.endpointId)) return <dd>Deleted after the owner's retention period unless kept</dd>;
+  if (days !== undefined) return <dd>Deleted after {days === 1 ? '1 day' : `${days} days`} unless kept</dd>;
+  return <dd>{failed ? "Deleted after your plan's retention period unless kept" : '\u00a0'}</dd>;
+}
+
+export function RequestDetail({
+  capture,
+  endpointUrl,
+  endpointName,
+  actions,
+  compare,
+  onChanged,
+}: {
+  capture: Capture;
+  endpointUrl: string;
+  endpointName?: string;
+  actions?: ReactNode;
+  compare?: ReactNode;
+  /** The record changed on the server (kept or not): for a list that holds its own copy (the live list). */
+  onChanged?: (c: Capture) => void;
+}) {
+  const keep = useKeep(capture, onChanged);
+  const { reset } = keep;
+  // One detail shows request after request (j/k): a refusal said for one is not about the next.
+  useEffect(() => reset(), [capture.id, reset]);
   // For reading (decoded); cURL and HAR rebuild the URL to send from the record itself.
   const url = readableUrl(endpointUrl, capture);
   const curl = () => curlCommand(capture, endpointUrl);
@@ -70,20 +134,28 @@ export function RequestDetail({ capture, endpointUrl, endpointName, actions, com
       <header className="detail-head">
         <DetailTitle key={capture.id} method={capture.method} url={url} />
         <div className="detail-actions">
-          <CopyButton text={curl} label="Copy as cURL" done="Copied as cURL" />
-          {/* Off with no body, as Download body is: it wiped the clipboard and said "Copied the body".
-              A body that is not UTF-8 is copied as base64: said in its name and on hover, not in its
-              visible label, which had pushed the compare actions to a second row at 1280 px. */}
-          <CopyButton
-            text={capture.body}
-            label="Copy body"
-            ariaLabel={binary ? 'Copy body (base64)' : undefined}
-            title={binary ? 'Copies the body as base64 text: its bytes are not UTF-8' : undefined}
-            done="Copied the body"
-            disabled={capture.body === ''}
-          />
+          {/* Short visible labels under a group name, as Download and Compare: with Keep the bar no
+              longer fitted one row at 1280 px. Each accessible name still says it in full (and holds
+              the visible text). Copy body is off with no body, as Download body is: it wiped the
+              clipboard and said "Copied the body". A body that is not UTF-8 is copied as base64:
+              said in its name and on hover, not in its visible label. */}
+          <span className="action-group" role="group" aria-label="Copy">
+            <span className="action-group-label" aria-hidden="true">
+              Copy
+            </span>
+            <CopyButton text={curl} label="cURL" ariaLabel="Copy as cURL" done="Copied as cURL" />
+            <CopyButton
+              text={capture.body}
+              label="Body"
+              ariaLabel={binary ? 'Copy body (base64)' : 'Copy body'}
+              title={binary ? 'Copies the body as base64 text: its bytes are not UTF-8' : undefined}
+              done="Copied the body"
+              disabled={capture.body === ''}
+            />
+          </span>
           {/* Sends it again from the server (views/replay.tsx); keyed, so another request starts a fresh form. */}
           <ReplayAction key={capture.id} capture={capture} />
+          <KeepButton keep={keep} capture={capture} />
           {/* Short visible labels under a group name, so every action fits on one row beside the
               compare ones; each accessible name still says it in full (and holds the visible text). */}
           <span className="action-group" role="group" aria-label="Download">
@@ -100,6 +172,7 @@ export function RequestDetail({ capture, endpointUrl, endpointName, actions, com
           {actions}
         </div>
       </header>
+      {keep.error ? <ErrorMessage error={keepRefusal(keep.error)} /> : null}
       {compare}
       <dl className="facts">
         <dt>Received</dt>
@@ -109,6 +182,8 @@ export function RequestDetail({ capture, endpointUrl, endpointName, actions, com
             {utc ? <span className="muted">, {utc}</span> : null}
           </span>
         </dd>
+        <dt>Retention</dt>
+        <RetentionFact capture={capture} />
         <dt>Size</dt>
         <dd>{capture.size >= 1024 ? `${formatSize(capture.size)} (${capture.size.toLocaleString('en')} bytes)` : formatSize(capture.size)}</dd>
         <dt>From</dt>

@@ -38,11 +38,13 @@ export interface SearchFilters {
   slug: string;
   /** One `name:value` header filter (docs/search.md); a new search from the top box starts without. */
   header?: string;
+  /** `true`: kept (pinned) requests only (docs/retention.md); a new search from the top box starts without. */
+  pinned?: string;
 }
 
 export function readFilters(search: string): SearchFilters {
   const p = new URLSearchParams(search);
-  return { q: p.get('q') ?? '', method: p.get('method') ?? '', from: p.get('from') ?? '', slug: p.get('slug') ?? '', header: p.get('header') ?? '' };
+  return { q: p.get('q') ?? '', method: p.get('method') ?? '', from: p.get('from') ?? '', slug: p.get('slug') ?? '', header: p.get('header') ?? '', pinned: p.get('pinned') === 'true' ? 'true' : '' };
 }
 
 export function filtersQuery(f: SearchFilters): string {
@@ -199,8 +201,13 @@ export function SearchView({ requestId }: { requestId: string | null }) {
           <p className="result-count" role="status">
             {count.data ? `${plural(count.data.count, 'matching request')}${filters.q ? ` for “${filters.q}”` : ''}` : count.error ? '' : 'Counting…'}
           </p>
-          {/* The export is per endpoint (the API's route): offered once one is chosen. */}
-          {filters.slug && count.data && count.data.count > 0 ? (
+          <label className="kept-only">
+            <input type="checkbox" checked={filters.pinned === 'true'} onChange={(e) => set({ pinned: e.target.checked ? 'true' : '' })} />
+            Kept only
+          </label>
+          {/* The export is per endpoint (the API's route): offered once one is chosen. The route has
+              no kept-only filter, so with Kept only it would download more than the count says. */}
+          {filters.slug && !filters.pinned && count.data && count.data.count > 0 ? (
             <ExportMenu
               slug={filters.slug}
               filters={{ q: filters.q, method: filters.method, from: filters.from, header: filters.header }}
