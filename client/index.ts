@@ -210,9 +210,9 @@ export interface WaitOptions {
   timeout?: number;
   /**
    * Consider captures from this time on (the server's clock: a test machine's clock ahead of the
-   * server's misses what came in between; `after` has no such risk). Default: those after the
-   * newest capture stored when the call starts, so a request sent right after the call (or while
-   * it sets up) is never missed.
+   * server's misses what came in between; `after` has no such risk). Default: `position(slug)`,
+   * after the newest capture stored when the call reaches the server and never later than that
+   * moment, so a request sent right after the call (or while it sets up) is not missed.
    */
   since?: TimeBound;
   /**
@@ -683,6 +683,23 @@ export class HookcapClient {
   }
 
   /**
+   * A position for `after` standing for now (`GET /api/endpoints/{slug}/position`): after the
+   * newest stored capture, and never later than the moment the call reached the server, so every
+   * capture received from then on is after it. What a wait or a stream starts from when given
+   * neither `after` nor `since`; unlike `newestId()`, a webhook sent right after the call is not
+   * taken for older because a slow server stored it before answering. A server without the route:
+   * `newestId()`.
+   */
+  async position(slug: string): Promise<string> {
+    try {
+      return (await this.json<{ position: string }>('GET', `/api/endpoints/${encodeURIComponent(slug)}/position`)).position;
+    } catch (err) {
+      if (err instanceof HookcapError && err.status === 404) return this.newestId(slug);
+      throw err;
+    }
+  }
+
+  /**
    * The live captures of `slug` (SSE), resuming with Last-Event-ID: after `after`, or from `since`,
    * or live. Reconnects by itself after the server's 30-minute limit and after network drops,
    * each capture yielded once (unless `onResume` chooses to skip ahead). Ends when `signal` aborts; throws HookcapError on 401/403/404 and
@@ -704,7 +721,7 @@ export class HookcapClient {
       let lostAt: number | null = null;
       let reason = '';
       // Always resume from somewhere, so a reconnect before the first capture misses nothing either.
-      last ??= await client.newestId(slug);
+      last ??= await client.position(slug);
       for (;;) {
         if (opts.signal?.aborted) return;
         let outcome: StreamOutcome | null = null;

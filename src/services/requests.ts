@@ -1,7 +1,7 @@
 /** Captured requests of the caller's endpoints: list, page, get one, clear. */
 import type { Clock } from '../clock';
 import { AppError } from '../errors';
-import { isCaptureId } from '../ids';
+import { captureIdFloor, isCaptureId } from '../ids';
 import type { Capture } from '../model/capture';
 import * as endpointStore from '../stores/state/endpoints';
 import type { UserRow } from '../stores/state/schema';
@@ -28,6 +28,23 @@ export async function listRequests(ctx: Ctx, user: UserRow, slug: string, limit?
   if (ids.length === 0) return [];
   const kept = await ctx.captures.search({ scopes: [scopeOf(ep)], ids, limit: n, offset: 0, order: 'desc' });
   return kept.map((c) => ({ ...c, pinned: true }));
+}
+
+/**
+ * A position in the endpoint's captures for `after` (a stream's Last-Event-ID, a wait's start):
+ * after the newest capture stored, as `newestId` has it, but never later than the moment the call
+ * came in (`at`, the server's clock). The newest stored capture alone lets a slow answer count a
+ * webhook sent right after the call as older, when the shipper stored it before the read (seen on
+ * a loaded CI machine: the wait never saw its webhook); the moment alone would drop one sent while
+ * the call was still on its way. So: captures stored before the call stay out, one received from
+ * the call on is always in, and one in flight with the call is in unless it was stored by the read.
+ */
+export async function positionAt(ctx: Ctx, user: UserRow, slug: string, at: number): Promise<{ position: string; at: number }> {
+  const ep = await getReadableEndpoint(ctx, user, slug);
+  const [newest] = await ctx.captures.list(scopeOf(ep), 1);
+  const stored = newest?.id ?? captureIdFloor(0);
+  const moment = captureIdFloor(at);
+  return { position: stored < moment ? stored : moment, at };
 }
 
 export async function pageRequests(ctx: Ctx, user: UserRow, slug: string, limit?: string, cursor?: string) {

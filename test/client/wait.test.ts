@@ -81,6 +81,42 @@ describeBackends('hookcap/client waiting in a test suite', (h) => {
     await c.endpoints.delete(ep.slug);
   });
 
+  test('a default wait starts at the server\'s moment of the call (the position route), not at the newest stored capture; an older server: newestId', async () => {
+    const account = await newAccount(h.url);
+    const asked: string[] = [];
+    // The real fetch, the paths it was asked for written down (the start is not otherwise visible).
+    const c = createClient({ apiUrl: h.url, key: account.key, fetch: ((input: string | URL | Request, init?: RequestInit) => {
+      asked.push(new URL(input instanceof Request ? input.url : input.toString()).pathname);
+      return fetch(input, init);
+    }) as typeof fetch });
+    const ep = await c.endpoints.create('start');
+    const before = await appSends(ep.url, '/e', '{"n":0}');
+    await listed(c, ep.slug, before);
+    asked.length = 0;
+    // Not awaited before the webhook is sent, as a test suite writes it.
+    const waiting = c.waitForRequest(ep.slug, { path: '/e' }, { timeout: 15_000 });
+    const sent = await appSends(ep.url, '/e', '{"n":1}');
+    expect((await waiting).id).toBe(sent);
+    expect(asked.slice(0, 2)).toEqual([`/api/endpoints/${ep.slug}/position`, `/api/stream/${ep.slug}`]);
+
+    // A server from before the route answers it as a route it has not got: the newest stored capture.
+    const old = createClient({ apiUrl: h.url, key: account.key, fetch: ((input: string | URL | Request, init?: RequestInit) => {
+      const path = new URL(input instanceof Request ? input.url : input.toString()).pathname;
+      asked.push(path);
+      if (path.endsWith('/position')) return Promise.resolve(Response.json({ error: `no route GET ${path}; the API is described at /docs (JSON at /docs/json)`, code: 'not_found' }, { status: 404 }));
+      return fetch(input, init);
+    }) as typeof fetch });
+    await listed(c, ep.slug, sent);
+    asked.length = 0;
+    const again = old.waitForRequest(ep.slug, { path: '/e' }, { timeout: 15_000 });
+    // Sent once the start is read: with newestId, a webhook stored before that read counts as older.
+    for (let i = 0; i < 100 && !asked.some((p) => p.startsWith('/api/stream/')); i++) await Bun.sleep(50);
+    const third = await appSends(ep.url, '/e', '{"n":2}');
+    expect((await again).id).toBe(third);
+    expect(asked.slice(0, 3)).toEqual([`/api/endpoints/${ep.slug}/position`, `/api/endpoints/${ep.slug}/requests`, `/api/stream/${ep.slug}`]);
+    await c.endpoints.delete(ep.slug);
+  });
+
   test('waitForRequests waits for N; expectNoRequest passes on silence and fails on the first match', async () => {
     const c = await client();
     const ep = await c.endpoints.create('n');

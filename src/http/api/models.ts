@@ -169,6 +169,12 @@ export const RequestPage = t.Object({
   hasMore: t.Boolean(),
 });
 
+/** GET /api/endpoints/{slug}/position: a capture-id position of this moment (services/requests.ts positionNow). */
+export const Position = t.Object({
+  position: t.String({ description: 'A capture id below every capture received from this call on: pass it as `after`' }),
+  at: t.Number({ description: 'The server time it stands for, ms since the epoch' }),
+});
+
 export const UserBody = t.Object({
   id: t.String(),
   email: t.String(),

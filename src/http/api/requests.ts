@@ -4,10 +4,12 @@ import { invalid } from '../../errors';
 import * as requests from '../../services/requests';
 import { givenOnce } from '../../services/search-params';
 import { authMacro } from '../auth';
-import { AUTH_ERRORS, errors, listQuery, NoContent, pageQuery, RequestById, RequestPage, RequestRecord } from './models';
+import { AUTH_ERRORS, errors, listQuery, NoContent, pageQuery, Position, RequestById, RequestPage, RequestRecord } from './models';
 
-export const requestRoutes = (ctx: Ctx) =>
-  new Elysia({ prefix: '/api', detail: { tags: ['requests'] } })
+export const requestRoutes = (ctx: Ctx) => {
+  /** When each position call came in (its transform hook), read by its handler. */
+  const arrivals = new WeakMap<Request, number>();
+  return new Elysia({ prefix: '/api', detail: { tags: ['requests'] } })
     .use(authMacro(ctx))
     .get(
       '/endpoints/:slug/requests',
@@ -41,6 +43,19 @@ export const requestRoutes = (ctx: Ctx) =>
         detail: { summary: 'Captured requests, newest first, one page at a time (pass cursor back)' },
       },
     )
+    .get('/endpoints/:slug/position', ({ user, params, request }) => requests.positionAt(ctx, user, params.slug, arrivals.get(request) ?? ctx.clock.now()), {
+      // The moment is read before the caller is authenticated (a key looked up in Postgres can
+      // take a while under load), so a webhook sent right after this call is never older than it.
+      transform: ({ request }) => void arrivals.set(request, ctx.clock.now()),
+      auth: 'account',
+      response: { 200: Position, ...errors(...AUTH_ERRORS, 404) },
+      detail: {
+        summary: 'A position for `after` (and a stream\'s Last-Event-ID): every capture the endpoint receives from this call on has a greater id',
+        description:
+          'The lowest capture id of the moment the server read the call (its clock). Waiting for a webhook that is sent right after: take the position, then wait after it. ' +
+          'Not the newest stored capture\'s id, which lags captures not yet stored and can include ones stored while the call was answered.',
+      },
+    })
     .delete(
       '/endpoints/:slug/requests',
       async ({ user, params, set }) => {
@@ -54,3 +69,4 @@ export const requestRoutes = (ctx: Ctx) =>
       response: { 200: RequestById, ...errors(...AUTH_ERRORS, 404) },
       detail: { summary: 'One captured request, with the slug and receiver URL of the endpoint it was sent to (endpointSlug, endpointUrl)' },
     });
+};
