@@ -31,6 +31,8 @@ const ROUTES: [string, RegExp, Check][] = [
   ['POST', /^\/api\/endpoints$/, endpoint],
   ['GET', /^\/api\/endpoints\/[^/]+$/, endpoint],
   ['GET', /^\/api\/endpoints\/[^/]+\/requests$/, listOf(capture)],
+  // Where tail and a wait start (hookcap/client's position()): a capture id.
+  ['GET', /^\/api\/endpoints\/[^/]+\/position$/, (v) => strings(v, 'position')],
   ['GET', /^\/api\/requests\/[^/]+$/, capture],
   ['GET', /^\/api\/search\/requests\/count$/, (v) => isObject(v) && typeof v.count === 'number'],
   ['GET', /^\/api\/search\/requests$/, listOf(capture)],
