@@ -7,11 +7,12 @@
  *   node_modules/.bin/bun scripts/screenshots.ts
  */
 import { createHmac } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { launchChromium, openPage } from '../test/support/browser';
-import { call } from '../test/support/client';
+import { verificationLinksIn } from '../test/behaviour/password-reset-support';
+import { call, eventually } from '../test/support/client';
 import { startServer, stopServer } from '../test/support/server';
 
 const OUT = resolve(import.meta.dir, '..', 'docs', 'screenshots');
@@ -24,6 +25,13 @@ try {
   const email = 'ada@example.com';
   const signup = await call(base, 'POST', '/api/auth/signup', { body: { email, password: 'correct horse battery' } });
   const account = { email, session: String(signup.body.token) };
+  // Confirmed through the mailed link, as a user who read the mail: the pages then show what they
+  // show every day, without the unconfirmed-address banner.
+  // The embedded instance writes its mail to DATA_DIR/outbox.jsonl.
+  const outbox = join(server.dataDir, 'outbox.jsonl');
+  const mails = () => (existsSync(outbox) ? readFileSync(outbox, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { text: string }) : []);
+  const { token } = await eventually(async () => verificationLinksIn(mails())[0] ?? null, 10_000);
+  await call(base, 'POST', '/api/auth/verify-email', { body: { token } });
   const endpoint = async (name: string) => (await call(base, 'POST', '/api/endpoints', { token: account.session, body: { name } })).body as { slug: string; url: string };
   const stripe = await endpoint('Stripe production');
   const github = await endpoint('GitHub app');
