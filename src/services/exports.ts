@@ -12,7 +12,8 @@ import type { PageCursor, SearchFilter } from '../stores/captures/types';
 import type { EndpointRow, UserRow } from '../stores/state/schema';
 import type { Ctx } from './context';
 import { getReadableEndpoint, readableEndpoints, scopeOf } from './visibility';
-import { parseSearchCriteria, readSearchQuery } from './search-params';
+import { pinnedIdsOf } from './pins';
+import { givenOnce, parseSearchCriteria, pinnedOnly, readSearchQuery } from './search-params';
 
 export const ONE_FORMATS = ['curl', 'har', 'raw'] as const;
 export const MANY_FORMATS = ['har', 'ndjson'] as const;
@@ -73,7 +74,7 @@ function stamp(ms: number): string {
 }
 
 /**
- * Every capture of `slug` matching the filters (`q`, `header`, `method`, `from`, `to` as in search), oldest
+ * Every capture of `slug` matching the filters (`q`, `header`, `method`, `from`, `to`, `pinned` as in search), oldest
  * first. The upper bound is pinned to the time of the call when `to` is not given, so an export of
  * a busy endpoint ends. Each pull reads one page (keyset, by (receivedAt, id)) only when the client
  * has taken the previous one.
@@ -81,8 +82,11 @@ function stamp(ms: number): string {
 export async function exportRequests(ctx: Ctx, user: UserRow, slug: string, params: URLSearchParams, now = ctx.clock.now()): Promise<ExportFile> {
   const format = formatOf(params.get('format'), MANY_FORMATS);
   const criteria = parseSearchCriteria(readSearchQuery(params, ['method', 'q', 'from', 'to']), now);
+  const onlyPinned = pinnedOnly(givenOnce(params, 'pinned'));
   const endpoint = await getReadableEndpoint(ctx, user, slug);
   const filter: SearchFilter = { scopes: [scopeOf(endpoint)], to: criteria.to ?? now };
+  // Kept (pinned) ones only, as search's `pinned=true`: none kept is an empty export, not all of them.
+  if (onlyPinned) filter.ids = await pinnedIdsOf(ctx, [endpoint.id]);
   if (criteria.method !== undefined) filter.method = criteria.method;
   if (criteria.q !== undefined) filter.q = criteria.q;
   if (criteria.headers !== undefined) filter.headers = criteria.headers;

@@ -176,6 +176,16 @@ describeBackends(
       expect(await later.text()).toBe('');
       const emptyHar = (await (await get(`/api/endpoints/${ep.slug}/requests/export?format=har&from=${Date.now() + 60_000}`, a.key)).json()) as Har;
       expect(emptyHar.log.entries).toEqual([]);
+
+      // Kept (pinned) ones only, as search's pinned=true: none kept is an empty export, then the kept ones.
+      const kept = async () => (await (await get(`/api/endpoints/${ep.slug}/requests/export?format=ndjson&pinned=true`, a.key)).text()).trim();
+      expect(await kept()).toBe('');
+      for (const id of [ids[7], ids[3]] as string[]) expect((await call(h.url, 'POST', `/api/requests/${id}/pin`, { token: a.key })).status).toBe(200);
+      expect((await kept()).split('\n').map((l) => (JSON.parse(l) as Capture).id)).toEqual([ids[3], ids[7]] as string[]);
+      expect((await get(`/api/endpoints/${ep.slug}/requests/export?format=ndjson&pinned=false`, a.key)).status).toBe(200);
+      const badPinned = await get(`/api/endpoints/${ep.slug}/requests/export?format=ndjson&pinned=yes`, a.key);
+      expect(badPinned.status).toBe(400);
+      expect(((await badPinned.json()) as { error: string }).error).toBe('pinned: must be true or false, got "yes"');
     });
 
     test('endpoint export: bad format or filter 400, another account 404, cleared captures never, team members yes', async () => {

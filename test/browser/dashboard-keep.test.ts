@@ -5,6 +5,7 @@
  * URL and the API's; **Keep** again takes it out; at PIN_LIMIT the refusal is said in words.
  */
 import { expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { CHROMIUM_SKIP, createEndpoint, openPage, signUpAccount, useChromium, type Account, type TestEndpoint } from '../support/browser';
 import { call, eventually } from '../support/client';
@@ -85,8 +86,11 @@ describeBackends(
         await results.getByRole('link', { name: /\/important/ }).waitFor();
         // The last results stay listed until the new ones arrive (docs/dashboard.md): the count may come first.
         await eventually(async () => (await results.getByRole('link').count()) === 1);
-        // The export has no kept-only filter: not offered, rather than download more than is listed.
-        expect(await page.getByRole('button', { name: 'Export' }).count()).toBe(0);
+        // Export takes Kept only too: the file holds the kept one alone, as listed.
+        await page.getByRole('button', { name: 'Export' }).click();
+        const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /^Download NDJSON/ }).click()]);
+        const lines = readFileSync(await file.path(), 'utf8').trimEnd().split('\n');
+        expect(lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual([id]);
 
         // A reload keeps the filter (it is the URL's).
         await page.reload();

@@ -68,6 +68,7 @@ export const exportRoutes = (ctx: Ctx) => {
           header: headerParam(),
           from: t.Optional(t.String({ description: `Earliest receivedAt, inclusive: ${TIME}` })),
           to: t.Optional(t.String({ description: `Latest receivedAt, inclusive: ${TIME}. Default: the time of the call` })),
+          pinned: t.Optional(t.String({ description: '`true`: the kept (pinned) ones only, as search takes it' })),
         }),
         detail: {
           summary: "Every captured request of the endpoint matching the filters, oldest first, as one HAR 1.2 file or NDJSON",

@@ -7,7 +7,7 @@
  */
 import { useDisclosure } from './disclosure';
 
-export type ExportFilters = Partial<Record<'q' | 'header' | 'method' | 'from' | 'to', string>>;
+export type ExportFilters = Partial<Record<'q' | 'header' | 'method' | 'from' | 'to' | 'pinned', string>>;
 
 /** The export's URL for one endpoint, with the filters that are set (the API refuses empty ones). */
 export function exportUrl(slug: string, format: 'har' | 'ndjson', filters: ExportFilters = {}): string {

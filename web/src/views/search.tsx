@@ -205,12 +205,11 @@ export function SearchView({ requestId }: { requestId: string | null }) {
             <input type="checkbox" checked={filters.pinned === 'true'} onChange={(e) => set({ pinned: e.target.checked ? 'true' : '' })} />
             Kept only
           </label>
-          {/* The export is per endpoint (the API's route): offered once one is chosen. The route has
-              no kept-only filter, so with Kept only it would download more than the count says. */}
-          {filters.slug && !filters.pinned && count.data && count.data.count > 0 ? (
+          {/* The export is per endpoint (the API's route): offered once one is chosen. */}
+          {filters.slug && count.data && count.data.count > 0 ? (
             <ExportMenu
               slug={filters.slug}
-              filters={{ q: filters.q, method: filters.method, from: filters.from, header: filters.header }}
+              filters={{ q: filters.q, method: filters.method, from: filters.from, header: filters.header, pinned: filters.pinned }}
               what={count.data.count === 1 ? 'This matching request' : `These ${count.data.count.toLocaleString('en')} matching requests`}
               id="export-results"
             />
