@@ -199,7 +199,7 @@ function stateDir(slug: string, env: NodeJS.ProcessEnv): string {
  * A --forward URL as positions are keyed by: parsed (host lower-cased, default port dropped) and
  * without a trailing slash, so `http://LOCALHOST:80/hooks/` and `http://localhost/hooks` are one.
  */
-export function forwardKey(forward: string): string {
+function forwardKey(forward: string): string {
   const u = new URL(forward);
   return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}${u.search}`;
 }
@@ -215,7 +215,7 @@ function statePath(slug: string, forward: string, env: NodeJS.ProcessEnv, ext = 
 }
 
 /** Where versions before positions per --forward URL kept the one position of an endpoint: read, never written. */
-export const legacyStatePath = (slug: string, env: NodeJS.ProcessEnv = process.env): string => join(stateDir(slug, env), `${slug}.json`);
+const legacyStatePath = (slug: string, env: NodeJS.ProcessEnv = process.env): string => join(stateDir(slug, env), `${slug}.json`);
 
 export interface ResumeState {
   /** The last capture handled (forwarded, or given up on and reported), or where a run started. */

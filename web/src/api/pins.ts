@@ -9,7 +9,7 @@ import { accountKeys } from './account';
 import { keys } from './queries';
 
 /** The record as it is once kept or no longer kept: `pinned` is absent unless true, as the API gives it. */
-export function withKept(capture: Capture, kept: boolean): Capture {
+function withKept(capture: Capture, kept: boolean): Capture {
   const { pinned: _was, ...rest } = capture;
   return kept ? { ...rest, pinned: true } : rest;
 }
